@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by libarenacert's source files; not installed. */
+#ifndef ARENACERT_INTERNAL_H
+#define ARENACERT_INTERNAL_H
+
+#include <stdint.h>
+
+#include <arenaguard/certify.h>
+
+#define AC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Fills *err (if not NULL); returns -1 so callers can `return ac_fail(...)`. */
+int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
+	AC_PRINTF(3, 4);
+
+/*
+ * A model that owns its arrays, as the readers build it.  Counts are set
+ * first, then model_owned_alloc() allocates every array at once, so no
+ * allocation is ever sized by a count that was not checked against the
+ * input's length first (the callers' job).
+ */
+struct model_owned {
+	struct ac_model m;
+	void *block;        /* all arrays, one allocation */
+	uint8_t *bytes;     /* names and identities */
+	uint64_t bytes_len;
+};
+
+/* Allocates a zeroed model_owned; NULL on out-of-memory. */
+struct model_owned *model_owned_new(void);
+/* Allocates the arrays for the counts in o->m and bytes_len bytes of
+ * strings.  Returns -1 on overflow or out-of-memory (err filled). */
+int model_owned_alloc(struct model_owned *o, struct ac_error *err);
+
+/* Mutable views of an owned model's arrays (the public ones are const). */
+#define MUT(ptr) ((void *)(uintptr_t)(ptr))
+
+#endif

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arenaguard/certify.h - the device-arena certificate (libarenacert).
+ *
+ * The certificate is defined in shared/spec/certificate.md.  It is decided
+ * in two stages, matching how a driver sees a program:
+ *
+ *   ac_program_new()      checks the plan and launch table: well-formedness
+ *                         (spec 1), conditions (A), (B) and (C).  Done once
+ *                         per program.
+ *   ac_schedule_append()  appends schedule references and advances (D)
+ *                         incrementally.  A program may have many schedules.
+ *
+ * ac_schedule_verdict() reads the verdict so far at any time; one-shot
+ * certification (ac_certify) is the same API applied to the model's own
+ * schedule.  All functions are thread-compatible: distinct objects may be
+ * used from distinct threads; one ac_schedule needs external locking.
+ * A const ac_program may be shared by any number of threads and schedules.
+ */
+#ifndef ARENAGUARD_CERTIFY_H
+#define ARENAGUARD_CERTIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <arenaguard/program.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ac_program ac_program;
+typedef struct ac_schedule ac_schedule;
+
+/* An index that names nothing (no phase, no instance, no window). */
+#define AC_NONE UINT64_MAX
+
+enum ac_condition {
+	AC_CERTIFIED = 0,
+	AC_COND_A,               /* globals */
+	AC_COND_B,               /* planes */
+	AC_COND_C,               /* launch words and phases */
+	AC_COND_D,               /* carried values across instances */
+};
+
+enum ac_reason {
+	AC_OK = 0,
+	AC_GLOBAL_MISALIGNED,    /* tensor[0] */
+	AC_GLOBAL_EMPTY,         /* tensor[0] */
+	AC_GLOBALS_OVERLAP,      /* tensor[0], tensor[1] */
+	AC_PLANE_MISALIGNED,     /* tensor[0] */
+	AC_PLANE_EMPTY,          /* tensor[0] */
+	AC_PLANES_OVERLAP,       /* tensor[0], tensor[1]: same phase */
+	AC_PLANE_OVERLAPS_GLOBAL,/* tensor[0] the plane, tensor[1] the global */
+	AC_LAUNCH_NO_PHASE,      /* launch; identity_problem says why */
+	AC_WORD_UNNAMED,         /* launch, word, interval, window, near[] */
+	AC_CARRIED_UNDECLARED,   /* instance, plane: never declared before */
+	AC_CARRIED_OVERWRITTEN,  /* instance, plane, earlier, intervening */
+};
+
+/* A global (phase == AC_NONE) or a plane (phase, index within the phase). */
+struct ac_tensor_ref {
+	uint64_t phase;
+	uint64_t index;
+};
+
+/* An exact integer that may leave [0, 2^64): value = high * 2^64 + low. */
+struct ac_wide {
+	int64_t high;
+	uint64_t low;
+};
+
+/* Why a launch has no declared phase (spec 1.2). */
+enum ac_identity_problem {
+	AC_ID_OK = 0,
+	AC_ID_UNPARSABLE,        /* truncated/overlong varint, bad length, ... */
+	AC_ID_FIELD51_WIRE_TYPE, /* field 51 with a wire type other than 2 */
+	AC_ID_NO_FIELD51,
+	AC_ID_UNKNOWN_PHASE,     /* last field 51 names no phase of the plan */
+};
+
+struct ac_diag {
+	uint64_t verdict;
+	enum ac_condition condition;
+	enum ac_reason reason;
+
+	/* (A), (B); for (D), tensor[0] is the carried plane and tensor[1] the
+	 * plane that overwrote it (AC_CARRIED_OVERWRITTEN). */
+	struct ac_tensor_ref tensor[2];
+
+	/* (C) */
+	uint64_t launch;             /* as written */
+	uint64_t word;
+	enum ac_identity_problem identity_problem;
+	uint64_t identity_offset;    /* byte of the identity where parsing failed */
+	struct ac_wide lo, hi;       /* the failing interval [lo, hi] */
+	uint64_t ordinal;            /* t of a per-iteration point, else AC_NONE */
+	uint64_t window;             /* a window the interval meets, or AC_NONE
+				      * when the interval leaves [0, 2^64) */
+	struct ac_tensor_ref near[2];/* nearest named ranges below/above lo;
+				      * phase == index == AC_NONE if none */
+
+	/* (D) */
+	uint64_t instance;           /* k */
+	uint64_t phase;              /* k's phase */
+	uint64_t start_launch;       /* where instance k starts ... */
+	uint64_t start_ordinal;      /* ... and at which iteration (or AC_NONE) */
+	uint64_t earlier;            /* j: latest earlier declaring instance */
+	uint64_t intervening;        /* an instance in (j, k) that overwrote */
+};
+
+/*
+ * Checks a model's plan and launch table and prepares it for schedules.
+ * The program keeps pointers into `model` (words and frame values are not
+ * copied): the model must outlive the program.  Returns NULL with *err
+ * filled when the model is malformed (its schedule is checked by
+ * ac_schedule_append, not here) or memory runs out.
+ */
+ac_program *ac_program_new(const struct ac_model *model, struct ac_error *err);
+void ac_program_free(ac_program *program);
+
+/* The verdict of (A), (B), (C) alone: 0, 1 or 2 + i. */
+uint64_t ac_program_verdict(const ac_program *program);
+const struct ac_model *ac_program_model(const ac_program *program);
+
+/* An empty schedule of a program.  NULL when memory runs out. */
+ac_schedule *ac_schedule_new(const ac_program *program);
+void ac_schedule_free(ac_schedule *schedule);
+
+/*
+ * Appends references.  A batch is atomic: if any reference is malformed
+ * (count 0, outside the table, cutting a repeat body, or pushing the
+ * executed sequence to 2^62 launches) nothing is appended, -1 is returned
+ * and *err names the reference as "schedule[i]" (i counted over the whole
+ * schedule).  Cost: proportional to the phase runs the references add,
+ * independent of the launches they cover and of repeat iteration counts.
+ */
+int ac_schedule_append(ac_schedule *schedule, const struct ac_ref *refs,
+		       size_t count, struct ac_error *err);
+
+/* The verdict for the schedule so far (spec 3), with its diagnostic. */
+uint64_t ac_schedule_verdict(const ac_schedule *schedule, struct ac_diag *diag);
+
+/* References appended so far, and executed launches they stand for. */
+uint64_t ac_schedule_length(const ac_schedule *schedule);
+uint64_t ac_schedule_executed(const ac_schedule *schedule);
+
+/*
+ * Digest of (plan, launch table, schedule so far) for verdict caching:
+ * XXH3-128 over the canonical program image without its schedule, then the
+ * references as appended.  Fast but not collision-resistant: a cache must
+ * compare the input bytes on a hit before reusing a verdict.
+ */
+struct ac_digest {
+	uint64_t high, low;
+};
+void ac_schedule_digest(const ac_schedule *schedule, struct ac_digest *out);
+
+/* One shot: ac_program_new + append the model's schedule + verdict. */
+int ac_certify(const struct ac_model *model, uint64_t *verdict,
+	       struct ac_diag *diag, struct ac_error *err);
+
+/*
+ * Renders a diagnostic as readable text naming tensors, launches and
+ * instances by name and index.  Returns buf (always NUL-terminated).
+ */
+const char *ac_diag_render(const struct ac_diag *diag,
+			   const ac_program *program, char *buf, size_t len);
+
+/* Short names: "certified", "A", ...; "carried-overwritten", ... */
+const char *ac_condition_name(enum ac_condition condition);
+const char *ac_reason_name(enum ac_reason reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARENAGUARD_CERTIFY_H */

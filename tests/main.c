@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Runs every Check suite and ends with the line "N passed, N failed"
+ * (test cases), which .ci/run's caller reads.  CK_RUN_SUITE / CK_RUN_CASE
+ * select a subset, as usual with Check.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_examples());
+	srunner_add_suite(sr, suite_rules());
+	srunner_add_suite(sr, suite_schedule());
+	srunner_add_suite(sr, suite_json());
+	srunner_add_suite(sr, suite_image());
+	srunner_add_suite(sr, suite_differential());
+	srunner_add_suite(sr, suite_cli());
+
+	srunner_run_all(sr, CK_NORMAL);
+	int run = srunner_ntests_run(sr);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+
+	printf("%d passed, %d failed\n", run - failed, failed);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

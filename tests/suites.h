@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The Check suites of arenacert-tests; main.c runs them all. */
+#ifndef ARENAGUARD_TEST_SUITES_H
+#define ARENAGUARD_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *suite_examples(void);     /* test_examples.c: shared/spec/examples */
+Suite *suite_rules(void);        /* test_rules.c: every rule at its boundary */
+Suite *suite_schedule(void);     /* test_schedule.c: incremental appends, digest */
+Suite *suite_json(void);         /* test_json.c: JSON reader/writer */
+Suite *suite_image(void);        /* test_image.c: binary image reader/writer */
+Suite *suite_differential(void); /* test_differential.c: vs the naive checker */
+Suite *suite_cli(void);          /* test_cli.c: arena-certify's contract */
+
+/* Directory of the read-only shared/spec folder (set by meson). */
+#ifndef AG_SPEC_DIR
+#error "AG_SPEC_DIR must be defined by the build"
+#endif
+
+#endif

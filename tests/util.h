@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by the test suites. */
+#ifndef ARENAGUARD_TEST_UTIL_H
+#define ARENAGUARD_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <arenaguard/certify.h>
+
+/* Reads a whole file; NULL if it cannot be read.  Free with free(). */
+char *util_read_file(const char *path, size_t *len);
+
+/* Parses JSON text into a model; fails the current test on error. */
+struct ac_model *util_model_json(const char *json);
+
+/* The verdict of a JSON program, or AC_NONE (with *err) when malformed. */
+uint64_t util_verdict_json(const char *json, struct ac_error *err);
+
+/* Same for a model already in memory. */
+uint64_t util_verdict_model(const struct ac_model *m, struct ac_error *err);
+
+#endif
