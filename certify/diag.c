@@ -1,1 +1,260 @@
-/* PLACEHOLDER */
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics as text (spec 4): every object by name and by index. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "program_impl.h"
+
+void diag_clear(struct ac_diag *d)
+{
+	struct ac_tensor_ref none = { AC_NONE, AC_NONE };
+	*d = (struct ac_diag){
+		.condition = AC_CERTIFIED, .reason = AC_OK,
+		.tensor = { none, none }, .near = { none, none },
+		.launch = AC_NONE, .word = AC_NONE, .ordinal = AC_NONE,
+		.window = AC_NONE, .identity_offset = AC_NONE,
+		.instance = AC_NONE, .phase = AC_NONE,
+		.start_launch = AC_NONE, .start_ordinal = AC_NONE,
+		.earlier = AC_NONE, .earlier_phase = AC_NONE,
+		.intervening = AC_NONE,
+	};
+}
+
+const char *ac_condition_name(enum ac_condition c)
+{
+	static const char *const names[] = { "certified", "A", "B", "C", "D" };
+	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
+}
+
+const char *ac_reason_name(enum ac_reason r)
+{
+	static const char *const names[] = {
+		"ok", "global-misaligned", "global-empty", "globals-overlap",
+		"plane-misaligned", "plane-empty", "planes-overlap",
+		"plane-overlaps-global", "launch-no-phase", "word-unnamed",
+		"carried-undeclared", "carried-overwritten",
+	};
+	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
+}
+
+/* A bounded string builder: output is cut, never overrun. */
+struct text {
+	char *buf;
+	size_t len, used;
+};
+
+static void put(struct text *t, const char *fmt, ...) AC_PRINTF(2, 3);
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	if (t->used + 1 >= t->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->used += (size_t)n < t->len - t->used ? (size_t)n
+							 : t->len - t->used - 1;
+}
+
+/* Names are bytes: printable ASCII as is, the rest as \xNN. */
+static void put_bytes(struct text *t, const struct ac_bytes *b)
+{
+	put(t, "'");
+	for (uint32_t i = 0; i < b->len && i < 64; i++) {
+		uint8_t c = b->data[i];
+		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+			put(t, "%c", c);
+		else
+			put(t, "\\x%02x", c);
+	}
+	put(t, b->len > 64 ? "...'" : "'");
+}
+
+static void put_wide(struct text *t, struct ac_wide v)
+{
+	if (v.high == 0)
+		put(t, "0x%llx", (unsigned long long)v.low);
+	else if (v.high == -1 && v.low != 0)
+		put(t, "-0x%llx", (unsigned long long)(0 - v.low));
+	else if (v.high > 0)
+		put(t, "0x%llx%016llx", (unsigned long long)v.high,
+		    (unsigned long long)v.low);
+	else    /* v <= -2^64: magnitude = -(high * 2^64 + low) */
+		put(t, "-0x%llx%016llx",
+		    (unsigned long long)(v.low ? ~(uint64_t)v.high
+					       : (uint64_t)0 - (uint64_t)v.high),
+		    (unsigned long long)(0 - v.low));
+}
+
+static void put_range(struct text *t, uint64_t offset, uint64_t size)
+{
+	if (size && size - 1 > UINT64_MAX - offset)
+		put(t, "[0x%llx, 2^64)", (unsigned long long)offset);
+	else
+		put(t, "[0x%llx, 0x%llx)", (unsigned long long)offset,
+		    (unsigned long long)(offset + size));
+}
+
+static void put_phase(struct text *t, const struct ac_model *m, uint64_t p)
+{
+	put(t, "phase ");
+	put_bytes(t, &m->phases[p].identity);
+	put(t, " (phases[%llu])", (unsigned long long)p);
+}
+
+static void put_tensor(struct text *t, const struct ac_model *m,
+		       struct ac_tensor_ref r)
+{
+	const struct ac_tensor *x;
+	if (r.phase == AC_NONE) {
+		x = &m->globals[r.index];
+		put(t, "global ");
+		put_bytes(t, &x->name);
+		put(t, " (globals[%llu]) ", (unsigned long long)r.index);
+	} else {
+		x = &m->planes[m->phases[r.phase].plane_first + r.index];
+		put(t, "%s plane ", x->carried ? "carried" : "fresh");
+		put_bytes(t, &x->name);
+		put(t, " (phases[%llu].planes[%llu]) ",
+		    (unsigned long long)r.phase, (unsigned long long)r.index);
+	}
+	put_range(t, x->offset, x->size);
+}
+
+static void render_layout(struct text *t, const struct ac_diag *d,
+			  const struct ac_model *m)
+{
+	put(t, "(%s) fails: ", ac_condition_name(d->condition));
+	put_tensor(t, m, d->tensor[0]);
+	switch (d->reason) {
+	case AC_GLOBAL_MISALIGNED:
+	case AC_PLANE_MISALIGNED:
+		put(t, " is not aligned to %llu",
+		    (unsigned long long)m->alignment);
+		break;
+	case AC_GLOBAL_EMPTY:
+	case AC_PLANE_EMPTY:
+		put(t, " is empty");
+		break;
+	default:
+		put(t, " overlaps ");
+		put_tensor(t, m, d->tensor[1]);
+		if (d->reason == AC_PLANES_OVERLAP)
+			put(t, ", and both are planes of one phase");
+		break;
+	}
+}
+
+static const char *identity_problem_text(enum ac_identity_problem p)
+{
+	switch (p) {
+	case AC_ID_UNPARSABLE:
+		return "its source identity does not parse as protobuf";
+	case AC_ID_FIELD51_WIRE_TYPE:
+		return "field 51 of its source identity is not length-delimited";
+	case AC_ID_NO_FIELD51:
+		return "its source identity has no field 51";
+	case AC_ID_UNKNOWN_PHASE:
+		return "field 51 of its source identity names no phase of the plan";
+	default:
+		return "?";
+	}
+}
+
+static void render_word(struct text *t, const struct ac_diag *d,
+			const struct ac_model *m)
+{
+	put(t, "(C) fails at launch %llu (", (unsigned long long)d->launch);
+	put_phase(t, m, d->phase);
+	put(t, "): word %llu ", (unsigned long long)d->word);
+	if (d->lo.high == d->hi.high && d->lo.low == d->hi.low) {
+		put(t, "= ");
+		put_wide(t, d->lo);
+	} else {
+		put(t, "spans [");
+		put_wide(t, d->lo);
+		put(t, ", ");
+		put_wide(t, d->hi);
+		put(t, "] over its iterations");
+	}
+	if (d->ordinal != AC_NONE)
+		put(t, " at iteration %llu", (unsigned long long)d->ordinal);
+	if (d->window == AC_NONE) {
+		put(t, " leaves [0, 2^64)");
+	} else {
+		put(t, " lies in window ");
+		put_bytes(t, &m->windows[d->window].name);
+		put(t, " (windows[%llu]) ", (unsigned long long)d->window);
+		put_range(t, m->windows[d->window].base,
+			  m->windows[d->window].size);
+		put(t, " but inside no global and no plane of its phase");
+	}
+	for (int i = 0; i < 2; i++) {
+		put(t, i ? "; nearest above: " : "; nearest below: ");
+		if (d->near[i].index == AC_NONE)
+			put(t, "none");
+		else
+			put_tensor(t, m, d->near[i]);
+	}
+}
+
+static void render_carried(struct text *t, const struct ac_diag *d,
+			   const struct ac_model *m)
+{
+	put(t, "(D) fails at instance %llu (", (unsigned long long)d->instance);
+	put_phase(t, m, d->phase);
+	put(t, ", from launch %llu", (unsigned long long)d->start_launch);
+	if (d->start_ordinal != AC_NONE)
+		put(t, " iteration %llu", (unsigned long long)d->start_ordinal);
+	put(t, "): ");
+	put_tensor(t, m, d->tensor[0]);
+	if (d->reason == AC_CARRIED_UNDECLARED) {
+		put(t, " was never declared by an earlier instance");
+		return;
+	}
+	put(t, " was last declared by instance %llu (",
+	    (unsigned long long)d->earlier);
+	put_phase(t, m, d->earlier_phase);
+	put(t, "), but instance %llu (", (unsigned long long)d->intervening);
+	put_phase(t, m, d->tensor[1].phase);
+	put(t, ") since declared ");
+	put_tensor(t, m, d->tensor[1]);
+	put(t, " over its bytes");
+}
+
+const char *ac_diag_render(const struct ac_diag *d, const ac_program *p,
+			   char *buf, size_t len)
+{
+	struct text t = { buf, len, 0 };
+	const struct ac_model *m = p->m;
+	if (len)
+		buf[0] = 0;
+	switch (d->reason) {
+	case AC_OK:
+		put(&t, "certified: (A), (B), (C) and (D) hold");
+		break;
+	case AC_LAUNCH_NO_PHASE:
+		put(&t, "(C) fails at launch %llu: it has no declared phase: %s",
+		    (unsigned long long)d->launch,
+		    identity_problem_text(d->identity_problem));
+		if (d->identity_problem != AC_ID_UNKNOWN_PHASE &&
+		    d->identity_problem != AC_ID_NO_FIELD51)
+			put(&t, " (at byte %llu)",
+			    (unsigned long long)d->identity_offset);
+		break;
+	case AC_WORD_UNNAMED:
+		render_word(&t, d, m);
+		break;
+	case AC_CARRIED_UNDECLARED:
+	case AC_CARRIED_OVERWRITTEN:
+		render_carried(&t, d, m);
+		break;
+	default:
+		render_layout(&t, d, m);
+		break;
+	}
+	return buf;
+}

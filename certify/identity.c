@@ -1,1 +1,134 @@
-/* PLACEHOLDER */
+/* SPDX-License-Identifier: MIT */
+/*
+ * A minimal protobuf wire-format walker: just enough to find the last
+ * occurrence of field 51 and to reject what the spec calls unparsable.
+ * Every byte is bounds-checked; identities are untrusted.
+ */
+#include <string.h>
+#include <xxhash.h>
+
+#include "identity.h"
+
+/* Reads a varint at *pos: at most 10 bytes, value below 2^64. */
+static int read_varint(const uint8_t *p, uint64_t len, uint64_t *pos,
+		       uint64_t *value)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < 10; i++) {
+		if (*pos >= len)
+			return -1;              /* truncated */
+		uint8_t b = p[(*pos)++];
+		if (i == 9 && b > 1)
+			return -1;              /* >= 2^64, or an 11th byte */
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			*value = v;
+			return 0;
+		}
+	}
+	return -1;                              /* unreachable: i == 9 */
+}
+
+/* Skips a field's value of the given wire type. */
+static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
+		      unsigned wire_type, uint64_t *payload_at,
+		      uint64_t *payload_len)
+{
+	uint64_t n;
+	switch (wire_type) {
+	case 0:
+		return read_varint(p, len, pos, &n);
+	case 1:
+		n = 8;
+		break;
+	case 2:
+		if (read_varint(p, len, pos, &n) != 0)
+			return -1;
+		*payload_at = *pos;
+		*payload_len = n;
+		break;
+	case 5:
+		n = 4;
+		break;
+	default:
+		return -1;                      /* 3, 4 (groups), 6, 7 */
+	}
+	if (n > len - *pos)
+		return -1;
+	*pos += n;
+	return 0;
+}
+
+void identity_parse(const uint8_t *id, uint64_t len,
+		    struct identity_field51 *out)
+{
+	int seen = 0, wrong_type = 0;
+	uint64_t pos = 0;
+	*out = (struct identity_field51){ .problem = AC_ID_OK };
+	while (pos < len) {
+		uint64_t start = pos, tag, at = 0, n = 0;
+		if (read_varint(id, len, &pos, &tag) != 0 ||
+		    (tag >> 3) < 1 || (tag >> 3) > (1u << 29) - 1 ||
+		    skip_value(id, len, &pos, tag & 7, &at, &n) != 0) {
+			out->problem = AC_ID_UNPARSABLE;
+			out->offset = start;
+			return;
+		}
+		if ((tag >> 3) != IDENTITY_PHASE_FIELD)
+			continue;
+		if ((tag & 7) != 2) {
+			if (!wrong_type)
+				out->offset = start;
+			wrong_type = 1;
+			continue;
+		}
+		seen = 1;
+		out->payload = id + at;
+		out->len = n;
+	}
+	if (wrong_type)
+		out->problem = AC_ID_FIELD51_WIRE_TYPE;
+	else if (!seen)
+		out->problem = AC_ID_NO_FIELD51;
+}
+
+struct byte_probe {
+	const uint8_t *data;
+	uint64_t len;
+};
+
+static int identity_equals(const void *ctx, uint32_t id, const void *probe)
+{
+	const struct ac_model *m = ctx;
+	const struct byte_probe *b = probe;
+	const struct ac_bytes *have = &m->phases[id].identity;
+	return have->len == b->len &&
+	       (b->len == 0 || memcmp(have->data, b->data, b->len) == 0);
+}
+
+int phase_table_build(const struct ac_model *m, struct hash_index *h,
+		      uint32_t *first, uint32_t *dup)
+{
+	if (hash_index_init(h, m->n_phases) != 0)
+		return -1;
+	for (uint32_t p = 0; p < m->n_phases; p++) {
+		const struct ac_bytes *id = &m->phases[p].identity;
+		struct byte_probe b = { id->data, id->len };
+		uint32_t got = hash_index_intern(h, XXH3_64bits(b.data, b.len),
+						 p, identity_equals, m, &b);
+		if (got != p) {
+			*first = got;
+			*dup = p;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+uint32_t phase_table_find(const struct hash_index *h, const struct ac_model *m,
+			  const uint8_t *bytes, uint64_t len)
+{
+	struct byte_probe b = { bytes, len };
+	return hash_index_find(h, XXH3_64bits(bytes, len), identity_equals, m,
+			       &b);
+}

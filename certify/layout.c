@@ -1,1 +1,185 @@
-/* PLACEHOLDER */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Spec 2 (A) and (B): tensors aligned, non-empty, and disjoint where they
+ * live at the same time.  Disjointness is found by sorting by offset: in
+ * sorted order, if any two non-empty ranges intersect then two neighbours
+ * do, so one pass over neighbours suffices.
+ */
+#include <stdlib.h>
+
+#include "program_impl.h"
+
+struct tensor_key {
+	uint64_t offset;
+	uint32_t index;
+};
+
+static int tensor_key_order(const void *a, const void *b)
+{
+	const struct tensor_key *x = a, *y = b;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n)
+{
+	struct tensor_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	if (!keys || !order) {
+		free(keys);
+		free(order);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		keys[i] = (struct tensor_key){ t[i].offset, i };
+	qsort(keys, n, sizeof(*keys), tensor_key_order);
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = keys[i].index;
+	free(keys);
+	return order;
+}
+
+/* Does [a.offset, +size) intersect [b.offset, +size), given a.offset <=
+ * b.offset?  Overflow-free: compares distances. */
+static int overlaps_from_below(const struct ac_tensor *a,
+			       const struct ac_tensor *b)
+{
+	return b->size && b->offset - a->offset < a->size;
+}
+
+static void set_pair(struct ac_diag *d, enum ac_reason reason, uint64_t phase_a,
+		     uint64_t a, uint64_t phase_b, uint64_t b)
+{
+	d->reason = reason;
+	d->tensor[0] = (struct ac_tensor_ref){ phase_a, a };
+	d->tensor[1] = (struct ac_tensor_ref){ phase_b, b };
+}
+
+/* Aligned and non-empty, tensor by tensor in written order. */
+static int check_shapes(const struct ac_model *m, const struct ac_tensor *t,
+			uint32_t n, uint64_t phase, struct ac_diag *d,
+			enum ac_reason misaligned, enum ac_reason empty)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (t[i].offset & (m->alignment - 1)) {
+			set_pair(d, misaligned, phase, i, AC_NONE, AC_NONE);
+			return 1;
+		}
+		if (t[i].size == 0) {
+			set_pair(d, empty, phase, i, AC_NONE, AC_NONE);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Pairwise disjoint; reports the pair with the lower index first.
+ * Returns -1 on out-of-memory. */
+static int check_disjoint(const struct ac_tensor *t, uint32_t n, uint64_t phase,
+			  struct ac_diag *d, enum ac_reason reason)
+{
+	uint32_t *order = sort_tensors(t, n);
+	if (!order)
+		return -1;
+	int found = 0;
+	for (uint32_t i = 1; i < n && !found; i++) {
+		uint32_t a = order[i - 1], b = order[i];
+		if (overlaps_from_below(&t[a], &t[b])) {
+			set_pair(d, reason, phase, a < b ? a : b, phase,
+				 a < b ? b : a);
+			found = 1;
+		}
+	}
+	free(order);
+	return found;
+}
+
+/* The last of the sorted tensors whose offset is <= x, or -1. */
+int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
+		     uint32_t n, uint64_t x)
+{
+	int64_t lo = 0, hi = (int64_t)n - 1, best = -1;
+	while (lo <= hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (t[order[mid]].offset <= x) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+/* Every plane disjoint from every global; globals are sorted and disjoint,
+ * so only the last global starting below the plane's end can meet it. */
+static int check_planes_vs_globals(const struct ac_model *m,
+				   const uint32_t *globals, struct ac_diag *d)
+{
+	for (uint32_t p = 0; p < m->n_phases; p++) {
+		const struct ac_phase *ph = &m->phases[p];
+		for (uint32_t j = 0; j < ph->plane_count; j++) {
+			const struct ac_tensor *pl = &m->planes[ph->plane_first + j];
+			uint64_t last = pl->offset + (pl->size - 1);
+			int64_t g = tensor_floor(m->globals, globals, m->n_globals,
+						 last);
+			if (g < 0)
+				continue;
+			const struct ac_tensor *gl = &m->globals[globals[g]];
+			if (gl->offset >= pl->offset ||
+			    overlaps_from_below(gl, pl)) {
+				set_pair(d, AC_PLANE_OVERLAPS_GLOBAL, p, j,
+					 AC_NONE, globals[g]);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_globals(const struct ac_model *m, struct ac_diag *d)
+{
+	d->condition = AC_COND_A;
+	if (check_shapes(m, m->globals, m->n_globals, AC_NONE, d,
+			 AC_GLOBAL_MISALIGNED, AC_GLOBAL_EMPTY))
+		return 1;
+	return check_disjoint(m->globals, m->n_globals, AC_NONE, d,
+			      AC_GLOBALS_OVERLAP);
+}
+
+static int check_planes(const struct ac_model *m, struct ac_diag *d)
+{
+	d->condition = AC_COND_B;
+	for (uint32_t p = 0; p < m->n_phases; p++) {
+		const struct ac_phase *ph = &m->phases[p];
+		if (check_shapes(m, m->planes + ph->plane_first, ph->plane_count,
+				 p, d, AC_PLANE_MISALIGNED, AC_PLANE_EMPTY))
+			return 1;
+	}
+	for (uint32_t p = 0; p < m->n_phases; p++) {
+		const struct ac_phase *ph = &m->phases[p];
+		int r = check_disjoint(m->planes + ph->plane_first,
+				       ph->plane_count, p, d, AC_PLANES_OVERLAP);
+		if (r)
+			return r;
+	}
+	uint32_t *globals = sort_tensors(m->globals, m->n_globals);
+	if (!globals)
+		return -1;
+	int r = check_planes_vs_globals(m, globals, d);
+	free(globals);
+	return r;
+}
+
+int check_layout(const struct ac_model *m, struct ac_diag *d)
+{
+	int r = check_globals(m, d);
+	if (r == 0)
+		r = check_planes(m, d);
+	if (r == 0)
+		d->condition = AC_CERTIFIED;
+	else if (r > 0)
+		d->verdict = 1;
+	return r;
+}

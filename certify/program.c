@@ -1,18 +1,270 @@
-/* PLACEHOLDER: temporary stubs so the tree links while it is being written. */
-#include <stdio.h>
-#include "internal.h"
-ac_program *ac_program_new(const struct ac_model *model, struct ac_error *err) { (void)model; ac_fail(err, "", "not written yet"); return NULL; }
-void ac_program_free(ac_program *p) { (void)p; }
-uint64_t ac_program_verdict(const ac_program *p) { (void)p; return 0; }
-const struct ac_model *ac_program_model(const ac_program *p) { (void)p; return NULL; }
-ac_schedule *ac_schedule_new(const ac_program *p) { (void)p; return NULL; }
-void ac_schedule_free(ac_schedule *s) { (void)s; }
-int ac_schedule_append(ac_schedule *s, const struct ac_ref *r, size_t n, struct ac_error *err) { (void)s; (void)r; (void)n; return ac_fail(err, "", "not written yet"); }
-uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *d) { (void)s; (void)d; return 0; }
-uint64_t ac_schedule_length(const ac_schedule *s) { (void)s; return 0; }
-uint64_t ac_schedule_executed(const ac_schedule *s) { (void)s; return 0; }
-void ac_schedule_digest(const ac_schedule *s, struct ac_digest *o) { (void)s; o->high = o->low = 0; }
-int ac_certify(const struct ac_model *m, uint64_t *v, struct ac_diag *d, struct ac_error *err) { (void)m; (void)v; (void)d; return ac_fail(err, "", "not written yet"); }
-const char *ac_diag_render(const struct ac_diag *d, const ac_program *p, char *buf, size_t len) { (void)d; (void)p; snprintf(buf, len, "?"); return buf; }
-const char *ac_condition_name(enum ac_condition c) { (void)c; return "?"; }
-const char *ac_reason_name(enum ac_reason r) { (void)r; return "?"; }
+/* SPDX-License-Identifier: MIT */
+/*
+ * ac_program: the checks that depend on the plan and launch table alone
+ * (well-formedness, (A), (B), (C)), and the indexes that let schedules
+ * advance (D) in time proportional to the phase runs they add.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash_index.h"
+#include "image.h"
+#include "program_impl.h"
+
+static int body_order(const void *a, const void *b)
+{
+	const struct body *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Bodies sorted by first launch, and the executed launches they add. */
+static int index_bodies(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	p->bodies = calloc(m->n_repeats + 1, sizeof(*p->bodies));
+	p->extra_prefix = calloc(m->n_repeats + 1, sizeof(*p->extra_prefix));
+	if (!p->bodies || !p->extra_prefix)
+		return -1;
+	for (uint32_t r = 0; r < m->n_repeats; r++)
+		p->bodies[r] = (struct body){
+			.first = (uint32_t)m->repeats[r].first,
+			.count = (uint32_t)m->repeats[r].count,
+			.iterations = m->repeats[r].iterations,
+			.repeat = r,
+		};
+	qsort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
+	/* count < 2^32 and iterations < 2^32; the sum over disjoint bodies
+	 * is below n * 2^32 < 2^64. */
+	for (uint32_t b = 0; b < m->n_repeats; b++)
+		p->extra_prefix[b + 1] = p->extra_prefix[b] +
+			(uint64_t)p->bodies[b].count * (p->bodies[b].iterations - 1);
+	return 0;
+}
+
+/* Runs: maximal stretches of one phase that do not cross a body boundary. */
+static int index_runs(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	p->runs = malloc((m->n_launches + 1) * sizeof(*p->runs));
+	p->run_of = malloc((m->n_launches + 1) * sizeof(*p->run_of));
+	if (!p->runs || !p->run_of)
+		return -1;
+	uint32_t b = 0, n = 0;
+	for (uint32_t l = 0; l < m->n_launches; l++) {
+		while (b < m->n_repeats &&
+		       l >= p->bodies[b].first + p->bodies[b].count)
+			b++;
+		int in_body = b < m->n_repeats && l >= p->bodies[b].first;
+		uint32_t body = in_body ? b : UINT32_MAX;
+		if (n == 0 || p->phase_of[l] != p->runs[n - 1].phase ||
+		    body != p->runs[n - 1].body ||
+		    (in_body && l == p->bodies[b].first)) {
+			p->runs[n++] = (struct run){ l, p->phase_of[l], body };
+			if (in_body && l == p->bodies[b].first)
+				p->bodies[b].run_first = n - 1;
+		}
+		p->run_of[l] = n - 1;
+		if (in_body)
+			p->bodies[b].run_count = n - p->bodies[b].run_first;
+	}
+	p->n_runs = n;
+	/* After the first iteration, a body whose last run has its first
+	 * run's phase continues that instance instead of starting one. */
+	for (uint32_t k = 0; k < m->n_repeats; k++) {
+		struct body *bd = &p->bodies[k];
+		uint32_t first = p->runs[bd->run_first].phase;
+		uint32_t last = p->runs[bd->run_first + bd->run_count - 1].phase;
+		bd->steady = bd->run_count - (first == last);
+	}
+	return 0;
+}
+
+static int u64_order(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Position of boundary x among the sorted unique boundaries. */
+static uint64_t position_of(const uint64_t *bound, uint64_t n, uint64_t x)
+{
+	uint64_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (bound[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Plane keys: (name, offset, size).  Each key is represented by the first
+ * plane that has it. */
+struct key_table {
+	const struct ac_model *m;
+	uint32_t *first_plane;     /* per key */
+};
+
+static int same_key(const void *ctx, uint32_t key, const void *probe)
+{
+	const struct key_table *kt = ctx;
+	const struct ac_tensor *a = &kt->m->planes[kt->first_plane[key]];
+	const struct ac_tensor *b = probe;
+	return a->offset == b->offset && a->size == b->size &&
+	       a->name.len == b->name.len &&
+	       (a->name.len == 0 ||
+		memcmp(a->name.data, b->name.data, a->name.len) == 0);
+}
+
+static uint64_t key_hash(const struct ac_tensor *t)
+{
+	uint64_t h = XXH3_64bits(t->name.data, t->name.len);
+	return XXH3_64bits_withSeed(&t->offset, sizeof(t->offset),
+				    h ^ (t->size * 0x9E3779B97F4A7C15ull));
+}
+
+static int intern_keys(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	struct key_table kt = { m, malloc((m->n_planes + 1) * sizeof(uint32_t)) };
+	struct hash_index h;
+	if (!kt.first_plane || hash_index_init(&h, m->n_planes) != 0) {
+		free(kt.first_plane);
+		return -1;
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_planes; i++) {
+		const struct ac_tensor *t = &m->planes[i];
+		kt.first_plane[n] = i;
+		uint32_t key = hash_index_intern(&h, key_hash(t), n, same_key,
+						 &kt, t);
+		if (key == n)
+			n++;
+		p->spans[i].key = key;
+	}
+	p->n_keys = n;
+	hash_index_free(&h);
+	free(kt.first_plane);
+	return 0;
+}
+
+/* Compresses plane ranges to owner-map positions: the sorted, unique
+ * starts and ends (an end at 2^64 is position n itself). */
+static int index_positions(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint64_t *bound = malloc((2 * (uint64_t)m->n_planes + 1) * sizeof(*bound));
+	if (!bound)
+		return -1;
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < m->n_planes; i++) {
+		const struct ac_tensor *t = &m->planes[i];
+		bound[n++] = t->offset;
+		if (t->size <= UINT64_MAX - t->offset)
+			bound[n++] = t->offset + t->size;
+	}
+	qsort(bound, n, sizeof(*bound), u64_order);
+	uint64_t u = 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (u == 0 || bound[i] != bound[u - 1])
+			bound[u++] = bound[i];
+	for (uint32_t i = 0; i < m->n_planes; i++) {
+		const struct ac_tensor *t = &m->planes[i];
+		p->spans[i].lo = position_of(bound, u, t->offset);
+		p->spans[i].hi = t->size <= UINT64_MAX - t->offset
+			? position_of(bound, u, t->offset + t->size) : u;
+	}
+	p->n_positions = u;
+	free(bound);
+	return 0;
+}
+
+/* Everything (D) needs; only built for programs that pass (A)-(C). */
+static int index_for_schedules(struct ac_program *p)
+{
+	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
+	if (!p->spans)
+		return -1;
+	if (index_runs(p) || intern_keys(p) || index_positions(p))
+		return -1;
+	return 0;
+}
+
+static void digest_sink(void *ctx, const void *data, size_t len)
+{
+	XXH3_128bits_update(ctx, data, len);
+}
+
+static int start_digest(struct ac_program *p, struct ac_error *err)
+{
+	p->digest = XXH3_createState();
+	if (!p->digest || XXH3_128bits_reset(p->digest) == XXH_ERROR)
+		return ac_fail(err, "", "out of memory");
+	return image_emit(p->m, 0, digest_sink, p->digest, err);
+}
+
+/* (A), (B), then (C): the first that fails sets the verdict. */
+static int check_program(struct ac_program *p)
+{
+	int r = check_layout(p->m, &p->diag);
+	if (r != 0)
+		return r;
+	p->phase_of = malloc((p->m->n_launches + 1) * sizeof(*p->phase_of));
+	if (!p->phase_of)
+		return -1;
+	return check_words(p->m, p->phase_of, &p->diag);
+}
+
+ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
+{
+	if (validate_model(m, err) != 0)
+		return NULL;
+	struct ac_program *p = calloc(1, sizeof(*p));
+	if (!p) {
+		ac_fail(err, "", "out of memory");
+		return NULL;
+	}
+	p->m = m;
+	diag_clear(&p->diag);
+	int r = index_bodies(p);
+	if (r == 0)
+		r = check_program(p);
+	if (r == 0)
+		r = index_for_schedules(p);
+	if (r < 0) {
+		ac_fail(err, "", "out of memory");
+	} else {
+		p->verdict = p->diag.verdict;
+		r = start_digest(p, err);
+	}
+	if (r < 0) {
+		ac_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void ac_program_free(ac_program *p)
+{
+	if (!p)
+		return;
+	free(p->bodies);
+	free(p->extra_prefix);
+	free(p->phase_of);
+	free(p->runs);
+	free(p->run_of);
+	free(p->spans);
+	XXH3_freeState(p->digest);
+	free(p);
+}
+
+uint64_t ac_program_verdict(const ac_program *p)
+{
+	return p->verdict;
+}
+
+const struct ac_model *ac_program_model(const ac_program *p)
+{
+	return p->m;
+}

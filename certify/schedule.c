@@ -1,1 +1,349 @@
-/* PLACEHOLDER */
+/* SPDX-License-Identifier: MIT */
+/*
+ * ac_schedule: references appended one batch at a time, and (D) advanced
+ * as they come.
+ *
+ * (D) keeps one piece of state: for every byte, the key of the plane that
+ * declared it last (owner_map.c).  A carried plane c is sound at instance
+ * k iff its key was declared before and none of its bytes has been given
+ * to another key since, i.e. iff the key is still "intact".  Per key we
+ * keep whether it is intact, the instance that last declared it, and the
+ * first instance that took one of its bytes since, for the diagnostic.
+ *
+ * Repeats are not unrolled.  A body's declarations overwrite bytes with
+ * values that depend only on the body, so running it twice leaves the map
+ * as running it once did: from the second iteration on, every iteration
+ * starts in the same state and makes the same checks.  A body of N
+ * iterations is therefore run for iteration 0, the instance counter jumps
+ * over iterations 1 .. N-2 ((N-2) * steady instances), and the body runs
+ * once more as iteration N-1, leaving the exact state and instance numbers
+ * of the real last iteration.  A failure in that simulated iteration is a
+ * failure of iteration 1, the first to have that state: its instance
+ * numbers are shifted back by the jump.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "owner_map.h"
+#include "program_impl.h"
+
+#define EXECUTED_LIMIT ((uint64_t)1 << 62)
+
+struct key_state {
+	uint64_t last_decl;         /* instance that last declared the key */
+	uint64_t broken_instance;   /* first instance since that took a byte */
+	uint32_t broken_phase, broken_plane;
+	uint32_t decl_phase;        /* phase of last_decl */
+	uint8_t declared, intact;
+};
+
+struct ac_schedule {
+	const struct ac_program *p;
+	uint64_t n_refs, executed;
+	XXH3_state_t *digest;
+
+	/* (D), only for programs that pass (A)-(C) */
+	int failed;
+	struct ac_diag diag;
+	uint64_t next_instance;
+	uint32_t cur_phase;           /* phase of the open instance */
+	struct owner_map map;
+	struct key_state *keys;
+
+	/* the declaration in progress, for owner_taken() */
+	uint64_t decl_instance;
+	uint32_t decl_phase, decl_plane;
+
+	/* instance numbers >= remap_from are remap_by too high while the
+	 * last iteration of a long repeat stands in for iteration 1 */
+	uint64_t remap_from, remap_by;
+};
+
+ac_schedule *ac_schedule_new(const ac_program *p)
+{
+	struct ac_schedule *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->p = p;
+	s->cur_phase = NO_PHASE;
+	s->remap_from = UINT64_MAX;
+	diag_clear(&s->diag);
+	s->digest = XXH3_createState();
+	if (!s->digest)
+		goto fail;
+	XXH3_copyState(s->digest, p->digest);
+	if (p->verdict == 0) {
+		s->keys = calloc(p->n_keys + 1, sizeof(*s->keys));
+		if (!s->keys || owner_map_init(&s->map, p->n_positions) != 0)
+			goto fail;
+	}
+	return s;
+fail:
+	ac_schedule_free(s);
+	return NULL;
+}
+
+void ac_schedule_free(ac_schedule *s)
+{
+	if (!s)
+		return;
+	XXH3_freeState(s->digest);
+	owner_map_free(&s->map);
+	free(s->keys);
+	free(s);
+}
+
+static uint64_t remap(const struct ac_schedule *s, uint64_t instance)
+{
+	return instance >= s->remap_from ? instance - s->remap_by : instance;
+}
+
+static void owner_taken(void *ctx, uint32_t key)
+{
+	struct ac_schedule *s = ctx;
+	struct key_state *ks = &s->keys[key];
+	if (!ks->intact)
+		return;
+	ks->intact = 0;
+	ks->broken_instance = s->decl_instance;
+	ks->broken_phase = s->decl_phase;
+	ks->broken_plane = s->decl_plane;
+}
+
+static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
+			   uint32_t plane, uint64_t launch, uint64_t ordinal,
+			   const struct key_state *ks)
+{
+	struct ac_diag *d = &s->diag;
+	diag_clear(d);
+	d->condition = AC_COND_D;
+	d->instance = remap(s, k);
+	d->verdict = 2 + (uint64_t)s->p->m->n_launches + d->instance;
+	d->phase = phase;
+	d->tensor[0] = (struct ac_tensor_ref){ phase, plane };
+	d->start_launch = launch;
+	d->start_ordinal = ordinal;
+	if (!ks->declared) {
+		d->reason = AC_CARRIED_UNDECLARED;
+	} else {
+		d->reason = AC_CARRIED_OVERWRITTEN;
+		d->earlier = remap(s, ks->last_decl);
+		d->earlier_phase = ks->decl_phase;
+		d->intervening = remap(s, ks->broken_instance);
+		d->tensor[1] = (struct ac_tensor_ref){ ks->broken_phase,
+						       ks->broken_plane };
+	}
+	s->failed = 1;
+}
+
+/* Instance k of phase: its carried planes must be intact; then it declares
+ * all its planes. */
+static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
+			 uint64_t launch, uint64_t ordinal)
+{
+	const struct ac_program *p = s->p;
+	const struct ac_phase *ph = &p->m->phases[phase];
+	for (uint32_t j = 0; j < ph->plane_count; j++) {
+		uint32_t i = ph->plane_first + j;
+		const struct key_state *ks = &s->keys[p->spans[i].key];
+		if (p->m->planes[i].carried && !(ks->declared && ks->intact)) {
+			report_carried(s, k, phase, j, launch, ordinal, ks);
+			return;
+		}
+	}
+	s->decl_instance = k;
+	s->decl_phase = phase;
+	for (uint32_t j = 0; j < ph->plane_count; j++) {
+		const struct plane_span *sp = &p->spans[ph->plane_first + j];
+		s->decl_plane = j;
+		owner_map_assign(&s->map, sp->lo, sp->hi, sp->key, owner_taken, s);
+		s->keys[sp->key] = (struct key_state){
+			.last_decl = k, .decl_phase = phase,
+			.declared = 1, .intact = 1 };
+	}
+}
+
+/* The next executed launch is of this phase: a new instance unless the
+ * open one has the same phase. */
+static void enter_phase(struct ac_schedule *s, uint32_t phase, uint64_t launch,
+			uint64_t ordinal)
+{
+	if (phase == s->cur_phase)
+		return;
+	s->cur_phase = phase;
+	run_instance(s, s->next_instance++, phase, launch, ordinal);
+}
+
+static void run_iteration(struct ac_schedule *s, const struct body *b,
+			  uint64_t ordinal)
+{
+	const struct run *runs = s->p->runs;
+	for (uint32_t r = b->run_first; r < b->run_first + b->run_count &&
+	     !s->failed; r++)
+		enter_phase(s, runs[r].phase, runs[r].first, ordinal);
+}
+
+static void run_body(struct ac_schedule *s, const struct body *b)
+{
+	run_iteration(s, b, 0);
+	if (b->iterations < 2 || s->failed)
+		return;
+	uint64_t jump = (b->iterations - 2) * b->steady;
+	s->next_instance += jump;
+	s->remap_from = s->next_instance;
+	s->remap_by = jump;
+	run_iteration(s, b, 1);   /* stands for iterations 1 .. N-1 */
+	s->remap_from = UINT64_MAX;
+	s->remap_by = 0;
+}
+
+/* (D) over one (valid) reference: O(runs it covers). */
+static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
+{
+	const struct ac_program *p = s->p;
+	uint64_t end = ref->first + ref->count;
+	for (uint32_t r = p->run_of[ref->first]; r < p->n_runs &&
+	     p->runs[r].first < end && !s->failed;) {
+		const struct run *run = &p->runs[r];
+		if (run->body != UINT32_MAX) {
+			const struct body *b = &p->bodies[run->body];
+			run_body(s, b);
+			r = b->run_first + b->run_count;
+		} else {
+			uint64_t at = run->first > ref->first ? run->first
+							      : ref->first;
+			enter_phase(s, run->phase, at, AC_NONE);
+			r++;
+		}
+	}
+}
+
+/* Index of the first body whose first launch is >= x. */
+static uint32_t bodies_from(const struct ac_program *p, uint64_t x)
+{
+	uint32_t lo = 0, hi = p->m->n_repeats;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->bodies[mid].first < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Does launch x lie strictly inside a body (not at its first launch)? */
+static int cuts_body_at(const struct ac_program *p, uint64_t x)
+{
+	uint32_t b = bodies_from(p, x + 1);      /* bodies starting <= x */
+	if (b == 0)
+		return 0;
+	const struct body *bd = &p->bodies[b - 1];
+	return x > bd->first && x < (uint64_t)bd->first + bd->count;
+}
+
+/* Checks reference `index` of the schedule; adds the launches it executes
+ * to *executed.  Returns -1 with err when it is malformed. */
+static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
+			   uint64_t index, uint64_t *executed,
+			   struct ac_error *err)
+{
+	char where[48];
+	uint64_t n = p->m->n_launches;
+	snprintf(where, sizeof(where), "schedule[%llu]", (unsigned long long)index);
+	if (ref->count == 0)
+		return ac_fail(err, where, "a reference holds at least one launch");
+	if (ref->first > n || ref->count > n - ref->first)
+		return ac_fail(err, where, "[%llu, +%llu) is not inside the "
+			       "launch table of %llu launches",
+			       (unsigned long long)ref->first,
+			       (unsigned long long)ref->count,
+			       (unsigned long long)n);
+	uint64_t end = ref->first + ref->count;
+	if (cuts_body_at(p, ref->first) || cuts_body_at(p, end))
+		return ac_fail(err, where, "[%llu, %llu) cuts a repeat body",
+			       (unsigned long long)ref->first,
+			       (unsigned long long)end);
+	uint64_t extra = p->extra_prefix[bodies_from(p, end)] -
+			 p->extra_prefix[bodies_from(p, ref->first)];
+	/* count + extra < n * 2^32 < 2^64; the running total stays below
+	 * 2^62 + 2^64 only if checked before adding, hence the subtraction. */
+	uint64_t adds = ref->count + extra;
+	if (adds >= EXECUTED_LIMIT - *executed)
+		return ac_fail(err, where, "the executed sequence would reach "
+			       "2^62 launches");
+	*executed += adds;
+	return 0;
+}
+
+static void digest_reference(XXH3_state_t *state, const struct ac_ref *ref)
+{
+	uint8_t le[16];
+	for (int i = 0; i < 8; i++) {
+		le[i] = (uint8_t)(ref->first >> (8 * i));
+		le[8 + i] = (uint8_t)(ref->count >> (8 * i));
+	}
+	XXH3_128bits_update(state, le, sizeof(le));
+}
+
+int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
+		       struct ac_error *err)
+{
+	uint64_t executed = s->executed;
+	for (size_t i = 0; i < count; i++)
+		if (check_reference(s->p, &refs[i], s->n_refs + i, &executed,
+				    err) != 0)
+			return -1;
+	for (size_t i = 0; i < count; i++) {
+		digest_reference(s->digest, &refs[i]);
+		if (s->p->verdict == 0 && !s->failed)
+			run_reference(s, &refs[i]);
+	}
+	s->n_refs += count;
+	s->executed = executed;
+	return 0;
+}
+
+uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *diag)
+{
+	const struct ac_diag *d = s->p->verdict ? &s->p->diag : &s->diag;
+	if (diag)
+		*diag = *d;
+	return d->verdict;
+}
+
+uint64_t ac_schedule_length(const ac_schedule *s)
+{
+	return s->n_refs;
+}
+
+uint64_t ac_schedule_executed(const ac_schedule *s)
+{
+	return s->executed;
+}
+
+void ac_schedule_digest(const ac_schedule *s, struct ac_digest *out)
+{
+	XXH128_hash_t h = XXH3_128bits_digest(s->digest);
+	out->high = h.high64;
+	out->low = h.low64;
+}
+
+int ac_certify(const struct ac_model *m, uint64_t *verdict,
+	       struct ac_diag *diag, struct ac_error *err)
+{
+	ac_program *p = ac_program_new(m, err);
+	if (!p)
+		return -1;
+	ac_schedule *s = ac_schedule_new(p);
+	int rc = -1;
+	if (!s)
+		ac_fail(err, "", "out of memory");
+	else if (ac_schedule_append(s, m->refs, m->n_refs, err) == 0)
+		rc = 0;
+	if (rc == 0)
+		*verdict = ac_schedule_verdict(s, diag);
+	ac_schedule_free(s);
+	ac_program_free(p);
+	return rc;
+}

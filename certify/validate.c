@@ -1,1 +1,264 @@
-/* PLACEHOLDER */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Spec section 1: what makes a plan and launch table malformed.  The
+ * schedule is checked as it is appended (schedule.c).  Besides the spec's
+ * rules this checks the model's own structure (nested runs inside their
+ * flat arrays), which a reader guarantees but a hand-built model may not.
+ * Locations are the JSON paths of program-json.md.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "identity.h"
+#include "program_impl.h"
+
+#define TWO_POW_32 ((uint64_t)1 << 32)
+
+/* offset + size <= 2^64 */
+static int fits(uint64_t offset, uint64_t size)
+{
+	return size <= UINT64_MAX - offset + 1 || offset == 0;
+}
+
+/* first + count <= limit, without overflow. */
+static int inside(uint64_t first, uint64_t count, uint64_t limit)
+{
+	return first <= limit && count <= limit - first;
+}
+
+static int fail_at(struct ac_error *err, const char *msg, const char *fmt, ...)
+	AC_PRINTF(3, 4);
+
+/* ac_fail with a formatted location. */
+static int fail_at(struct ac_error *err, const char *msg, const char *fmt, ...)
+{
+	char where[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(where, sizeof(where), fmt, ap);
+	va_end(ap);
+	return ac_fail(err, where, "%s", msg);
+}
+
+static int validate_plan(const struct ac_model *m, struct ac_error *err)
+{
+	uint64_t a = m->alignment;
+	if (a == 0 || a > TWO_POW_32 || (a & (a - 1)) != 0)
+		return ac_fail(err, "alignment",
+			       "%llu is not a power of two in 1 .. 2^32",
+			       (unsigned long long)a);
+	for (uint32_t i = 0; i < m->n_windows; i++) {
+		if (m->windows[i].size == 0)
+			return fail_at(err, "a window is at least 1 byte",
+				       "windows[%u].size", i);
+		if (!fits(m->windows[i].base, m->windows[i].size))
+			return fail_at(err, "base + size exceeds 2^64",
+				       "windows[%u]", i);
+	}
+	for (uint32_t i = 0; i < m->n_globals; i++)
+		if (!fits(m->globals[i].offset, m->globals[i].size))
+			return fail_at(err, "offset + size exceeds 2^64",
+				       "globals[%u]", i);
+	for (uint32_t p = 0; p < m->n_phases; p++) {
+		const struct ac_phase *ph = &m->phases[p];
+		if (!inside(ph->plane_first, ph->plane_count, m->n_planes))
+			return fail_at(err, "planes outside the plane table",
+				       "phases[%u].planes", p);
+		for (uint32_t j = 0; j < ph->plane_count; j++) {
+			const struct ac_tensor *t = &m->planes[ph->plane_first + j];
+			if (!fits(t->offset, t->size))
+				return fail_at(err, "offset + size exceeds 2^64",
+					       "phases[%u].planes[%u]", p, j);
+			if (t->carried > 1)
+				return fail_at(err, "carried is not 0 or 1",
+					       "phases[%u].planes[%u].carried",
+					       p, j);
+		}
+	}
+	return 0;
+}
+
+static int validate_identities(const struct ac_model *m, struct ac_error *err)
+{
+	struct hash_index h;
+	uint32_t first = 0, dup = 0;
+	int r = phase_table_build(m, &h, &first, &dup);
+	hash_index_free(&h);
+	if (r < 0)
+		return ac_fail(err, "", "out of memory");
+	if (r > 0) {
+		char msg[64];
+		snprintf(msg, sizeof(msg), "same identity as phases[%u]", first);
+		return fail_at(err, msg, "phases[%u].identity", dup);
+	}
+	return 0;
+}
+
+static int validate_launches(const struct ac_model *m, struct ac_error *err)
+{
+	for (uint32_t i = 0; i < m->n_launches; i++)
+		if (!inside(m->launches[i].word_first,
+			    m->launches[i].word_count, m->n_words))
+			return fail_at(err, "words outside the word table",
+				       "launches[%u].words", i);
+	return 0;
+}
+
+/* A (launch, word) pair of repeat r's body: launch in the body, word below
+ * that launch's word count. */
+static int check_body_word(const struct ac_model *m, const struct ac_repeat *r,
+			   uint64_t launch, uint64_t word, struct ac_error *err,
+			   const char *what, uint32_t ri, uint32_t k)
+{
+	if (launch < r->first || launch - r->first >= r->count) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "launch %llu is not in the body [%llu, %llu)",
+			 (unsigned long long)launch, (unsigned long long)r->first,
+			 (unsigned long long)(r->first + r->count));
+		return fail_at(err, msg, "repeats[%u].%s[%u].launch", ri, what, k);
+	}
+	if (word >= m->launches[launch].word_count) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "launch %llu has %u words",
+			 (unsigned long long)launch, m->launches[launch].word_count);
+		return fail_at(err, msg, "repeats[%u].%s[%u].word", ri, what, k);
+	}
+	return 0;
+}
+
+static int slot_order(const void *a, const void *b)
+{
+	const struct ac_slot *x = *(const struct ac_slot *const *)a;
+	const struct ac_slot *y = *(const struct ac_slot *const *)b;
+	if (x->launch != y->launch)
+		return x->launch < y->launch ? -1 : 1;
+	return x->word < y->word ? -1 : x->word > y->word;
+}
+
+/* Slots are distinct pairs: sort pointers to them and compare neighbours. */
+static int validate_slots_distinct(const struct ac_model *m, uint32_t ri,
+				   struct ac_error *err)
+{
+	const struct ac_repeat *r = &m->repeats[ri];
+	if (r->slot_count < 2)
+		return 0;
+	const struct ac_slot **order = malloc(r->slot_count * sizeof(*order));
+	if (!order)
+		return ac_fail(err, "", "out of memory");
+	for (uint32_t k = 0; k < r->slot_count; k++)
+		order[k] = &m->slots[r->slot_first + k];
+	qsort(order, r->slot_count, sizeof(*order), slot_order);
+	int rc = 0;
+	for (uint32_t k = 1; k < r->slot_count && rc == 0; k++)
+		if (slot_order(&order[k - 1], &order[k]) == 0)
+			rc = fail_at(err, "two slots name the same word",
+				     "repeats[%u].table.slots[%u]", ri,
+				     (unsigned)(order[k] - &m->slots[r->slot_first]));
+	free(order);
+	return rc;
+}
+
+static int validate_table(const struct ac_model *m, uint32_t ri,
+			  struct ac_error *err)
+{
+	const struct ac_repeat *r = &m->repeats[ri];
+	if (r->frame_count == 0) {
+		if (r->slot_count != 0)
+			return fail_at(err, "slots without frames",
+				       "repeats[%u].table", ri);
+		return 0;
+	}
+	if (!inside(r->slot_first, r->slot_count, m->n_slots))
+		return fail_at(err, "slots outside the slot table",
+			       "repeats[%u].table.slots", ri);
+	if (r->slot_count &&
+	    (r->frame_count > UINT64_MAX / r->slot_count ||
+	     !inside(r->frame_value_first, r->frame_count * r->slot_count,
+		     m->n_frame_values)))
+		return fail_at(err, "frames outside the frame-value table",
+			       "repeats[%u].table.frames", ri);
+	for (uint32_t k = 0; k < r->slot_count; k++) {
+		const struct ac_slot *s = &m->slots[r->slot_first + k];
+		if (check_body_word(m, r, s->launch, s->word, err,
+				    "table.slots", ri, k))
+			return -1;
+	}
+	return validate_slots_distinct(m, ri, err);
+}
+
+static int validate_repeat(const struct ac_model *m, uint32_t ri,
+			   struct ac_error *err)
+{
+	const struct ac_repeat *r = &m->repeats[ri];
+	if (r->count == 0)
+		return fail_at(err, "a body holds at least one launch",
+			       "repeats[%u].count", ri);
+	if (!inside(r->first, r->count, m->n_launches))
+		return fail_at(err, "the body is not inside the launch table",
+			       "repeats[%u]", ri);
+	if (r->iterations == 0 || r->iterations >= TWO_POW_32)
+		return fail_at(err, "iterations must be 1 .. 2^32-1",
+			       "repeats[%u].iterations", ri);
+	if (!inside(r->delta_first, r->delta_count, m->n_deltas))
+		return fail_at(err, "deltas outside the delta table",
+			       "repeats[%u].deltas", ri);
+	for (uint32_t k = 0; k < r->delta_count; k++) {
+		const struct ac_delta *d = &m->deltas[r->delta_first + k];
+		if (check_body_word(m, r, d->launch, d->word, err, "deltas",
+				    ri, k))
+			return -1;
+	}
+	return validate_table(m, ri, err);
+}
+
+struct body_key {
+	uint64_t first;
+	uint32_t repeat;
+};
+
+static int body_key_order(const void *a, const void *b)
+{
+	const struct body_key *x = a, *y = b;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->repeat < y->repeat ? -1 : x->repeat > y->repeat;
+}
+
+/* Bodies pairwise disjoint: sorted by first, each ends before the next. */
+static int validate_bodies_disjoint(const struct ac_model *m,
+				    struct ac_error *err)
+{
+	if (m->n_repeats < 2)
+		return 0;
+	struct body_key *order = malloc(m->n_repeats * sizeof(*order));
+	if (!order)
+		return ac_fail(err, "", "out of memory");
+	for (uint32_t i = 0; i < m->n_repeats; i++)
+		order[i] = (struct body_key){ m->repeats[i].first, i };
+	qsort(order, m->n_repeats, sizeof(*order), body_key_order);
+	int rc = 0;
+	for (uint32_t i = 1; i < m->n_repeats && rc == 0; i++) {
+		uint32_t x = order[i - 1].repeat, y = order[i].repeat;
+		const struct ac_repeat *a = &m->repeats[x];
+		if (order[i].first < a->first + a->count) {
+			char msg[64];
+			snprintf(msg, sizeof(msg), "body overlaps repeats[%u]",
+				 x < y ? x : y);
+			rc = fail_at(err, msg, "repeats[%u]", x < y ? y : x);
+		}
+	}
+	free(order);
+	return rc;
+}
+
+int validate_model(const struct ac_model *m, struct ac_error *err)
+{
+	if (validate_plan(m, err) || validate_identities(m, err) ||
+	    validate_launches(m, err))
+		return -1;
+	for (uint32_t i = 0; i < m->n_repeats; i++)
+		if (validate_repeat(m, i, err))
+			return -1;
+	return validate_bodies_disjoint(m, err);
+}

@@ -1,1 +1,428 @@
-/* PLACEHOLDER */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Spec 2 (C): every launch has a declared phase and every interval of every
+ * word is fine.  Runs after (A) and (B) hold, so a launch's named ranges
+ * (the globals and its phase's planes) are non-empty and pairwise disjoint:
+ * an interval lies inside one of them iff it lies inside the last one that
+ * starts at or below its low end.  Each interval thus costs two binary
+ * searches: O(W log R) overall.
+ *
+ * Values are exact: V(t) = B(t) + t * D is computed in 128-bit arithmetic.
+ * |D| < 2^32 * 2^63 (at most 2^32 deltas) and t < 2^32, so |V| < 2^127.
+ */
+#include <stdlib.h>
+
+#include "identity.h"
+#include "program_impl.h"
+
+typedef __int128 wide;
+
+#define U64_LIMIT ((wide)1 << 64)
+#define POINT_LIMIT 128        /* per-iteration intervals up to this N */
+
+/* The union of the windows as sorted, disjoint [base, last] spans. */
+struct span {
+	uint64_t base, last;
+};
+
+struct word_check {
+	const struct ac_model *m;
+	uint32_t *globals;         /* sorted by offset */
+	uint32_t *planes;          /* per phase, sorted, at its plane_first */
+	struct span *windows;
+	uint32_t n_windows;
+	struct ac_diag *diag;
+};
+
+static int span_order(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static int merge_windows(struct word_check *c)
+{
+	const struct ac_model *m = c->m;
+	c->windows = malloc((m->n_windows ? m->n_windows : 1) *
+			    sizeof(*c->windows));
+	if (!c->windows)
+		return -1;
+	for (uint32_t i = 0; i < m->n_windows; i++)
+		c->windows[i] = (struct span){ m->windows[i].base,
+			m->windows[i].base + (m->windows[i].size - 1) };
+	qsort(c->windows, m->n_windows, sizeof(*c->windows), span_order);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_windows; i++) {
+		if (n && c->windows[i].base <= c->windows[n - 1].last) {
+			if (c->windows[i].last > c->windows[n - 1].last)
+				c->windows[n - 1].last = c->windows[i].last;
+		} else {
+			c->windows[n++] = c->windows[i];
+		}
+	}
+	c->n_windows = n;
+	return 0;
+}
+
+static int sort_planes(struct word_check *c)
+{
+	const struct ac_model *m = c->m;
+	c->planes = malloc((m->n_planes ? m->n_planes : 1) * sizeof(*c->planes));
+	if (!c->planes)
+		return -1;
+	for (uint32_t p = 0; p < m->n_phases; p++) {
+		const struct ac_phase *ph = &m->phases[p];
+		uint32_t *order = sort_tensors(m->planes + ph->plane_first,
+					       ph->plane_count);
+		if (!order)
+			return -1;
+		for (uint32_t j = 0; j < ph->plane_count; j++)
+			c->planes[ph->plane_first + j] = order[j];
+		free(order);
+	}
+	return 0;
+}
+
+/* Does [lo, hi] (inside [0, 2^64)) meet a window? */
+static int meets_window(const struct word_check *c, uint64_t lo, uint64_t hi)
+{
+	uint32_t a = 0, b = c->n_windows;     /* first span with last >= lo */
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
+		if (c->windows[mid].last < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < c->n_windows && c->windows[a].base <= hi;
+}
+
+/* Is [lo, hi] inside one of the sorted, disjoint tensors t[order[..]]? */
+static int inside_one(const struct ac_tensor *t, const uint32_t *order,
+		      uint32_t n, uint64_t lo, uint64_t hi)
+{
+	int64_t k = tensor_floor(t, order, n, lo);
+	return k >= 0 && hi - t[order[k]].offset < t[order[k]].size;
+}
+
+static int inside_named(const struct word_check *c, uint32_t phase,
+			uint64_t lo, uint64_t hi)
+{
+	const struct ac_model *m = c->m;
+	const struct ac_phase *ph = &m->phases[phase];
+	return inside_one(m->globals, c->globals, m->n_globals, lo, hi) ||
+	       inside_one(m->planes + ph->plane_first,
+			  c->planes + ph->plane_first, ph->plane_count, lo, hi);
+}
+
+static int interval_fine(const struct word_check *c, uint32_t phase,
+			 wide lo, wide hi)
+{
+	if (lo < 0 || hi >= U64_LIMIT)
+		return 0;   /* meets every window, inside no named range */
+	return !meets_window(c, (uint64_t)lo, (uint64_t)hi) ||
+	       inside_named(c, phase, (uint64_t)lo, (uint64_t)hi);
+}
+
+static struct ac_wide to_wide(wide v)
+{
+	return (struct ac_wide){ (int64_t)(v >> 64), (uint64_t)v };
+}
+
+/* Nearest named ranges below and above x, for the diagnostic. */
+static void describe_near(const struct word_check *c, uint32_t phase,
+			  uint64_t x, struct ac_diag *d)
+{
+	const struct ac_model *m = c->m;
+	const struct ac_phase *ph = &m->phases[phase];
+	const struct ac_tensor *pl = m->planes + ph->plane_first;
+	const uint32_t *po = c->planes + ph->plane_first;
+	int64_t g = tensor_floor(m->globals, c->globals, m->n_globals, x);
+	int64_t p = tensor_floor(pl, po, ph->plane_count, x);
+	struct ac_tensor_ref none = { AC_NONE, AC_NONE };
+	d->near[0] = d->near[1] = none;
+
+	/* below: the greater offset of the two floors */
+	if (g >= 0 && (p < 0 || m->globals[c->globals[g]].offset >=
+				pl[po[p]].offset))
+		d->near[0] = (struct ac_tensor_ref){ AC_NONE, c->globals[g] };
+	else if (p >= 0)
+		d->near[0] = (struct ac_tensor_ref){ phase, po[p] };
+
+	/* above: the smaller offset of the two successors */
+	uint64_t gn = (uint64_t)(g + 1), pn = (uint64_t)(p + 1);
+	int has_g = gn < m->n_globals, has_p = pn < ph->plane_count;
+	if (has_g && (!has_p || m->globals[c->globals[gn]].offset <=
+				pl[po[pn]].offset))
+		d->near[1] = (struct ac_tensor_ref){ AC_NONE, c->globals[gn] };
+	else if (has_p)
+		d->near[1] = (struct ac_tensor_ref){ phase, po[pn] };
+}
+
+static void report_word(const struct word_check *c, uint32_t launch,
+			uint32_t phase, uint32_t word, wide lo, wide hi,
+			uint64_t ordinal)
+{
+	const struct ac_model *m = c->m;
+	struct ac_diag *d = c->diag;
+	d->condition = AC_COND_C;
+	d->reason = AC_WORD_UNNAMED;
+	d->launch = launch;
+	d->word = word;
+	d->lo = to_wide(lo);
+	d->hi = to_wide(hi);
+	d->ordinal = ordinal;
+	d->window = AC_NONE;
+	d->phase = phase;
+	if (lo >= 0 && hi < U64_LIMIT) {
+		for (uint32_t i = 0; i < m->n_windows; i++) {
+			const struct ac_window *w = &m->windows[i];
+			if ((uint64_t)lo - w->base < w->size ||
+			    (w->base >= (uint64_t)lo && w->base <= (uint64_t)hi)) {
+				d->window = i;
+				break;
+			}
+		}
+		describe_near(c, phase, (uint64_t)lo, d);
+	} else {
+		describe_near(c, phase, lo < 0 ? 0 : UINT64_MAX, d);
+	}
+}
+
+/* What a repeat says about one body word: its deltas and its slot. */
+struct word_motion {
+	wide delta_sum;
+	uint32_t delta_entries;
+	int64_t slot;                /* -1 when no slot names the word */
+};
+
+/* Checks one word; 1 (diag filled) when an interval is not fine. */
+static int check_word(const struct word_check *c, uint32_t l, uint32_t w,
+		      uint32_t phase, const struct ac_repeat *r,
+		      const struct word_motion *mv)
+{
+	const struct ac_model *m = c->m;
+	wide x = m->words[m->launches[l].word_first + w];
+	if (!r || (mv->delta_entries == 0 && mv->slot < 0)) {
+		if (interval_fine(c, phase, x, x))
+			return 0;
+		report_word(c, l, phase, w, x, x, AC_NONE);
+		return 1;
+	}
+	wide n = r->iterations, d = mv->delta_sum;
+	if (n <= POINT_LIMIT && mv->delta_entries == 1 && mv->slot < 0) {
+		for (wide t = 0; t < n; t++) {
+			wide v = x + t * d;
+			if (!interval_fine(c, phase, v, v)) {
+				report_word(c, l, phase, w, v, v, (uint64_t)t);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	wide lo, hi;
+	if (mv->slot < 0) {
+		wide last = x + (n - 1) * d;
+		lo = x < last ? x : last;
+		hi = x < last ? last : x;
+	} else {
+		/* Residue class q of t mod F: V = f_q + t*D is linear in t
+		 * over t = q, q+F, ...: its extremes are at the ends. */
+		wide f = r->frame_count;
+		const uint64_t *fv = m->frame_values + r->frame_value_first;
+		lo = hi = fv[mv->slot];
+		for (wide q = 0; q < f && q < n; q++) {
+			wide b = fv[(uint64_t)q * r->slot_count + (uint64_t)mv->slot];
+			wide t_last = q + ((n - 1 - q) / f) * f;
+			wide v0 = b + q * d, v1 = b + t_last * d;
+			if (v0 < lo) lo = v0;
+			if (v0 > hi) hi = v0;
+			if (v1 < lo) lo = v1;
+			if (v1 > hi) hi = v1;
+		}
+	}
+	if (interval_fine(c, phase, lo, hi))
+		return 0;
+	report_word(c, l, phase, w, lo, hi, AC_NONE);
+	return 1;
+}
+
+/* (launch, word) pairs of a repeat's deltas or slots, sorted, so a walk over
+ * the body's words in order meets them in order. */
+struct pair {
+	uint64_t launch, word;
+	uint32_t index;              /* within the repeat's deltas or slots */
+};
+
+static int pair_order(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	if (x->launch != y->launch)
+		return x->launch < y->launch ? -1 : 1;
+	if (x->word != y->word)
+		return x->word < y->word ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+struct body_walk {
+	const struct ac_repeat *r;
+	struct pair *deltas, *slots;
+	uint32_t next_delta, next_slot;
+};
+
+static int body_walk_init(struct body_walk *bw, const struct ac_model *m,
+			  const struct ac_repeat *r)
+{
+	bw->r = r;
+	bw->next_delta = bw->next_slot = 0;
+	bw->deltas = malloc((r->delta_count + 1) * sizeof(struct pair));
+	bw->slots = malloc((r->slot_count + 1) * sizeof(struct pair));
+	if (!bw->deltas || !bw->slots)
+		return -1;
+	for (uint32_t k = 0; k < r->delta_count; k++) {
+		const struct ac_delta *d = &m->deltas[r->delta_first + k];
+		bw->deltas[k] = (struct pair){ d->launch, d->word, k };
+	}
+	for (uint32_t k = 0; k < r->slot_count; k++) {
+		const struct ac_slot *s = &m->slots[r->slot_first + k];
+		bw->slots[k] = (struct pair){ s->launch, s->word, k };
+	}
+	qsort(bw->deltas, r->delta_count, sizeof(struct pair), pair_order);
+	qsort(bw->slots, r->slot_count, sizeof(struct pair), pair_order);
+	return 0;
+}
+
+static void body_walk_free(struct body_walk *bw)
+{
+	free(bw->deltas);
+	free(bw->slots);
+	bw->deltas = bw->slots = NULL;
+}
+
+/* The motion of body word (l, w); words must be asked in order. */
+static void body_walk_next(struct body_walk *bw, const struct ac_model *m,
+			   uint64_t l, uint64_t w, struct word_motion *mv)
+{
+	const struct ac_repeat *r = bw->r;
+	*mv = (struct word_motion){ 0, 0, -1 };
+	while (bw->next_delta < r->delta_count) {
+		const struct pair *p = &bw->deltas[bw->next_delta];
+		if (p->launch != l || p->word != w)
+			break;
+		mv->delta_sum += m->deltas[r->delta_first + p->index].delta;
+		mv->delta_entries++;
+		bw->next_delta++;
+	}
+	if (bw->next_slot < r->slot_count) {
+		const struct pair *p = &bw->slots[bw->next_slot];
+		if (p->launch == l && p->word == w) {
+			mv->slot = p->index;
+			bw->next_slot++;
+		}
+	}
+}
+
+/* The phase a launch declares, or NO_PHASE with the reason in *problem. */
+static uint32_t launch_phase(const struct ac_model *m,
+			     const struct hash_index *phases, uint32_t l,
+			     struct identity_field51 *id)
+{
+	const struct ac_bytes *b = &m->launches[l].identity;
+	identity_parse(b->data, b->len, id);
+	if (id->problem != AC_ID_OK)
+		return NO_PHASE;
+	uint32_t p = phase_table_find(phases, m, id->payload, id->len);
+	if (p == HASH_INDEX_EMPTY) {
+		id->problem = AC_ID_UNKNOWN_PHASE;
+		return NO_PHASE;
+	}
+	return p;
+}
+
+static int check_launch(const struct word_check *c,
+			const struct hash_index *phases, uint32_t l,
+			uint32_t *phase_of, struct body_walk *bw)
+{
+	const struct ac_model *m = c->m;
+	struct identity_field51 id;
+	uint32_t phase = launch_phase(m, phases, l, &id);
+	phase_of[l] = phase;
+	if (phase == NO_PHASE) {
+		c->diag->condition = AC_COND_C;
+		c->diag->reason = AC_LAUNCH_NO_PHASE;
+		c->diag->launch = l;
+		c->diag->identity_problem = id.problem;
+		c->diag->identity_offset = id.offset;
+		return 1;
+	}
+	for (uint32_t w = 0; w < m->launches[l].word_count; w++) {
+		struct word_motion mv = { 0, 0, -1 };
+		if (bw)
+			body_walk_next(bw, m, l, w, &mv);
+		if (check_word(c, l, w, phase, bw ? bw->r : NULL, &mv))
+			return 1;
+	}
+	return 0;
+}
+
+/* Repeats in launch order: body_at[l] is the repeat whose body starts at l. */
+static uint32_t *index_bodies(const struct ac_model *m)
+{
+	uint32_t *start = malloc(((size_t)m->n_launches + 1) * sizeof(*start));
+	if (!start)
+		return NULL;
+	for (uint32_t l = 0; l < m->n_launches; l++)
+		start[l] = UINT32_MAX;
+	for (uint32_t r = 0; r < m->n_repeats; r++)
+		start[m->repeats[r].first] = r;
+	return start;
+}
+
+static int check_all_launches(struct word_check *c,
+			      const struct hash_index *phases,
+			      uint32_t *phase_of)
+{
+	const struct ac_model *m = c->m;
+	uint32_t *body_at = index_bodies(m);
+	if (!body_at)
+		return -1;
+	struct body_walk bw = { 0 };
+	uint64_t body_end = 0;
+	int rc = 0;
+	for (uint32_t l = 0; l < m->n_launches && rc == 0; l++) {
+		if (body_at[l] != UINT32_MAX) {
+			const struct ac_repeat *r = &m->repeats[body_at[l]];
+			body_walk_free(&bw);
+			if (body_walk_init(&bw, m, r) != 0) {
+				rc = -1;
+				break;
+			}
+			body_end = r->first + r->count;
+		}
+		int in_body = bw.r && l < body_end;
+		rc = check_launch(c, phases, l, phase_of, in_body ? &bw : NULL);
+	}
+	body_walk_free(&bw);
+	free(body_at);
+	return rc;
+}
+
+int check_words(const struct ac_model *m, uint32_t *phase_of,
+		struct ac_diag *diag)
+{
+	struct word_check c = { .m = m, .diag = diag };
+	struct hash_index phases = { 0 };
+	uint32_t first, dup;
+	int rc = -1;
+	c.globals = sort_tensors(m->globals, m->n_globals);
+	if (c.globals && sort_planes(&c) == 0 && merge_windows(&c) == 0 &&
+	    phase_table_build(m, &phases, &first, &dup) == 0)
+		rc = check_all_launches(&c, &phases, phase_of);
+	if (rc > 0)
+		diag->verdict = 2 + diag->launch;
+	hash_index_free(&phases);
+	free(c.globals);
+	free(c.planes);
+	free(c.windows);
+	return rc;
+}

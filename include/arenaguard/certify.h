@@ -106,6 +106,7 @@ struct ac_diag {
 	uint64_t start_launch;       /* where instance k starts ... */
 	uint64_t start_ordinal;      /* ... and at which iteration (or AC_NONE) */
 	uint64_t earlier;            /* j: latest earlier declaring instance */
+	uint64_t earlier_phase;      /* j's phase */
 	uint64_t intervening;        /* an instance in (j, k) that overwrote */
 };
 

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+
+#include "hash_index.h"
+
+int hash_index_init(struct hash_index *h, uint64_t n)
+{
+	/* Load factor <= 1/2 keeps linear probing short. */
+	uint64_t size = 16;
+	while (size < 2 * n)
+		size *= 2;
+	h->slots = malloc(size * sizeof(*h->slots));
+	if (!h->slots)
+		return -1;
+	for (uint64_t i = 0; i < size; i++)
+		h->slots[i] = HASH_INDEX_EMPTY;
+	h->mask = size - 1;
+	return 0;
+}
+
+void hash_index_free(struct hash_index *h)
+{
+	free(h->slots);
+	h->slots = NULL;
+}
+
+/* The slot holding an entry equal to probe, or the empty slot ending the
+ * probe sequence. */
+static uint64_t locate(const struct hash_index *h, uint64_t hash,
+		       hash_index_eq eq, const void *ctx, const void *probe)
+{
+	uint64_t i = hash & h->mask;
+	while (h->slots[i] != HASH_INDEX_EMPTY && !eq(ctx, h->slots[i], probe))
+		i = (i + 1) & h->mask;
+	return i;
+}
+
+uint32_t hash_index_find(const struct hash_index *h, uint64_t hash,
+			 hash_index_eq eq, const void *ctx, const void *probe)
+{
+	return h->slots[locate(h, hash, eq, ctx, probe)];
+}
+
+uint32_t hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
+			   hash_index_eq eq, const void *ctx, const void *probe)
+{
+	uint64_t i = locate(h, hash, eq, ctx, probe);
+	if (h->slots[i] == HASH_INDEX_EMPTY)
+		h->slots[i] = id;
+	return h->slots[i];
+}

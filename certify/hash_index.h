@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An open-addressing index of entry ids (uint32), for interning: the
+ * caller keeps the entries, the index only finds an equal one by hash.
+ * Used for phase identities and plane keys.
+ */
+#ifndef ARENACERT_HASH_INDEX_H
+#define ARENACERT_HASH_INDEX_H
+
+#include <stdint.h>
+
+#define HASH_INDEX_EMPTY UINT32_MAX
+
+struct hash_index {
+	uint32_t *slots;
+	uint64_t mask;
+};
+
+/* Is entry `id` equal to `probe`?  (Both interpreted by the caller.) */
+typedef int (*hash_index_eq)(const void *ctx, uint32_t id, const void *probe);
+
+/* Sized for up to n entries.  -1 on out-of-memory. */
+int hash_index_init(struct hash_index *h, uint64_t n);
+void hash_index_free(struct hash_index *h);
+
+/* The id of an entry equal to probe, or HASH_INDEX_EMPTY. */
+uint32_t hash_index_find(const struct hash_index *h, uint64_t hash,
+			 hash_index_eq eq, const void *ctx, const void *probe);
+
+/* Like find; when absent, inserts id and returns it. */
+uint32_t hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
+			   hash_index_eq eq, const void *ctx, const void *probe);
+
+#endif

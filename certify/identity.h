@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* The phase a launch declares in its source identity (spec 1.2). */
+#ifndef ARENACERT_IDENTITY_H
+#define ARENACERT_IDENTITY_H
+
+#include <stdint.h>
+
+#include <arenaguard/certify.h>
+
+/* Protobuf field 51, deviceArenaPhaseIdentity. */
+#define IDENTITY_PHASE_FIELD 51
+
+struct identity_field51 {
+	enum ac_identity_problem problem; /* AC_ID_OK or why there is none */
+	uint64_t offset;                  /* where parsing failed */
+	const uint8_t *payload;           /* last field 51's bytes */
+	uint64_t len;
+};
+
+/*
+ * Parses a source identity.  problem is AC_ID_OK when the identity parses
+ * and its last field 51 is length-delimited; the caller then looks the
+ * payload up among the plan's phases (AC_ID_UNKNOWN_PHASE if absent).
+ */
+void identity_parse(const uint8_t *id, uint64_t len,
+		    struct identity_field51 *out);
+
+
+#include "hash_index.h"
+
+/*
+ * The plan's phases indexed by identity.  Returns 0, or 1 when two phases
+ * share an identity (*dup = the later one, *first = the earlier), or -1 on
+ * out-of-memory.
+ */
+int phase_table_build(const struct ac_model *m, struct hash_index *h,
+		      uint32_t *first, uint32_t *dup);
+
+/* The phase whose identity is these bytes, or HASH_INDEX_EMPTY. */
+uint32_t phase_table_find(const struct hash_index *h, const struct ac_model *m,
+			  const uint8_t *bytes, uint64_t len);
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct ac_program: a checked model and the indexes schedules need.
+ * Built once by ac_program_new (program.c); read-only afterwards, so one
+ * program serves any number of schedules and threads.
+ */
+#ifndef ARENACERT_PROGRAM_IMPL_H
+#define ARENACERT_PROGRAM_IMPL_H
+
+#include <stdint.h>
+#include <xxhash.h>
+
+#include "internal.h"
+
+#define NO_PHASE UINT32_MAX
+
+/* A maximal stretch of launches of one phase that does not cross a repeat
+ * body's boundary. */
+struct run {
+	uint32_t first;          /* first launch */
+	uint32_t phase;
+	uint32_t body;           /* index into bodies[], or UINT32_MAX */
+};
+
+/* A repeat body as (D) sees it; bodies[] is sorted by first launch. */
+struct body {
+	uint32_t first, count;   /* launches */
+	uint32_t run_first, run_count;
+	uint64_t iterations;
+	uint64_t steady;         /* new instances per iteration after the 1st */
+	uint32_t repeat;         /* index in the model */
+};
+
+/* A plane as (D) sees it: its key and its span of elementary intervals. */
+struct plane_span {
+	uint32_t key;
+	uint64_t lo, hi;         /* owner-map positions [lo, hi) */
+};
+
+struct ac_program {
+	const struct ac_model *m;
+	uint64_t verdict;        /* (A), (B), (C): 0, 1 or 2 + i */
+	struct ac_diag diag;     /* why, when verdict != 0 */
+
+	/* Always built: schedules validate references with them. */
+	struct body *bodies;     /* sorted by first */
+	uint64_t *extra_prefix;  /* extra_prefix[b]: executed launches that
+				  * bodies[0..b) add beyond their count */
+
+	/* Built only when verdict == 0, for (D). */
+	uint32_t *phase_of;      /* per launch */
+	struct run *runs;
+	uint32_t n_runs;
+	uint32_t *run_of;        /* per launch: the run holding it */
+	struct plane_span *spans;/* per plane */
+	uint32_t n_keys;
+	uint64_t n_positions;    /* owner-map size */
+
+	XXH3_state_t *digest;    /* after the image without its schedule */
+};
+
+/* diag.c: a diagnostic that names nothing, verdict 0. */
+void diag_clear(struct ac_diag *diag);
+
+/* validate.c: spec 1 for everything but the schedule. */
+int validate_model(const struct ac_model *m, struct ac_error *err);
+
+/* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
+ * out-of-memory. */
+int check_layout(const struct ac_model *m, struct ac_diag *diag);
+
+/* layout.c: indexes of t[0..n) sorted by offset (ties by index); NULL on
+ * out-of-memory.  tensor_floor: position in order of the last tensor whose
+ * offset is <= x, or -1. */
+uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n);
+int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
+		     uint32_t n, uint64_t x);
+
+/* words.c: (C).  Fills phase_of (NO_PHASE where undeclared) and returns 0,
+ * or 1 with *diag for the smallest failing launch; -1 on out-of-memory. */
+int check_words(const struct ac_model *m, uint32_t *phase_of,
+		struct ac_diag *diag);
+
+#endif
