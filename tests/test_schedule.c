@@ -1,8 +1,245 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: replaced by the real suite. */
+/*
+ * The incremental schedule API: appends one at a time and in batches,
+ * atomic rejection of malformed references, the 2^62 executed-launch
+ * limit, and the verdict-cache digest.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
 #include "suites.h"
+#include "util.h"
+
+/* Spec example 3's plan and launches: P, Q, R. */
+static const char *const plan_pqr =
+	"{\"alignment\": 64,"
+	" \"windows\": [{\"base\": \"0x1000\", \"size\": \"0x1000\"}],"
+	" \"phases\": ["
+	"  {\"identity\": \"P\", \"planes\": [{\"name\": \"a\", \"offset\": \"0x1400\", \"size\": 256, \"carried\": false}]},"
+	"  {\"identity\": \"Q\", \"planes\": [{\"name\": \"a\", \"offset\": \"0x1400\", \"size\": 256, \"carried\": true}]},"
+	"  {\"identity\": \"R\", \"planes\": [{\"name\": \"z\", \"offset\": \"0x1400\", \"size\": 64, \"carried\": false}]}],"
+	" \"launches\": [{\"phase\": \"P\"}, {\"phase\": \"Q\"}, {\"phase\": \"R\"},"
+	"  {\"phase\": \"Q\"}, {\"phase\": \"P\"}],"
+	" \"repeats\": [{\"first\": 3, \"count\": 2, \"iterations\": 1000}]}";
+
+struct fixture {
+	struct ac_model *m;
+	ac_program *p;
+	ac_schedule *s;
+};
+
+static void open_fixture(struct fixture *f, const char *json)
+{
+	struct ac_error err;
+	f->m = util_model_json(json);
+	f->p = ac_program_new(f->m, &err);
+	ck_assert_ptr_nonnull(f->p);
+	f->s = ac_schedule_new(f->p);
+	ck_assert_ptr_nonnull(f->s);
+}
+
+static void close_fixture(struct fixture *f)
+{
+	ac_schedule_free(f->s);
+	ac_program_free(f->p);
+	ac_model_free(f->m);
+}
+
+static void append_ok(ac_schedule *s, uint64_t first, uint64_t count)
+{
+	struct ac_ref ref = { first, count };
+	struct ac_error err;
+	char text[256];
+	ck_assert_msg(ac_schedule_append(s, &ref, 1, &err) == 0, "%s",
+		      ac_error_text(&err, text, sizeof(text)));
+}
+
+START_TEST(verdict_so_far)
+{
+	struct fixture f;
+	open_fixture(&f, plan_pqr);
+	ck_assert_uint_eq(ac_schedule_verdict(f.s, NULL), 0);  /* empty */
+	append_ok(f.s, 0, 2);                                 /* P Q */
+	ck_assert_uint_eq(ac_schedule_verdict(f.s, NULL), 0);
+	append_ok(f.s, 2, 1);                                 /* R */
+	ck_assert_uint_eq(ac_schedule_verdict(f.s, NULL), 0);
+	append_ok(f.s, 1, 1);                                 /* Q breaks */
+	ck_assert_uint_eq(ac_schedule_verdict(f.s, NULL), 2 + 5 + 3);
+	append_ok(f.s, 0, 2);                 /* later appends keep it */
+	ck_assert_uint_eq(ac_schedule_verdict(f.s, NULL), 2 + 5 + 3);
+	ck_assert_uint_eq(ac_schedule_length(f.s), 4);
+	ck_assert_uint_eq(ac_schedule_executed(f.s), 6);
+	close_fixture(&f);
+}
+END_TEST
+
+START_TEST(batch_equals_one_by_one)
+{
+	struct ac_ref refs[] = { { 0, 1 }, { 3, 2 }, { 0, 2 }, { 3, 2 },
+				 { 2, 1 }, { 0, 5 } };
+	size_t n = sizeof(refs) / sizeof(refs[0]);
+	struct fixture a, b;
+	open_fixture(&a, plan_pqr);
+	open_fixture(&b, plan_pqr);
+	ck_assert_int_eq(ac_schedule_append(a.s, refs, n, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		append_ok(b.s, refs[i].first, refs[i].count);
+	struct ac_diag da, db;
+	ck_assert_uint_eq(ac_schedule_verdict(a.s, &da),
+			  ac_schedule_verdict(b.s, &db));
+	ck_assert_int_eq(memcmp(&da, &db, sizeof(da)), 0);
+	ck_assert_uint_eq(ac_schedule_executed(a.s), ac_schedule_executed(b.s));
+	struct ac_digest ga, gb;
+	ac_schedule_digest(a.s, &ga);
+	ac_schedule_digest(b.s, &gb);
+	ck_assert(ga.high == gb.high && ga.low == gb.low);
+	close_fixture(&a);
+	close_fixture(&b);
+}
+END_TEST
+
+/* A malformed reference anywhere in a batch appends nothing. */
+static void rejected(struct ac_ref bad, const char *where)
+{
+	struct fixture f;
+	open_fixture(&f, plan_pqr);
+	append_ok(f.s, 0, 1);
+	struct ac_digest before, after;
+	ac_schedule_digest(f.s, &before);
+	struct ac_ref batch[] = { { 0, 2 }, bad };
+	struct ac_error err;
+	ck_assert_int_eq(ac_schedule_append(f.s, batch, 2, &err), -1);
+	ck_assert_str_eq(err.where, where);
+	ck_assert_uint_eq(ac_schedule_length(f.s), 1);
+	ck_assert_uint_eq(ac_schedule_executed(f.s), 1);
+	ac_schedule_digest(f.s, &after);
+	ck_assert(before.high == after.high && before.low == after.low);
+	close_fixture(&f);
+}
+
+START_TEST(malformed_references)
+{
+	rejected((struct ac_ref){ 0, 0 }, "schedule[2]");          /* empty */
+	rejected((struct ac_ref){ 5, 1 }, "schedule[2]");          /* past */
+	rejected((struct ac_ref){ 4, 2 }, "schedule[2]");
+	rejected((struct ac_ref){ UINT64_MAX, 2 }, "schedule[2]"); /* wraps */
+	rejected((struct ac_ref){ 1, UINT64_MAX }, "schedule[2]");
+	rejected((struct ac_ref){ 2, 2 }, "schedule[2]");          /* cuts body */
+	rejected((struct ac_ref){ 4, 1 }, "schedule[2]");
+	rejected((struct ac_ref){ 0, 4 }, "schedule[2]");
+}
+END_TEST
+
+/* A model built in C: one phase, `launches` launches with no words, one
+ * repeat over all of them with N = 2^32 - 1. */
+static struct ac_model *long_body_model(uint32_t launches)
+{
+	static const uint8_t identity[] = { 0x9a, 0x03, 0x01, 'P' };
+	struct ac_model *m = calloc(1, sizeof(*m));
+	struct ac_phase *ph = calloc(1, sizeof(*ph));
+	struct ac_launch *l = calloc(launches, sizeof(*l));
+	struct ac_repeat *r = calloc(1, sizeof(*r));
+	ph->identity = (struct ac_bytes){ identity + 3, 1 };
+	for (uint32_t i = 0; i < launches; i++)
+		l[i].identity = (struct ac_bytes){ identity, sizeof(identity) };
+	*r = (struct ac_repeat){ .first = 0, .count = launches,
+				 .iterations = 4294967295u };
+	*m = (struct ac_model){ .alignment = 1, .n_phases = 1, .phases = ph,
+				.n_launches = launches, .launches = l,
+				.n_repeats = 1, .repeats = r };
+	return m;
+}
+
+static void free_long_body_model(struct ac_model *m)
+{
+	free((void *)m->phases);
+	free((void *)m->launches);
+	free((void *)m->repeats);
+	free(m);
+}
+
+START_TEST(executed_limit_is_2_pow_62)
+{
+	/* each reference executes 2^16 * (2^32 - 1) launches; 2^62 is
+	 * reached by the 2^14-th, rounded up */
+	const uint32_t body = 1u << 16;
+	const uint64_t per_ref = (uint64_t)body * 4294967295u;
+	struct ac_model *m = long_body_model(body);
+	ac_program *p = ac_program_new(m, NULL);
+	ck_assert_ptr_nonnull(p);
+	ac_schedule *s = ac_schedule_new(p);
+	struct ac_ref ref = { 0, body };
+	uint64_t fits = ((uint64_t)1 << 62) / per_ref;
+	if (fits * per_ref == (uint64_t)1 << 62)
+		fits--;
+	for (uint64_t i = 0; i < fits; i++)
+		ck_assert_int_eq(ac_schedule_append(s, &ref, 1, NULL), 0);
+	ck_assert_uint_eq(ac_schedule_executed(s), fits * per_ref);
+	struct ac_error err;
+	ck_assert_int_eq(ac_schedule_append(s, &ref, 1, &err), -1);
+	ck_assert(strstr(err.message, "2^62") != NULL);
+	ck_assert_uint_eq(ac_schedule_verdict(s, NULL), 0);
+	ac_schedule_free(s);
+	ac_program_free(p);
+	free_long_body_model(m);
+}
+END_TEST
+
+static void digest_of(const char *json, const struct ac_ref *refs, size_t n,
+		      struct ac_digest *out)
+{
+	struct fixture f;
+	open_fixture(&f, json);
+	ck_assert_int_eq(ac_schedule_append(f.s, refs, n, NULL), 0);
+	ac_schedule_digest(f.s, out);
+	close_fixture(&f);
+}
+
+START_TEST(digest_tracks_program_and_schedule)
+{
+	struct ac_ref one[] = { { 0, 2 } }, two[] = { { 0, 2 }, { 2, 1 } };
+	struct ac_digest a, b, c, d;
+	digest_of(plan_pqr, one, 1, &a);
+	digest_of(plan_pqr, one, 1, &b);
+	digest_of(plan_pqr, two, 2, &c);
+	ck_assert(a.high == b.high && a.low == b.low);
+	ck_assert(a.high != c.high || a.low != c.low);
+	/* the same schedule on a program differing in one byte of a name */
+	char *other = strdup(plan_pqr);
+	strstr(other, "\"z\"")[1] = 'y';
+	digest_of(other, one, 1, &d);
+	ck_assert(a.high != d.high || a.low != d.low);
+	free(other);
+}
+END_TEST
+
+START_TEST(schedules_of_one_program_are_independent)
+{
+	struct fixture f;
+	open_fixture(&f, plan_pqr);
+	ac_schedule *t = ac_schedule_new(f.p);
+	append_ok(f.s, 1, 1);                       /* Q first: breaks */
+	append_ok(t, 0, 2);                         /* P Q: fine */
+	ck_assert_uint_eq(ac_schedule_verdict(f.s, NULL), 2 + 5 + 0);
+	ck_assert_uint_eq(ac_schedule_verdict(t, NULL), 0);
+	ac_schedule_free(t);
+	close_fixture(&f);
+}
+END_TEST
 
 Suite *suite_schedule(void)
 {
-	return suite_create("schedule");
+	Suite *s = suite_create("schedule");
+	TCase *tc = tcase_create("append");
+	tcase_add_test(tc, verdict_so_far);
+	tcase_add_test(tc, batch_equals_one_by_one);
+	tcase_add_test(tc, malformed_references);
+	tcase_add_test(tc, executed_limit_is_2_pow_62);
+	tcase_add_test(tc, schedules_of_one_program_are_independent);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("digest");
+	tcase_add_test(tc, digest_tracks_program_and_schedule);
+	suite_add_tcase(s, tc);
+	return s;
 }
