@@ -323,9 +323,11 @@ START_TEST(failure_in_second_iteration_of_long_repeat)
 	ck_assert_uint_eq(body_verdict(1, 2, 4294967295u, sched), 2 + 5 + 3);
 
 	/* The diagnostic names iteration 1 and the instances around it. */
-	struct ac_model *m = util_model_json(program(PLAN_PQR ", " LAUNCHES_PQRQP
-		", \"repeats\": [{\"first\": 1, \"count\": 2, \"iterations\": "
-		"4294967295}], \"schedule\": [" REF(0, 1) "," REF(1, 2) "]"));
+	char *json = program(PLAN_PQR ", " LAUNCHES_PQRQP ", \"repeats\": "
+		"[{\"first\": 1, \"count\": 2, \"iterations\": 4294967295}], "
+		"\"schedule\": [" REF(0, 1) "," REF(1, 2) "]");
+	struct ac_model *m = util_model_json(json);
+	free(json);
 	struct ac_diag d;
 	uint64_t v;
 	ck_assert_int_eq(ac_certify(m, &v, &d, NULL), 0);
