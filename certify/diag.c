@@ -38,6 +38,15 @@ const char *ac_reason_name(enum ac_reason r)
 	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }
 
+const char *ac_identity_problem_name(enum ac_identity_problem p)
+{
+	static const char *const names[] = {
+		"ok", "unparsable", "field51-wire-type", "no-field51",
+		"unknown-phase",
+	};
+	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
+}
+
 /* A bounded string builder: output is cut, never overrun. */
 struct text {
 	char *buf;

@@ -1,8 +1,664 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: replaced by the real suite. */
+/*
+ * arena-certify's command-line contract (end of shared/spec/program-json.md):
+ * runs the built binary (AG_ARENA_CERTIFY) and checks its output lines, its
+ * JSON objects and its exit status.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
 #include "suites.h"
+#include "util.h"
+
+#ifndef AG_ARENA_CERTIFY
+#error "AG_ARENA_CERTIFY must be defined by the build"
+#endif
+
+#define EXAMPLES AG_SPEC_DIR "/examples/"
+
+extern char **environ;
+
+/* A scratch directory per test case, made and removed in the parent. */
+static char tmpdir[64];
+
+static void tmpdir_setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/arenacert-cli-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		tmpdir[0] = 0;
+}
+
+static void tmpdir_teardown(void)
+{
+	DIR *d = tmpdir[0] ? opendir(tmpdir) : NULL;
+	if (!d)
+		return;
+	struct dirent *e;
+	char path[512];
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
+			unlink(path);
+		}
+	}
+	closedir(d);
+	rmdir(tmpdir);
+}
+
+/* A path inside the scratch directory (static: valid for 8 more calls). */
+static const char *tmp(const char *name)
+{
+	static char paths[8][512];
+	static int next;
+	char *p = paths[next++ % 8];
+	ck_assert_msg(tmpdir[0], "no scratch directory");
+	snprintf(p, sizeof(paths[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_msg(f, "cannot create %s", path);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+struct run {
+	int status;      /* exit status; 128 + signal if killed */
+	char *out, *err;
+};
+
+/*
+ * Runs arena-certify with the given arguments (NULL-terminated), standard
+ * input from stdin_path (or /dev/null).  Output goes through files, not
+ * pipes, so a large output cannot deadlock the test.
+ */
+static struct run run_cli(const char *stdin_path, ...)
+{
+	const char *argv[32] = { AG_ARENA_CERTIFY };
+	int argc = 1;
+	va_list ap;
+	va_start(ap, stdin_path);
+	const char *a;
+	while ((a = va_arg(ap, const char *)) != NULL && argc < 31)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	char out_path[512], err_path[512];
+	ck_assert_msg(tmpdir[0], "no scratch directory");
+	snprintf(out_path, sizeof(out_path), "%s/.stdout", tmpdir);
+	snprintf(err_path, sizeof(err_path), "%s/.stderr", tmpdir);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, stdin_path ? stdin_path : "/dev/null",
+					 O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	pid_t pid;
+	int rc = posix_spawn(&pid, AG_ARENA_CERTIFY, &fa, NULL,
+			     (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_msg(rc == 0, "cannot run %s: %s", AG_ARENA_CERTIFY, strerror(rc));
+
+	int ws;
+	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	struct run r;
+	r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	r.out = util_read_file(out_path, NULL);
+	r.err = util_read_file(err_path, NULL);
+	ck_assert(r.out && r.err);
+	ck_assert_msg(r.status < 128, "arena-certify died of signal %d; stderr: %s",
+		      r.status - 128, r.err);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* Line i (from 0) of text, copied into buf; "" past the end. */
+static const char *line(const char *text, int i, char *buf, size_t len)
+{
+	while (i-- > 0 && text) {
+		text = strchr(text, '\n');
+		if (text)
+			text++;
+	}
+	if (!text) {
+		buf[0] = 0;
+		return buf;
+	}
+	size_t n = strcspn(text, "\n");
+	snprintf(buf, len, "%.*s", (int)n, text);
+	return buf;
+}
+
+static int count_lines(const char *text)
+{
+	int n = 0;
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* Parses line i of the output as one JSON object. */
+static json_t *json_line(const char *text, int i)
+{
+	char buf[65536];
+	line(text, i, buf, sizeof(buf));
+	json_error_t jerr;
+	json_t *j = json_loads(buf, 0, &jerr);
+	ck_assert_msg(j && json_is_object(j), "line %d is not a JSON object: %s (%s)",
+		      i, buf, jerr.text);
+	return j;
+}
+
+static const char *examples[] = {
+	"ex1", "ex2", "ex3", "ex4", "ex5", "ex6", "ex7a", "ex7b", "ex7c",
+};
+#define N_EXAMPLES (int)(sizeof(examples) / sizeof(examples[0]))
+
+static const char *example_path(int i, char *buf, size_t len)
+{
+	snprintf(buf, len, EXAMPLES "%s.json", examples[i]);
+	return buf;
+}
+
+static uint64_t example_expect(int i)
+{
+	char path[512];
+	snprintf(path, sizeof(path), EXAMPLES "%s.expect", examples[i]);
+	char *text = util_read_file(path, NULL);
+	ck_assert_msg(text, "cannot read %s", path);
+	uint64_t v = strtoull(text, NULL, 10);
+	free(text);
+	return v;
+}
+
+/* The launch count n of an example, to tell (C) verdicts from (D) ones. */
+static uint64_t example_launches(int i)
+{
+	char path[512];
+	json_error_t jerr;
+	json_t *j = json_load_file(example_path(i, path, sizeof(path)), 0, &jerr);
+	ck_assert_msg(j, "%s: %s", path, jerr.text);
+	uint64_t n = json_array_size(json_object_get(j, "launches"));
+	json_decref(j);
+	return n;
+}
+
+static const char *condition_of(uint64_t verdict, uint64_t n)
+{
+	if (verdict == 0)
+		return NULL;
+	if (verdict == 1)
+		return "AB";
+	return verdict < 2 + n ? "C" : "D";
+}
+
+/* ---- every spec example, plain and --json ---- */
+
+START_TEST(example_plain)
+{
+	char path[512], want[600], got[600];
+	example_path(_i, path, sizeof(path));
+	uint64_t v = example_expect(_i);
+	struct run r = run_cli(NULL, path, NULL);
+	snprintf(want, sizeof(want), "%s: verdict %" PRIu64, path, v);
+	ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+	ck_assert_int_eq(r.status, v == 0 ? 0 : 1);
+	/* An explanation follows, indented. */
+	line(r.out, 1, got, sizeof(got));
+	ck_assert_msg(strncmp(got, "  ", 2) == 0 && got[2] > ' ',
+		      "no explanation after the verdict: %s", r.out);
+	if (v == 0)
+		ck_assert_ptr_nonnull(strstr(got, "certified"));
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(example_json)
+{
+	char path[512];
+	example_path(_i, path, sizeof(path));
+	uint64_t v = example_expect(_i);
+	struct run r = run_cli(NULL, "--json", path, NULL);
+	ck_assert_int_eq(r.status, v == 0 ? 0 : 1);
+	ck_assert_int_eq(count_lines(r.out), 1);
+	json_t *j = json_line(r.out, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "file")), path);
+	json_t *jv = json_object_get(j, "verdict");
+	ck_assert(json_is_integer(jv));
+	ck_assert_uint_eq((uint64_t)json_integer_value(jv), v);
+	const char *cond = json_string_value(json_object_get(j, "condition"));
+	ck_assert_ptr_nonnull(cond);
+	const char *want = condition_of(v, example_launches(_i));
+	if (want)
+		ck_assert_msg(strlen(cond) == 1 && strchr(want, cond[0]),
+			      "condition %s for verdict %" PRIu64, cond, v);
+	ck_assert_ptr_nonnull(json_object_get(j, "reason"));
+	ck_assert(json_is_string(json_object_get(j, "explanation")));
+	if (want && strcmp(want, "C") == 0)
+		ck_assert(json_is_integer(json_object_get(j, "launch")));
+	if (want && strcmp(want, "D") == 0) {
+		ck_assert(json_is_integer(json_object_get(j, "instance")));
+		ck_assert(json_is_object(json_object_get(j, "plane")));
+	}
+	json_decref(j);
+	run_free(&r);
+}
+END_TEST
+
+/* The (D) failure of example 3 names the instance, plane and culprit. */
+START_TEST(example3_names_objects)
+{
+	struct run r = run_cli(NULL, "--json", EXAMPLES "ex3.json", NULL);
+	json_t *j = json_line(r.out, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "condition")), "D");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "instance")), 2);
+	json_t *plane = json_object_get(j, "plane");
+	ck_assert_str_eq(json_string_value(json_object_get(plane, "name")), "a");
+	ck_assert_str_eq(json_string_value(json_object_get(plane, "offset")), "0x1400");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "earlier")), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "intervening")), 1);
+	json_t *over = json_object_get(j, "overwriter");
+	ck_assert_str_eq(json_string_value(json_object_get(over, "name")), "z");
+	json_decref(j);
+	run_free(&r);
+}
+END_TEST
+
+/* Example 4's (C) failure gives the launch, word and its value. */
+START_TEST(example4_names_word)
+{
+	struct run r = run_cli(NULL, "--json", EXAMPLES "ex4.json", NULL);
+	json_t *j = json_line(r.out, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "condition")), "C");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "launch")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "word")), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "lo")), "0x1600");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "hi")), "0x1600");
+	json_t *w = json_object_get(j, "window");
+	ck_assert_str_eq(json_string_value(json_object_get(w, "name")), "arena0");
+	json_decref(j);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- several files: order and exit status ---- */
+
+START_TEST(order_and_status)
+{
+	struct { const char *files[3]; int status; } cases[] = {
+		{ { EXAMPLES "ex1.json", EXAMPLES "ex5.json", NULL }, 0 },
+		{ { EXAMPLES "ex1.json", EXAMPLES "ex2.json", NULL }, 1 },
+		{ { EXAMPLES "ex3.json", "/nonexistent/x.json", EXAMPLES "ex1.json" }, 2 },
+		{ { "/nonexistent/x.json", EXAMPLES "ex1.json", NULL }, 2 },
+		{ { EXAMPLES "ex6.json", EXAMPLES "ex4.json", EXAMPLES "ex7b.json" }, 1 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const char **f = cases[c].files;
+		int n = f[2] ? 3 : 2;
+		struct run r = n == 3 ? run_cli(NULL, "--json", f[0], f[1], f[2], NULL)
+				      : run_cli(NULL, "--json", f[0], f[1], NULL);
+		ck_assert_msg(r.status == cases[c].status, "case %zu: status %d, want %d",
+			      c, r.status, cases[c].status);
+		ck_assert_int_eq(count_lines(r.out), n);
+		for (int i = 0; i < n; i++) {
+			json_t *j = json_line(r.out, i);
+			ck_assert_str_eq(json_string_value(json_object_get(j, "file")), f[i]);
+			json_t *v = json_object_get(j, "verdict");
+			if (strncmp(f[i], "/nonexistent", 12) == 0)
+				ck_assert(json_is_null(v) &&
+					  json_is_string(json_object_get(j, "error")));
+			else
+				ck_assert(json_is_integer(v));
+			json_decref(j);
+		}
+		run_free(&r);
+
+		/* Plain mode: the same files in the same order. */
+		r = n == 3 ? run_cli(NULL, "--quiet", f[0], f[1], f[2], NULL)
+			   : run_cli(NULL, "--quiet", f[0], f[1], NULL);
+		ck_assert_int_eq(r.status, cases[c].status);
+		ck_assert_int_eq(count_lines(r.out), n);
+		for (int i = 0; i < n; i++) {
+			char got[600];
+			line(r.out, i, got, sizeof(got));
+			ck_assert_msg(strncmp(got, f[i], strlen(f[i])) == 0 &&
+				      got[strlen(f[i])] == ':', "line %d: %s", i, got);
+		}
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* ---- standard input ---- */
+
+START_TEST(stdin_dash)
+{
+	struct run r = run_cli(EXAMPLES "ex3.json", "-", NULL);
+	char got[200];
+	ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), "-: verdict 7");
+	ck_assert_int_eq(r.status, 1);
+	run_free(&r);
+
+	r = run_cli(EXAMPLES "ex1.json", "--json", EXAMPLES "ex2.json", "-", NULL);
+	ck_assert_int_eq(r.status, 1);
+	json_t *j = json_line(r.out, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "file")), "-");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "verdict")), 0);
+	json_decref(j);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- malformed and unreadable input ---- */
+
+static const char bad_word[] =
+	"{\"alignment\": 64,\n"
+	" \"phases\": [{\"identity\": \"P\", \"planes\": []}],\n"
+	" \"launches\": [{\"phase\": \"P\", \"words\": [\"0x1400\", 1.5]}]}\n";
+
+START_TEST(malformed_json_located)
+{
+	const char *path = tmp("bad.json");
+	write_text(path, bad_word, strlen(bad_word));
+	struct run r = run_cli(NULL, path, NULL);
+	ck_assert_int_eq(r.status, 2);
+	char want[600], got[600];
+	snprintf(want, sizeof(want), "%s: error: ", path);
+	line(r.out, 0, got, sizeof(got));
+	ck_assert_msg(strncmp(got, want, strlen(want)) == 0, "got: %s", got);
+	ck_assert_msg(strstr(got, "launches[0].words[1]"), "not located: %s", got);
+	run_free(&r);
+
+	r = run_cli(NULL, "--json", path, NULL);
+	ck_assert_int_eq(r.status, 2);
+	json_t *j = json_line(r.out, 0);
+	ck_assert(json_is_null(json_object_get(j, "verdict")));
+	const char *e = json_string_value(json_object_get(j, "error"));
+	ck_assert_msg(e && strstr(e, "launches[0].words[1]"), "error: %s", e);
+	json_decref(j);
+	run_free(&r);
+}
+END_TEST
+
+/* Other malformed inputs: each one line, exit 2, never a crash. */
+START_TEST(malformed_various)
+{
+#define T(s) s, sizeof(s) - 1
+	static const struct { const char *text; size_t len; const char *where; } cases[] = {
+		{ T(""), NULL },
+		{ T("{"), NULL },
+		{ T("[1, 2]"), NULL },
+		{ T("{\"alignment\": 64, \"alignment\": 64}"), "alignment" },
+		{ T("{\"alignment\": 64, \"bogus\": 1}"), "bogus" },
+		{ T("{\"alignment\": 3}"), "alignment" },
+		{ T("{\"alignment\": 64, \"windows\": [{\"base\": \"0x\", \"size\": 1}]}"),
+		  "windows[0]" },
+		{ T("ARENAPRG\x01\x00\x00"), "byte" },
+		/* A NUL byte ends nothing: what follows it is still read. */
+		{ T("{\"alignment\": 64}\0garbage"), NULL },
+	};
+#undef T
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const char *path = tmp("bad");
+		write_text(path, cases[c].text, cases[c].len);
+		struct run r = run_cli(NULL, "--json", path, NULL);
+		ck_assert_msg(r.status == 2, "case %zu: status %d", c, r.status);
+		ck_assert_int_eq(count_lines(r.out), 1);
+		json_t *j = json_line(r.out, 0);
+		const char *e = json_string_value(json_object_get(j, "error"));
+		ck_assert_msg(e && *e, "case %zu: no error", c);
+		if (cases[c].where)
+			ck_assert_msg(e && strstr(e, cases[c].where),
+				      "case %zu: error %s does not say %s",
+				      c, e, cases[c].where);
+		json_decref(j);
+		run_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(unreadable)
+{
+	struct run r = run_cli(NULL, "/nonexistent/x.json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	char got[600];
+	ck_assert_str_eq(line(r.out, 0, got, sizeof(got)),
+			 "/nonexistent/x.json: error: cannot read: No such file or directory");
+	run_free(&r);
+
+	/* A directory opens but does not read. */
+	r = run_cli(NULL, "--json", tmpdir, NULL);
+	ck_assert_int_eq(r.status, 2);
+	json_t *j = json_line(r.out, 0);
+	ck_assert(json_is_null(json_object_get(j, "verdict")));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "error")),
+				     "cannot read"));
+	json_decref(j);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- conversion ---- */
+
+START_TEST(convert_round_trip)
+{
+	char path[512], got[600], want[600];
+	for (int i = 0; i < N_EXAMPLES; i++) {
+		example_path(i, path, sizeof(path));
+		uint64_t v = example_expect(i);
+		const char *bin = tmp("a.bin"), *json = tmp("b.json"), *bin2 = tmp("c.img");
+
+		struct run r = run_cli(NULL, "--convert", bin, path, NULL);
+		ck_assert_msg(r.status == (v ? 1 : 0), "%s: %d %s", path, r.status, r.err);
+		run_free(&r);
+		size_t len = 0;
+		char *b1 = util_read_file(bin, &len);
+		ck_assert(b1 && len >= 8 && memcmp(b1, "ARENAPRG", 8) == 0);
+
+		/* The image certifies the same, and converts to JSON. */
+		r = run_cli(NULL, "--quiet", "--convert", json, bin, NULL);
+		snprintf(want, sizeof(want), "%s: verdict %" PRIu64, bin, v);
+		ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+		run_free(&r);
+
+		r = run_cli(NULL, "--convert", bin2, json, NULL);
+		snprintf(want, sizeof(want), "%s: verdict %" PRIu64, json, v);
+		ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+		run_free(&r);
+
+		size_t len2 = 0;
+		char *b2 = util_read_file(bin2, &len2);
+		ck_assert(b2);
+		ck_assert_msg(len == len2 && memcmp(b1, b2, len) == 0,
+			      "%s: binary -> JSON -> binary changed the bytes", path);
+		free(b1);
+		free(b2);
+	}
+}
+END_TEST
+
+START_TEST(convert_usage)
+{
+	/* Exactly one input. */
+	struct run r = run_cli(NULL, "--convert", tmp("x.bin"), EXAMPLES "ex1.json",
+			       EXAMPLES "ex2.json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "exactly one"));
+	run_free(&r);
+
+	/* An output that cannot be written: exit 2, named, verdict still given. */
+	r = run_cli(NULL, "--convert", "/nonexistent/dir/x.bin", EXAMPLES "ex1.json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/dir/x.bin"));
+	ck_assert_ptr_nonnull(strstr(r.out, "verdict 0"));
+	run_free(&r);
+
+	/* A malformed input writes nothing. */
+	const char *bad = tmp("bad.json"), *out = tmp("never.bin");
+	write_text(bad, "{", 1);
+	r = run_cli(NULL, "--convert", out, bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- options ---- */
+
+START_TEST(options)
+{
+	struct run r = run_cli(NULL, "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "Usage: arena-certify"));
+	run_free(&r);
+
+	r = run_cli(NULL, "--version", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strncmp(r.out, "arena-certify ", 14) == 0);
+	run_free(&r);
+
+	r = run_cli(NULL, "--frobnicate", EXAMPLES "ex1.json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "--frobnicate"));
+	ck_assert_str_eq(r.out, "");
+	run_free(&r);
+
+	r = run_cli(NULL, NULL);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+
+	/* --quiet: one line per file, even for a failure. */
+	r = run_cli(NULL, "-q", EXAMPLES "ex3.json", NULL);
+	ck_assert_int_eq(count_lines(r.out), 1);
+	run_free(&r);
+
+	/* "--" ends the options: a file may start with a dash. */
+	const char *dash = tmp("-x.json");
+	char *text = util_read_file(EXAMPLES "ex1.json", NULL);
+	write_text(dash, text, strlen(text));
+	free(text);
+	ck_assert_int_eq(chdir(tmpdir), 0);
+	r = run_cli(NULL, "--", "-x.json", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strncmp(r.out, "-x.json: verdict 0\n", 19) == 0);
+	run_free(&r);
+}
+END_TEST
+
+/* ---- a verdict past 2^53, where doubles lose integers ---- */
+
+/*
+ * The largest verdict a well-formed program can have is below
+ * 2 + 2^32 + 2^62 (n < 2^32 launches, k < 2^62 instances), so no program
+ * reaches 2^63; arena-certify prints the verdict with PRIu64 rather than
+ * through json_integer all the same.  What can be tested is a verdict past
+ * 2^53: R repeats of the body [P, Q] with 2^32-1 iterations each, S
+ * references of all of them, then R's launch and Q's: the final Q
+ * instance's carried `a` was overwritten by R's `z`.
+ */
+START_TEST(huge_verdict)
+{
+	enum { R = 1024, S = 4096 };
+	const uint64_t N = 4294967295u;
+	size_t cap = 1 << 20, len = 0;
+	char *j = malloc(cap);
+	ck_assert_ptr_nonnull(j);
+#define PUT(...) do { \
+		int w_ = snprintf(j + len, cap - len, __VA_ARGS__); \
+		ck_assert(w_ >= 0 && (size_t)w_ < cap - len); \
+		len += (size_t)w_; \
+		if (cap - len < 256) { \
+			cap *= 2; \
+			j = realloc(j, cap); \
+			ck_assert_ptr_nonnull(j); \
+		} \
+	} while (0)
+	PUT("{\"alignment\": 64, \"phases\": ["
+	    "{\"identity\": \"P\", \"planes\": [{\"name\": \"a\", \"offset\": 5120, \"size\": 256, \"carried\": false}]},"
+	    "{\"identity\": \"Q\", \"planes\": [{\"name\": \"a\", \"offset\": 5120, \"size\": 256, \"carried\": true}]},"
+	    "{\"identity\": \"R\", \"planes\": [{\"name\": \"z\", \"offset\": 5120, \"size\": 64, \"carried\": false}]}],\n"
+	    "\"launches\": [");
+	for (int i = 0; i < R; i++)
+		PUT("{\"phase\": \"P\"}, {\"phase\": \"Q\"}, ");
+	PUT("{\"phase\": \"R\"}, {\"phase\": \"Q\"}],\n\"repeats\": [");
+	for (int i = 0; i < R; i++)
+		PUT("%s{\"first\": %d, \"count\": 2, \"iterations\": %" PRIu64 "}",
+		    i ? ", " : "", 2 * i, N);
+	PUT("],\n\"schedule\": [");
+	for (int i = 0; i < S; i++)
+		PUT("{\"first\": 0, \"count\": %d}, ", 2 * R);
+	PUT("{\"first\": %d, \"count\": 2}]}\n", 2 * R);
+#undef PUT
+	const char *path = tmp("huge.json");
+	write_text(path, j, len);
+	free(j);
+
+	uint64_t n = 2 * R + 2;
+	uint64_t k = (uint64_t)S * 2 * R * N + 1;
+	uint64_t want = 2 + n + k;
+	ck_assert(want > (UINT64_C(1) << 53));
+	char num[32], got[600], expect[600];
+	snprintf(num, sizeof(num), "%" PRIu64, want);
+
+	struct run r = run_cli(NULL, "--json", path, NULL);
+	ck_assert_msg(r.status == 1, "status %d: %s", r.status, r.out);
+	snprintf(expect, sizeof(expect), "\"verdict\": %s,", num);
+	ck_assert_msg(strstr(r.out, expect), "want %s in %s", expect, r.out);
+	json_t *o = json_line(r.out, 0);
+	ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(o, "verdict")), want);
+	ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(o, "instance")), k);
+	json_decref(o);
+	run_free(&r);
+
+	r = run_cli(NULL, "-q", path, NULL);
+	snprintf(expect, sizeof(expect), "%s: verdict %s", path, num);
+	ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), expect);
+	run_free(&r);
+}
+END_TEST
 
 Suite *suite_cli(void)
 {
-	return suite_create("cli");
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("contract");
+	tcase_add_unchecked_fixture(tc, tmpdir_setup, tmpdir_teardown);
+	tcase_add_loop_test(tc, example_plain, 0, N_EXAMPLES);
+	tcase_add_loop_test(tc, example_json, 0, N_EXAMPLES);
+	tcase_add_test(tc, example3_names_objects);
+	tcase_add_test(tc, example4_names_word);
+	tcase_add_test(tc, order_and_status);
+	tcase_add_test(tc, stdin_dash);
+	tcase_add_test(tc, malformed_json_located);
+	tcase_add_test(tc, malformed_various);
+	tcase_add_test(tc, unreadable);
+	tcase_add_test(tc, convert_round_trip);
+	tcase_add_test(tc, convert_usage);
+	tcase_add_test(tc, options);
+	tcase_add_test(tc, huge_verdict);
+	suite_add_tcase(s, tc);
+	return s;
 }

@@ -1,2 +1,696 @@
-/* PLACEHOLDER */
-int main(void) { return 2; }
+/* SPDX-License-Identifier: MIT */
+/*
+ * arena-certify - the command-line certifier.
+ *
+ *   arena-certify [--json] [--quiet] [--convert OUT] FILE...
+ *
+ * Reads each FILE ("-" is standard input) as a JSON program or a binary
+ * program image, decides its certificate and reports the verdict with what
+ * failed and where.  The contract (output lines, exit status) is the end of
+ * shared/spec/program-json.md; docs/arena-certify.1 is the manual.
+ *
+ * Every file is read whole into memory, up to MAX_INPUT bytes, so that a
+ * stream that never ends (/dev/zero) gets an error instead of eating the
+ * machine.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <arenaguard/certify.h>
+
+
+/* Largest input accepted, in bytes (1 GiB). */
+#define MAX_INPUT ((size_t)1 << 30)
+
+/* Room for one rendered diagnostic; ac_diag_render truncates past it. */
+#define RENDER_LEN 16384
+
+/* Exit statuses, from the contract. */
+enum { EXIT_CERTIFIED = 0, EXIT_VERDICT = 1, EXIT_BAD_INPUT = 2 };
+
+struct options {
+	int json;             /* one JSON object per file */
+	int quiet;            /* no explanations, no conversion note */
+	const char *convert;  /* write the program to this path, or NULL */
+};
+
+static const char usage_text[] =
+	"Usage: arena-certify [--json] [--quiet] [--convert OUT] FILE...\n"
+	"Decide the device-arena certificate of each program FILE (JSON or\n"
+	"binary program image; \"-\" reads standard input).\n"
+	"\n"
+	"  --json         one JSON object per file, one per line\n"
+	"  --quiet, -q    the verdict lines only, no explanations\n"
+	"  --convert OUT  also write the program (exactly one FILE) to OUT:\n"
+	"                 JSON if OUT ends in .json, else a binary image\n"
+	"  --help, -h     show this help\n"
+	"  --version, -V  show the version\n"
+	"\n"
+	"Exit status: 0 every file certified, 1 every file got a verdict and\n"
+	"some verdict is not 0, 2 some file is malformed or unreadable (or a\n"
+	"usage or conversion error).\n";
+
+/* ---- reading ---- */
+
+static int read_error(struct ac_error *err, const char *why)
+{
+	err->where[0] = 0;
+	snprintf(err->message, sizeof(err->message), "cannot read: %s", why);
+	return -1;
+}
+
+/*
+ * Reads all of fd into a malloc'ed, NUL-terminated buffer.  Regular files
+ * are sized up front; pipes grow the buffer by doubling.
+ */
+static int read_fd(int fd, char **out, size_t *out_len, struct ac_error *err)
+{
+	struct stat st;
+	size_t cap = 65536, len = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > MAX_INPUT)
+			return read_error(err, "larger than 1 GiB, the limit of arena-certify");
+		cap = (size_t)st.st_size + 1; /* +1 sees EOF without a regrow */
+	}
+	char *buf = malloc(cap + 1);
+	if (!buf)
+		return read_error(err, strerror(ENOMEM));
+	for (;;) {
+		if (len == cap) {
+			if (cap >= MAX_INPUT) {
+				free(buf);
+				return read_error(err, "larger than 1 GiB, the limit of arena-certify");
+			}
+			size_t ncap = cap * 2 > MAX_INPUT ? MAX_INPUT : cap * 2;
+			char *nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				free(buf);
+				return read_error(err, strerror(ENOMEM));
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t got = read(fd, buf + len, cap - len);
+		if (got == 0)
+			break;
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			return read_error(err, strerror(e));
+		}
+		len += (size_t)got;
+	}
+	buf[len] = 0;
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+static int read_input(const char *file, char **out, size_t *len,
+		      struct ac_error *err)
+{
+	if (strcmp(file, "-") == 0)
+		return read_fd(STDIN_FILENO, out, len, err);
+	int fd = open(file, O_RDONLY);
+	if (fd < 0)
+		return read_error(err, strerror(errno));
+	int r = read_fd(fd, out, len, err);
+	close(fd);
+	return r;
+}
+
+/* ---- converting ---- */
+
+static int ends_with_json(const char *path)
+{
+	size_t n = strlen(path);
+	const char *ext = ".json";
+	if (n < 5)
+		return 0;
+	for (size_t i = 0; i < 5; i++) {
+		char c = path[n - 5 + i];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != ext[i])
+			return 0;
+	}
+	return 1;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len > 0) {
+		ssize_t put = write(fd, p, len);
+		if (put < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += put;
+		len -= (size_t)put;
+	}
+	return 0;
+}
+
+/*
+ * Writes data to path.  A regular file (or a new one) is replaced
+ * atomically through a temporary file beside it, so a failed write never
+ * destroys what was there; anything else (a device, a FIFO) is written in
+ * place.  Returns 0, or -1 with errno set.
+ */
+static int write_file(const char *path, const void *data, size_t len)
+{
+	struct stat st;
+	int exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_TRUNC);
+		if (fd < 0)
+			return -1;
+		int r = write_all(fd, data, len);
+		int e = errno;
+		if (close(fd) != 0 && r == 0)
+			return -1;
+		errno = e;
+		return r;
+	}
+
+	size_t n = strlen(path);
+	char *tmp = malloc(n + sizeof(".XXXXXX"));
+	if (!tmp)
+		return -1;
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".XXXXXX", sizeof(".XXXXXX"));
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	mode_t mode;
+	if (exists) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	int r = fchmod(fd, mode) == 0 && write_all(fd, data, len) == 0 ? 0 : -1;
+	int e = errno;
+	if (close(fd) != 0 && r == 0) {
+		r = -1;
+		e = errno;
+	}
+	if (r == 0 && rename(tmp, path) != 0) {
+		r = -1;
+		e = errno;
+	}
+	if (r != 0)
+		unlink(tmp);
+	free(tmp);
+	errno = e;
+	return r;
+}
+
+/* Writes the model to opt->convert; reports on stderr.  0 or -1. */
+static int convert(const struct options *opt, const struct ac_model *model)
+{
+	int as_json = ends_with_json(opt->convert);
+	struct ac_error err = { "", "" };
+	size_t len = 0;
+	void *data = as_json ? (void *)ac_model_write_json(model, &len, &err)
+			     : (void *)ac_model_write_image(model, &len, &err);
+	if (!data) {
+		char text[400];
+		fprintf(stderr, "arena-certify: cannot convert to %s: %s\n",
+			opt->convert, ac_error_text(&err, text, sizeof(text)));
+		return -1;
+	}
+	int r = write_file(opt->convert, data, len);
+	int e = errno;
+	free(data);
+	if (r != 0) {
+		fprintf(stderr, "arena-certify: cannot write %s: %s\n",
+			opt->convert, strerror(e));
+		return -1;
+	}
+	if (!opt->quiet)
+		fprintf(stderr, "arena-certify: wrote %s (%s, %zu bytes)\n",
+			opt->convert, as_json ? "JSON" : "program image", len);
+	return 0;
+}
+
+/* ---- JSON output ---- */
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+	if (s[0] < 0x80)
+		return 1;
+	else if ((s[0] & 0xE0) == 0xC0)
+		len = 2, cp = s[0] & 0x1F;
+	else if ((s[0] & 0xF0) == 0xE0)
+		len = 3, cp = s[0] & 0x0F;
+	else if ((s[0] & 0xF8) == 0xF0)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
+	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string of arbitrary bytes (a file name, a rendered diagnostic):
+ * invalid UTF-8 becomes U+FFFD, as JSON text must be Unicode.
+ */
+static json_t *json_text(const char *s, size_t n)
+{
+	json_t *j = json_stringn(s, n);
+	if (j)
+		return j;
+	char *buf = malloc(3 * n + 1);
+	if (!buf)
+		return NULL;
+	size_t out = 0;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_len((const unsigned char *)s + i, n - i);
+		if (len) {
+			memcpy(buf + out, s + i, len);
+			out += len;
+			i += len;
+		} else {
+			memcpy(buf + out, "\xEF\xBF\xBD", 3);
+			out += 3;
+			i++;
+		}
+	}
+	j = json_stringn(buf, out);
+	free(buf);
+	return j;
+}
+
+/* Sets key to the bytes as text, or key_hex to their hex if not UTF-8. */
+static void put_bytes(json_t *obj, const char *key, struct ac_bytes b)
+{
+	json_t *s = json_stringn((const char *)b.data, b.len);
+	if (s) {
+		json_object_set_new(obj, key, s);
+		return;
+	}
+	char hkey[64];
+	snprintf(hkey, sizeof(hkey), "%s_hex", key);
+	char *hex = malloc(2 * (size_t)b.len + 1);
+	if (!hex)
+		return;
+	for (uint32_t i = 0; i < b.len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b.data[i]);
+	hex[2 * (size_t)b.len] = 0;
+	json_object_set_new(obj, hkey, json_string(hex));
+	free(hex);
+}
+
+/* 64-bit values go out as "0x..." strings: JSON numbers lose them. */
+static json_t *json_hex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+/* An exact value high * 2^64 + low, which may leave [0, 2^64). */
+static json_t *json_wide(struct ac_wide w)
+{
+	char buf[48];
+	if (w.high == 0) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, w.low);
+	} else if (w.high > 0) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64 "%016" PRIx64,
+			 (uint64_t)w.high, w.low);
+	} else {
+		/* Two's complement negation of the 128-bit value. */
+		uint64_t lo = -w.low;
+		uint64_t hi = ~(uint64_t)w.high + (w.low == 0);
+		if (hi)
+			snprintf(buf, sizeof(buf), "-0x%" PRIx64 "%016" PRIx64,
+				 hi, lo);
+		else
+			snprintf(buf, sizeof(buf), "-0x%" PRIx64, lo);
+	}
+	return json_string(buf);
+}
+
+static void put_index(json_t *obj, const char *key, uint64_t v)
+{
+	if (v != AC_NONE && v <= (uint64_t)INT64_MAX)
+		json_object_set_new(obj, key, json_integer((json_int_t)v));
+}
+
+/* A global or plane by index, with its name and place. */
+static json_t *json_tensor(const struct ac_model *m, struct ac_tensor_ref r)
+{
+	json_t *o = json_object();
+	const struct ac_tensor *t = NULL;
+	if (r.phase == AC_NONE) {
+		put_index(o, "global", r.index);
+		if (r.index < m->n_globals)
+			t = &m->globals[r.index];
+	} else {
+		put_index(o, "phase", r.phase);
+		put_index(o, "plane", r.index);
+		if (r.phase < m->n_phases) {
+			const struct ac_phase *p = &m->phases[r.phase];
+			put_bytes(o, "phase_identity", p->identity);
+			if (r.index < p->plane_count &&
+			    (uint64_t)p->plane_first + r.index < m->n_planes)
+				t = &m->planes[p->plane_first + r.index];
+		}
+	}
+	if (t) {
+		put_bytes(o, "name", t->name);
+		json_object_set_new(o, "offset", json_hex(t->offset));
+		json_object_set_new(o, "size", json_hex(t->size));
+		if (r.phase != AC_NONE)
+			json_object_set_new(o, "carried", json_boolean(t->carried));
+	}
+	return o;
+}
+
+static int names_tensor(struct ac_tensor_ref r)
+{
+	return r.index != AC_NONE;
+}
+
+static void put_word_fields(json_t *o, const struct ac_model *m,
+			    const struct ac_diag *d)
+{
+	put_index(o, "word", d->word);
+	json_object_set_new(o, "lo", json_wide(d->lo));
+	json_object_set_new(o, "hi", json_wide(d->hi));
+	put_index(o, "ordinal", d->ordinal);
+	if (d->window != AC_NONE) {
+		json_t *w = json_object();
+		put_index(w, "index", d->window);
+		if (d->window < m->n_windows) {
+			const struct ac_window *win = &m->windows[d->window];
+			if (win->name.len)
+				put_bytes(w, "name", win->name);
+			json_object_set_new(w, "base", json_hex(win->base));
+			json_object_set_new(w, "size", json_hex(win->size));
+		}
+		json_object_set_new(o, "window", w);
+	}
+	json_t *near = json_array();
+	for (int i = 0; i < 2; i++)
+		if (names_tensor(d->near[i]))
+			json_array_append_new(near, json_tensor(m, d->near[i]));
+	json_object_set_new(o, "near", near);
+}
+
+static void put_instance_fields(json_t *o, const struct ac_model *m,
+				const struct ac_diag *d)
+{
+	put_index(o, "instance", d->instance);
+	put_index(o, "phase", d->phase);
+	if (d->phase < m->n_phases)
+		put_bytes(o, "phase_identity", m->phases[d->phase].identity);
+	put_index(o, "start_launch", d->start_launch);
+	put_index(o, "start_ordinal", d->start_ordinal);
+	json_object_set_new(o, "plane", json_tensor(m, d->tensor[0]));
+	if (d->reason == AC_CARRIED_OVERWRITTEN) {
+		put_index(o, "earlier", d->earlier);
+		put_index(o, "intervening", d->intervening);
+		json_object_set_new(o, "overwriter", json_tensor(m, d->tensor[1]));
+	}
+}
+
+/* The keys after "verdict": condition, reason and what the reason names. */
+static json_t *json_diag(const struct ac_model *m, const struct ac_diag *d)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "condition",
+			    json_string(ac_condition_name(d->condition)));
+	json_object_set_new(o, "reason", json_string(ac_reason_name(d->reason)));
+	switch (d->reason) {
+	case AC_OK:
+		break;
+	case AC_GLOBAL_MISALIGNED:
+	case AC_GLOBAL_EMPTY:
+	case AC_PLANE_MISALIGNED:
+	case AC_PLANE_EMPTY:
+	case AC_GLOBALS_OVERLAP:
+	case AC_PLANES_OVERLAP:
+	case AC_PLANE_OVERLAPS_GLOBAL: {
+		json_t *ts = json_array();
+		int two = d->reason == AC_GLOBALS_OVERLAP ||
+			  d->reason == AC_PLANES_OVERLAP ||
+			  d->reason == AC_PLANE_OVERLAPS_GLOBAL;
+		for (int i = 0; i < 1 + two; i++)
+			json_array_append_new(ts, json_tensor(m, d->tensor[i]));
+		json_object_set_new(o, "tensors", ts);
+		break;
+	}
+	case AC_LAUNCH_NO_PHASE:
+		put_index(o, "launch", d->launch);
+		json_object_set_new(o, "identity_problem",
+			json_string(ac_identity_problem_name(d->identity_problem)));
+		if (d->identity_problem == AC_ID_UNPARSABLE)
+			put_index(o, "identity_offset", d->identity_offset);
+		break;
+	case AC_WORD_UNNAMED:
+		put_index(o, "launch", d->launch);
+		put_word_fields(o, m, d);
+		break;
+	case AC_CARRIED_UNDECLARED:
+	case AC_CARRIED_OVERWRITTEN:
+		put_instance_fields(o, m, d);
+		break;
+	}
+	return o;
+}
+
+/*
+ * Prints {"file": F, "verdict": V, <rest>} on one line.  The verdict is an
+ * unsigned 64-bit integer and json_integer holds only signed 64 bits, so
+ * it is printed here, exactly, and spliced in; verdict NULL prints null.
+ * rest is consumed.
+ */
+static void print_json_line(const char *file, const uint64_t *verdict,
+			    json_t *rest)
+{
+	json_t *jf = json_text(file, strlen(file));
+	char *f = jf ? json_dumps(jf, JSON_ENCODE_ANY) : NULL;
+	char *r = rest ? json_dumps(rest, 0) : NULL;
+	json_decref(jf);
+	json_decref(rest);
+	if (!f || !r) {
+		/* Out of memory: still one object per file. */
+		printf("{\"file\": null, \"verdict\": null, \"error\": \"out of memory\"}\n");
+	} else {
+		printf("{\"file\": %s, \"verdict\": ", f);
+		if (verdict)
+			printf("%" PRIu64, *verdict);
+		else
+			printf("null");
+		/* r is "{}" or "{...}": drop its opening brace. */
+		printf("%s%s\n", r[1] == '}' ? "" : ", ", r + 1);
+	}
+	free(f);
+	free(r);
+}
+
+/* ---- reporting ---- */
+
+static void report_error(const struct options *opt, const char *file,
+			 const struct ac_error *err)
+{
+	char text[400];
+	ac_error_text(err, text, sizeof(text));
+	if (!opt->json) {
+		printf("%s: error: %s\n", file, text);
+		return;
+	}
+	json_t *rest = json_object();
+	json_object_set_new(rest, "error", json_text(text, strlen(text)));
+	if (err->where[0])
+		json_object_set_new(rest, "where",
+				    json_text(err->where, strlen(err->where)));
+	json_object_set_new(rest, "message",
+			    json_text(err->message, strlen(err->message)));
+	print_json_line(file, NULL, rest);
+}
+
+/* Prints text with every line indented, for the plain explanation. */
+static void print_indented(const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		printf("  %.*s\n", (int)n, text);
+		text += n;
+		if (*text == '\n')
+			text++;
+	}
+}
+
+static void report_verdict(const struct options *opt, const char *file,
+			   uint64_t verdict, const struct ac_diag *diag,
+			   const ac_program *program, uint64_t executed)
+{
+	static char text[RENDER_LEN];
+	text[0] = 0;
+	if (opt->quiet)
+		;  /* no explanation wanted */
+	else if (verdict == 0)
+		snprintf(text, sizeof(text),
+			 "certified: conditions (A), (B), (C) and (D) hold over "
+			 "%" PRIu64 " executed launches", executed);
+	else
+		ac_diag_render(diag, program, text, sizeof(text));
+
+	if (!opt->json) {
+		printf("%s: verdict %" PRIu64 "\n", file, verdict);
+		print_indented(text);
+		return;
+	}
+	json_t *rest = json_diag(ac_program_model(program), diag);
+	if (text[0])
+		json_object_set_new(rest, "explanation",
+				    json_text(text, strlen(text)));
+	print_json_line(file, &verdict, rest);
+}
+
+/* Certifies one file and reports it.  Returns its exit status. */
+static int certify_file(const struct options *opt, const char *file,
+			int *convert_failed)
+{
+	struct ac_error err = { "", "" };
+	struct ac_model *model = NULL;
+	ac_program *program = NULL;
+	ac_schedule *schedule = NULL;
+	char *data = NULL;
+	size_t len = 0;
+	int status = EXIT_BAD_INPUT;
+
+	if (read_input(file, &data, &len, &err) != 0)
+		goto fail;
+	int r = ac_model_read(data, len, &model, &err);
+	free(data);
+	if (r != 0)
+		goto fail;
+	if (opt->convert && convert(opt, model) != 0)
+		*convert_failed = 1;
+	program = ac_program_new(model, &err);
+	if (!program)
+		goto fail;
+	schedule = ac_schedule_new(program);
+	if (!schedule) {
+		err.where[0] = 0;
+		snprintf(err.message, sizeof(err.message), "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	if (ac_schedule_append(schedule, model->refs, (size_t)model->n_refs,
+			       &err) != 0)
+		goto fail;
+
+	struct ac_diag diag;
+	memset(&diag, 0, sizeof(diag));
+	uint64_t verdict = ac_schedule_verdict(schedule, &diag);
+	report_verdict(opt, file, verdict, &diag, program,
+		       ac_schedule_executed(schedule));
+	status = verdict == 0 ? EXIT_CERTIFIED : EXIT_VERDICT;
+	goto done;
+fail:
+	report_error(opt, file, &err);
+done:
+	ac_schedule_free(schedule);
+	ac_program_free(program);
+	ac_model_free(model);
+	return status;
+}
+
+/* ---- main ---- */
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "arena-certify: %s%s\nTry 'arena-certify --help'.\n",
+		what, arg);
+	return EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = { 0, 0, NULL };
+	char **files = argv;  /* the operands, compacted in place */
+	int n_files = 0, options_done = 0;
+
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (options_done || a[0] != '-' || strcmp(a, "-") == 0)
+			files[n_files++] = a;
+		else if (strcmp(a, "--") == 0)
+			options_done = 1;
+		else if (strcmp(a, "--json") == 0)
+			opt.json = 1;
+		else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+			opt.quiet = 1;
+		else if (strcmp(a, "--convert") == 0) {
+			if (i + 1 == argc)
+				return usage_error("missing output file after ", a);
+			opt.convert = argv[++i];
+		} else if (strncmp(a, "--convert=", 10) == 0)
+			opt.convert = a + 10;
+		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+			printf("arena-certify %s\n", AG_VERSION);
+			return 0;
+		} else
+			return usage_error("unknown option ", a);
+	}
+	if (n_files == 0)
+		return usage_error("no input file (use - for standard input)", "");
+	if (opt.convert && n_files != 1)
+		return usage_error("--convert takes exactly one input FILE", "");
+	if (opt.convert && (!opt.convert[0] || strcmp(opt.convert, "-") == 0))
+		return usage_error("--convert needs a file name (its extension "
+				   "picks the format), not ", opt.convert);
+
+	int any_verdict = 0, any_bad = 0, convert_failed = 0;
+	for (int i = 0; i < n_files; i++) {
+		int s = certify_file(&opt, files[i], &convert_failed);
+		any_verdict |= s == EXIT_VERDICT;
+		any_bad |= s == EXIT_BAD_INPUT;
+	}
+
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "arena-certify: writing output: %s\n",
+			strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	if (any_bad || convert_failed)
+		return EXIT_BAD_INPUT;
+	return any_verdict ? EXIT_VERDICT : EXIT_CERTIFIED;
+}

@@ -168,9 +168,11 @@ int ac_certify(const struct ac_model *model, uint64_t *verdict,
 const char *ac_diag_render(const struct ac_diag *diag,
 			   const ac_program *program, char *buf, size_t len);
 
-/* Short names: "certified", "A", ...; "carried-overwritten", ... */
+/* Short names: "certified", "A", ...; "carried-overwritten", ...;
+ * "unparsable", "no-field51", ... */
 const char *ac_condition_name(enum ac_condition condition);
 const char *ac_reason_name(enum ac_reason reason);
+const char *ac_identity_problem_name(enum ac_identity_problem problem);
 
 #ifdef __cplusplus
 }
