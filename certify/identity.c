@@ -132,3 +132,23 @@ uint32_t phase_table_find(const struct hash_index *h, const struct ac_model *m,
 	return hash_index_find(h, XXH3_64bits(bytes, len), identity_equals, m,
 			       &b);
 }
+
+int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
+{
+	struct hash_index h;
+	uint32_t first, dup;
+	if (phase_table_build(m, &h, &first, &dup) != 0) {
+		hash_index_free(&h);
+		return -1;
+	}
+	for (uint32_t l = 0; l < m->n_launches; l++) {
+		const struct ac_bytes *b = &m->launches[l].identity;
+		struct identity_field51 id;
+		identity_parse(b->data, b->len, &id);
+		phase_of[l] = NO_PHASE;
+		if (id.problem == AC_ID_OK)
+			phase_of[l] = phase_table_find(&h, m, id.payload, id.len);
+	}
+	hash_index_free(&h);
+	return 0;
+}

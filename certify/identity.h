@@ -9,6 +9,7 @@
 
 /* Protobuf field 51, deviceArenaPhaseIdentity. */
 #define IDENTITY_PHASE_FIELD 51
+#define NO_PHASE UINT32_MAX
 
 struct identity_field51 {
 	enum ac_identity_problem problem; /* AC_ID_OK or why there is none */
@@ -39,5 +40,9 @@ int phase_table_build(const struct ac_model *m, struct hash_index *h,
 /* The phase whose identity is these bytes, or HASH_INDEX_EMPTY. */
 uint32_t phase_table_find(const struct hash_index *h, const struct ac_model *m,
 			  const uint8_t *bytes, uint64_t len);
+
+/* Every launch's phase (NO_PHASE when it has no declared phase) for a
+ * model whose phase identities are distinct.  -1 on out-of-memory. */
+int phases_of_launches(const struct ac_model *m, uint32_t *phase_of);
 
 #endif

@@ -207,12 +207,12 @@ static int start_digest(struct ac_program *p, struct ac_error *err)
 /* (A), (B), then (C): the first that fails sets the verdict. */
 static int check_program(struct ac_program *p)
 {
+	p->phase_of = malloc((p->m->n_launches + 1) * sizeof(*p->phase_of));
+	if (!p->phase_of || phases_of_launches(p->m, p->phase_of) != 0)
+		return -1;
 	int r = check_layout(p->m, &p->diag);
 	if (r != 0)
 		return r;
-	p->phase_of = malloc((p->m->n_launches + 1) * sizeof(*p->phase_of));
-	if (!p->phase_of)
-		return -1;
 	return check_words(p->m, p->phase_of, &p->diag);
 }
 
@@ -262,6 +262,13 @@ void ac_program_free(ac_program *p)
 uint64_t ac_program_verdict(const ac_program *p)
 {
 	return p->verdict;
+}
+
+uint64_t ac_program_launch_phase(const ac_program *p, uint64_t launch)
+{
+	if (launch >= p->m->n_launches || p->phase_of[launch] == NO_PHASE)
+		return AC_NONE;
+	return p->phase_of[launch];
 }
 
 const struct ac_model *ac_program_model(const ac_program *p)

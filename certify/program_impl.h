@@ -10,9 +10,8 @@
 #include <stdint.h>
 #include <xxhash.h>
 
+#include "identity.h"
 #include "internal.h"
-
-#define NO_PHASE UINT32_MAX
 
 /* A maximal stretch of launches of one phase that does not cross a repeat
  * body's boundary. */
@@ -47,8 +46,9 @@ struct ac_program {
 	uint64_t *extra_prefix;  /* extra_prefix[b]: executed launches that
 				  * bodies[0..b) add beyond their count */
 
+	uint32_t *phase_of;      /* per launch, NO_PHASE if undeclared */
+
 	/* Built only when verdict == 0, for (D). */
-	uint32_t *phase_of;      /* per launch */
 	struct run *runs;
 	uint32_t n_runs;
 	uint32_t *run_of;        /* per launch: the run holding it */
@@ -76,9 +76,9 @@ uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n);
 int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
 		     uint32_t n, uint64_t x);
 
-/* words.c: (C).  Fills phase_of (NO_PHASE where undeclared) and returns 0,
- * or 1 with *diag for the smallest failing launch; -1 on out-of-memory. */
-int check_words(const struct ac_model *m, uint32_t *phase_of,
+/* words.c: (C), given every launch's phase.  Returns 0, or 1 with *diag
+ * for the smallest failing launch; -1 on out-of-memory. */
+int check_words(const struct ac_model *m, const uint32_t *phase_of,
 		struct ac_diag *diag);
 
 #endif

@@ -322,37 +322,26 @@ static void body_walk_next(struct body_walk *bw, const struct ac_model *m,
 	}
 }
 
-/* The phase a launch declares, or NO_PHASE with the reason in *problem. */
-static uint32_t launch_phase(const struct ac_model *m,
-			     const struct hash_index *phases, uint32_t l,
-			     struct identity_field51 *id)
+static void report_no_phase(const struct word_check *c, uint32_t l)
 {
-	const struct ac_bytes *b = &m->launches[l].identity;
-	identity_parse(b->data, b->len, id);
-	if (id->problem != AC_ID_OK)
-		return NO_PHASE;
-	uint32_t p = phase_table_find(phases, m, id->payload, id->len);
-	if (p == HASH_INDEX_EMPTY) {
-		id->problem = AC_ID_UNKNOWN_PHASE;
-		return NO_PHASE;
-	}
-	return p;
+	const struct ac_bytes *b = &c->m->launches[l].identity;
+	struct identity_field51 id;
+	identity_parse(b->data, b->len, &id);
+	c->diag->condition = AC_COND_C;
+	c->diag->reason = AC_LAUNCH_NO_PHASE;
+	c->diag->launch = l;
+	/* parsed fine but named no phase: the payload is unknown */
+	c->diag->identity_problem = id.problem ? id.problem : AC_ID_UNKNOWN_PHASE;
+	c->diag->identity_offset = id.offset;
 }
 
-static int check_launch(const struct word_check *c,
-			const struct hash_index *phases, uint32_t l,
-			uint32_t *phase_of, struct body_walk *bw)
+static int check_launch(const struct word_check *c, uint32_t l,
+			const uint32_t *phase_of, struct body_walk *bw)
 {
 	const struct ac_model *m = c->m;
-	struct identity_field51 id;
-	uint32_t phase = launch_phase(m, phases, l, &id);
-	phase_of[l] = phase;
+	uint32_t phase = phase_of[l];
 	if (phase == NO_PHASE) {
-		c->diag->condition = AC_COND_C;
-		c->diag->reason = AC_LAUNCH_NO_PHASE;
-		c->diag->launch = l;
-		c->diag->identity_problem = id.problem;
-		c->diag->identity_offset = id.offset;
+		report_no_phase(c, l);
 		return 1;
 	}
 	for (uint32_t w = 0; w < m->launches[l].word_count; w++) {
@@ -378,9 +367,7 @@ static uint32_t *index_bodies(const struct ac_model *m)
 	return start;
 }
 
-static int check_all_launches(struct word_check *c,
-			      const struct hash_index *phases,
-			      uint32_t *phase_of)
+static int check_all_launches(struct word_check *c, const uint32_t *phase_of)
 {
 	const struct ac_model *m = c->m;
 	uint32_t *body_at = index_bodies(m);
@@ -400,27 +387,23 @@ static int check_all_launches(struct word_check *c,
 			body_end = r->first + r->count;
 		}
 		int in_body = bw.r && l < body_end;
-		rc = check_launch(c, phases, l, phase_of, in_body ? &bw : NULL);
+		rc = check_launch(c, l, phase_of, in_body ? &bw : NULL);
 	}
 	body_walk_free(&bw);
 	free(body_at);
 	return rc;
 }
 
-int check_words(const struct ac_model *m, uint32_t *phase_of,
+int check_words(const struct ac_model *m, const uint32_t *phase_of,
 		struct ac_diag *diag)
 {
 	struct word_check c = { .m = m, .diag = diag };
-	struct hash_index phases = { 0 };
-	uint32_t first, dup;
 	int rc = -1;
 	c.globals = sort_tensors(m->globals, m->n_globals);
-	if (c.globals && sort_planes(&c) == 0 && merge_windows(&c) == 0 &&
-	    phase_table_build(m, &phases, &first, &dup) == 0)
-		rc = check_all_launches(&c, &phases, phase_of);
+	if (c.globals && sort_planes(&c) == 0 && merge_windows(&c) == 0)
+		rc = check_all_launches(&c, phase_of);
 	if (rc > 0)
 		diag->verdict = 2 + diag->launch;
-	hash_index_free(&phases);
 	free(c.globals);
 	free(c.planes);
 	free(c.windows);

@@ -124,6 +124,9 @@ void ac_program_free(ac_program *program);
 uint64_t ac_program_verdict(const ac_program *program);
 const struct ac_model *ac_program_model(const ac_program *program);
 
+/* The phase launch `launch` declares (spec 1.2), or AC_NONE. */
+uint64_t ac_program_launch_phase(const ac_program *program, uint64_t launch);
+
 /* An empty schedule of a program.  NULL when memory runs out. */
 ac_schedule *ac_schedule_new(const ac_program *program);
 void ac_schedule_free(ac_schedule *schedule);
