@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copying from and to application memory without trusting the pointer,
+ * for code that plays the kernel's part inside the application's own
+ * process (the simulated device, the guard).  A bad pointer gives -EFAULT,
+ * as copy_from_user() does in a driver, instead of a SIGSEGV in the host.
+ */
+#ifndef ARENAGUARD_USERCOPY_H
+#define ARENAGUARD_USERCOPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 0, or -EFAULT when any byte of [src, src + len) cannot be read. */
+int copy_from_user(void *dst, uint64_t src, size_t len);
+
+/* 0, or -EFAULT when any byte of [dst, dst + len) cannot be written. */
+int copy_to_user(uint64_t dst, const void *src, size_t len);
+
+#endif

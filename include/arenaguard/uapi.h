@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arenaguard/uapi.h - the `arena` accelerator driver's user-space ABI.
+ *
+ * A DRM accel driver: the node is /dev/accel/accel0 (character device,
+ * major 261), DRM_IOCTL_VERSION reports the name "arena", and the
+ * driver-private ioctls below are DRM_IOWR numbers from DRM_COMMAND_BASE.
+ * Every struct has a fixed size and explicit padding; padding and
+ * reserved fields must be zero (EINVAL otherwise) so they can gain a
+ * meaning later.  Pointers travel as __u64.
+ *
+ * Errors (returned as -1/errno by ioctl, as -errno in a CQE's res):
+ *   EINVAL  malformed argument: nonzero padding, unknown flags, a program
+ *           image that does not parse, a reference outside the program
+ *   EFAULT  a user pointer that cannot be read or written
+ *   ENOENT  an unknown handle
+ *   ENOMEM  out of device or host memory
+ *   EBUSY   the object is in use (a program with live schedules, a buffer
+ *           overlapping another, a schedule that is executing)
+ *   ENOTTY  an unknown ioctl number
+ *   EPERM   (only from libarenaguard) the submission was blocked because
+ *           the program failed the device-arena certificate
+ *
+ * Programs are the binary program image (docs/program-image.md).  The
+ * device executes launches; it ignores the plan section and the launches'
+ * source identities, which exist for the certificate.
+ */
+#ifndef ARENAGUARD_UAPI_H
+#define ARENAGUARD_UAPI_H
+
+#include <linux/types.h>
+
+#ifdef __KERNEL__
+#include <drm/drm.h>
+#else
+#include <drm.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ARENA_DRIVER_NAME "arena"
+#define ARENA_NODE_PATH "/dev/accel/accel0"
+#define ARENA_ACCEL_MAJOR 261
+
+/* ---- Buffer objects: device memory at a fixed device address ---------- */
+
+/*
+ * Creates a buffer of `size` bytes at device address `address` (both
+ * multiples of 4096, size >= 4096).  The buffer must not overlap another
+ * live one (EBUSY).  Its bytes start as zero.
+ */
+struct drm_arena_bo_create {
+	__u64 address;
+	__u64 size;
+	__u32 flags;          /* must be 0 */
+	__u32 handle;         /* out */
+};
+
+/* The fake offset to pass to mmap(2) on the device fd to map the buffer. */
+struct drm_arena_bo_mmap {
+	__u32 handle;
+	__u32 pad;
+	__u64 offset;         /* out */
+};
+
+/* Copies `size` bytes between user memory `data` and the buffer at byte
+ * `offset` (EINVAL if [offset, offset + size) leaves the buffer). */
+struct drm_arena_bo_rw {
+	__u32 handle;
+	__u32 pad;
+	__u64 offset;
+	__u64 size;
+	__u64 data;           /* user pointer */
+};
+
+struct drm_arena_handle {
+	__u32 handle;
+	__u32 pad;
+};
+
+/* ---- Programs ---------------------------------------------------------- */
+
+/* Creates a program from a binary program image at `image` (a user
+ * pointer) of `size` bytes.  The image's own schedule section must be
+ * empty: schedules are built with the schedule ioctls. */
+struct drm_arena_program_create {
+	__u64 image;
+	__u64 size;
+	__u32 flags;          /* must be 0 */
+	__u32 handle;         /* out */
+};
+
+/* ---- Schedules --------------------------------------------------------- */
+
+/* Creates an empty schedule of `program`. */
+struct drm_arena_schedule_create {
+	__u32 program;
+	__u32 handle;         /* out */
+};
+
+/* One schedule reference: launches [first, first + count) of the table;
+ * the same as a reference of the program image's schedule section. */
+struct drm_arena_ref {
+	__u64 first;
+	__u64 count;
+};
+
+/* Appends `count` references (an array at user pointer `refs`).  A batch
+ * is atomic: EINVAL (a reference outside the table, empty, or cutting a
+ * repeat body) appends none of it.  EBUSY while the schedule executes. */
+struct drm_arena_schedule_append {
+	__u32 schedule;
+	__u32 count;
+	__u64 refs;
+};
+
+/* Queues the schedule for execution; `seqno` (out) identifies it. */
+struct drm_arena_schedule_submit {
+	__u32 schedule;
+	__u32 flags;          /* must be 0 */
+	__u64 seqno;          /* out */
+};
+
+/* Waits until the submission `seqno` has completed, at most timeout_ns
+ * (negative: forever).  ETIME on time-out; 0 once complete, also when it
+ * already was.  EINVAL for a sequence number never handed out. */
+struct drm_arena_wait {
+	__u64 seqno;
+	__s64 timeout_ns;
+};
+
+#define DRM_ARENA_BO_CREATE        0x00
+#define DRM_ARENA_BO_MMAP          0x01
+#define DRM_ARENA_BO_WRITE         0x02
+#define DRM_ARENA_BO_READ          0x03
+#define DRM_ARENA_BO_DESTROY       0x04
+#define DRM_ARENA_PROGRAM_CREATE   0x05
+#define DRM_ARENA_PROGRAM_DESTROY  0x06
+#define DRM_ARENA_SCHEDULE_CREATE  0x07
+#define DRM_ARENA_SCHEDULE_APPEND  0x08
+#define DRM_ARENA_SCHEDULE_SUBMIT  0x09
+#define DRM_ARENA_WAIT             0x0a
+#define DRM_ARENA_SCHEDULE_DESTROY 0x0b
+
+#define DRM_IOCTL_ARENA(nr, type) DRM_IOWR(DRM_COMMAND_BASE + (nr), type)
+
+#define DRM_IOCTL_ARENA_BO_CREATE \
+	DRM_IOCTL_ARENA(DRM_ARENA_BO_CREATE, struct drm_arena_bo_create)
+#define DRM_IOCTL_ARENA_BO_MMAP \
+	DRM_IOCTL_ARENA(DRM_ARENA_BO_MMAP, struct drm_arena_bo_mmap)
+#define DRM_IOCTL_ARENA_BO_WRITE \
+	DRM_IOCTL_ARENA(DRM_ARENA_BO_WRITE, struct drm_arena_bo_rw)
+#define DRM_IOCTL_ARENA_BO_READ \
+	DRM_IOCTL_ARENA(DRM_ARENA_BO_READ, struct drm_arena_bo_rw)
+#define DRM_IOCTL_ARENA_BO_DESTROY \
+	DRM_IOCTL_ARENA(DRM_ARENA_BO_DESTROY, struct drm_arena_handle)
+#define DRM_IOCTL_ARENA_PROGRAM_CREATE \
+	DRM_IOCTL_ARENA(DRM_ARENA_PROGRAM_CREATE, struct drm_arena_program_create)
+#define DRM_IOCTL_ARENA_PROGRAM_DESTROY \
+	DRM_IOCTL_ARENA(DRM_ARENA_PROGRAM_DESTROY, struct drm_arena_handle)
+#define DRM_IOCTL_ARENA_SCHEDULE_CREATE \
+	DRM_IOCTL_ARENA(DRM_ARENA_SCHEDULE_CREATE, struct drm_arena_schedule_create)
+#define DRM_IOCTL_ARENA_SCHEDULE_APPEND \
+	DRM_IOCTL_ARENA(DRM_ARENA_SCHEDULE_APPEND, struct drm_arena_schedule_append)
+#define DRM_IOCTL_ARENA_SCHEDULE_SUBMIT \
+	DRM_IOCTL_ARENA(DRM_ARENA_SCHEDULE_SUBMIT, struct drm_arena_schedule_submit)
+#define DRM_IOCTL_ARENA_WAIT \
+	DRM_IOCTL_ARENA(DRM_ARENA_WAIT, struct drm_arena_wait)
+#define DRM_IOCTL_ARENA_SCHEDULE_DESTROY \
+	DRM_IOCTL_ARENA(DRM_ARENA_SCHEDULE_DESTROY, struct drm_arena_handle)
+
+/* ---- io_uring: IORING_OP_URING_CMD on the device fd ---------------------
+ *
+ * The ring must be set up with IORING_SETUP_SQE128; sqe->cmd_op selects
+ * the command and sqe->cmd (80 bytes) holds its argument struct, zero
+ * padded.  The CQE's res is 0 or -errno, exactly as the ioctl's result.
+ */
+#define ARENA_URING_CMD_APPEND 1  /* cmd: struct drm_arena_schedule_append */
+#define ARENA_URING_CMD_SUBMIT 2  /* cmd: struct arena_uring_submit */
+
+/* Like drm_arena_schedule_submit, but a CQE has no out field: the
+ * sequence number is stored at user pointer `seqno` (if not 0). */
+struct arena_uring_submit {
+	__u32 schedule;
+	__u32 flags;          /* must be 0 */
+	__u64 seqno;          /* user pointer to a __u64, or 0 */
+};
+
+/* ---- Kernels ----------------------------------------------------------
+ *
+ * Word 0 of every launch names its kernel; the remaining words are its
+ * parameters: device addresses (A) and counts (N) of f32 elements, in the
+ * order listed.  A launch with too few words, an unknown kernel, or an
+ * address range outside every buffer faults the submission: the device
+ * stops executing it and reports EFAULT from DRM_IOCTL_ARENA_WAIT.
+ */
+enum arena_kernel {
+	ARENA_K_COPY = 1,      /* A dst, A src, N n:         dst = src */
+	ARENA_K_FILL,          /* A dst, N n, f32 bits v:    dst = v */
+	ARENA_K_ADD,           /* A dst, A x, A y, N n:      dst = x + y */
+	ARENA_K_MUL,           /* A dst, A x, A y, N n:      dst = x * y */
+	ARENA_K_MATMUL,        /* A dst, A x, A w, N m, N k, N n, trans:
+				* dst[m,n] = x[m,k] . w[k,n] (trans 0) or
+				* x[m,k] . w[n,k]^T (trans 1) */
+	ARENA_K_GELU,          /* A dst, A x, N n (tanh approximation) */
+	ARENA_K_SOFTMAX,       /* A dst, A x, N rows, N cols, f32 bits scale:
+				* row-wise softmax of scale * x */
+	ARENA_K_LAYERNORM,     /* A dst, A x, A gamma, A beta, N rows, N cols:
+				* row-wise, epsilon 1e-5 */
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARENAGUARD_UAPI_H */
