@@ -1,4 +1,993 @@
-/* PLACEHOLDER: replaced by the real reader. */
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON interchange format -> model (shared/spec/program-json.md).
+ *
+ * jansson parses the text into a tree; this file walks the tree twice with
+ * the same functions.  The first walk (r->fill == 0) checks every key, type
+ * and number and only counts: array sizes, flattened list lengths and the
+ * bytes of every name and identity.  The counts are then checked against
+ * the model's fields and model_owned_alloc() allocates everything at once.
+ * The second walk (r->fill == 1) sees the same tree, so it cannot fail; it
+ * stores values, using the counters of the first walk as cursors.
+ *
+ * Only syntax and types are checked here.  Whether an index names a launch
+ * or a word, whether a range fits: that is ac_program_new()'s job, which
+ * reports it with the same paths.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "internal.h"
-int ac_model_read_json(const char *text, size_t len, struct ac_model **out, struct ac_error *err)
-{ (void)text; (void)len; (void)out; return ac_fail(err, "", "JSON reader not written yet"); }
+
+#define FORMAT_NAME "arena-program/1"
+#define EXACT_MAX ((uint64_t)1 << 53)  /* largest JSON integer we accept */
+#define PATH_LEN sizeof(((struct ac_error *)0)->where)
+
+/*
+ * Sections of the string pool, in the order the binary image stores them,
+ * so both readers lay out o->bytes identically.
+ */
+enum pool {
+	POOL_WINDOW, POOL_GLOBAL, POOL_PHASE, POOL_PLANE, POOL_LAUNCH, POOL_N
+};
+
+struct reader {
+	struct ac_error *err;
+	struct model_owned *o;
+	int fill;                 /* 0: check and count; 1: store */
+	/* Running totals of flattened lists: sizes after the first walk,
+	 * cursors (the next free index) during the second. */
+	uint64_t planes, words, deltas, slots, frame_values;
+	uint64_t pool[POOL_N];    /* bytes per section, then next free byte */
+};
+
+/* ---- paths ---------------------------------------------------------- */
+
+/* Marks a path that did not fit (never in practice: depth is fixed). */
+static void path_done(char *buf, int n)
+{
+	if (n >= (int)PATH_LEN)
+		memcpy(buf + PATH_LEN - 4, "...", 4);
+}
+
+/* Appends a key to a path, copying only printable ASCII of odd keys. */
+static void path_key(char *buf, const char *path, const char *key,
+		     size_t key_len)
+{
+	char safe[48];
+	size_t n = 0;
+	for (size_t i = 0; i < key_len && n < sizeof(safe) - 4; i++)
+		safe[n++] = key[i] > 0x20 && key[i] < 0x7f ? key[i] : '?';
+	if (key_len > n)
+		safe[n++] = '.', safe[n++] = '.', safe[n++] = '.';
+	safe[n] = 0;
+	path_done(buf, snprintf(buf, PATH_LEN, "%s%s%s", path,
+				path[0] ? "." : "", safe));
+}
+
+static void path_field(char *buf, const char *path, const char *key)
+{
+	path_key(buf, path, key, strlen(key));
+}
+
+static void path_index(char *buf, const char *path, uint64_t i)
+{
+	path_done(buf, snprintf(buf, PATH_LEN, "%s[%" PRIu64 "]", path, i));
+}
+
+/* Quotes a string for a message: printable ASCII, at most ~32 bytes. */
+static const char *quote(char *buf, size_t size, const char *s, size_t len)
+{
+	size_t n = 0;
+	buf[n++] = '"';
+	for (size_t i = 0; i < len && n + 5 < size && i < 32; i++)
+		buf[n++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (len > 32 || n + 5 >= size)
+		buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+	buf[n++] = '"';
+	buf[n] = 0;
+	return buf;
+}
+
+/* ---- types and keys ------------------------------------------------- */
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE: return "true";
+	case JSON_FALSE: return "false";
+	case JSON_NULL: return "null";
+	}
+	return "an unknown value";
+}
+
+static int fail_type(struct reader *r, const char *path, const json_t *v,
+		     const char *expected)
+{
+	return ac_fail(r->err, path, "expected %s, got %s", expected,
+		       type_name(v));
+}
+
+/* Is this key in the NULL-ended list?  (jansson refuses keys with NUL.) */
+static int key_known(const char *key, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (strcmp(*keys, key) == 0)
+			return 1;
+	return 0;
+}
+
+/* Checks that v is an object holding only the given keys. */
+static int check_object(struct reader *r, json_t *v, const char *path,
+			const char *const *keys, const char *expected)
+{
+	if (!json_is_object(v))
+		return fail_type(r, path, v, expected);
+	const char *key;
+	json_t *value;
+	json_object_foreach(v, key, value) {
+		if (key_known(key, keys))
+			continue;
+		char where[PATH_LEN], q[48];
+		path_key(where, path, key, strlen(key));
+		return ac_fail(r->err, where, "unknown key %s in %s",
+			       quote(q, sizeof(q), key, strlen(key)), expected);
+	}
+	return 0;
+}
+
+/* The value of a required key; fails when the key is missing. */
+static json_t *need(struct reader *r, json_t *obj, const char *path,
+		    const char *key, const char *expected)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v) {
+		char where[PATH_LEN];
+		path_field(where, path, key);
+		ac_fail(r->err, where, "missing required key \"%s\" (%s)", key,
+			expected);
+	}
+	return v;
+}
+
+/* An optional array: *arr is NULL when the key is absent. */
+static int opt_array(struct reader *r, json_t *obj, const char *path,
+		     const char *key, json_t **arr)
+{
+	char where[PATH_LEN];
+	*arr = json_object_get(obj, key);
+	if (*arr && !json_is_array(*arr)) {
+		path_field(where, path, key);
+		return fail_type(r, where, *arr, "an array");
+	}
+	return 0;
+}
+
+/* A required array. */
+static int need_array(struct reader *r, json_t *obj, const char *path,
+		      const char *key, json_t **arr)
+{
+	if (!(*arr = need(r, obj, path, key, "an array")))
+		return -1;
+	return opt_array(r, obj, path, key, arr);
+}
+
+static size_t array_size(const json_t *arr)
+{
+	return arr ? json_array_size(arr) : 0;
+}
+
+/* Fails when an array is too long for a 32-bit count. */
+static int check_count32(struct reader *r, const char *path, uint64_t n)
+{
+	if (n <= UINT32_MAX)
+		return 0;
+	return ac_fail(r->err, path, "%" PRIu64 " entries; at most 2^32-1", n);
+}
+
+/* Fails when a flattened list is too long for the model's 32-bit count. */
+static int check_total32(struct reader *r, const char *path, uint64_t n,
+			 const char *what)
+{
+	if (n <= UINT32_MAX)
+		return 0;
+	return ac_fail(r->err, path, "%" PRIu64 " %s in all; at most 2^32-1",
+		       n, what);
+}
+
+/* ---- numbers -------------------------------------------------------- */
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Parses the digits of a number string: decimal, or hexadecimal after
+ * "0x".  No sign, space or '+'.  Returns 0, or -1 with *why set.
+ */
+static int scan_u64(const char *s, size_t len, uint64_t *out,
+		    const char **why)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	if (len >= 2 && s[0] == '0' && s[1] == 'x')
+		base = 16, s += 2, len -= 2;
+	if (len == 0) {
+		*why = base == 16 ? "no digits after 0x" : "empty string";
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		int d = base == 16 ? hex_digit(s[i]) :
+			(s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -1);
+		if (d < 0) {
+			*why = base == 16 ? "not a hexadecimal digit" :
+				"not a decimal digit (or 0x and hex digits)";
+			return -1;
+		}
+		if (v > (UINT64_MAX - (unsigned)d) / base) {
+			*why = "out of range";
+			return -1;
+		}
+		v = v * base + (unsigned)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Reads a JSON integer within [-2^53, 2^53], or fails. */
+static int exact_integer(struct reader *r, const json_t *v, const char *path,
+			 json_int_t *out)
+{
+	if (json_is_real(v))
+		return ac_fail(r->err, path, "not an integer (a fraction or "
+			       "an exponent); expected an integer or a "
+			       "decimal or 0x string");
+	json_int_t n = json_integer_value(v);
+	if (n > (json_int_t)EXACT_MAX || n < -(json_int_t)EXACT_MAX)
+		return ac_fail(r->err, path, "integer %" JSON_INTEGER_FORMAT
+			       " is beyond 2^53 and not exact in JSON; write "
+			       "it as a string", n);
+	*out = n;
+	return 0;
+}
+
+/* An unsigned 64-bit value: an integer 0 .. 2^53 or a number string. */
+static int parse_u64(struct reader *r, const json_t *v, const char *path,
+		     uint64_t *out)
+{
+	const char *expected = "an unsigned 64-bit value (integer 0 .. 2^53, "
+		"or a decimal or 0x string below 2^64)";
+	if (json_is_number(v)) {
+		json_int_t n;
+		if (exact_integer(r, v, path, &n))
+			return -1;
+		if (n < 0)
+			return ac_fail(r->err, path, "negative; expected %s",
+				       expected);
+		*out = (uint64_t)n;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail_type(r, path, v, expected);
+	const char *s = json_string_value(v), *why;
+	size_t len = json_string_length(v);
+	char q[48];
+	if (len > 0 && s[0] == '-')
+		return ac_fail(r->err, path, "%s: negative; expected %s",
+			       quote(q, sizeof(q), s, len), expected);
+	if (scan_u64(s, len, out, &why))
+		return ac_fail(r->err, path, "%s: %s; expected %s",
+			       quote(q, sizeof(q), s, len), why, expected);
+	return 0;
+}
+
+/* A signed 64-bit value: as above, or negative (integer or leading '-'). */
+static int parse_i64(struct reader *r, const json_t *v, const char *path,
+		     int64_t *out)
+{
+	const char *expected = "a signed 64-bit value (integer -2^53 .. "
+		"2^53, or a decimal or 0x string, optionally with '-')";
+	if (json_is_number(v)) {
+		json_int_t n;
+		if (exact_integer(r, v, path, &n))
+			return -1;
+		*out = (int64_t)n;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail_type(r, path, v, expected);
+	const char *s = json_string_value(v), *why = "out of range";
+	size_t len = json_string_length(v);
+	int minus = len > 0 && s[0] == '-';
+	uint64_t mag;
+	char q[48];
+	if (scan_u64(s + minus, len - minus, &mag, &why) == 0) {
+		/* |INT64_MIN| = 2^63 is the one magnitude only '-' allows. */
+		if (minus && mag <= (uint64_t)INT64_MAX + 1) {
+			*out = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
+				-(int64_t)mag;
+			return 0;
+		}
+		if (!minus && mag <= (uint64_t)INT64_MAX) {
+			*out = (int64_t)mag;
+			return 0;
+		}
+		why = "out of range";
+	}
+	return ac_fail(r->err, path, "%s: %s; expected %s",
+		       quote(q, sizeof(q), s, len), why, expected);
+}
+
+static int need_u64(struct reader *r, json_t *obj, const char *path,
+		    const char *key, uint64_t *out)
+{
+	char where[PATH_LEN];
+	json_t *v = need(r, obj, path, key, "an unsigned 64-bit value");
+	path_field(where, path, key);
+	return v ? parse_u64(r, v, where, out) : -1;
+}
+
+static int need_i64(struct reader *r, json_t *obj, const char *path,
+		    const char *key, int64_t *out)
+{
+	char where[PATH_LEN];
+	json_t *v = need(r, obj, path, key, "a signed 64-bit value");
+	path_field(where, path, key);
+	return v ? parse_i64(r, v, where, out) : -1;
+}
+
+static int need_bool(struct reader *r, json_t *obj, const char *path,
+		     const char *key, uint8_t *out)
+{
+	char where[PATH_LEN];
+	json_t *v = need(r, obj, path, key, "true or false");
+	if (!v)
+		return -1;
+	path_field(where, path, key);
+	if (!json_is_boolean(v))
+		return fail_type(r, where, v, "true or false");
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* ---- byte strings --------------------------------------------------- */
+
+/* Checks a hex string and returns its byte count in *n. */
+static int check_hex(struct reader *r, const json_t *v, const char *path,
+		     uint64_t *n)
+{
+	if (!json_is_string(v))
+		return fail_type(r, path, v, "a string of hex digits");
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v);
+	for (size_t i = 0; i < len; i++)
+		if (hex_digit(s[i]) < 0)
+			return ac_fail(r->err, path, "byte %zu is not a hex "
+				       "digit; expected pairs of hex digits",
+				       i);
+	if (len % 2)
+		return ac_fail(r->err, path, "odd number of hex digits (%zu); "
+			       "expected two per byte", len);
+	*n = len / 2;
+	return 0;
+}
+
+static void decode_hex(const json_t *v, uint8_t *dst)
+{
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v);
+	for (size_t i = 0; i + 1 < len; i += 2)
+		dst[i / 2] = (uint8_t)(hex_digit(s[i]) << 4 |
+				       hex_digit(s[i + 1]));
+}
+
+/* Where the next len bytes of a pool section go; advances the section. */
+static uint8_t *pool_take(struct reader *r, enum pool pool, uint64_t len,
+			  struct ac_bytes *out)
+{
+	uint8_t *at = r->fill ? r->o->bytes + r->pool[pool] : NULL;
+	r->pool[pool] += len;
+	out->data = at;
+	out->len = (uint32_t)len;
+	return at;
+}
+
+static int check_len32(struct reader *r, const char *path, uint64_t len)
+{
+	if (len <= UINT32_MAX)
+		return 0;
+	return ac_fail(r->err, path, "%" PRIu64 " bytes; at most 2^32-1",
+		       len);
+}
+
+/*
+ * Finds which of two twin keys ("name" and "name_hex") is given.  Returns
+ * -1 when both are (error at the _hex key), else 0 with *text or *hex set
+ * (or neither).
+ */
+static int twins(struct reader *r, json_t *obj, const char *path,
+		 const char *key, const char *hex_key, json_t **text,
+		 json_t **hex)
+{
+	*text = json_object_get(obj, key);
+	*hex = json_object_get(obj, hex_key);
+	if (!*text || !*hex)
+		return 0;
+	char where[PATH_LEN];
+	path_field(where, path, hex_key);
+	return ac_fail(r->err, where, "both %s and %s given; expected "
+		       "exactly one", key, hex_key);
+}
+
+/* Bytes given as a string of hex digits, into a pool section. */
+static int read_hex(struct reader *r, const json_t *v, const char *path,
+		    enum pool pool, struct ac_bytes *out)
+{
+	uint64_t len;
+	if (check_hex(r, v, path, &len) || check_len32(r, path, len))
+		return -1;
+	uint8_t *at = pool_take(r, pool, len, out);
+	if (at)
+		decode_hex(v, at);
+	return 0;
+}
+
+/* Bytes given as text: its UTF-8 bytes (jansson checked the encoding). */
+static int read_text(struct reader *r, const json_t *v, const char *path,
+		     enum pool pool, struct ac_bytes *out)
+{
+	if (!json_is_string(v))
+		return fail_type(r, path, v, "a string");
+	uint64_t len = json_string_length(v);
+	if (check_len32(r, path, len))
+		return -1;
+	uint8_t *at = pool_take(r, pool, len, out);
+	if (at && len)
+		memcpy(at, json_string_value(v), len);
+	return 0;
+}
+
+/*
+ * A name or identity given as key (text) or key_hex, never both.  When
+ * absent and optional it is the empty byte string.
+ */
+static int read_bytes(struct reader *r, json_t *obj, const char *path,
+		      const char *key, const char *hex_key, int required,
+		      enum pool pool, struct ac_bytes *out)
+{
+	char where[PATH_LEN];
+	json_t *text, *hex;
+	*out = (struct ac_bytes){ 0 };
+	if (twins(r, obj, path, key, hex_key, &text, &hex))
+		return -1;
+	if (text) {
+		path_field(where, path, key);
+		return read_text(r, text, where, pool, out);
+	}
+	if (hex) {
+		path_field(where, path, hex_key);
+		return read_hex(r, hex, where, pool, out);
+	}
+	if (!required)
+		return 0;
+	path_field(where, path, key);
+	return ac_fail(r->err, where, "missing required key \"%s\" (or "
+		       "\"%s\")", key, hex_key);
+}
+
+/* ---- the launch identity -------------------------------------------- */
+
+/* Field 51, wire type 2: tag (51 << 3) | 2 = 410 as a varint. */
+static const uint8_t FIELD51_TAG[2] = { 0x9a, 0x03 };
+
+static unsigned varint_put(uint8_t *dst, uint64_t v)
+{
+	unsigned n = 0;
+	do {
+		uint8_t b = v & 0x7f;
+		v >>= 7;
+		if (dst)
+			dst[n] = b | (v ? 0x80 : 0);
+		n++;
+	} while (v);
+	return n;
+}
+
+/*
+ * Builds the identity of `phase`/`phase_hex`: the message holding only
+ * field 51 with these bytes (tag, minimal varint length, payload).
+ */
+static int read_phase_identity(struct reader *r, const json_t *v, int is_hex,
+			       const char *path, struct ac_bytes *out)
+{
+	uint64_t len;
+	if (is_hex) {
+		if (check_hex(r, v, path, &len))
+			return -1;
+	} else {
+		if (!json_is_string(v))
+			return fail_type(r, path, v, "a string");
+		len = json_string_length(v);
+	}
+	uint64_t total = len + sizeof(FIELD51_TAG) + varint_put(NULL, len);
+	if (check_len32(r, path, total))
+		return -1;
+	uint8_t *at = pool_take(r, POOL_LAUNCH, total, out);
+	if (!at)
+		return 0;
+	memcpy(at, FIELD51_TAG, sizeof(FIELD51_TAG));
+	at += sizeof(FIELD51_TAG);
+	at += varint_put(at, len);
+	if (is_hex)
+		decode_hex(v, at);
+	else if (len)
+		memcpy(at, json_string_value(v), len);
+	return 0;
+}
+
+/* Exactly one of phase, phase_hex, identity_hex. */
+static int read_launch_identity(struct reader *r, json_t *obj,
+				const char *path, struct ac_bytes *out)
+{
+	static const char *const keys[] = { "phase", "phase_hex",
+					    "identity_hex" };
+	json_t *v = NULL;
+	int which = -1;
+	char where[PATH_LEN];
+	for (int k = 0; k < 3; k++) {
+		json_t *got = json_object_get(obj, keys[k]);
+		if (!got)
+			continue;
+		if (v) {
+			path_field(where, path, keys[k]);
+			return ac_fail(r->err, where, "both %s and %s given; "
+				       "expected exactly one of phase, "
+				       "phase_hex, identity_hex",
+				       keys[which], keys[k]);
+		}
+		v = got;
+		which = k;
+	}
+	if (!v)
+		return ac_fail(r->err, path, "no source identity: expected "
+			       "exactly one of phase, phase_hex, identity_hex");
+	path_field(where, path, keys[which]);
+	if (which < 2)
+		return read_phase_identity(r, v, which == 1, where, out);
+	return read_hex(r, v, where, POOL_LAUNCH, out);
+}
+
+/* ---- the tables ----------------------------------------------------- */
+
+/*
+ * Each reader of one entry fills a struct the caller stores (second walk)
+ * or drops (first walk).  Flattened lists advance the reader's running
+ * totals, so an entry's *_first is the total before it.
+ */
+
+static int read_window(struct reader *r, json_t *v, const char *path,
+		       struct ac_window *w)
+{
+	static const char *const keys[] = { "name", "name_hex", "base",
+					    "size", NULL };
+	if (check_object(r, v, path, keys, "a window {name, base, size}"))
+		return -1;
+	return read_bytes(r, v, path, "name", "name_hex", 0, POOL_WINDOW,
+			  &w->name) ||
+	       need_u64(r, v, path, "base", &w->base) ||
+	       need_u64(r, v, path, "size", &w->size);
+}
+
+static int read_global(struct reader *r, json_t *v, const char *path,
+		       struct ac_tensor *t)
+{
+	static const char *const keys[] = { "name", "name_hex", "offset",
+					    "size", NULL };
+	if (check_object(r, v, path, keys, "a global {name, offset, size}"))
+		return -1;
+	return read_bytes(r, v, path, "name", "name_hex", 1, POOL_GLOBAL,
+			  &t->name) ||
+	       need_u64(r, v, path, "offset", &t->offset) ||
+	       need_u64(r, v, path, "size", &t->size);
+}
+
+static int read_plane(struct reader *r, json_t *v, const char *path,
+		      struct ac_tensor *t)
+{
+	static const char *const keys[] = { "name", "name_hex", "offset",
+					    "size", "carried", NULL };
+	if (check_object(r, v, path, keys,
+			 "a plane {name, offset, size, carried}"))
+		return -1;
+	return read_bytes(r, v, path, "name", "name_hex", 1, POOL_PLANE,
+			  &t->name) ||
+	       need_u64(r, v, path, "offset", &t->offset) ||
+	       need_u64(r, v, path, "size", &t->size) ||
+	       need_bool(r, v, path, "carried", &t->carried);
+}
+
+static int read_phase(struct reader *r, json_t *v, const char *path,
+		      struct ac_phase *ph)
+{
+	static const char *const keys[] = { "identity", "identity_hex",
+					    "planes", NULL };
+	char where[PATH_LEN], at[PATH_LEN];
+	json_t *planes;
+	if (check_object(r, v, path, keys, "a phase {identity, planes}") ||
+	    read_bytes(r, v, path, "identity", "identity_hex", 1, POOL_PHASE,
+		       &ph->identity) ||
+	    opt_array(r, v, path, "planes", &planes))
+		return -1;
+	path_field(where, path, "planes");
+	size_t n = array_size(planes);
+	if (check_count32(r, where, n))
+		return -1;
+	ph->plane_first = (uint32_t)r->planes;  /* total checked < 2^32 */
+	ph->plane_count = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		struct ac_tensor t = { 0 };
+		path_index(at, where, i);
+		if (read_plane(r, json_array_get(planes, i), at, &t))
+			return -1;
+		if (r->fill)
+			((struct ac_tensor *)MUT(r->o->m.planes))
+				[r->planes] = t;
+		r->planes++;
+	}
+	return 0;
+}
+
+static int read_launch(struct reader *r, json_t *v, const char *path,
+		       struct ac_launch *l)
+{
+	static const char *const keys[] = { "phase", "phase_hex",
+					    "identity_hex", "words", NULL };
+	char where[PATH_LEN], at[PATH_LEN];
+	json_t *words;
+	if (check_object(r, v, path, keys, "a launch {phase, words}") ||
+	    read_launch_identity(r, v, path, &l->identity) ||
+	    opt_array(r, v, path, "words", &words))
+		return -1;
+	path_field(where, path, "words");
+	size_t n = array_size(words);
+	if (check_count32(r, where, n))
+		return -1;
+	l->word_first = r->words;
+	l->word_count = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w;
+		path_index(at, where, i);
+		if (parse_u64(r, json_array_get(words, i), at, &w))
+			return -1;
+		if (r->fill)
+			((uint64_t *)MUT(r->o->m.words))[r->words] = w;
+		r->words++;
+	}
+	return 0;
+}
+
+static int read_delta(struct reader *r, json_t *v, const char *path,
+		      struct ac_delta *d)
+{
+	static const char *const keys[] = { "launch", "word", "delta", NULL };
+	if (check_object(r, v, path, keys, "a delta {launch, word, delta}"))
+		return -1;
+	return need_u64(r, v, path, "launch", &d->launch) ||
+	       need_u64(r, v, path, "word", &d->word) ||
+	       need_i64(r, v, path, "delta", &d->delta);
+}
+
+static int read_slot(struct reader *r, json_t *v, const char *path,
+		     struct ac_slot *s)
+{
+	static const char *const keys[] = { "launch", "word", NULL };
+	if (check_object(r, v, path, keys, "a slot {launch, word}"))
+		return -1;
+	return need_u64(r, v, path, "launch", &s->launch) ||
+	       need_u64(r, v, path, "word", &s->word);
+}
+
+static int read_deltas(struct reader *r, json_t *obj, const char *path,
+		       struct ac_repeat *rp)
+{
+	char where[PATH_LEN], at[PATH_LEN];
+	json_t *deltas;
+	if (opt_array(r, obj, path, "deltas", &deltas))
+		return -1;
+	path_field(where, path, "deltas");
+	size_t n = array_size(deltas);
+	if (check_count32(r, where, n))
+		return -1;
+	rp->delta_first = (uint32_t)r->deltas;  /* total checked < 2^32 */
+	rp->delta_count = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		struct ac_delta d = { 0 };
+		path_index(at, where, i);
+		if (read_delta(r, json_array_get(deltas, i), at, &d))
+			return -1;
+		if (r->fill)
+			((struct ac_delta *)MUT(r->o->m.deltas))[r->deltas] = d;
+		r->deltas++;
+	}
+	return 0;
+}
+
+static int read_slots(struct reader *r, json_t *table, const char *path,
+		      struct ac_repeat *rp)
+{
+	char where[PATH_LEN], at[PATH_LEN];
+	json_t *slots;
+	if (need_array(r, table, path, "slots", &slots))
+		return -1;
+	path_field(where, path, "slots");
+	size_t n = array_size(slots);
+	if (check_count32(r, where, n))
+		return -1;
+	rp->slot_count = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		struct ac_slot s = { 0 };
+		path_index(at, where, i);
+		if (read_slot(r, json_array_get(slots, i), at, &s))
+			return -1;
+		if (r->fill)
+			((struct ac_slot *)MUT(r->o->m.slots))[r->slots] = s;
+		r->slots++;
+	}
+	return 0;
+}
+
+/* One frame: exactly slot_count values. */
+static int read_frame(struct reader *r, json_t *frame, const char *path,
+		      uint32_t slot_count)
+{
+	char at[PATH_LEN];
+	if (!json_is_array(frame))
+		return fail_type(r, path, frame, "an array of frame values");
+	size_t n = json_array_size(frame);
+	if (n != slot_count)
+		return ac_fail(r->err, path, "%zu values; expected one per "
+			       "slot (%" PRIu32 ")", n, slot_count);
+	for (size_t s = 0; s < n; s++) {
+		uint64_t v;
+		path_index(at, path, s);
+		if (parse_u64(r, json_array_get(frame, s), at, &v))
+			return -1;
+		if (r->fill)
+			((uint64_t *)MUT(r->o->m.frame_values))
+				[r->frame_values] = v;
+		r->frame_values++;
+	}
+	return 0;
+}
+
+/*
+ * The table {slots, frames}.  frame_count == 0 means "no table" in the
+ * model, so a present table with no frames cannot be represented and is
+ * rejected here.
+ */
+static int read_table(struct reader *r, json_t *table, const char *path,
+		      struct ac_repeat *rp)
+{
+	static const char *const keys[] = { "slots", "frames", NULL };
+	char where[PATH_LEN], at[PATH_LEN];
+	json_t *frames;
+	if (check_object(r, table, path, keys, "a table {slots, frames}") ||
+	    read_slots(r, table, path, rp) ||
+	    need_array(r, table, path, "frames", &frames))
+		return -1;
+	path_field(where, path, "frames");
+	size_t n = json_array_size(frames);
+	if (n == 0)
+		return ac_fail(r->err, where, "a table needs at least one "
+			       "frame");
+	rp->frame_count = n;
+	for (size_t f = 0; f < n; f++) {
+		path_index(at, where, f);
+		if (read_frame(r, json_array_get(frames, f), at,
+			       rp->slot_count))
+			return -1;
+	}
+	return 0;
+}
+
+static int read_repeat(struct reader *r, json_t *v, const char *path,
+		       struct ac_repeat *rp)
+{
+	static const char *const keys[] = { "first", "count", "iterations",
+					    "deltas", "table", NULL };
+	char where[PATH_LEN];
+	/*
+	 * Every run starts at its running sum, table or not, as in the
+	 * canonical image: a tableless repeat has slot_count == 0 and
+	 * frame_count == 0 but its firsts still point past the runs before.
+	 */
+	rp->slot_first = (uint32_t)r->slots;    /* total checked < 2^32 */
+	rp->frame_value_first = r->frame_values;
+	if (check_object(r, v, path, keys, "a repeat {first, count, "
+			 "iterations, deltas, table}") ||
+	    need_u64(r, v, path, "first", &rp->first) ||
+	    need_u64(r, v, path, "count", &rp->count) ||
+	    need_u64(r, v, path, "iterations", &rp->iterations) ||
+	    read_deltas(r, v, path, rp))
+		return -1;
+	json_t *table = json_object_get(v, "table");
+	if (!table)
+		return 0;
+	path_field(where, path, "table");
+	return read_table(r, table, where, rp);
+}
+
+static int read_ref(struct reader *r, json_t *v, const char *path,
+		    struct ac_ref *ref)
+{
+	static const char *const keys[] = { "first", "count", NULL };
+	if (check_object(r, v, path, keys, "a reference {first, count}"))
+		return -1;
+	return need_u64(r, v, path, "first", &ref->first) ||
+	       need_u64(r, v, path, "count", &ref->count);
+}
+
+/* ---- the program ---------------------------------------------------- */
+
+/*
+ * Walks one top-level array with one entry reader.  The macro keeps the
+ * six loops (which differ only in their element type) in one place.
+ */
+#define WALK(r, root, key, type, reader, field)                               \
+	do {                                                                  \
+		json_t *arr_;                                                 \
+		char at_[PATH_LEN];                                           \
+		if (opt_array(r, root, "", key, &arr_))                       \
+			return -1;                                            \
+		for (size_t i_ = 0; i_ < array_size(arr_); i_++) {            \
+			type e_ = { 0 };                                      \
+			path_index(at_, key, i_);                             \
+			if (reader(r, json_array_get(arr_, i_), at_, &e_))    \
+				return -1;                                    \
+			if (r->fill)                                          \
+				((type *)MUT(r->o->m.field))[i_] = e_;        \
+		}                                                             \
+	} while (0)
+
+static int read_format(struct reader *r, json_t *root)
+{
+	json_t *v = json_object_get(root, "format");
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return fail_type(r, "format", v, "the string \"" FORMAT_NAME
+				 "\"");
+	if (json_string_length(v) != strlen(FORMAT_NAME) ||
+	    memcmp(json_string_value(v), FORMAT_NAME, strlen(FORMAT_NAME))) {
+		char q[48];
+		return ac_fail(r->err, "format", "%s is not a known format; "
+			       "expected \"" FORMAT_NAME "\"",
+			       quote(q, sizeof(q), json_string_value(v),
+				     json_string_length(v)));
+	}
+	return 0;
+}
+
+static int read_program(struct reader *r, json_t *root)
+{
+	static const char *const keys[] = { "format", "alignment", "windows",
+					    "globals", "phases", "launches",
+					    "repeats", "schedule", NULL };
+	uint64_t alignment;
+	if (check_object(r, root, "", keys, "a program object") ||
+	    read_format(r, root) ||
+	    need_u64(r, root, "", "alignment", &alignment))
+		return -1;
+	r->o->m.alignment = alignment;
+	WALK(r, root, "windows", struct ac_window, read_window, windows);
+	WALK(r, root, "globals", struct ac_tensor, read_global, globals);
+	WALK(r, root, "phases", struct ac_phase, read_phase, phases);
+	WALK(r, root, "launches", struct ac_launch, read_launch, launches);
+	WALK(r, root, "repeats", struct ac_repeat, read_repeat, repeats);
+	WALK(r, root, "schedule", struct ac_ref, read_ref, refs);
+	return 0;
+}
+
+/* After the first walk: every count into its field, checked. */
+static int set_counts(struct reader *r, json_t *root)
+{
+	struct ac_model *m = &r->o->m;
+	static const char *const keys32[] = { "windows", "globals", "phases",
+					      "launches", "repeats" };
+	uint32_t *fields32[] = { &m->n_windows, &m->n_globals, &m->n_phases,
+				 &m->n_launches, &m->n_repeats };
+	for (size_t k = 0; k < 5; k++) {
+		uint64_t n = array_size(json_object_get(root, keys32[k]));
+		if (check_count32(r, keys32[k], n))
+			return -1;
+		*fields32[k] = (uint32_t)n;
+	}
+	if (check_total32(r, "phases", r->planes, "planes") ||
+	    check_total32(r, "repeats", r->deltas, "deltas") ||
+	    check_total32(r, "repeats", r->slots, "slots"))
+		return -1;
+	m->n_planes = (uint32_t)r->planes;
+	m->n_deltas = (uint32_t)r->deltas;
+	m->n_slots = (uint32_t)r->slots;
+	m->n_words = r->words;
+	m->n_frame_values = r->frame_values;
+	m->n_refs = array_size(json_object_get(root, "schedule"));
+	return 0;
+}
+
+/* Turns per-section byte counts into section starts; returns the total. */
+static uint64_t pool_layout(struct reader *r)
+{
+	uint64_t at = 0;
+	for (int s = 0; s < POOL_N; s++) {
+		uint64_t n = r->pool[s];
+		r->pool[s] = at;
+		at += n;
+	}
+	return at;
+}
+
+static int syntax_error(struct ac_error *err, const json_error_t *je)
+{
+	char where[PATH_LEN] = "";
+	if (je->line > 0)
+		snprintf(where, sizeof(where), "line %d, column %d", je->line,
+			 je->column);
+	return ac_fail(err, where, "invalid JSON: %s (byte %d)", je->text,
+		       je->position);
+}
+
+int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
+		       struct ac_error *err)
+{
+	json_error_t je;
+	if (out)
+		*out = NULL;
+	if (!text)
+		text = "", len = 0;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES |
+				  JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
+	if (!root)
+		return syntax_error(err, &je);
+	struct model_owned *o = model_owned_new();
+	if (!o) {
+		json_decref(root);
+		return ac_fail(err, "", "out of memory");
+	}
+	struct reader r = { .err = err, .o = o };
+	if (read_program(&r, root) || set_counts(&r, root))
+		goto fail;
+	o->bytes_len = pool_layout(&r);
+	if (model_owned_alloc(o, err))
+		goto fail;
+	/* Second walk over the same tree: stores, and cannot fail. */
+	r.fill = 1;
+	r.planes = r.words = r.deltas = r.slots = r.frame_values = 0;
+	if (read_program(&r, root))
+		goto fail;
+	json_decref(root);
+	if (out)
+		*out = &o->m;
+	else
+		ac_model_free(&o->m);
+	return 0;
+fail:
+	json_decref(root);
+	ac_model_free(&o->m);
+	return -1;
+}
