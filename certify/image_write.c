@@ -1,5 +1,678 @@
-/* PLACEHOLDER: replaced by the real writer. */
-#include <stddef.h>
-#include "internal.h"
-uint8_t *ac_model_write_image(const struct ac_model *model, size_t *len, struct ac_error *err)
-{ (void)model; (void)len; ac_fail(err, "", "image writer not written yet"); return NULL; }
+/* SPDX-License-Identifier: MIT */
+/*
+ * Model -> binary program image (docs/program-image.md).
+ *
+ * Writing is two passes.  plan() walks the model once, checks everything
+ * that could stop it from being written (a nested run outside its array, a
+ * total or string offset beyond its fixed-width field, a NULL array) and
+ * computes every section's count and offset.  emit() then streams the
+ * bytes and cannot fail, so a sink never sees a partial image.
+ *
+ * Nested runs (a phase's planes, a launch's words, a repeat's deltas,
+ * slots and frame values) are gathered through their (first, count) in
+ * table order, so the image always holds them as running sums whatever
+ * the model's own layout: a model and the program it describes have one
+ * image.  For a reader-built model this is a straight copy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+
+const uint32_t image_entry_size[IMAGE_SECTIONS] = {
+	[IMG_WINDOWS] = 24,
+	[IMG_GLOBALS] = 24,
+	[IMG_PHASES] = 16,
+	[IMG_PLANES] = 32,
+	[IMG_LAUNCHES] = 24,
+	[IMG_WORDS] = 8,
+	[IMG_REPEATS] = 56,
+	[IMG_DELTAS] = 24,
+	[IMG_SLOTS] = 16,
+	[IMG_FRAME_VALUES] = 8,
+	[IMG_SCHEDULE] = 16,
+	[IMG_POOL] = 1,
+};
+
+const char *const image_section_name[IMAGE_SECTIONS] = {
+	[IMG_WINDOWS] = "windows",
+	[IMG_GLOBALS] = "globals",
+	[IMG_PHASES] = "phases",
+	[IMG_PLANES] = "planes",
+	[IMG_LAUNCHES] = "launches",
+	[IMG_WORDS] = "words",
+	[IMG_REPEATS] = "repeats",
+	[IMG_DELTAS] = "deltas",
+	[IMG_SLOTS] = "slots",
+	[IMG_FRAME_VALUES] = "frame_values",
+	[IMG_SCHEDULE] = "schedule",
+	[IMG_POOL] = "pool",
+};
+
+/* Raw copies of ac_ref arrays rely on this layout. */
+_Static_assert(sizeof(struct ac_ref) == 16, "ac_ref is two uint64_t");
+
+struct layout {
+	uint64_t count[IMAGE_SECTIONS];
+	uint64_t offset[IMAGE_SECTIONS];
+	uint64_t size;
+	uint64_t n_refs;
+};
+
+/* ---- pass 1: plan ---- */
+
+static int fail_entry(struct ac_error *err, const char *table, uint64_t i,
+		      const char *field, const char *what)
+{
+	char where[96];
+	snprintf(where, sizeof(where), "%s[%llu].%s", table,
+		 (unsigned long long)i, field);
+	return ac_fail(err, where, "%s", what);
+}
+
+/* Is the run [first, first + count) inside an array of n elements? */
+static int run_inside(uint64_t first, uint64_t count, uint64_t n)
+{
+	return first <= n && count <= n - first;
+}
+
+/*
+ * A byte string goes to the pool at *pool; its offset must fit the u32
+ * offset field.  Adds its length to *pool.
+ */
+static int plan_string(const struct ac_bytes *s, uint64_t *pool,
+		       const char *table, uint64_t i, const char *field,
+		       struct ac_error *err)
+{
+	if (s->len && !s->data)
+		return fail_entry(err, table, i, field,
+				  "byte string has a length but no data");
+	if (*pool > UINT32_MAX)
+		return fail_entry(err, table, i, field,
+				  "the byte-string pool passes 2^32-1 bytes "
+				  "before this string: its offset does not "
+				  "fit the image's u32 offset field");
+	*pool += s->len;
+	return 0;
+}
+
+/* Arrays the plan reads must exist when their run is not empty. */
+static int check_array(const void *a, uint64_t n, const char *name,
+		       struct ac_error *err)
+{
+	if (n && !a)
+		return ac_fail(err, name, "array is NULL but its count is %llu",
+			       (unsigned long long)n);
+	return 0;
+}
+
+static int plan_arrays(const struct ac_model *m, struct ac_error *err)
+{
+	if (check_array(m->windows, m->n_windows, "windows", err) ||
+	    check_array(m->globals, m->n_globals, "globals", err) ||
+	    check_array(m->phases, m->n_phases, "phases", err) ||
+	    check_array(m->planes, m->n_planes, "planes", err) ||
+	    check_array(m->launches, m->n_launches, "launches", err) ||
+	    check_array(m->words, m->n_words, "words", err) ||
+	    check_array(m->repeats, m->n_repeats, "repeats", err) ||
+	    check_array(m->deltas, m->n_deltas, "deltas", err) ||
+	    check_array(m->slots, m->n_slots, "slots", err) ||
+	    check_array(m->frame_values, m->n_frame_values, "frame_values",
+			err))
+		return -1;
+	return 0;
+}
+
+/* Windows, globals, phases and their planes: counts and pool bytes. */
+static int plan_phases(const struct ac_model *m, struct layout *l,
+		       uint64_t *pool, struct ac_error *err)
+{
+	for (uint32_t i = 0; i < m->n_windows; i++)
+		if (plan_string(&m->windows[i].name, pool, "windows", i,
+				"name", err))
+			return -1;
+	for (uint32_t i = 0; i < m->n_globals; i++)
+		if (plan_string(&m->globals[i].name, pool, "globals", i,
+				"name", err))
+			return -1;
+	for (uint32_t i = 0; i < m->n_phases; i++)
+		if (plan_string(&m->phases[i].identity, pool, "phases", i,
+				"identity", err))
+			return -1;
+	uint64_t planes = 0;
+	for (uint32_t i = 0; i < m->n_phases; i++) {
+		const struct ac_phase *ph = &m->phases[i];
+		if (!run_inside(ph->plane_first, ph->plane_count, m->n_planes))
+			return fail_entry(err, "phases", i, "plane_count",
+					  "planes run past the model's planes");
+		planes += ph->plane_count;
+		if (planes > UINT32_MAX)
+			return fail_entry(err, "phases", i, "plane_count",
+					  "the phases' planes total more than "
+					  "2^32-1");
+		for (uint32_t k = 0; k < ph->plane_count; k++)
+			if (plan_string(&m->planes[ph->plane_first + k].name,
+					pool, "planes",
+					(uint64_t)ph->plane_first + k, "name",
+					err))
+				return -1;
+	}
+	l->count[IMG_WINDOWS] = m->n_windows;
+	l->count[IMG_GLOBALS] = m->n_globals;
+	l->count[IMG_PHASES] = m->n_phases;
+	l->count[IMG_PLANES] = planes;
+	return 0;
+}
+
+/* Launches and their words. */
+static int plan_launches(const struct ac_model *m, struct layout *l,
+			 uint64_t *pool, struct ac_error *err)
+{
+	uint64_t words = 0;
+	for (uint32_t i = 0; i < m->n_launches; i++) {
+		const struct ac_launch *la = &m->launches[i];
+		if (plan_string(&la->identity, pool, "launches", i, "identity",
+				err))
+			return -1;
+		if (!run_inside(la->word_first, la->word_count, m->n_words))
+			return fail_entry(err, "launches", i, "word_count",
+					  "words run past the model's words");
+		words += la->word_count;  /* < 2^32 * 2^32: no overflow */
+	}
+	l->count[IMG_LAUNCHES] = m->n_launches;
+	l->count[IMG_WORDS] = words;
+	return 0;
+}
+
+/* Frame values of a repeat: frame_count * slot_count, or 0 on overflow. */
+static int repeat_values(const struct ac_repeat *r, uint64_t *n)
+{
+	if (r->slot_count && r->frame_count > UINT64_MAX / r->slot_count)
+		return 0;
+	*n = r->frame_count * r->slot_count;
+	return 1;
+}
+
+/* Repeats and their deltas, slots and frame values. */
+static int plan_repeats(const struct ac_model *m, struct layout *l,
+			struct ac_error *err)
+{
+	uint64_t deltas = 0, slots = 0, values = 0;
+	for (uint32_t i = 0; i < m->n_repeats; i++) {
+		const struct ac_repeat *r = &m->repeats[i];
+		uint64_t n;
+		if (!run_inside(r->delta_first, r->delta_count, m->n_deltas))
+			return fail_entry(err, "repeats", i, "delta_count",
+					  "deltas run past the model's deltas");
+		if (!run_inside(r->slot_first, r->slot_count, m->n_slots))
+			return fail_entry(err, "repeats", i, "slot_count",
+					  "slots run past the model's slots");
+		if (!repeat_values(r, &n) ||
+		    !run_inside(r->frame_value_first, n, m->n_frame_values))
+			return fail_entry(err, "repeats", i, "frame_count",
+					  "frame values (frame_count * "
+					  "slot_count) run past the model's "
+					  "frame values");
+		deltas += r->delta_count;
+		if (deltas > UINT32_MAX)
+			return fail_entry(err, "repeats", i, "delta_count",
+					  "the repeats' deltas total more "
+					  "than 2^32-1");
+		slots += r->slot_count;
+		if (slots > UINT32_MAX)
+			return fail_entry(err, "repeats", i, "slot_count",
+					  "the repeats' slots total more than "
+					  "2^32-1");
+		/* Each run fits in memory, but shared runs may add up. */
+		if (n > UINT64_MAX - values)
+			return fail_entry(err, "repeats", i, "frame_count",
+					  "the repeats' frame values total "
+					  "more than 2^64-1");
+		values += n;
+	}
+	l->count[IMG_REPEATS] = m->n_repeats;
+	l->count[IMG_DELTAS] = deltas;
+	l->count[IMG_SLOTS] = slots;
+	l->count[IMG_FRAME_VALUES] = values;
+	return 0;
+}
+
+/* Section offsets and the image size, overflow-checked. */
+static int plan_offsets(struct layout *l, struct ac_error *err)
+{
+	uint64_t at = IMAGE_TABLE_END;
+	for (int s = 0; s < IMAGE_SECTIONS; s++) {
+		uint64_t size = image_entry_size[s];
+		l->offset[s] = at;
+		if (at > UINT64_MAX - 8 ||
+		    l->count[s] > (UINT64_MAX - 8 - at) / size)
+			return ac_fail(err, image_section_name[s],
+				       "image would be larger than 2^64 bytes");
+		at = image_align8(at + l->count[s] * size);
+	}
+	l->size = at;
+	return 0;
+}
+
+static int plan(const struct ac_model *m, int with_schedule, struct layout *l,
+		struct ac_error *err)
+{
+	uint64_t pool = 0;
+	memset(l, 0, sizeof(*l));
+	l->n_refs = with_schedule ? m->n_refs : 0;
+	if (plan_arrays(m, err) ||
+	    check_array(m->refs, l->n_refs, "schedule", err) ||
+	    plan_phases(m, l, &pool, err) ||
+	    plan_launches(m, l, &pool, err) ||
+	    plan_repeats(m, l, err))
+		return -1;
+	l->count[IMG_SCHEDULE] = l->n_refs;
+	l->count[IMG_POOL] = pool;
+	return plan_offsets(l, err);
+}
+
+/* ---- pass 2: emit ---- */
+
+/*
+ * Small fields are staged in buf and handed to the sink in blocks; large
+ * arrays bypass it.  total + used is the image offset of the next byte,
+ * which is what emit_pad() pads from.
+ */
+struct emitter {
+	image_sink sink;
+	void *ctx;
+	uint64_t total;
+	size_t used;
+	uint8_t buf[4096];
+};
+
+static void flush(struct emitter *e)
+{
+	if (e->used)
+		e->sink(e->ctx, e->buf, e->used);
+	e->total += e->used;
+	e->used = 0;
+}
+
+/* Room for n more staged bytes (n <= sizeof(buf)). */
+static uint8_t *stage(struct emitter *e, size_t n)
+{
+	if (sizeof(e->buf) - e->used < n)
+		flush(e);
+	uint8_t *p = e->buf + e->used;
+	e->used += n;
+	return p;
+}
+
+/* Passes bytes straight to the sink, in pieces a size_t can hold. */
+static void emit_raw(struct emitter *e, const void *data, uint64_t len)
+{
+	const uint8_t *p = data;
+	if (!len)
+		return;   /* data may be NULL */
+	if (len <= sizeof(e->buf) / 2) {
+		memcpy(stage(e, (size_t)len), p, (size_t)len);
+		return;
+	}
+	flush(e);
+	while (len) {
+		size_t n = len > ((size_t)1 << 30) ? ((size_t)1 << 30)
+						   : (size_t)len;
+		e->sink(e->ctx, p, n);
+		e->total += n;
+		p += n;
+		len -= n;
+	}
+}
+
+static void emit32(struct emitter *e, uint32_t v)
+{
+	image_put32(stage(e, 4), v);
+}
+
+static void emit64(struct emitter *e, uint64_t v)
+{
+	image_put64(stage(e, 8), v);
+}
+
+/* Zeros up to the next multiple of 8 of the image offset. */
+static void emit_pad(struct emitter *e)
+{
+	uint64_t at = e->total + e->used;
+	size_t n = (size_t)(image_align8(at) - at);
+	memset(stage(e, n), 0, n);
+}
+
+static void emit_u64s(struct emitter *e, const uint64_t *a, uint64_t n)
+{
+	if (IMAGE_HOST_LE) {
+		emit_raw(e, a, n * 8);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		emit64(e, a[i]);
+}
+
+/*
+ * Runs of a flat uint64_t array, given in order; consecutive runs that are
+ * adjacent in the array are merged so a reader-built model's words go to
+ * the sink in one piece.
+ */
+struct runs {
+	const uint64_t *a;
+	uint64_t first, count;
+};
+
+static void runs_add(struct emitter *e, struct runs *r, uint64_t first,
+		     uint64_t count)
+{
+	if (!count)
+		return;
+	if (r->count && r->first + r->count == first) {
+		r->count += count;
+		return;
+	}
+	if (r->count)
+		emit_u64s(e, r->a + r->first, r->count);
+	r->first = first;
+	r->count = count;
+}
+
+static void runs_end(struct emitter *e, struct runs *r)
+{
+	if (r->count)
+		emit_u64s(e, r->a + r->first, r->count);
+	r->count = 0;
+}
+
+static void emit_header(struct emitter *e, const struct ac_model *m,
+			const struct layout *l)
+{
+	memcpy(stage(e, AC_IMAGE_MAGIC_LEN), AC_IMAGE_MAGIC,
+	       AC_IMAGE_MAGIC_LEN);
+	emit32(e, AC_IMAGE_VERSION);
+	emit32(e, IMAGE_SECTIONS);
+	emit64(e, l->size);
+	emit64(e, m->alignment);
+	emit64(e, 0);   /* reserved0 */
+	for (int s = 0; s < IMAGE_SECTIONS; s++) {
+		emit32(e, (uint32_t)s + 1);
+		emit32(e, image_entry_size[s]);
+		emit64(e, l->offset[s]);
+		emit64(e, l->count[s]);
+	}
+}
+
+/*
+ * One function per section, called in image order by emit().  `pool` is
+ * the running pool offset: strings are referenced in the same order as
+ * emit_pool() stores them, so each offset is the sum of the lengths
+ * before it (plan() checked that it fits 32 bits).
+ */
+static void emit_string(struct emitter *e, const struct ac_bytes *s,
+			uint64_t *pool)
+{
+	emit32(e, (uint32_t)*pool);
+	emit32(e, s->len);
+	*pool += s->len;
+}
+
+static void emit_windows(struct emitter *e, const struct ac_model *m,
+			 uint64_t *pool)
+{
+	for (uint32_t i = 0; i < m->n_windows; i++) {
+		emit_string(e, &m->windows[i].name, pool);
+		emit64(e, m->windows[i].base);
+		emit64(e, m->windows[i].size);
+	}
+}
+
+/* Globals have no carried flag: it is 0 by definition (program.h). */
+static void emit_globals(struct emitter *e, const struct ac_model *m,
+			 uint64_t *pool)
+{
+	for (uint32_t i = 0; i < m->n_globals; i++) {
+		emit_string(e, &m->globals[i].name, pool);
+		emit64(e, m->globals[i].offset);
+		emit64(e, m->globals[i].size);
+	}
+}
+
+static void emit_phases(struct emitter *e, const struct ac_model *m,
+			uint64_t *pool)
+{
+	uint32_t planes = 0;
+	for (uint32_t i = 0; i < m->n_phases; i++) {
+		emit_string(e, &m->phases[i].identity, pool);
+		emit32(e, planes);
+		emit32(e, m->phases[i].plane_count);
+		planes += m->phases[i].plane_count;
+	}
+}
+
+static void emit_planes(struct emitter *e, const struct ac_model *m,
+			uint64_t *pool)
+{
+	for (uint32_t i = 0; i < m->n_phases; i++) {
+		const struct ac_phase *ph = &m->phases[i];
+		for (uint32_t k = 0; k < ph->plane_count; k++) {
+			const struct ac_tensor *t =
+				&m->planes[ph->plane_first + k];
+			emit_string(e, &t->name, pool);
+			emit64(e, t->offset);
+			emit64(e, t->size);
+			/* carried, then 7 zero bytes; any nonzero model
+			 * value means carried, as in JSON. */
+			uint8_t *p = stage(e, 8);
+			memset(p, 0, 8);
+			p[0] = t->carried != 0;
+		}
+	}
+}
+
+static void emit_launches(struct emitter *e, const struct ac_model *m,
+			  uint64_t *pool)
+{
+	uint64_t words = 0;
+	for (uint32_t i = 0; i < m->n_launches; i++) {
+		emit_string(e, &m->launches[i].identity, pool);
+		emit64(e, words);
+		emit32(e, m->launches[i].word_count);
+		emit32(e, 0);   /* pad */
+		words += m->launches[i].word_count;
+	}
+}
+
+static void emit_words(struct emitter *e, const struct ac_model *m)
+{
+	struct runs r = { .a = m->words };
+	for (uint32_t i = 0; i < m->n_launches; i++)
+		runs_add(e, &r, m->launches[i].word_first,
+			 m->launches[i].word_count);
+	runs_end(e, &r);
+}
+
+static void emit_repeats(struct emitter *e, const struct ac_model *m)
+{
+	uint32_t deltas = 0, slots = 0;
+	uint64_t values = 0;
+	for (uint32_t i = 0; i < m->n_repeats; i++) {
+		const struct ac_repeat *r = &m->repeats[i];
+		emit64(e, r->first);
+		emit64(e, r->count);
+		emit64(e, r->iterations);
+		emit32(e, deltas);
+		emit32(e, r->delta_count);
+		emit32(e, slots);
+		emit32(e, r->slot_count);
+		emit64(e, r->frame_count);
+		emit64(e, values);
+		deltas += r->delta_count;
+		slots += r->slot_count;
+		values += r->frame_count * r->slot_count;
+	}
+}
+
+static void emit_deltas(struct emitter *e, const struct ac_model *m)
+{
+	for (uint32_t i = 0; i < m->n_repeats; i++) {
+		const struct ac_repeat *r = &m->repeats[i];
+		for (uint32_t k = 0; k < r->delta_count; k++) {
+			const struct ac_delta *d = &m->deltas[r->delta_first + k];
+			emit64(e, d->launch);
+			emit64(e, d->word);
+			emit64(e, (uint64_t)d->delta);  /* two's complement */
+		}
+	}
+}
+
+static void emit_slots(struct emitter *e, const struct ac_model *m)
+{
+	for (uint32_t i = 0; i < m->n_repeats; i++) {
+		const struct ac_repeat *r = &m->repeats[i];
+		for (uint32_t k = 0; k < r->slot_count; k++) {
+			const struct ac_slot *s = &m->slots[r->slot_first + k];
+			emit64(e, s->launch);
+			emit64(e, s->word);
+		}
+	}
+}
+
+static void emit_frame_values(struct emitter *e, const struct ac_model *m)
+{
+	struct runs v = { .a = m->frame_values };
+	for (uint32_t i = 0; i < m->n_repeats; i++) {
+		const struct ac_repeat *r = &m->repeats[i];
+		runs_add(e, &v, r->frame_value_first,
+			 r->frame_count * r->slot_count);
+	}
+	runs_end(e, &v);
+}
+
+static void emit_schedule(struct emitter *e, const struct ac_model *m,
+			  uint64_t n)
+{
+	if (IMAGE_HOST_LE) {
+		emit_raw(e, m->refs, n * sizeof(struct ac_ref));
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		emit64(e, m->refs[i].first);
+		emit64(e, m->refs[i].count);
+	}
+}
+
+/* The pool, in the order the string references above counted it. */
+static void emit_pool(struct emitter *e, const struct ac_model *m)
+{
+	for (uint32_t i = 0; i < m->n_windows; i++)
+		emit_raw(e, m->windows[i].name.data, m->windows[i].name.len);
+	for (uint32_t i = 0; i < m->n_globals; i++)
+		emit_raw(e, m->globals[i].name.data, m->globals[i].name.len);
+	for (uint32_t i = 0; i < m->n_phases; i++)
+		emit_raw(e, m->phases[i].identity.data,
+			 m->phases[i].identity.len);
+	for (uint32_t i = 0; i < m->n_phases; i++) {
+		const struct ac_phase *ph = &m->phases[i];
+		for (uint32_t k = 0; k < ph->plane_count; k++) {
+			const struct ac_bytes *s =
+				&m->planes[ph->plane_first + k].name;
+			emit_raw(e, s->data, s->len);
+		}
+	}
+	for (uint32_t i = 0; i < m->n_launches; i++)
+		emit_raw(e, m->launches[i].identity.data,
+			 m->launches[i].identity.len);
+}
+
+/*
+ * Only the pool can end off an 8-byte boundary (every other entry size is
+ * a multiple of 8), but padding after every section keeps the rule in one
+ * place, matching plan_offsets().
+ */
+static void emit(struct emitter *e, const struct ac_model *m,
+		 const struct layout *l)
+{
+	uint64_t pool = 0;
+	emit_header(e, m, l);
+	emit_windows(e, m, &pool);
+	emit_pad(e);
+	emit_globals(e, m, &pool);
+	emit_pad(e);
+	emit_phases(e, m, &pool);
+	emit_pad(e);
+	emit_planes(e, m, &pool);
+	emit_pad(e);
+	emit_launches(e, m, &pool);
+	emit_pad(e);
+	emit_words(e, m);
+	emit_pad(e);
+	emit_repeats(e, m);
+	emit_pad(e);
+	emit_deltas(e, m);
+	emit_pad(e);
+	emit_slots(e, m);
+	emit_pad(e);
+	emit_frame_values(e, m);
+	emit_pad(e);
+	emit_schedule(e, m, l->n_refs);
+	emit_pad(e);
+	emit_pool(e, m);
+	emit_pad(e);
+	flush(e);
+}
+
+int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
+	       void *ctx, struct ac_error *err)
+{
+	struct layout l;
+	if (plan(m, with_schedule, &l, err))
+		return -1;
+	struct emitter e = { .sink = sink, .ctx = ctx };
+	emit(&e, m, &l);
+	return 0;
+}
+
+/* ---- ac_model_write_image: a buffer sink ---- */
+
+struct buffer {
+	uint8_t *p;
+	size_t used, cap;
+};
+
+/* plan() sized the buffer and emit() writes exactly that much; a
+ * mismatch would be a bug here, and must not become an overflow. */
+static void buffer_sink(void *ctx, const void *data, size_t len)
+{
+	struct buffer *b = ctx;
+	if (len > b->cap - b->used)
+		abort();
+	memcpy(b->p + b->used, data, len);
+	b->used += len;
+}
+
+uint8_t *ac_model_write_image(const struct ac_model *model, size_t *len,
+			      struct ac_error *err)
+{
+	struct layout l;
+	if (plan(model, 1, &l, err))
+		return NULL;
+	if (l.size > SIZE_MAX) {
+		ac_fail(err, "", "image of %llu bytes does not fit in memory",
+			(unsigned long long)l.size);
+		return NULL;
+	}
+	struct buffer b = { malloc((size_t)l.size), 0, (size_t)l.size };
+	if (!b.p) {
+		ac_fail(err, "", "out of memory (%llu bytes)",
+			(unsigned long long)l.size);
+		return NULL;
+	}
+	struct emitter e = { .sink = buffer_sink, .ctx = &b };
+	emit(&e, model, &l);
+	if (b.used != b.cap)
+		abort();
+	*len = b.used;
+	return b.p;
+}
