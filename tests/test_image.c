@@ -350,87 +350,6 @@ static void fails_at(const uint8_t *img, size_t len, uint64_t byte,
 	read_fails_at(img, len, where);
 }
 
-static void bytes_equal(const struct ac_bytes *a, const struct ac_bytes *b,
-			const char *what, uint64_t i)
-{
-	ck_assert_msg(a->len == b->len && (a->len == 0 ||
-		      memcmp(a->data, b->data, a->len) == 0),
-		      "%s[%llu]: byte strings differ", what,
-		      (unsigned long long)i);
-}
-
-static void tensors_equal(const struct ac_tensor *a, const struct ac_tensor *b,
-			  const char *what, uint64_t i)
-{
-	bytes_equal(&a->name, &b->name, what, i);
-	ck_assert_msg(a->offset == b->offset && a->size == b->size &&
-		      a->carried == b->carried, "%s[%llu] differs", what,
-		      (unsigned long long)i);
-}
-
-/* Field by field, firsts included (both models use running sums). */
-static void models_equal(const struct ac_model *a, const struct ac_model *b)
-{
-	ck_assert_uint_eq(a->alignment, b->alignment);
-	ck_assert_uint_eq(a->n_windows, b->n_windows);
-	ck_assert_uint_eq(a->n_globals, b->n_globals);
-	ck_assert_uint_eq(a->n_phases, b->n_phases);
-	ck_assert_uint_eq(a->n_planes, b->n_planes);
-	ck_assert_uint_eq(a->n_launches, b->n_launches);
-	ck_assert_uint_eq(a->n_words, b->n_words);
-	ck_assert_uint_eq(a->n_repeats, b->n_repeats);
-	ck_assert_uint_eq(a->n_deltas, b->n_deltas);
-	ck_assert_uint_eq(a->n_slots, b->n_slots);
-	ck_assert_uint_eq(a->n_frame_values, b->n_frame_values);
-	ck_assert_uint_eq(a->n_refs, b->n_refs);
-	for (uint32_t i = 0; i < a->n_windows; i++) {
-		bytes_equal(&a->windows[i].name, &b->windows[i].name,
-			    "windows", i);
-		ck_assert_uint_eq(a->windows[i].base, b->windows[i].base);
-		ck_assert_uint_eq(a->windows[i].size, b->windows[i].size);
-	}
-	for (uint32_t i = 0; i < a->n_globals; i++)
-		tensors_equal(&a->globals[i], &b->globals[i], "globals", i);
-	for (uint32_t i = 0; i < a->n_phases; i++) {
-		bytes_equal(&a->phases[i].identity, &b->phases[i].identity,
-			    "phases", i);
-		ck_assert_uint_eq(a->phases[i].plane_first,
-				  b->phases[i].plane_first);
-		ck_assert_uint_eq(a->phases[i].plane_count,
-				  b->phases[i].plane_count);
-	}
-	for (uint32_t i = 0; i < a->n_planes; i++)
-		tensors_equal(&a->planes[i], &b->planes[i], "planes", i);
-	for (uint32_t i = 0; i < a->n_launches; i++) {
-		bytes_equal(&a->launches[i].identity, &b->launches[i].identity,
-			    "launches", i);
-		ck_assert_uint_eq(a->launches[i].word_first,
-				  b->launches[i].word_first);
-		ck_assert_uint_eq(a->launches[i].word_count,
-				  b->launches[i].word_count);
-	}
-	if (a->n_words)
-		ck_assert(memcmp(a->words, b->words, a->n_words * 8) == 0);
-	if (a->n_repeats)
-		ck_assert(memcmp(a->repeats, b->repeats,
-				 a->n_repeats * sizeof(*a->repeats)) == 0);
-	for (uint32_t i = 0; i < a->n_deltas; i++) {
-		ck_assert_uint_eq(a->deltas[i].launch, b->deltas[i].launch);
-		ck_assert_uint_eq(a->deltas[i].word, b->deltas[i].word);
-		ck_assert_int_eq(a->deltas[i].delta, b->deltas[i].delta);
-	}
-	for (uint32_t i = 0; i < a->n_slots; i++) {
-		ck_assert_uint_eq(a->slots[i].launch, b->slots[i].launch);
-		ck_assert_uint_eq(a->slots[i].word, b->slots[i].word);
-	}
-	if (a->n_frame_values)
-		ck_assert(memcmp(a->frame_values, b->frame_values,
-				 a->n_frame_values * 8) == 0);
-	if (a->n_refs)
-		ck_assert(memcmp(a->refs, b->refs,
-				 a->n_refs * sizeof(*a->refs)) == 0);
-}
-
 /* Writes m, reads it back, compares, writes again: same bytes. */
 static void round_trip(const struct ac_model *m)
 {
@@ -439,7 +358,7 @@ static void round_trip(const struct ac_model *m)
 	ck_assert_uint_eq(len % 8, 0);
 	ck_assert_uint_eq(get64(img + 16), len);
 	struct ac_model *back = read_ok(img, len);
-	models_equal(m, back);
+	util_expect_same_model(m, back);
 	uint8_t *img2 = write_ok(back, &len2);
 	ck_assert_uint_eq(len, len2);
 	ck_assert(memcmp(img, img2, len) == 0);
@@ -530,7 +449,7 @@ START_TEST(test_image_model_image)
 	/* ac_model_read() recognises the image by its magic. */
 	ck_assert_int_eq(ac_model_read(img, len, &m, NULL), 0);
 	struct ac_model f = full_model();
-	models_equal(&f, m);
+	util_expect_same_model(&f, m);
 	ac_model_free(m);
 	free(img);
 	free(img2);
@@ -551,7 +470,7 @@ START_TEST(test_unaligned_input)
 		ck_assert_int_eq(ac_model_read_image(buf + shift, len, &m,
 						     &err), 0);
 		struct ac_model f = full_model();
-		models_equal(&f, m);
+		util_expect_same_model(&f, m);
 		ac_model_free(m);
 		free(buf);
 	}

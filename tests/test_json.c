@@ -65,99 +65,9 @@ static struct ac_model *read_ok(const char *text, size_t len)
 	return m;
 }
 
-static int bytes_eq(struct ac_bytes a, struct ac_bytes b)
-{
-	return a.len == b.len && (!a.len || memcmp(a.data, b.data, a.len) == 0);
-}
-
 static int bytes_is(struct ac_bytes a, const void *p, uint32_t len)
 {
 	return a.len == len && (!len || memcmp(a.data, p, len) == 0);
-}
-
-#define SAME(field, i) \
-	ck_assert_msg(a->field == b->field, "%s differs at %" PRIu64, \
-		      #field, (uint64_t)(i))
-#define SAME_BYTES(field, i) \
-	ck_assert_msg(bytes_eq(a->field, b->field), "%s differs at %" PRIu64, \
-		      #field, (uint64_t)(i))
-
-/* The contents of two models: every value, every byte of every string. */
-static void expect_same_content(const struct ac_model *a,
-				const struct ac_model *b)
-{
-	SAME(alignment, 0);
-	SAME(n_windows, 0); SAME(n_globals, 0); SAME(n_phases, 0);
-	SAME(n_planes, 0); SAME(n_launches, 0); SAME(n_repeats, 0);
-	SAME(n_deltas, 0); SAME(n_slots, 0); SAME(n_words, 0);
-	SAME(n_frame_values, 0); SAME(n_refs, 0);
-	for (uint64_t i = 0; i < a->n_windows; i++) {
-		SAME_BYTES(windows[i].name, i);
-		SAME(windows[i].base, i);
-		SAME(windows[i].size, i);
-	}
-	for (uint64_t i = 0; i < a->n_globals; i++) {
-		SAME_BYTES(globals[i].name, i);
-		SAME(globals[i].offset, i);
-		SAME(globals[i].size, i);
-	}
-	for (uint64_t i = 0; i < a->n_planes; i++) {
-		SAME_BYTES(planes[i].name, i);
-		SAME(planes[i].offset, i);
-		SAME(planes[i].size, i);
-		SAME(planes[i].carried, i);
-	}
-	for (uint64_t i = 0; i < a->n_phases; i++) {
-		SAME_BYTES(phases[i].identity, i);
-		SAME(phases[i].plane_count, i);
-	}
-	for (uint64_t i = 0; i < a->n_launches; i++) {
-		SAME_BYTES(launches[i].identity, i);
-		SAME(launches[i].word_count, i);
-	}
-	for (uint64_t i = 0; i < a->n_words; i++)
-		SAME(words[i], i);
-	for (uint64_t i = 0; i < a->n_repeats; i++) {
-		SAME(repeats[i].first, i);
-		SAME(repeats[i].count, i);
-		SAME(repeats[i].iterations, i);
-		SAME(repeats[i].delta_count, i);
-		SAME(repeats[i].frame_count, i);
-		if (a->repeats[i].frame_count)
-			SAME(repeats[i].slot_count, i);
-	}
-	for (uint64_t i = 0; i < a->n_deltas; i++) {
-		SAME(deltas[i].launch, i);
-		SAME(deltas[i].word, i);
-		SAME(deltas[i].delta, i);
-	}
-	for (uint64_t i = 0; i < a->n_slots; i++) {
-		SAME(slots[i].launch, i);
-		SAME(slots[i].word, i);
-	}
-	for (uint64_t i = 0; i < a->n_frame_values; i++)
-		SAME(frame_values[i], i);
-	for (uint64_t i = 0; i < a->n_refs; i++) {
-		SAME(refs[i].first, i);
-		SAME(refs[i].count, i);
-	}
-}
-
-/* Field by field, including where each flattened run starts. */
-static void expect_same_model(const struct ac_model *a,
-			      const struct ac_model *b)
-{
-	expect_same_content(a, b);
-	for (uint64_t i = 0; i < a->n_phases; i++)
-		SAME(phases[i].plane_first, i);
-	for (uint64_t i = 0; i < a->n_launches; i++)
-		SAME(launches[i].word_first, i);
-	for (uint64_t i = 0; i < a->n_repeats; i++) {
-		SAME(repeats[i].delta_first, i);
-		SAME(repeats[i].slot_first, i);
-		SAME(repeats[i].slot_count, i);
-		SAME(repeats[i].frame_value_first, i);
-	}
 }
 
 /*
@@ -169,12 +79,12 @@ static char *round_trip(const struct ac_model *m)
 	size_t len1, len2;
 	char *t1 = write_ok(m, &len1);
 	struct ac_model *m2 = read_ok(t1, len1);
-	expect_same_content(m, m2);
+	util_expect_same_content(m, m2);
 	char *t2 = write_ok(m2, &len2);
 	ck_assert_msg(len1 == len2 && memcmp(t1, t2, len1) == 0,
 		      "second write differs:\n%s\n---\n%s", t1, t2);
 	struct ac_model *m3 = read_ok(t2, len2);
-	expect_same_model(m2, m3);
+	util_expect_same_model(m2, m3);
 	ac_model_free(m3);
 	free(t2);
 	ac_model_free(m2);
@@ -218,7 +128,7 @@ START_TEST(examples_round_trip)
 		size_t wlen;
 		char *w = write_ok(m, &wlen);
 		struct ac_model *back = read_ok(w, wlen);
-		expect_same_model(m, back);
+		util_expect_same_model(m, back);
 		free(round_trip(back));
 		ac_model_free(back);
 		free(w);
@@ -1093,7 +1003,7 @@ START_TEST(random_models)
 		 * models match field by field, not only in content. */
 		char *t = round_trip(&m);
 		struct ac_model *back = read_ok(t, strlen(t));
-		expect_same_model(&m, back);
+		util_expect_same_model(&m, back);
 		ac_model_free(back);
 		free(t);
 	}

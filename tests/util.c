@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +64,94 @@ uint64_t util_verdict_json(const char *json, struct ac_error *err)
 	uint64_t v = util_verdict_model(m, err);
 	ac_model_free(m);
 	return v;
+}
+
+static int bytes_eq(struct ac_bytes a, struct ac_bytes b)
+{
+	return a.len == b.len && (!a.len || memcmp(a.data, b.data, a.len) == 0);
+}
+
+#define SAME(field, i) \
+	ck_assert_msg(a->field == b->field, "%s differs at %" PRIu64, \
+		      #field, (uint64_t)(i))
+#define SAME_BYTES(field, i) \
+	ck_assert_msg(bytes_eq(a->field, b->field), "%s differs at %" PRIu64, \
+		      #field, (uint64_t)(i))
+
+/* The contents of two models: every value, every byte of every string. */
+void util_expect_same_content(const struct ac_model *a,
+				const struct ac_model *b)
+{
+	SAME(alignment, 0);
+	SAME(n_windows, 0); SAME(n_globals, 0); SAME(n_phases, 0);
+	SAME(n_planes, 0); SAME(n_launches, 0); SAME(n_repeats, 0);
+	SAME(n_deltas, 0); SAME(n_slots, 0); SAME(n_words, 0);
+	SAME(n_frame_values, 0); SAME(n_refs, 0);
+	for (uint64_t i = 0; i < a->n_windows; i++) {
+		SAME_BYTES(windows[i].name, i);
+		SAME(windows[i].base, i);
+		SAME(windows[i].size, i);
+	}
+	for (uint64_t i = 0; i < a->n_globals; i++) {
+		SAME_BYTES(globals[i].name, i);
+		SAME(globals[i].offset, i);
+		SAME(globals[i].size, i);
+	}
+	for (uint64_t i = 0; i < a->n_planes; i++) {
+		SAME_BYTES(planes[i].name, i);
+		SAME(planes[i].offset, i);
+		SAME(planes[i].size, i);
+		SAME(planes[i].carried, i);
+	}
+	for (uint64_t i = 0; i < a->n_phases; i++) {
+		SAME_BYTES(phases[i].identity, i);
+		SAME(phases[i].plane_count, i);
+	}
+	for (uint64_t i = 0; i < a->n_launches; i++) {
+		SAME_BYTES(launches[i].identity, i);
+		SAME(launches[i].word_count, i);
+	}
+	for (uint64_t i = 0; i < a->n_words; i++)
+		SAME(words[i], i);
+	for (uint64_t i = 0; i < a->n_repeats; i++) {
+		SAME(repeats[i].first, i);
+		SAME(repeats[i].count, i);
+		SAME(repeats[i].iterations, i);
+		SAME(repeats[i].delta_count, i);
+		SAME(repeats[i].frame_count, i);
+		if (a->repeats[i].frame_count)
+			SAME(repeats[i].slot_count, i);
+	}
+	for (uint64_t i = 0; i < a->n_deltas; i++) {
+		SAME(deltas[i].launch, i);
+		SAME(deltas[i].word, i);
+		SAME(deltas[i].delta, i);
+	}
+	for (uint64_t i = 0; i < a->n_slots; i++) {
+		SAME(slots[i].launch, i);
+		SAME(slots[i].word, i);
+	}
+	for (uint64_t i = 0; i < a->n_frame_values; i++)
+		SAME(frame_values[i], i);
+	for (uint64_t i = 0; i < a->n_refs; i++) {
+		SAME(refs[i].first, i);
+		SAME(refs[i].count, i);
+	}
+}
+
+/* Field by field, including where each flattened run starts. */
+void util_expect_same_model(const struct ac_model *a,
+			      const struct ac_model *b)
+{
+	util_expect_same_content(a, b);
+	for (uint64_t i = 0; i < a->n_phases; i++)
+		SAME(phases[i].plane_first, i);
+	for (uint64_t i = 0; i < a->n_launches; i++)
+		SAME(launches[i].word_first, i);
+	for (uint64_t i = 0; i < a->n_repeats; i++) {
+		SAME(repeats[i].delta_first, i);
+		SAME(repeats[i].slot_first, i);
+		SAME(repeats[i].slot_count, i);
+		SAME(repeats[i].frame_value_first, i);
+	}
 }

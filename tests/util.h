@@ -20,4 +20,11 @@ uint64_t util_verdict_json(const char *json, struct ac_error *err);
 /* Same for a model already in memory. */
 uint64_t util_verdict_model(const struct ac_model *m, struct ac_error *err);
 
+/* Fails the current test unless two models hold the same values and the
+ * same bytes in every string (content), and also start every flattened
+ * run at the same index (model). */
+void util_expect_same_content(const struct ac_model *a,
+			      const struct ac_model *b);
+void util_expect_same_model(const struct ac_model *a, const struct ac_model *b);
+
 #endif
