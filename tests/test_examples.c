@@ -82,11 +82,19 @@ START_TEST(example_gives_expected_verdict)
 }
 END_TEST
 
+/* Guards the loop above: a missing folder must fail, not run no test. */
+START_TEST(examples_are_present)
+{
+	ck_assert_msg(example_count() > 0, "no examples in %s", EXAMPLES);
+}
+END_TEST
+
 Suite *suite_examples(void)
 {
 	Suite *s = suite_create("examples");
 	TCase *tc = tcase_create("spec");
 	int n = example_count();
+	tcase_add_test(tc, examples_are_present);
 	tcase_add_loop_test(tc, example_gives_expected_verdict, 0, n);
 	suite_add_tcase(s, tc);
 	return s;
