@@ -11,13 +11,15 @@
  *
  * Errors (returned as -1/errno by ioctl, as -errno in a CQE's res):
  *   EINVAL  malformed argument: nonzero padding, unknown flags, a program
- *           image that does not parse, a reference outside the program
+ *           image that does not parse, a reference outside the program;
+ *           an unknown ioctl number in the driver's range (as drm_ioctl)
  *   EFAULT  a user pointer that cannot be read or written
  *   ENOENT  an unknown handle
  *   ENOMEM  out of device or host memory
  *   EBUSY   the object is in use (a program with live schedules, a buffer
  *           overlapping another, a schedule that is executing)
- *   ENOTTY  an unknown ioctl number
+ *   EIO     (DRM_IOCTL_ARENA_WAIT) the submission faulted on the device
+ *   ENOTTY  an ioctl that is not DRM's; an unknown URING_CMD cmd_op
  *   EPERM   (only from libarenaguard) the submission was blocked because
  *           the program failed the device-arena certificate
  *
@@ -109,14 +111,19 @@ struct drm_arena_ref {
 
 /* Appends `count` references (an array at user pointer `refs`).  A batch
  * is atomic: EINVAL (a reference outside the table, empty, or cutting a
- * repeat body) appends none of it.  EBUSY while the schedule executes. */
+ * repeat body) appends none of it.  EBUSY while the schedule executes.
+ * A batch holds at most 2^20 references (EINVAL beyond); count 0 appends
+ * nothing and succeeds. */
 struct drm_arena_schedule_append {
 	__u32 schedule;
 	__u32 count;
 	__u64 refs;
 };
 
-/* Queues the schedule for execution; `seqno` (out) identifies it. */
+/* Queues the schedule for execution, all its references from the first
+ * (appending more and submitting again runs the whole longer schedule);
+ * `seqno` (out) identifies the submission.  Buffer addresses, handles and
+ * sequence numbers belong to the open file (each open is one context). */
 struct drm_arena_schedule_submit {
 	__u32 schedule;
 	__u32 flags;          /* must be 0 */
@@ -125,7 +132,8 @@ struct drm_arena_schedule_submit {
 
 /* Waits until the submission `seqno` has completed, at most timeout_ns
  * (negative: forever).  ETIME on time-out; 0 once complete, also when it
- * already was.  EINVAL for a sequence number never handed out. */
+ * already was.  EIO when the submission faulted: the device stopped at
+ * the faulting launch.  EINVAL for a sequence number never handed out. */
 struct drm_arena_wait {
 	__u64 seqno;
 	__s64 timeout_ns;
@@ -194,7 +202,9 @@ struct arena_uring_submit {
  * parameters: device addresses (A) and counts (N) of f32 elements, in the
  * order listed.  A launch with too few words, an unknown kernel, or an
  * address range outside every buffer faults the submission: the device
- * stops executing it and reports EFAULT from DRM_IOCTL_ARENA_WAIT.
+ * stops executing it and reports EIO from DRM_IOCTL_ARENA_WAIT.  Words
+ * after a kernel's parameters are ignored; an f32 parameter is the low 32
+ * bits of its word; `trans` is 0 or not 0.
  */
 enum arena_kernel {
 	ARENA_K_COPY = 1,      /* A dst, A src, N n:         dst = src */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Start-up: find the real libc functions behind ours, read the options,
+ * and own the one lock of the device.
+ *
+ * Initialisation is lazy (pthread_once from every entry point) and also
+ * runs from a constructor, so that the real functions are known before
+ * the application's own constructors call open().  It does nothing but
+ * dlsym: a process that never touches the device pays nothing else and
+ * has nothing to tear down.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+struct sim_real sim_real;
+int sim_poison;
+__thread int sim_depth;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void *sim_next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void resolve(void)
+{
+	sim_depth++;
+	sim_real.close = (int (*)(int))sim_next("close");
+	sim_real.ioctl = (int (*)(int, unsigned long, ...))sim_next("ioctl");
+	sim_real.mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+		sim_next("mmap");
+	interpose_resolve();
+	/* A fork while another thread holds the lock must not leave the
+	 * child's copy locked forever. */
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+	sim_depth--;
+}
+
+/* Options are read when the device is first opened, not at start-up:
+ * a preloaded sanitizer runtime calls mmap (and so sim_init) before the
+ * environment is set up. */
+static pthread_once_t options_once = PTHREAD_ONCE_INIT;
+
+static void read_options(void)
+{
+	const char *p = getenv("ARENASIM_POISON");
+	sim_poison = p && *p && strcmp(p, "0") != 0;
+}
+
+void sim_options(void)
+{
+	pthread_once(&options_once, read_options);
+}
+
+void sim_init(void)
+{
+	pthread_once(&once, resolve);
+}
+
+__attribute__((constructor)) static void sim_constructor(void)
+{
+	sim_init();
+}
+
+void sim_lock(void)
+{
+	pthread_mutex_lock(&lock);
+	sim_depth++;
+}
+
+void sim_unlock(void)
+{
+	sim_depth--;
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io_uring: IORING_OP_URING_CMD on the device.  liburing 2.3 makes its
+ * io_uring_enter syscalls inline, so there is no libc function to catch;
+ * instead we interpose liburing's exported submit functions.  Before the
+ * real one runs, the SQEs not yet handed to the kernel (sq.sqe_head ..
+ * sq.sqe_tail) are walked; a URING_CMD aimed at the device (by fd, or by
+ * registered slot with IOSQE_FIXED_FILE) is executed here, then rewritten
+ * in place into a NOP carrying IORING_NOP_INJECT_RESULT (Linux 6.10+), so
+ * the kernel itself posts the CQE with the driver's result and the
+ * application's user_data, in order with everything else on the ring.
+ * Every other SQE, and every other fd, is left untouched.
+ *
+ * Links: a command that fails with IOSQE_IO_LINK set makes the kernel
+ * cancel the rest of its chain; the NOP carrying the failure does the
+ * same, and the device commands later in that chain are not executed
+ * either.  A non-device SQE's failure is not known before submission, so
+ * device commands linked after one run anyway (documented limit).
+ *
+ * To know which registered slot is the device, the file registration
+ * functions are interposed too; a slot holds a reference to the device
+ * file, as a registered file holds a reference in the kernel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <liburing.h>
+
+#include "sim.h"
+#include "usercopy.h"
+
+#ifndef IORING_NOP_INJECT_RESULT
+#define IORING_NOP_INJECT_RESULT (1U << 0)
+#endif
+
+#define CMD_BYTES 80               /* sqe->cmd in a 128-byte SQE */
+
+/* ---- the real liburing, found when first needed ---- */
+
+#define NEXT(fn) static __typeof__(fn) *next_##fn
+NEXT(io_uring_submit); NEXT(io_uring_submit_and_wait);
+NEXT(io_uring_submit_and_wait_timeout); NEXT(io_uring_submit_and_get_events);
+NEXT(io_uring_register_files); NEXT(io_uring_register_files_tags);
+NEXT(io_uring_register_files_sparse); NEXT(io_uring_register_files_update);
+NEXT(io_uring_register_files_update_tag); NEXT(io_uring_unregister_files);
+NEXT(io_uring_queue_exit); NEXT(io_uring_queue_init);
+NEXT(io_uring_queue_init_params);
+#undef NEXT
+
+static pthread_once_t resolved = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+#define R(fn) next_##fn = (__typeof__(next_##fn))sim_next(#fn)
+	R(io_uring_submit); R(io_uring_submit_and_wait);
+	R(io_uring_submit_and_wait_timeout); R(io_uring_submit_and_get_events);
+	R(io_uring_register_files); R(io_uring_register_files_tags);
+	R(io_uring_register_files_sparse); R(io_uring_register_files_update);
+	R(io_uring_register_files_update_tag); R(io_uring_unregister_files);
+	R(io_uring_queue_exit); R(io_uring_queue_init);
+	R(io_uring_queue_init_params);
+#undef R
+}
+
+static void init(void)
+{
+	sim_init();
+	pthread_once(&resolved, resolve);
+}
+
+/* ---- registered files ---- */
+
+struct ring_files {
+	int ring_fd;
+	unsigned int n;
+	struct sim_file **slot;       /* NULL: not the device */
+	struct ring_files *next;
+};
+
+static struct ring_files *rings;  /* under sim_lock */
+
+static struct ring_files *ring_find(int ring_fd)
+{
+	for (struct ring_files *r = rings; r; r = r->next)
+		if (r->ring_fd == ring_fd)
+			return r;
+	return NULL;
+}
+
+static void slot_set(struct sim_file **slot, struct sim_file *f)
+{
+	if (f)
+		file_get(f);
+	if (*slot)
+		file_put(*slot);
+	*slot = f;
+}
+
+static void ring_forget(int ring_fd)
+{
+	for (struct ring_files **p = &rings; *p; p = &(*p)->next) {
+		struct ring_files *r = *p;
+		if (r->ring_fd != ring_fd)
+			continue;
+		for (unsigned int i = 0; i < r->n; i++)
+			slot_set(&r->slot[i], NULL);
+		*p = r->next;
+		free(r->slot);
+		free(r);
+		return;
+	}
+}
+
+static void forget(int ring_fd)
+{
+	sim_lock();
+	ring_forget(ring_fd);
+	sim_unlock();
+}
+
+/* Sets slots off .. off + nr from the application's fd array `files`
+ * (NULL: all unset); -1 clears a slot, IORING_REGISTER_FILES_SKIP
+ * leaves it.  Called after the kernel accepted the same update, so the
+ * array is readable; it is still read as an application pointer. */
+static void slots_update(struct ring_files *r, unsigned int off,
+			 const int *files, unsigned int nr)
+{
+	int *fds = files ? malloc((size_t)nr * sizeof(*fds) + 1) : NULL;
+	if (fds && copy_from_user(fds, (uintptr_t)files,
+				  (size_t)nr * sizeof(*fds))) {
+		free(fds);
+		fds = NULL;
+	}
+	for (unsigned int i = 0; i < nr && off < r->n && i < r->n - off; i++) {
+		int fd = fds ? fds[i] : -1;
+		if (fd != IORING_REGISTER_FILES_SKIP)
+			slot_set(&r->slot[off + i], fd >= 0 ? fd_file(fd) : NULL);
+	}
+	free(fds);
+}
+
+/* A new table of nr slots replaces any old one. */
+static void ring_register(int ring_fd, const int *files, unsigned int nr)
+{
+	sim_lock();
+	ring_forget(ring_fd);
+	struct ring_files *r = calloc(1, sizeof(*r));
+	if (r)
+		r->slot = calloc(nr ? nr : 1, sizeof(*r->slot));
+	if (r && r->slot) {
+		r->ring_fd = ring_fd;
+		r->n = nr;
+		r->next = rings;
+		rings = r;
+		slots_update(r, 0, files, nr);
+	} else if (r) {
+		free(r);
+	}
+	sim_unlock();
+}
+
+static void ring_update(int ring_fd, unsigned int off, const int *files,
+			unsigned int nr)
+{
+	sim_lock();
+	struct ring_files *r = ring_find(ring_fd);
+	if (r)
+		slots_update(r, off, files, nr);
+	sim_unlock();
+}
+
+int io_uring_register_files(struct io_uring *ring, const int *files,
+			    unsigned int nr)
+{
+	init();
+	if (!next_io_uring_register_files)
+		return -ENOSYS;
+	int rc = next_io_uring_register_files(ring, files, nr);
+	if (rc == 0)
+		ring_register(ring->ring_fd, files, nr);
+	return rc;
+}
+
+int io_uring_register_files_tags(struct io_uring *ring, const int *files,
+				 const __u64 *tags, unsigned int nr)
+{
+	init();
+	if (!next_io_uring_register_files_tags)
+		return -ENOSYS;
+	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
+	if (rc == 0)
+		ring_register(ring->ring_fd, files, nr);
+	return rc;
+}
+
+int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
+{
+	init();
+	if (!next_io_uring_register_files_sparse)
+		return -ENOSYS;
+	int rc = next_io_uring_register_files_sparse(ring, nr);
+	if (rc == 0)
+		ring_register(ring->ring_fd, NULL, nr);
+	return rc;
+}
+
+int io_uring_register_files_update(struct io_uring *ring, unsigned int off,
+				   const int *files, unsigned int nr)
+{
+	init();
+	if (!next_io_uring_register_files_update)
+		return -ENOSYS;
+	int rc = next_io_uring_register_files_update(ring, off, files, nr);
+	if (rc > 0)
+		ring_update(ring->ring_fd, off, files, (unsigned int)rc);
+	return rc;
+}
+
+int io_uring_register_files_update_tag(struct io_uring *ring, unsigned int off,
+				       const int *files, const __u64 *tags,
+				       unsigned int nr)
+{
+	init();
+	if (!next_io_uring_register_files_update_tag)
+		return -ENOSYS;
+	int rc = next_io_uring_register_files_update_tag(ring, off, files,
+							 tags, nr);
+	if (rc > 0)
+		ring_update(ring->ring_fd, off, files, (unsigned int)rc);
+	return rc;
+}
+
+int io_uring_unregister_files(struct io_uring *ring)
+{
+	init();
+	if (!next_io_uring_unregister_files)
+		return -ENOSYS;
+	int rc = next_io_uring_unregister_files(ring);
+	if (rc == 0)
+		forget(ring->ring_fd);
+	return rc;
+}
+
+/* A new ring may reuse the fd number of one closed without
+ * io_uring_queue_exit: it starts with no registered files. */
+int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
+			unsigned int flags)
+{
+	init();
+	if (!next_io_uring_queue_init)
+		return -ENOSYS;
+	int rc = next_io_uring_queue_init(entries, ring, flags);
+	if (rc == 0)
+		forget(ring->ring_fd);
+	return rc;
+}
+
+int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
+			       struct io_uring_params *p)
+{
+	init();
+	if (!next_io_uring_queue_init_params)
+		return -ENOSYS;
+	int rc = next_io_uring_queue_init_params(entries, ring, p);
+	if (rc == 0)
+		forget(ring->ring_fd);
+	return rc;
+}
+
+void io_uring_queue_exit(struct io_uring *ring)
+{
+	init();
+	forget(ring->ring_fd);
+	if (next_io_uring_queue_exit)
+		next_io_uring_queue_exit(ring);
+}
+
+/* ---- executing commands ---- */
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+static int cmd_append(struct sim_file *f, const uint8_t *cmd)
+{
+	struct drm_arena_schedule_append a;
+	memcpy(&a, cmd, sizeof(a));
+	if (!all_zero(cmd + sizeof(a), CMD_BYTES - sizeof(a)))
+		return -EINVAL;
+	return schedule_append(f, &a);
+}
+
+static int cmd_submit(struct sim_file *f, const uint8_t *cmd)
+{
+	struct arena_uring_submit s;
+	uint64_t seqno;
+	memcpy(&s, cmd, sizeof(s));
+	if (!all_zero(cmd + sizeof(s), CMD_BYTES - sizeof(s)))
+		return -EINVAL;
+	return schedule_submit(f, s.schedule, s.flags, &seqno, s.seqno);
+}
+
+/* The driver's uring_cmd: 0 or -errno, as the matching ioctl. */
+static int uring_cmd(struct sim_file *f, const struct io_uring *ring,
+		     const struct io_uring_sqe *sqe)
+{
+	/* Without SQE128 there is no room for the argument. */
+	if (!(ring->flags & IORING_SETUP_SQE128))
+		return -EINVAL;
+	if (sqe->__pad1 || sqe->uring_cmd_flags)
+		return -EINVAL;
+	switch (sqe->cmd_op) {
+	case ARENA_URING_CMD_APPEND:
+		return cmd_append(f, sqe->cmd);
+	case ARENA_URING_CMD_SUBMIT:
+		return cmd_submit(f, sqe->cmd);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* The device file a URING_CMD is aimed at, or NULL. */
+static struct sim_file *target(const struct io_uring *ring,
+			       const struct io_uring_sqe *sqe)
+{
+	if (!(sqe->flags & IOSQE_FIXED_FILE))
+		return fd_file(sqe->fd);
+	struct ring_files *r = ring_find(ring->ring_fd);
+	if (!r || sqe->fd < 0 || (unsigned int)sqe->fd >= r->n)
+		return NULL;
+	return r->slot[sqe->fd];
+}
+
+/* Completed by us: the kernel only has to post `res`. */
+static void rewrite_as_nop(struct io_uring_sqe *sqe, int res)
+{
+	__u8 keep = sqe->flags & (IOSQE_IO_DRAIN | IOSQE_IO_LINK |
+				  IOSQE_IO_HARDLINK | IOSQE_ASYNC |
+				  IOSQE_CQE_SKIP_SUCCESS);
+	__u64 user_data = sqe->user_data;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_NOP;
+	sqe->flags = keep;
+	sqe->fd = -1;
+	sqe->len = (__u32)res;
+	sqe->rw_flags = IORING_NOP_INJECT_RESULT;   /* nop_flags */
+	sqe->user_data = user_data;
+}
+
+static void run_pending(struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	unsigned int shift = ring->flags & IORING_SETUP_SQE128 ? 1 : 0;
+	int locked = 0, chain_failed = 0;
+	for (unsigned int i = sq->sqe_head; i != sq->sqe_tail; i++) {
+		struct io_uring_sqe *sqe = &sq->sqes[(i & sq->ring_mask) << shift];
+		int linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+		if (sqe->opcode == IORING_OP_URING_CMD) {
+			if (!locked) {
+				sim_lock();
+				locked = 1;
+			}
+			struct sim_file *f = target(ring, sqe);
+			if (f) {
+				int res = chain_failed ? -ECANCELED
+						       : uring_cmd(f, ring, sqe);
+				if (res < 0 && (sqe->flags & IOSQE_IO_LINK))
+					chain_failed = 1;
+				rewrite_as_nop(sqe, res);
+			}
+		}
+		if (!linked)
+			chain_failed = 0;
+	}
+	if (locked)
+		sim_unlock();
+}
+
+/* Runs the device's commands among the pending SQEs; -ENOSYS when the
+ * real function cannot be found (liburing not in the global scope). */
+static int prepare(struct io_uring *ring, int have_next)
+{
+	if (!have_next)
+		return -ENOSYS;
+	if (!sim_depth)
+		run_pending(ring);
+	return 0;
+}
+
+int io_uring_submit(struct io_uring *ring)
+{
+	init();
+	int rc = prepare(ring, next_io_uring_submit != NULL);
+	return rc ? rc : next_io_uring_submit(ring);
+}
+
+int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
+{
+	init();
+	int rc = prepare(ring, next_io_uring_submit_and_wait != NULL);
+	return rc ? rc : next_io_uring_submit_and_wait(ring, wait_nr);
+}
+
+int io_uring_submit_and_wait_timeout(struct io_uring *ring,
+				     struct io_uring_cqe **cqe_ptr,
+				     unsigned int wait_nr,
+				     struct __kernel_timespec *ts,
+				     sigset_t *sigmask)
+{
+	init();
+	int rc = prepare(ring, next_io_uring_submit_and_wait_timeout != NULL);
+	return rc ? rc : next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
+							       wait_nr, ts,
+							       sigmask);
+}
+
+int io_uring_submit_and_get_events(struct io_uring *ring)
+{
+	init();
+	int rc = prepare(ring, next_io_uring_submit_and_get_events != NULL);
+	return rc ? rc : next_io_uring_submit_and_get_events(ring);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "device.h"
+
+int dev_open(void)
+{
+	int fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "open %s: %s", ARENA_NODE_PATH, strerror(errno));
+	return fd;
+}
+
+int xioctl(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg) == 0 ? 0 : errno;
+}
+
+uint32_t bo_new(int fd, uint64_t address, uint64_t size)
+{
+	struct drm_arena_bo_create c = { .address = address, .size = size };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_CREATE, &c), 0);
+	ck_assert_uint_ne(c.handle, 0);
+	return c.handle;
+}
+
+void bo_put(int fd, uint32_t bo, uint64_t offset, const void *data, size_t len)
+{
+	struct drm_arena_bo_rw rw = { .handle = bo, .offset = offset,
+				      .size = len, .data = (uintptr_t)data };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_WRITE, &rw), 0);
+}
+
+void bo_get(int fd, uint32_t bo, uint64_t offset, void *data, size_t len)
+{
+	struct drm_arena_bo_rw rw = { .handle = bo, .offset = offset,
+				      .size = len, .data = (uintptr_t)data };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_READ, &rw), 0);
+}
+
+uint32_t prog_new(int fd, struct pb *b)
+{
+	size_t len;
+	uint8_t *img = pb_image(b, &len);
+	pb_free(b);
+	struct drm_arena_program_create c = { .image = (uintptr_t)img,
+					      .size = len };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c), 0);
+	free(img);
+	ck_assert_uint_ne(c.handle, 0);
+	return c.handle;
+}
+
+uint32_t sched_new(int fd, uint32_t program)
+{
+	struct drm_arena_schedule_create c = { .program = program };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c), 0);
+	ck_assert_uint_ne(c.handle, 0);
+	return c.handle;
+}
+
+int sched_append(int fd, uint32_t schedule, const struct drm_arena_ref *refs,
+		 uint32_t count)
+{
+	struct drm_arena_schedule_append a = { .schedule = schedule,
+					       .count = count,
+					       .refs = (uintptr_t)refs };
+	return xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+}
+
+uint64_t sched_submit(int fd, uint32_t schedule)
+{
+	struct drm_arena_schedule_submit s = { .schedule = schedule };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &s), 0);
+	ck_assert_uint_ne(s.seqno, 0);
+	return s.seqno;
+}
+
+int dev_wait(int fd, uint64_t seqno)
+{
+	struct drm_arena_wait w = { .seqno = seqno, .timeout_ns = -1 };
+	return xioctl(fd, DRM_IOCTL_ARENA_WAIT, &w);
+}
+
+int run_ref(int fd, uint32_t program, uint64_t first, uint64_t count)
+{
+	uint32_t s = sched_new(fd, program);
+	struct drm_arena_ref ref = { first, count };
+	ck_assert_int_eq(sched_append(fd, s, &ref, 1), 0);
+	int rc = dev_wait(fd, sched_submit(fd, s));
+	struct drm_arena_handle h = { .handle = s };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &h), 0);
+	return rc;
+}
+
+uint64_t f32_bits(float v)
+{
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	return bits;
+}

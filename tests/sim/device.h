@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the sim-tests suites: the device through its ABI. */
+#ifndef SIM_TESTS_DEVICE_H
+#define SIM_TESTS_DEVICE_H
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <arenaguard/uapi.h>
+
+#include "builder.h"
+
+/* A pointer no process has mapped: every copy through it faults. */
+#define BAD ((void *)16)
+#define BADU ((uint64_t)16)
+
+Suite *suite_node(void);      /* test_node.c */
+Suite *suite_bo(void);        /* test_bo.c */
+Suite *suite_program(void);   /* test_program.c */
+Suite *suite_execute(void);   /* test_execute.c */
+Suite *suite_uring(void);     /* test_uring.c */
+
+/* `sim-tests --poison-demo NAME`: test_execute.c's child mode. */
+int poison_demo(const char *name);
+
+/* Opens the node (fails the test if it cannot). */
+int dev_open(void);
+
+/* ioctl(2): 0, or the errno it failed with. */
+int xioctl(int fd, unsigned long request, void *arg);
+
+uint32_t bo_new(int fd, uint64_t address, uint64_t size);
+void bo_put(int fd, uint32_t bo, uint64_t offset, const void *data, size_t len);
+void bo_get(int fd, uint32_t bo, uint64_t offset, void *data, size_t len);
+
+uint32_t prog_new(int fd, struct pb *b);   /* frees b */
+uint32_t sched_new(int fd, uint32_t program);
+int sched_append(int fd, uint32_t schedule, const struct drm_arena_ref *refs,
+		 uint32_t count);          /* errno */
+/* Submits; returns the sequence number. */
+uint64_t sched_submit(int fd, uint32_t schedule);
+/* DRM_IOCTL_ARENA_WAIT's errno. */
+int dev_wait(int fd, uint64_t seqno);
+/* Appends one reference [first, first + count), submits, waits: errno
+ * of the wait (0 or EFAULT). */
+int run_ref(int fd, uint32_t program, uint64_t first, uint64_t count);
+
+uint64_t f32_bits(float v);
+
+#endif

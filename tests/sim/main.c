@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim-tests: the simulated device (libarenasim.so), which meson preloads
+ * with LD_PRELOAD.  Runs every suite and ends with the line
+ * "N passed, N failed".  `sim-tests --poison-demo NAME` is a child mode
+ * used by the poisoning tests (the option is read once per process).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+
+static const char *demo_name;
+
+/* The device helpers assert with Check, so the demo runs as a test. */
+START_TEST(demo)
+{
+	ck_assert_int_eq(poison_demo(demo_name), 0);
+}
+END_TEST
+
+static int run_demo(const char *name)
+{
+	demo_name = name;
+	Suite *s = suite_create("demo");
+	TCase *tc = tcase_create("demo");
+	tcase_add_test(tc, demo);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_SILENT);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--poison-demo") == 0)
+		return run_demo(argv[2]);
+
+	SRunner *sr = srunner_create(suite_node());
+	srunner_add_suite(sr, suite_bo());
+	srunner_add_suite(sr, suite_program());
+	srunner_add_suite(sr, suite_execute());
+	srunner_add_suite(sr, suite_uring());
+
+	srunner_run_all(sr, CK_NORMAL);
+	int run = srunner_ntests_run(sr);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+
+	printf("%d passed, %d failed\n", run - failed, failed);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
