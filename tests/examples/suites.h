@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The Check suites of arena-infer-tests; main.c runs them all. */
+#ifndef ARENA_EXAMPLE_SUITES_H
+#define ARENA_EXAMPLE_SUITES_H
+
+#include <check.h>
+
+Suite *suite_planner(void);  /* test_planner.c: the plans' certificates */
+Suite *suite_host(void);     /* test_host.c: plans run by interp.c */
+Suite *suite_device(void);   /* test_device.c: arena-infer on the sim */
+
+#endif
