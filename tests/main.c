@@ -4,10 +4,8 @@
  * (test cases), which .ci/run's caller reads.  CK_RUN_SUITE / CK_RUN_CASE
  * select a subset, as usual with Check.
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "suites.h"
+#include "summary.h"
 
 int main(void)
 {
@@ -19,11 +17,5 @@ int main(void)
 	srunner_add_suite(sr, suite_differential());
 	srunner_add_suite(sr, suite_cli());
 
-	srunner_run_all(sr, CK_NORMAL);
-	int run = srunner_ntests_run(sr);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	printf("%d passed, %d failed\n", run - failed, failed);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_and_summarize(sr);
 }

@@ -3,10 +3,8 @@
  * Runs the example's suites and ends with the line "N passed, N failed"
  * (test cases).  CK_RUN_SUITE / CK_RUN_CASE select a subset.
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "suites.h"
+#include "../summary.h"
 
 int main(void)
 {
@@ -14,11 +12,5 @@ int main(void)
 	srunner_add_suite(sr, suite_host());
 	srunner_add_suite(sr, suite_device());
 
-	srunner_run_all(sr, CK_NORMAL);
-	int run = srunner_ntests_run(sr);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	printf("%d passed, %d failed\n", run - failed, failed);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_and_summarize(sr);
 }

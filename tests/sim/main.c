@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../summary.h"
 #include "device.h"
 
 static const char *demo_name;
@@ -46,11 +47,5 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, suite_execute());
 	srunner_add_suite(sr, suite_uring());
 
-	srunner_run_all(sr, CK_NORMAL);
-	int run = srunner_ntests_run(sr);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	printf("%d passed, %d failed\n", run - failed, failed);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_and_summarize(sr);
 }
