@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the guard has decided before, so that deciding it again is a
+ * lookup:
+ *
+ *   programs  image bytes -> certified ac_program (A, B, C and the
+ *             indexes (D) needs), shared by every handle with that image
+ *   verdicts  digest of (plan, launch table, schedule) -> verdict and
+ *             its rendered diagnostic
+ *   hints     digests of schedule prefixes that led to a cached verdict:
+ *             a schedule being rebuilt like one decided before stays
+ *             lazy (no (D) work) until its submit finds the verdict
+ *
+ * The digest is XXH3-128, fast and not collision-resistant, so a hit
+ * compares the bytes: the program (pointer equality, as equal images
+ * share one struct ag_program, else memcmp) and the references.  Hints
+ * keep no bytes: a false hint only delays the (D) work to submit time.
+ *
+ * Entries are reference counted; the cache holds one reference to each
+ * and drops the least recently used unreferenced ones beyond a budget.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+
+#define PROGRAM_BUCKETS 256
+#define VERDICT_BUCKETS 4096
+#define PROGRAM_BUDGET ((size_t)256 << 20)   /* image bytes */
+#define VERDICT_BUDGET 65536                  /* entries */
+#define HINT_SLOTS (1u << 16)
+
+static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ag_program *programs[PROGRAM_BUCKETS];
+static size_t program_bytes;
+static uint64_t program_clock;
+
+static pthread_mutex_t verdict_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ag_verdict *verdicts[VERDICT_BUCKETS];
+static size_t n_verdicts;
+static uint64_t verdict_clock;
+
+static struct ag_digest hints[HINT_SLOTS];   /* {0, 0}: empty */
+static unsigned int n_hints;
+
+/* ---- digests ---- */
+
+void ag_digest_of(XXH3_state_t *state, struct ag_digest *out)
+{
+	XXH128_hash_t h = XXH3_128bits_digest(state);
+	out->high = h.high64;
+	out->low = h.low64;
+}
+
+/* The references as ac_schedule_digest hashes them: two little-endian
+ * u64 each, which on a little-endian host is the array itself. */
+void ag_digest_refs(XXH3_state_t *state, const struct ac_ref *refs,
+		    uint64_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	XXH3_128bits_update(state, refs, n * sizeof(*refs));
+#else
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t le[16];
+		for (int b = 0; b < 8; b++) {
+			le[b] = (uint8_t)(refs[i].first >> (8 * b));
+			le[8 + b] = (uint8_t)(refs[i].count >> (8 * b));
+		}
+		XXH3_128bits_update(state, le, sizeof(le));
+	}
+#endif
+}
+
+static int digest_eq(const struct ag_digest *a, const struct ag_digest *b)
+{
+	return a->high == b->high && a->low == b->low;
+}
+
+/* ---- programs ---- */
+
+static void program_free(struct ag_program *p)
+{
+	ac_program_free(p->prog);
+	ac_model_free(p->model);
+	XXH3_freeState(p->prefix);
+	free(p->error);
+	free(p->image);
+	free(p);
+}
+
+void ag_program_unref(struct ag_program *p)
+{
+	if (p && atomic_fetch_sub(&p->refs, 1) == 1)
+		program_free(p);
+}
+
+static void set_error(struct ag_program *p, const char *what,
+		      const struct ac_error *err)
+{
+	char text[512];
+	p->error = err ? ag_printf("%s: %s", what,
+				   ac_error_text(err, text, sizeof(text)))
+		       : ag_strdup(what);
+}
+
+/* Reads and certifies p's image: (A), (B), (C) and the indexes (D)
+ * needs.  Sets p->error when it cannot (malformed, or no memory). */
+static void certify_program(struct ag_program *p)
+{
+	struct ac_error err;
+	uint64_t start = ag_now_ns();
+	if (ac_model_read_image(p->image, p->len, &p->model, &err) != 0) {
+		set_error(p, "malformed program image", &err);
+	} else if (p->model->n_refs != 0) {
+		set_error(p, "the image's schedule section is not empty "
+			  "(schedules are built with the schedule requests)",
+			  NULL);
+	} else if (!(p->prog = ac_program_new(p->model, &err))) {
+		set_error(p, "malformed program", &err);
+	} else if (!(p->prefix = XXH3_createState()) ||
+		   XXH3_128bits_reset(p->prefix) == XXH_ERROR ||
+		   XXH3_128bits_update(p->prefix, p->image, p->len) ==
+			   XXH_ERROR) {
+		set_error(p, "out of memory", NULL);
+	}
+	atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
+	atomic_fetch_add(&ag_stats.programs_certified, 1);
+}
+
+static struct ag_program *program_find(const struct ag_digest *id,
+				       const uint8_t *image, size_t len)
+{
+	for (struct ag_program *p = programs[id->low % PROGRAM_BUCKETS]; p;
+	     p = p->next)
+		if (digest_eq(&p->id, id) && p->len == len &&
+		    memcmp(p->image, image, len) == 0) {
+			atomic_fetch_add(&p->refs, 1);
+			p->lru = ++program_clock;
+			return p;
+		}
+	return NULL;
+}
+
+/* Drops the least recently used programs nobody else holds until the
+ * images fit the budget.  Lock held. */
+static void program_trim(size_t budget)
+{
+	while (program_bytes > budget) {
+		struct ag_program **victim = NULL;
+		for (unsigned int b = 0; b < PROGRAM_BUCKETS; b++)
+			for (struct ag_program **pp = &programs[b]; *pp;
+			     pp = &(*pp)->next)
+				if (atomic_load(&(*pp)->refs) == 1 &&
+				    (!victim || (*pp)->lru < (*victim)->lru))
+					victim = pp;
+		if (!victim)
+			return;
+		struct ag_program *p = *victim;
+		*victim = p->next;
+		program_bytes -= p->len;
+		ag_program_unref(p);
+	}
+}
+
+struct ag_program *ag_program_get(uint8_t *image, size_t len)
+{
+	XXH128_hash_t h = XXH3_128bits(image, len);
+	struct ag_digest id = { h.high64, h.low64 };
+
+	pthread_mutex_lock(&program_lock);
+	struct ag_program *p = program_find(&id, image, len);
+	pthread_mutex_unlock(&program_lock);
+	if (p) {
+		free(image);
+		atomic_fetch_add(&ag_stats.program_hits, 1);
+		return p;
+	}
+
+	/* Certify outside the lock: other images need not wait. */
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		free(image);
+		return NULL;
+	}
+	p->image = image;
+	p->len = len;
+	p->id = id;
+	atomic_store(&p->refs, 1);
+	certify_program(p);
+	/* Running out of memory is no property of the image. */
+	if (p->error && !strcmp(p->error, "out of memory"))
+		return p;
+
+	pthread_mutex_lock(&program_lock);
+	struct ag_program *first = program_find(&id, image, len);
+	if (first) {
+		pthread_mutex_unlock(&program_lock);
+		program_free(p);
+		return first;
+	}
+	atomic_fetch_add(&p->refs, 1);               /* the cache's */
+	p->lru = ++program_clock;
+	p->next = programs[id.low % PROGRAM_BUCKETS];
+	programs[id.low % PROGRAM_BUCKETS] = p;
+	program_bytes += len;
+	program_trim(PROGRAM_BUDGET);
+	pthread_mutex_unlock(&program_lock);
+	return p;
+}
+
+struct ag_program *ag_program_unreadable(const char *why)
+{
+	struct ag_program *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	atomic_store(&p->refs, 1);
+	p->error = ag_strdup(why);
+	if (!p->error) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* ---- reference arrays ---- */
+
+struct ag_refs *ag_refs_grow(struct ag_refs *r, uint64_t used, uint64_t need)
+{
+	if (r && r->cap >= need)
+		return r;
+	uint64_t cap = r ? 2 * r->cap : 16;
+	if (cap < need)
+		cap = need;
+	if (cap > (SIZE_MAX - sizeof(*r)) / sizeof(r->v[0]))
+		return NULL;
+	struct ag_refs *n = malloc(sizeof(*n) + cap * sizeof(n->v[0]));
+	if (!n)
+		return NULL;
+	atomic_store(&n->refs, 1);
+	n->cap = cap;
+	if (used)
+		memcpy(n->v, r->v, used * sizeof(n->v[0]));
+	ag_refs_unref(r);
+	return n;
+}
+
+void ag_refs_unref(struct ag_refs *r)
+{
+	if (r && atomic_fetch_sub(&r->refs, 1) == 1)
+		free(r);
+}
+
+/* ---- verdicts ---- */
+
+struct ag_verdict *ag_verdict_new(void)
+{
+	struct ag_verdict *v = calloc(1, sizeof(*v));
+	if (v)
+		atomic_store(&v->refs, 1);
+	return v;
+}
+
+void ag_verdict_unref(struct ag_verdict *v)
+{
+	if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
+		return;
+	ag_program_unref(v->program);
+	ag_refs_unref(v->refv);
+	free(v->text);
+	free(v);
+}
+
+static int same_program(const struct ag_program *a, const struct ag_program *b)
+{
+	return a == b || (a->len == b->len &&
+			  memcmp(a->image, b->image, a->len) == 0);
+}
+
+static struct ag_verdict *verdict_find(const struct ag_digest *d,
+				       const struct ag_program *p,
+				       const struct ac_ref *refs, uint64_t n)
+{
+	for (struct ag_verdict *v = verdicts[d->low % VERDICT_BUCKETS]; v;
+	     v = v->next) {
+		if (!digest_eq(&v->digest, d) || v->n_refs != n ||
+		    !same_program(v->program, p))
+			continue;
+		if (n && v->refv->v != refs &&
+		    memcmp(v->refv->v, refs, n * sizeof(*refs)) != 0)
+			continue;
+		atomic_fetch_add(&v->refs, 1);
+		v->lru = ++verdict_clock;
+		return v;
+	}
+	return NULL;
+}
+
+struct ag_verdict *ag_verdict_find(const struct ag_digest *d,
+				   const struct ag_program *p,
+				   const struct ac_ref *refs, uint64_t n)
+{
+	pthread_mutex_lock(&verdict_lock);
+	struct ag_verdict *v = verdict_find(d, p, refs, n);
+	pthread_mutex_unlock(&verdict_lock);
+	return v;
+}
+
+/* Halves the cache, oldest first, when it is full.  Lock held. */
+static void verdict_trim(size_t budget)
+{
+	if (n_verdicts <= budget)
+		return;
+	uint64_t cut = verdict_clock - budget / 2;
+	for (unsigned int b = 0; b < VERDICT_BUCKETS; b++)
+		for (struct ag_verdict **pp = &verdicts[b]; *pp;) {
+			struct ag_verdict *v = *pp;
+			if (v->lru <= cut || budget == 0) {
+				*pp = v->next;
+				n_verdicts--;
+				ag_verdict_unref(v);
+			} else {
+				pp = &v->next;
+			}
+		}
+}
+
+struct ag_verdict *ag_verdict_publish(struct ag_verdict *v)
+{
+	pthread_mutex_lock(&verdict_lock);
+	struct ag_verdict *first = verdict_find(&v->digest, v->program,
+						v->n_refs ? v->refv->v : NULL,
+						v->n_refs);
+	if (first) {
+		pthread_mutex_unlock(&verdict_lock);
+		ag_verdict_unref(v);
+		return first;
+	}
+	atomic_fetch_add(&v->refs, 1);               /* the cache's */
+	v->lru = ++verdict_clock;
+	v->next = verdicts[v->digest.low % VERDICT_BUCKETS];
+	verdicts[v->digest.low % VERDICT_BUCKETS] = v;
+	n_verdicts++;
+	verdict_trim(VERDICT_BUDGET);
+	pthread_mutex_unlock(&verdict_lock);
+	return v;
+}
+
+/* ---- hints ---- */
+
+static unsigned int hint_slot(const struct ag_digest *d)
+{
+	return (unsigned int)d->low & (HINT_SLOTS - 1);
+}
+
+void ag_hint_add(const struct ag_digest *d)
+{
+	if (!d->high && !d->low)
+		return;
+	pthread_mutex_lock(&verdict_lock);
+	if (n_hints >= HINT_SLOTS / 4 * 3) {
+		/* Full: forget them all; they are only hints. */
+		memset(hints, 0, sizeof(hints));
+		n_hints = 0;
+	}
+	unsigned int i = hint_slot(d);
+	while (hints[i].high || hints[i].low) {
+		if (digest_eq(&hints[i], d))
+			goto out;
+		i = (i + 1) & (HINT_SLOTS - 1);
+	}
+	hints[i] = *d;
+	n_hints++;
+out:
+	pthread_mutex_unlock(&verdict_lock);
+}
+
+int ag_hint_has(const struct ag_digest *d)
+{
+	int found = 0;
+	pthread_mutex_lock(&verdict_lock);
+	for (unsigned int i = hint_slot(d); hints[i].high || hints[i].low;
+	     i = (i + 1) & (HINT_SLOTS - 1))
+		if (digest_eq(&hints[i], d)) {
+			found = 1;
+			break;
+		}
+	pthread_mutex_unlock(&verdict_lock);
+	return found;
+}
+
+/* ---- housekeeping ---- */
+
+void ag_cache_trim(void)
+{
+	pthread_mutex_lock(&verdict_lock);
+	verdict_trim(0);
+	memset(hints, 0, sizeof(hints));
+	n_hints = 0;
+	pthread_mutex_unlock(&verdict_lock);
+	pthread_mutex_lock(&program_lock);
+	program_trim(0);
+	pthread_mutex_unlock(&program_lock);
+}
+
+void ag_cache_lock_all(void)
+{
+	pthread_mutex_lock(&program_lock);
+	pthread_mutex_lock(&verdict_lock);
+}
+
+void ag_cache_unlock_all(int child)
+{
+	(void)child;
+	pthread_mutex_unlock(&verdict_lock);
+	pthread_mutex_unlock(&program_lock);
+}

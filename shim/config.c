@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The environment (docs/arenaguard.7), read once at load time:
+ *
+ *   ARENAGUARD        enforce (also when unset or empty) | warn | off
+ *   ARENAGUARD_LOG    file to append records to (default: stderr)
+ *   ARENAGUARD_DUMP   directory for failing programs as images
+ *   ARENAGUARD_STATS  1: counters on stderr (or the log) at exit
+ *
+ * An ARENAGUARD value that is not understood means enforce: a typo must
+ * not switch the guard off.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "guard.h"
+
+struct ag_config ag_cfg = { .mode = AG_ENFORCE };
+
+__thread int ag_inside __attribute__((tls_model("initial-exec")));
+
+static void copy_env(char *dst, size_t len, const char *name)
+{
+	const char *v = getenv(name);
+	dst[0] = 0;
+	if (v && strlen(v) < len)
+		strcpy(dst, v);
+}
+
+static enum ag_mode parse_mode(const char *v, char *bad, size_t len)
+{
+	bad[0] = 0;
+	if (!v || !*v || !strcasecmp(v, "enforce"))
+		return AG_ENFORCE;
+	if (!strcasecmp(v, "warn"))
+		return AG_WARN;
+	if (!strcasecmp(v, "off"))
+		return AG_OFF;
+	strncpy(bad, v, len - 1);
+	bad[len - 1] = 0;
+	return AG_ENFORCE;
+}
+
+void ag_config_load(void)
+{
+	ag_cfg.mode = parse_mode(getenv("ARENAGUARD"), ag_cfg.bad_mode,
+				 sizeof(ag_cfg.bad_mode));
+	copy_env(ag_cfg.log_path, sizeof(ag_cfg.log_path), "ARENAGUARD_LOG");
+	copy_env(ag_cfg.dump_dir, sizeof(ag_cfg.dump_dir), "ARENAGUARD_DUMP");
+	const char *s = getenv("ARENAGUARD_STATS");
+	ag_cfg.stats = s && *s && strcmp(s, "0") != 0;
+}
+
+const char *ag_mode_name(enum ag_mode mode)
+{
+	switch (mode) {
+	case AG_OFF: return "off";
+	case AG_WARN: return "warn";
+	default: return "enforce";
+	}
+}
+
+char *ag_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}

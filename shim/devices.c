@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which fds are the arena device, and the open file description behind
+ * each (struct ag_file: a dup'ed fd shares its file's programs and
+ * schedules, as it shares the drm_file in a kernel).
+ *
+ * The table is two-level and lock-free for readers: chunks of 1024 slots
+ * allocated on first use, each slot an atomic word holding UNKNOWN,
+ * NOTDEV or a struct ag_file pointer that owns a reference.  Only the
+ * arena's requests (ioctls, URING_CMDs) read it, and ioctl tests the
+ * request number first, so an unrelated ioctl never touches it; close
+ * and the dups clear or alias a slot with one atomic exchange.
+ *
+ * An fd is recognised lazily, on its first guarded request, with libdrm's
+ * drmGetVersion (name "arena"); a dup'ed fd the guard did not see made
+ * (fcntl F_DUPFD, SCM_RIGHTS) is matched to its file with kcmp(2).
+ *
+ * Files are never freed, only emptied and reused: a reader that loaded a
+ * pointer just before the fd was closed may still touch the struct, and
+ * takes its reference only if the count is not zero and the slot still
+ * holds the same pointer afterwards.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/kcmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "guard.h"
+
+#define CHUNK_BITS 10
+#define CHUNK (1u << CHUNK_BITS)
+#define MAX_CHUNKS 4096u                  /* fds below 2^22 */
+
+typedef _Atomic(uintptr_t) slot_t;
+
+static _Atomic(slot_t *) chunks[MAX_CHUNKS];
+
+/* Every file ever made, newest first; append-only, so it can be walked
+ * without a lock (fork). */
+static _Atomic(struct ag_file *) all_files;
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static slot_t *slot(int fd, int create)
+{
+	if (fd < 0 || (unsigned int)fd >= MAX_CHUNKS * CHUNK)
+		return NULL;
+	unsigned int c = (unsigned int)fd >> CHUNK_BITS;
+	slot_t *chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
+	if (!chunk && create) {
+		slot_t *fresh = calloc(CHUNK, sizeof(*fresh));
+		if (!fresh)
+			return NULL;
+		if (atomic_compare_exchange_strong(&chunks[c], &chunk, fresh))
+			chunk = fresh;
+		else
+			free(fresh);
+	}
+	return chunk ? &chunk[fd & (CHUNK - 1)] : NULL;
+}
+
+/* ---- files ---- */
+
+static int try_ref(struct ag_file *f)
+{
+	unsigned int n = atomic_load(&f->refs);
+	while (n != 0)
+		if (atomic_compare_exchange_weak(&f->refs, &n, n + 1))
+			return 1;
+	return 0;
+}
+
+void ag_file_ref(struct ag_file *f)
+{
+	atomic_fetch_add(&f->refs, 1);
+}
+
+static atomic_int reusable_files;
+
+void ag_file_unref(struct ag_file *f)
+{
+	if (!f || atomic_fetch_sub(&f->refs, 1) != 1)
+		return;
+	ag_file_teardown(f);
+	pthread_mutex_lock(&files_lock);
+	f->fd = -2;                       /* reusable */
+	atomic_fetch_add(&reusable_files, 1);
+	pthread_mutex_unlock(&files_lock);
+}
+
+struct ag_file *ag_file_new(void)
+{
+	pthread_mutex_lock(&files_lock);
+	struct ag_file *f = NULL;
+	if (atomic_load(&reusable_files) > 0) {
+		for (f = atomic_load(&all_files); f; f = f->all_next)
+			if (f->fd == -2 && atomic_load(&f->refs) == 0)
+				break;
+	}
+	if (f) {
+		atomic_fetch_sub(&reusable_files, 1);
+		f->fd = -1;
+		atomic_store(&f->refs, 1);
+		pthread_mutex_unlock(&files_lock);
+		return f;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f) {
+		pthread_mutex_init(&f->lock, NULL);
+		f->fd = -1;
+		atomic_store(&f->refs, 1);
+		f->all_next = atomic_load(&all_files);
+		atomic_store(&all_files, f);
+	}
+	pthread_mutex_unlock(&files_lock);
+	return f;
+}
+
+/* ---- probing ---- */
+
+int ag_probe_device(int fd)
+{
+	ag_inside++;
+	int saved = errno;
+	errno = 0;
+	drmVersionPtr v = drmGetVersion(fd);
+	int err = errno;
+	int yes = v && v->name && strcmp(v->name, ARENA_DRIVER_NAME) == 0;
+	if (v)
+		drmFreeVersion(v);
+	errno = saved;
+	ag_inside--;
+	if (!v && err == EBADF)
+		return -1;
+	return yes;
+}
+
+static int same_file(int a, int b)
+{
+	pid_t pid = getpid();
+	return syscall(SYS_kcmp, pid, pid, KCMP_FILE, a, b) == 0;
+}
+
+/* A device fd already in the table that shares fd's open file. */
+static struct ag_file *find_alias(int fd)
+{
+	for (unsigned int c = 0; c < MAX_CHUNKS; c++) {
+		slot_t *chunk = atomic_load(&chunks[c]);
+		for (unsigned int i = 0; chunk && i < CHUNK; i++) {
+			uintptr_t v = atomic_load(&chunk[i]);
+			int other = (int)(c * CHUNK + i);
+			if (v > (uintptr_t)AG_FD_NOTDEV && other != fd &&
+			    same_file(fd, other) &&
+			    try_ref((struct ag_file *)v)) {
+				if (atomic_load(&chunk[i]) == v)
+					return (struct ag_file *)v;
+				ag_file_unref((struct ag_file *)v);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The value a probe of fd puts in its slot (a referenced file, NOTDEV),
+ * or UNKNOWN when it cannot say (a closed fd, no memory). */
+static uintptr_t probe(int fd)
+{
+	int dev = ag_probe_device(fd);
+	if (dev < 0)
+		return (uintptr_t)AG_FD_UNKNOWN;
+	if (!dev)
+		return (uintptr_t)AG_FD_NOTDEV;
+	struct ag_file *f = find_alias(fd);
+	if (!f)
+		f = ag_file_new();
+	if (f && f->fd < 0)
+		f->fd = fd;
+	return (uintptr_t)f;
+}
+
+struct ag_file *ag_fd_peek(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	return s ? (struct ag_file *)atomic_load(s) : AG_FD_UNKNOWN;
+}
+
+struct ag_file *ag_fd_file(int fd)
+{
+	slot_t *s = slot(fd, 1);
+	if (!s) {
+		/* Beyond the table: no mirror can be kept, so the file is
+		 * new every time and its schedules are unknown (blocked). */
+		uintptr_t v = probe(fd);
+		return v > (uintptr_t)AG_FD_NOTDEV ? (struct ag_file *)v : NULL;
+	}
+	for (;;) {
+		uintptr_t v = atomic_load_explicit(s, memory_order_acquire);
+		if (v == (uintptr_t)AG_FD_NOTDEV)
+			return NULL;
+		if (v == (uintptr_t)AG_FD_UNKNOWN) {
+			uintptr_t p = probe(fd);
+			if (p == (uintptr_t)AG_FD_UNKNOWN)
+				return NULL;
+			if (p > (uintptr_t)AG_FD_NOTDEV)
+				ag_file_ref((struct ag_file *)p); /* ours */
+			uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
+			if (!atomic_compare_exchange_strong(s, &expect, p) &&
+			    p > (uintptr_t)AG_FD_NOTDEV) {
+				/* Another thread probed first: use its. */
+				ag_file_unref((struct ag_file *)p);
+				ag_file_unref((struct ag_file *)p);
+				continue;
+			}
+			if (p == (uintptr_t)AG_FD_NOTDEV)
+				return NULL;
+			return (struct ag_file *)p;
+		}
+		struct ag_file *f = (struct ag_file *)v;
+		if (try_ref(f)) {
+			if (atomic_load(s) == v)
+				return f;
+			ag_file_unref(f);
+		}
+	}
+}
+
+void ag_fd_set(int fd, struct ag_file *f)
+{
+	slot_t *s = slot(fd, 1);
+	if (!s)
+		return;
+	if (f > AG_FD_NOTDEV)
+		ag_file_ref(f);
+	uintptr_t old = atomic_exchange(s, (uintptr_t)f);
+	if (old > (uintptr_t)AG_FD_NOTDEV)
+		ag_file_unref((struct ag_file *)old);
+}
+
+void ag_fd_forget(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	if (!s || atomic_load_explicit(s, memory_order_relaxed) == 0)
+		return;
+	uintptr_t old = atomic_exchange(s, (uintptr_t)AG_FD_UNKNOWN);
+	if (old > (uintptr_t)AG_FD_NOTDEV)
+		ag_file_unref((struct ag_file *)old);
+}
+
+void ag_fd_forget_range(unsigned int first, unsigned int last)
+{
+	for (unsigned int c = first >> CHUNK_BITS;
+	     c < MAX_CHUNKS && c <= last >> CHUNK_BITS; c++) {
+		if (!atomic_load(&chunks[c]))
+			continue;
+		unsigned int lo = c * CHUNK, hi = lo + CHUNK - 1;
+		if (lo < first)
+			lo = first;
+		if (hi > last)
+			hi = last;
+		for (unsigned int fd = lo; fd <= hi; fd++)
+			ag_fd_forget((int)fd);
+	}
+}
+
+void ag_fd_dup(int oldfd, int newfd)
+{
+	if (oldfd == newfd)
+		return;
+	struct ag_file *f = ag_fd_peek(oldfd);
+	if (f > AG_FD_NOTDEV) {
+		f = ag_fd_file(oldfd);      /* referenced, checked */
+		ag_fd_set(newfd, f);
+		ag_file_unref(f);
+	} else {
+		/* Unknown or not the device: the new fd is whatever the old
+		 * one is, which a probe will find out. */
+		ag_fd_forget(newfd);
+	}
+}
+
+/* ---- fork ---- */
+
+static void sched_lock_each(void *v)
+{
+	pthread_mutex_lock(&((struct ag_sched *)v)->lock);
+}
+
+static void sched_unlock_each(void *v)
+{
+	pthread_mutex_unlock(&((struct ag_sched *)v)->lock);
+}
+
+static void sched_reset_each(void *v)
+{
+	struct ag_sched *s = v;
+	/* The threads that held it are not in the child. */
+	s->holds = 0;
+	pthread_cond_init(&s->released, NULL);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* A file's lock, then its schedules' (the order used everywhere), then
+ * the list lock, which is a leaf. */
+void ag_devices_lock_all(void)
+{
+	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
+		pthread_mutex_lock(&f->lock);
+		ag_handles_each(&f->schedules, sched_lock_each);
+	}
+	pthread_mutex_lock(&files_lock);
+}
+
+void ag_devices_unlock_all(int child)
+{
+	pthread_mutex_unlock(&files_lock);
+	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
+		ag_handles_each(&f->schedules,
+				child ? sched_reset_each : sched_unlock_each);
+		pthread_mutex_unlock(&f->lock);
+	}
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libarenaguard: the submission-time guard (docs/guard.md).  This header
+ * is the seam between the files; each has one concern:
+ *
+ *   config.c     ARENAGUARD* environment, read once
+ *   devices.c    which fds are the device: a lock-free fd table of
+ *                struct ag_file (the open file description), probing
+ *   handles.c    u32 handle -> object maps (per file)
+ *   mirror.c     the driver's programs and schedules, mirrored per file
+ *   cache.c      certified programs by image, verdicts by digest, hints
+ *   decide.c     the submit-time decision: allow or block, and why
+ *   report.c     log records (deduplicated), dumps, counters
+ *   ioctl.c      the ioctl front end: copy in, substitute, forward, out
+ *   uring.c      walking liburing's pending SQEs; registered files
+ *   interpose.c  every exported symbol, the real functions, fork
+ *
+ * Everything but interpose.c builds into a static library that the unit
+ * tests link without preloading anything.
+ */
+#ifndef ARENAGUARD_SHIM_GUARD_H
+#define ARENAGUARD_SHIM_GUARD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <arenaguard/certify.h>
+#include <arenaguard/uapi.h>
+
+#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
+/* ---- config.c ---------------------------------------------------------- */
+
+enum ag_mode { AG_OFF, AG_WARN, AG_ENFORCE };
+
+struct ag_config {
+	enum ag_mode mode;
+	char log_path[1024];    /* "" : standard error */
+	char dump_dir[1024];    /* "" : no dumps */
+	int stats;              /* print counters at exit */
+	char bad_mode[64];      /* an ARENAGUARD value not understood */
+};
+
+extern struct ag_config ag_cfg;
+
+/* Reads the environment into ag_cfg (idempotent: the latest call wins). */
+void ag_config_load(void);
+const char *ag_mode_name(enum ag_mode mode);
+
+/* ---- the next (real) functions, set by interpose.c ---------------------- */
+
+/*
+ * The driver, as seen from here: the next ioctl in the lookup order (the
+ * simulator, or libc and so the kernel).  Tests point it at a fake.
+ * Returns 0 or -errno (the kernel's convention, not libc's).
+ */
+extern int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
+
+/*
+ * Nonzero while this thread runs guard code that may call back into the
+ * interposed functions (libdrm's ioctls, the next io_uring_submit): those
+ * calls go straight to the next function.  initial-exec: the library is
+ * preloaded, and a TLS access must never allocate.
+ */
+extern __thread int ag_inside __attribute__((tls_model("initial-exec")));
+
+/* ---- devices.c: the fd table ---------------------------------------------- */
+
+struct ag_file;
+
+/* What an fd is, as far as the guard knows. */
+#define AG_FD_UNKNOWN ((struct ag_file *)0)
+#define AG_FD_NOTDEV ((struct ag_file *)1)
+
+/* The file behind fd, referenced, or NULL when fd is not the arena device
+ * (probing it with drmGetVersion the first time). */
+struct ag_file *ag_fd_file(int fd);
+/* The cached state without probing or referencing (a hint). */
+struct ag_file *ag_fd_peek(int fd);
+/* close(fd) is about to happen / dup2 is about to replace fd. */
+void ag_fd_forget(int fd);
+void ag_fd_forget_range(unsigned int first, unsigned int last);
+/* newfd is now a dup of oldfd. */
+void ag_fd_dup(int oldfd, int newfd);
+/* Whether fd is the arena device (drmGetVersion name), without caching. */
+int ag_probe_device(int fd);
+
+void ag_file_ref(struct ag_file *f);
+void ag_file_unref(struct ag_file *f);
+/* A fresh file (tests; devices.c for a newly probed fd). */
+struct ag_file *ag_file_new(void);
+/* Attach f to fd in the table, as a probe would (tests). */
+void ag_fd_set(int fd, struct ag_file *f);
+
+/* fork: every lock of every file, in a fixed order. */
+void ag_devices_lock_all(void);
+void ag_devices_unlock_all(int child);
+
+/* ---- handles.c ---------------------------------------------------------- */
+
+struct ag_handles {
+	uint64_t *keys;          /* a u32 handle, or EMPTY / DEAD */
+	void **values;
+	uint32_t cap, used, dead;
+};
+
+void *ag_handles_get(const struct ag_handles *h, uint32_t key);
+/* Adds or replaces; returns the value replaced (or NULL), or sets *err. */
+void *ag_handles_put(struct ag_handles *h, uint32_t key, void *value,
+		     int *err);
+void *ag_handles_del(struct ag_handles *h, uint32_t key);
+/* Calls fn on every value (teardown). */
+void ag_handles_each(struct ag_handles *h, void (*fn)(void *value));
+void ag_handles_free(struct ag_handles *h);
+
+/* ---- cache.c ------------------------------------------------------------ */
+
+struct ag_digest {
+	uint64_t high, low;
+};
+
+/*
+ * A certified program image, shared by every handle (in any file) whose
+ * image has these bytes.  Immutable once published, so any number of
+ * threads read it without a lock; freed with its last reference.
+ */
+struct ag_program {
+	atomic_uint refs;
+	uint8_t *image;             /* the guard's copy: what the driver got */
+	size_t len;
+	struct ag_digest id;        /* XXH3-128 of the image */
+	struct ac_model *model;     /* NULL when the image is malformed */
+	ac_program *prog;           /* NULL when malformed */
+	char *error;                /* why it cannot be certified, or NULL */
+	XXH3_state_t *prefix;       /* XXH3 after the image: the digest of
+				     * (plan, table, empty schedule) */
+	struct ag_program *next;    /* cache chain */
+	uint64_t lru;
+};
+
+/* A schedule's references: grows in place; a verdict entry shares the
+ * prefix it was decided on (schedules only grow). */
+struct ag_refs {
+	atomic_uint refs;
+	uint64_t cap;
+	struct ac_ref v[];
+};
+
+struct ag_verdict {
+	atomic_uint refs;
+	struct ag_digest digest;
+	struct ag_program *program;
+	struct ag_refs *refv;
+	uint64_t n_refs;
+	uint64_t verdict;           /* AC_NONE: malformed schedule */
+	struct ac_diag diag;
+	char *text;                 /* the rendered diagnostic or error */
+	struct ag_verdict *next;    /* cache chain */
+	uint64_t lru;
+};
+
+/*
+ * Copies image[0, len) into a program (the caller gives up `image`, a
+ * malloc'ed buffer) and certifies it, or finds an equal image certified
+ * before.  NULL only when memory runs out.
+ */
+struct ag_program *ag_program_get(uint8_t *image, size_t len);
+/* A program the guard could not read at all (not cached). */
+struct ag_program *ag_program_unreadable(const char *why);
+void ag_program_unref(struct ag_program *p);
+
+struct ag_refs *ag_refs_grow(struct ag_refs *r, uint64_t used, uint64_t need);
+void ag_refs_unref(struct ag_refs *r);
+
+/* The cached verdict for (program, refs[0, n)) with this digest, with the
+ * bytes compared, referenced; NULL on a miss. */
+struct ag_verdict *ag_verdict_find(const struct ag_digest *d,
+				   const struct ag_program *p,
+				   const struct ac_ref *refs, uint64_t n);
+/* Publishes a verdict (taking references to program and refv); returns
+ * the entry now in the cache (maybe an equal one published first),
+ * referenced. */
+struct ag_verdict *ag_verdict_publish(struct ag_verdict *v);
+struct ag_verdict *ag_verdict_new(void);
+void ag_verdict_unref(struct ag_verdict *v);
+
+/* Hints: schedule prefixes seen on the way to a cached verdict.  Only a
+ * hint (no bytes are kept): a wrong one costs time, never soundness. */
+void ag_hint_add(const struct ag_digest *d);
+int ag_hint_has(const struct ag_digest *d);
+
+void ag_digest_of(XXH3_state_t *state, struct ag_digest *out);
+void ag_digest_refs(XXH3_state_t *state, const struct ac_ref *refs,
+		    uint64_t n);
+
+void ag_cache_lock_all(void);
+void ag_cache_unlock_all(int child);
+/* Drops every unreferenced entry (tests, and memory pressure). */
+void ag_cache_trim(void);
+
+/* ---- mirror.c: per-file programs and schedules -------------------------- */
+
+struct ag_file {
+	atomic_uint refs;
+	pthread_mutex_t lock;       /* the maps; create/destroy order */
+	struct ag_handles programs; /* handle -> struct ag_program */
+	struct ag_handles schedules;/* handle -> struct ag_sched */
+	int fd;                     /* an fd it was seen on, for reports */
+	struct ag_file *all_next;   /* every file ever made (fork walks) */
+};
+
+/* Reference blocks handed to the driver by io_uring appends: they must
+ * outlive the SQE, so they live as long as the schedule. */
+struct ag_block {
+	struct ag_block *next;
+	struct ac_ref v[];
+};
+
+struct ag_sched {
+	atomic_uint refs;
+	pthread_mutex_t lock;
+	pthread_cond_t released;    /* holds dropped to 0 */
+	unsigned int holds;         /* io_uring submits between check and
+				     * the driver: appends wait */
+	int dead;                   /* destroyed: a retry must look again */
+	uint32_t handle, program_handle;
+	struct ag_program *program; /* NULL: unknown to the guard */
+	struct ag_refs *refv;       /* every reference appended */
+	uint64_t n_refs;
+	XXH3_state_t *state;        /* digest of program + refs so far */
+	ac_schedule *sched;         /* NULL while lazy */
+	char poison[256];           /* why the mirror cannot be trusted */
+	struct ag_block *blocks;
+	struct ag_digest *prefixes; /* digest after each append batch */
+	uint64_t n_prefixes, cap_prefixes;
+	struct ag_verdict *last;    /* decided for n_refs == last->n_refs */
+};
+
+/* Program create: the guard's image copy is certified (or found). */
+int ag_mirror_program_create(struct ag_file *f, int fd,
+			     struct drm_arena_program_create *arg);
+int ag_mirror_program_destroy(struct ag_file *f, int fd,
+			      struct drm_arena_handle *arg);
+int ag_mirror_schedule_create(struct ag_file *f, int fd,
+			      struct drm_arena_schedule_create *arg);
+int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
+			       struct drm_arena_handle *arg);
+
+/* The schedule with this handle, referenced and locked (and alive), or
+ * NULL when the guard does not know it. */
+struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
+void ag_sched_unlock(struct ag_sched *s);
+/* Waits (lock held) until no io_uring submit other than `own` of them
+ * holds the schedule. */
+void ag_sched_wait_holds(struct ag_sched *s, unsigned int own);
+
+/*
+ * Appends references the driver has accepted (ioctl) or will be given
+ * (io_uring) to the mirror, advancing (D) unless the schedule is lazy.
+ * 0; -EINVAL when the certificate calls the batch malformed (the
+ * mirror is unchanged, *err says why); -ENOMEM (the mirror is poisoned).
+ */
+int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
+		    uint64_t n, struct ac_error *err);
+/* Marks the mirror untrustworthy: every later submit of it is blocked. */
+void ag_sched_poison(struct ag_sched *s, const char *why);
+/* Builds the ac_schedule of a lazy schedule: 0, or poisons it. */
+int ag_sched_materialize(struct ag_sched *s);
+
+void ag_sched_unref(struct ag_sched *s);
+void ag_file_teardown(struct ag_file *f);
+
+/* ---- decide.c ----------------------------------------------------------- */
+
+enum ag_path { AG_PATH_IOCTL, AG_PATH_URING };
+
+struct ag_submit {
+	int fd;
+	uint32_t schedule;
+	enum ag_path path;
+};
+
+/*
+ * The submit-time decision for schedule s (locked; NULL: unknown to the
+ * guard): 0 allow, -EPERM block (enforce mode), after reporting.
+ */
+int ag_decide(struct ag_sched *s, const struct ag_submit *sub);
+
+/* ---- report.c ----------------------------------------------------------- */
+
+struct ag_stats {
+	atomic_ullong programs_certified;   /* images read and certified */
+	atomic_ullong program_hits;         /* images found certified */
+	atomic_ullong schedules_certified;  /* verdicts computed */
+	atomic_ullong verdict_hits;         /* verdicts found */
+	atomic_ullong submissions;
+	atomic_ullong blocked;
+	atomic_ullong warned;
+	atomic_ullong records;              /* distinct records written */
+	atomic_ullong certify_ns;
+	atomic_ullong unchecked_sqes;       /* seen too late */
+};
+
+extern struct ag_stats ag_stats;
+
+uint64_t ag_now_ns(void);
+
+/* One record for a failing or uncertifiable submission (deduplicated by
+ * program and verdict).  v may be NULL for the cases without a verdict,
+ * with `why` then saying what went wrong. */
+void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
+			  const struct ag_verdict *v, const char *why,
+			  int blocked);
+/* A free-form notice ("cannot see ..."), once per distinct key. */
+void ag_report_once(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A line to the log, unconditionally. */
+void ag_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ag_report_stats(void);
+/* The dump file for a failing schedule; 0 with path filled, or -1. */
+int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
+	    uint64_t n, uint64_t verdict, char *path, size_t len);
+
+void ag_report_lock_all(void);
+void ag_report_unlock_all(int child);
+/* Forgets what was reported (tests). */
+void ag_report_reset(void);
+
+/* ---- ioctl.c ------------------------------------------------------------ */
+
+/* Whether a request number is one the guard handles (by DRM nr, as
+ * drm_ioctl dispatches): the only test on the common path. */
+static inline int ag_is_guarded_request(unsigned int cmd)
+{
+	unsigned int nr = cmd & 0xff, type = (cmd >> 8) & 0xff;
+	return type == DRM_IOCTL_BASE &&
+	       nr - (DRM_COMMAND_BASE + DRM_ARENA_PROGRAM_CREATE) <=
+		       DRM_ARENA_SCHEDULE_DESTROY - DRM_ARENA_PROGRAM_CREATE &&
+	       nr != DRM_COMMAND_BASE + DRM_ARENA_WAIT;
+}
+
+/* A guarded request on a device file: 0 or -errno. */
+int ag_ioctl(struct ag_file *f, int fd, unsigned int cmd, uint64_t arg);
+
+/* ---- uring.c ------------------------------------------------------------ */
+
+struct io_uring;
+struct ag_held;
+
+/*
+ * Checks the SQEs the next submit will hand the kernel, rewriting blocked
+ * ones into NOPs that complete with -EPERM.  Returns the schedules held
+ * until the submit is done (release with ag_uring_release), or NULL.
+ */
+struct ag_held *ag_uring_check(struct io_uring *ring);
+void ag_uring_release(struct io_uring *ring, struct ag_held *held);
+/* io_uring_enter() called by the application itself: the SQEs it wrote
+ * to the ring by hand, if the ring is known. */
+struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit);
+
+/* Registered files (called after the next function succeeded). */
+void ag_ring_files_set(struct io_uring *ring, const int *files,
+		       unsigned int nr);
+void ag_ring_files_update(struct io_uring *ring, unsigned int off,
+			  const int *files, unsigned int nr);
+void ag_ring_forget(int ring_fd);
+
+void ag_uring_lock_all(void);
+void ag_uring_unlock_all(int child);
+
+/* ---- small helpers ------------------------------------------------------ */
+
+char *ag_strdup(const char *s);
+char *ag_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every symbol libarenaguard.so exports, and nothing else (the version
+ * script keeps libarenacert and the guard's own names local).  Each
+ * forwards to the next definition in the lookup order (RTLD_NEXT): with
+ * LD_PRELOAD="libarenaguard.so libarenasim.so" that is the simulated
+ * device, else libc or liburing.
+ *
+ *   ioctl      the arena program and schedule requests; everything else
+ *              is forwarded after one compare (the request's DRM type)
+ *   close, close_range, dup, dup2, dup3
+ *              keep the fd table in step (fcntl F_DUPFD, SCM_RIGHTS and
+ *              the like are caught lazily, by kcmp, when first used)
+ *   io_uring_submit, _and_wait, _and_wait_timeout, _and_get_events,
+ *   io_uring_wait_cqes, io_uring_wait_cqe_timeout
+ *              check the pending SQEs first
+ *   io_uring_register_files*, io_uring_unregister_files,
+ *   io_uring_queue_exit
+ *              track registered files
+ *   io_uring_enter, io_uring_enter2
+ *              check SQEs written to the ring by hand
+ *
+ * ARENAGUARD=off makes every one of them a plain call of the next.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "guard.h"
+
+typedef int (*ioctl_fn)(int, unsigned long, ...);
+static _Atomic(ioctl_fn) next_ioctl;
+
+#define NEXT(fn) static __typeof__(fn) *next_##fn
+NEXT(close); NEXT(close_range); NEXT(dup); NEXT(dup2); NEXT(dup3);
+NEXT(io_uring_submit); NEXT(io_uring_submit_and_wait);
+NEXT(io_uring_submit_and_wait_timeout); NEXT(io_uring_submit_and_get_events);
+NEXT(io_uring_wait_cqes); NEXT(io_uring_wait_cqe_timeout);
+NEXT(io_uring_register_files); NEXT(io_uring_register_files_tags);
+NEXT(io_uring_register_files_sparse); NEXT(io_uring_register_files_update);
+NEXT(io_uring_register_files_update_tag); NEXT(io_uring_unregister_files);
+NEXT(io_uring_queue_exit); NEXT(io_uring_enter); NEXT(io_uring_enter2);
+#undef NEXT
+
+/* The driver is whatever ioctl comes next: the simulator, or the
+ * kernel through libc.  0 or -errno. */
+static int forward_ioctl(int fd, unsigned int cmd, void *arg)
+{
+	ioctl_fn next = atomic_load_explicit(&next_ioctl, memory_order_acquire);
+	int saved = errno;
+	int rc = next(fd, (unsigned long)cmd, arg);
+	rc = rc < 0 ? -errno : 0;
+	errno = saved;
+	return rc;
+}
+
+/* ---- start-up and fork ---- */
+
+static void fork_prepare(void)
+{
+	ag_uring_lock_all();
+	ag_devices_lock_all();
+	ag_cache_lock_all();
+	ag_report_lock_all();
+}
+
+static void fork_parent(void)
+{
+	ag_report_unlock_all(0);
+	ag_cache_unlock_all(0);
+	ag_devices_unlock_all(0);
+	ag_uring_unlock_all(0);
+}
+
+static void fork_child(void)
+{
+	ag_report_unlock_all(1);
+	ag_cache_unlock_all(1);
+	ag_devices_unlock_all(1);
+	ag_uring_unlock_all(1);
+}
+
+static void resolve(void)
+{
+	ag_inside++;
+#define R(fn) next_##fn = (__typeof__(next_##fn))dlsym(RTLD_NEXT, #fn)
+	R(close); R(close_range); R(dup); R(dup2); R(dup3);
+	R(io_uring_submit); R(io_uring_submit_and_wait);
+	R(io_uring_submit_and_wait_timeout); R(io_uring_submit_and_get_events);
+	R(io_uring_wait_cqes); R(io_uring_wait_cqe_timeout);
+	R(io_uring_register_files); R(io_uring_register_files_tags);
+	R(io_uring_register_files_sparse); R(io_uring_register_files_update);
+	R(io_uring_register_files_update_tag); R(io_uring_unregister_files);
+	R(io_uring_queue_exit); R(io_uring_enter); R(io_uring_enter2);
+#undef R
+	ag_config_load();
+	ag_driver_ioctl = forward_ioctl;
+	if (ag_cfg.mode != AG_OFF)
+		pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* Last: its being set is what the fast path tests. */
+	atomic_store_explicit(&next_ioctl,
+			      (ioctl_fn)dlsym(RTLD_NEXT, "ioctl"),
+			      memory_order_release);
+	ag_inside--;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init(void)
+{
+	pthread_once(&once, resolve);
+}
+
+__attribute__((constructor)) static void guard_load(void)
+{
+	init();
+	if (ag_cfg.bad_mode[0])
+		ag_log("arenaguard: ARENAGUARD=%s is not enforce, warn or off; "
+		       "enforcing", ag_cfg.bad_mode);
+}
+
+__attribute__((destructor)) static void guard_unload(void)
+{
+	if (ag_cfg.stats && ag_cfg.mode != AG_OFF)
+		ag_report_stats();
+}
+
+static int off(void)
+{
+	return ag_cfg.mode == AG_OFF || ag_inside;
+}
+
+/* Some liburing functions may be missing (an older liburing, or none in
+ * the global scope at start-up): calling one that is not there is
+ * ENOSYS. */
+#define NEED(fn, ...)                                            \
+	do {                                                     \
+		init();                                          \
+		if (!next_##fn)                                  \
+			return __VA_ARGS__;                      \
+	} while (0)
+
+/* ---- ioctl ---- */
+
+static int guarded_ioctl(int fd, unsigned long request, void *arg,
+			 ioctl_fn next)
+{
+	int saved = errno;
+	struct ag_file *f = ag_fd_file(fd);
+	errno = saved;
+	if (!f)
+		return next(fd, request, arg);
+	/* The kernel's ioctl takes an unsigned int command. */
+	int rc = ag_ioctl(f, fd, (unsigned int)request, (uintptr_t)arg);
+	ag_file_unref(f);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	errno = saved;
+	return rc;
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	ioctl_fn next = atomic_load_explicit(&next_ioctl, memory_order_acquire);
+	if (__builtin_expect(!next, 0)) {
+		init();
+		next = atomic_load(&next_ioctl);
+		if (!next) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	if (__builtin_expect(!ag_is_guarded_request((unsigned int)request), 1) ||
+	    off())
+		return next(fd, request, arg);
+	return guarded_ioctl(fd, request, arg, next);
+}
+
+/* ---- the fd table ---- */
+
+int close(int fd)
+{
+	NEED(close, (errno = ENOSYS, -1));
+	if (ag_cfg.mode != AG_OFF)
+		ag_fd_forget(fd);
+	return next_close(fd);
+}
+
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+	NEED(close_range, (errno = ENOSYS, -1));
+	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC))
+		ag_fd_forget_range(first, last);
+	return next_close_range(first, last, flags);
+}
+
+int dup(int fd)
+{
+	NEED(dup, (errno = ENOSYS, -1));
+	int rc = next_dup(fd);
+	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+		ag_fd_dup(fd, rc);
+	return rc;
+}
+
+int dup2(int oldfd, int newfd)
+{
+	NEED(dup2, (errno = ENOSYS, -1));
+	int rc = next_dup2(oldfd, newfd);
+	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+		ag_fd_dup(oldfd, newfd);
+	return rc;
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+	NEED(dup3, (errno = ENOSYS, -1));
+	int rc = next_dup3(oldfd, newfd, flags);
+	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+		ag_fd_dup(oldfd, newfd);
+	return rc;
+}
+
+/* ---- io_uring submission ---- */
+
+int io_uring_submit(struct io_uring *ring)
+{
+	NEED(io_uring_submit, -ENOSYS);
+	if (off())
+		return next_io_uring_submit(ring);
+	struct ag_held *held = ag_uring_check(ring);
+	int rc = next_io_uring_submit(ring);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+/*
+ * The waiting variants: when a checked submit holds a schedule, the
+ * submit is done first on its own and the hold released before the
+ * wait, so that no other thread's append waits for this one's
+ * completions.  The kernel sees the same SQEs in the same order.
+ */
+static int then(int submitted, int rest)
+{
+	if (rest < 0)
+		return submitted > 0 ? submitted : rest;
+	return submitted + rest;
+}
+
+int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
+{
+	NEED(io_uring_submit_and_wait, -ENOSYS);
+	if (off())
+		return next_io_uring_submit_and_wait(ring, wait_nr);
+	struct ag_held *held = ag_uring_check(ring);
+	if (!held || !wait_nr || !next_io_uring_submit) {
+		int rc = next_io_uring_submit_and_wait(ring, wait_nr);
+		ag_uring_release(ring, held);
+		return rc;
+	}
+	int rc = next_io_uring_submit(ring);
+	ag_uring_release(ring, held);
+	if (rc < 0)
+		return rc;
+	return then(rc, next_io_uring_submit_and_wait(ring, wait_nr));
+}
+
+int io_uring_submit_and_wait_timeout(struct io_uring *ring,
+				     struct io_uring_cqe **cqe_ptr,
+				     unsigned int wait_nr,
+				     struct __kernel_timespec *ts,
+				     sigset_t *sigmask)
+{
+	NEED(io_uring_submit_and_wait_timeout, -ENOSYS);
+	if (off())
+		return next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
+							     wait_nr, ts,
+							     sigmask);
+	struct ag_held *held = ag_uring_check(ring);
+	if (held && next_io_uring_submit) {
+		int rc = next_io_uring_submit(ring);
+		ag_uring_release(ring, held);
+		if (rc < 0)
+			return rc;
+		return next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
+							     wait_nr, ts,
+							     sigmask);
+	}
+	int rc = next_io_uring_submit_and_wait_timeout(ring, cqe_ptr, wait_nr,
+						       ts, sigmask);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+int io_uring_submit_and_get_events(struct io_uring *ring)
+{
+	NEED(io_uring_submit_and_get_events, -ENOSYS);
+	if (off())
+		return next_io_uring_submit_and_get_events(ring);
+	struct ag_held *held = ag_uring_check(ring);
+	if (!held || !next_io_uring_submit) {
+		int rc = next_io_uring_submit_and_get_events(ring);
+		ag_uring_release(ring, held);
+		return rc;
+	}
+	int rc = next_io_uring_submit(ring);
+	ag_uring_release(ring, held);
+	if (rc < 0)
+		return rc;
+	return then(rc, next_io_uring_submit_and_get_events(ring));
+}
+
+/* Without IORING_FEAT_EXT_ARG (kernels before 5.11) a wait with a
+ * time-out submits the pending SQEs itself. */
+static int wait_submits(struct io_uring *ring, struct __kernel_timespec *ts)
+{
+	return ts && !(ring->features & IORING_FEAT_EXT_ARG) && !off();
+}
+
+int io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
+		       unsigned int wait_nr, struct __kernel_timespec *ts,
+		       sigset_t *sigmask)
+{
+	NEED(io_uring_wait_cqes, -ENOSYS);
+	if (!wait_submits(ring, ts))
+		return next_io_uring_wait_cqes(ring, cqe_ptr, wait_nr, ts,
+					       sigmask);
+	struct ag_held *held = ag_uring_check(ring);
+	int rc = next_io_uring_wait_cqes(ring, cqe_ptr, wait_nr, ts, sigmask);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+int io_uring_wait_cqe_timeout(struct io_uring *ring,
+			      struct io_uring_cqe **cqe_ptr,
+			      struct __kernel_timespec *ts)
+{
+	NEED(io_uring_wait_cqe_timeout, -ENOSYS);
+	if (!wait_submits(ring, ts))
+		return next_io_uring_wait_cqe_timeout(ring, cqe_ptr, ts);
+	struct ag_held *held = ag_uring_check(ring);
+	int rc = next_io_uring_wait_cqe_timeout(ring, cqe_ptr, ts);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+int io_uring_enter(unsigned int fd, unsigned int to_submit,
+		   unsigned int min_complete, unsigned int flags, sigset_t *sig)
+{
+	NEED(io_uring_enter, -ENOSYS);
+	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
+		return next_io_uring_enter(fd, to_submit, min_complete, flags,
+					   sig);
+	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
+	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
+	ag_uring_release(NULL, held);
+	return rc;
+}
+
+int io_uring_enter2(unsigned int fd, unsigned int to_submit,
+		    unsigned int min_complete, unsigned int flags,
+		    sigset_t *sig, size_t sz)
+{
+	NEED(io_uring_enter2, -ENOSYS);
+	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
+		return next_io_uring_enter2(fd, to_submit, min_complete, flags,
+					    sig, sz);
+	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
+	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
+				      sz);
+	ag_uring_release(NULL, held);
+	return rc;
+}
+
+/* ---- registered files ---- */
+
+int io_uring_register_files(struct io_uring *ring, const int *files,
+			    unsigned int nr)
+{
+	NEED(io_uring_register_files, -ENOSYS);
+	int rc = next_io_uring_register_files(ring, files, nr);
+	if (rc == 0 && !off())
+		ag_ring_files_set(ring, files, nr);
+	return rc;
+}
+
+int io_uring_register_files_tags(struct io_uring *ring, const int *files,
+				 const __u64 *tags, unsigned int nr)
+{
+	NEED(io_uring_register_files_tags, -ENOSYS);
+	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
+	if (rc == 0 && !off())
+		ag_ring_files_set(ring, files, nr);
+	return rc;
+}
+
+int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
+{
+	NEED(io_uring_register_files_sparse, -ENOSYS);
+	int rc = next_io_uring_register_files_sparse(ring, nr);
+	if (rc == 0 && !off())
+		ag_ring_files_set(ring, NULL, nr);
+	return rc;
+}
+
+int io_uring_register_files_update(struct io_uring *ring, unsigned int off_,
+				   const int *files, unsigned int nr)
+{
+	NEED(io_uring_register_files_update, -ENOSYS);
+	int rc = next_io_uring_register_files_update(ring, off_, files, nr);
+	if (rc > 0 && !off())
+		ag_ring_files_update(ring, off_, files, (unsigned int)rc);
+	return rc;
+}
+
+int io_uring_register_files_update_tag(struct io_uring *ring,
+				       unsigned int off_, const int *files,
+				       const __u64 *tags, unsigned int nr)
+{
+	NEED(io_uring_register_files_update_tag, -ENOSYS);
+	int rc = next_io_uring_register_files_update_tag(ring, off_, files,
+							 tags, nr);
+	if (rc > 0 && !off())
+		ag_ring_files_update(ring, off_, files, (unsigned int)rc);
+	return rc;
+}
+
+int io_uring_unregister_files(struct io_uring *ring)
+{
+	NEED(io_uring_unregister_files, -ENOSYS);
+	int rc = next_io_uring_unregister_files(ring);
+	if (rc == 0 && !off())
+		ag_ring_files_set(ring, NULL, 0);
+	return rc;
+}
+
+void io_uring_queue_exit(struct io_uring *ring)
+{
+	NEED(io_uring_queue_exit);
+	if (!off())
+		ag_ring_forget(ring->ring_fd);
+	next_io_uring_queue_exit(ring);
+}

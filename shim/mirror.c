@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver's objects, mirrored per open file: handle -> program (the
+ * shared, certified struct ag_program) and handle -> schedule (the
+ * references appended so far, their digest, and the incremental
+ * ac_schedule that advances (D) as they come).
+ *
+ * The mirror follows the driver, never the application: an object enters
+ * it only when the driver has created it, and creates and destroys are
+ * forwarded with the file's lock held, so that a handle the driver
+ * reuses at once (lowest free first) cannot be confused with the object
+ * it named before.  Appends and submits take only the schedule's lock
+ * (after a lookup under the file's), which a destroy also takes: a
+ * destroyed schedule is marked dead and a waiter looks again.
+ *
+ * A schedule starts lazy: no ac_schedule, only the references and their
+ * digest.  If the digest after an append is a hint (a prefix of a
+ * schedule decided before), it stays lazy; otherwise it is materialised
+ * (ac_schedule_new and the references so far) and from then on every
+ * append advances (D) at once, so that its submit finds the verdict
+ * known.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "usercopy.h"
+
+/* ---- programs ---- */
+
+/* Records handle -> p (taking the caller's reference).  Lock held. */
+static void put_program(struct ag_file *f, uint32_t handle,
+			struct ag_program *p)
+{
+	int err;
+	ag_program_unref(ag_handles_put(&f->programs, handle, p, &err));
+	if (err)
+		ag_program_unref(p);    /* its schedules: unknown, blocked */
+}
+
+/* The guard could not copy the image: the driver gives its own error
+ * (EFAULT, ENOMEM); if it takes the image after all, the program is
+ * one the guard cannot certify. */
+static int create_unread(struct ag_file *f, int fd,
+			 struct drm_arena_program_create *arg, int why)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
+	if (rc == 0)
+		put_program(f, arg->handle, ag_program_unreadable(
+			why == -EFAULT ? "the guard could not read the image "
+					 "the driver took" : "out of memory"));
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+int ag_mirror_program_create(struct ag_file *f, int fd,
+			     struct drm_arena_program_create *arg)
+{
+	if (arg->size > SIZE_MAX - 1)
+		return create_unread(f, fd, arg, -ENOMEM);
+	size_t len = (size_t)arg->size;
+	uint8_t *image = malloc(len ? len : 1);
+	if (!image)
+		return create_unread(f, fd, arg, -ENOMEM);
+	/* The one read of the application's image: what is certified is
+	 * what the driver gets, whatever other threads write meanwhile. */
+	if (copy_from_user(image, arg->image, len) != 0) {
+		free(image);
+		return create_unread(f, fd, arg, -EFAULT);
+	}
+	struct ag_program *p = ag_program_get(image, len);
+	if (!p)
+		return create_unread(f, fd, arg, -ENOMEM);
+
+	uint64_t user_image = arg->image;
+	arg->image = (uintptr_t)p->image;
+	pthread_mutex_lock(&f->lock);
+	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
+	if (rc == 0)
+		put_program(f, arg->handle, p);
+	else
+		ag_program_unref(p);
+	pthread_mutex_unlock(&f->lock);
+	arg->image = user_image;
+	return rc;
+}
+
+int ag_mirror_program_destroy(struct ag_file *f, int fd,
+			      struct drm_arena_handle *arg)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, arg);
+	if (rc == 0)
+		ag_program_unref(ag_handles_del(&f->programs, arg->handle));
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+/* ---- schedules ---- */
+
+static struct ag_sched *sched_new(uint32_t handle, uint32_t program_handle,
+				  struct ag_program *p)
+{
+	struct ag_sched *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	atomic_store(&s->refs, 1);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->released, NULL);
+	s->handle = handle;
+	s->program_handle = program_handle;
+	if (!p) {
+		snprintf(s->poison, sizeof(s->poison), "its program %u was "
+			 "not created through the guard", program_handle);
+		return s;
+	}
+	atomic_fetch_add(&p->refs, 1);
+	s->program = p;
+	if (p->error)
+		return s;
+	s->state = XXH3_createState();
+	if (!s->state)
+		snprintf(s->poison, sizeof(s->poison), "out of memory");
+	else
+		XXH3_copyState(s->state, p->prefix);
+	return s;
+}
+
+void ag_sched_unref(struct ag_sched *s)
+{
+	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
+		return;
+	ac_schedule_free(s->sched);
+	XXH3_freeState(s->state);
+	ag_refs_unref(s->refv);
+	while (s->blocks) {
+		struct ag_block *b = s->blocks;
+		s->blocks = b->next;
+		free(b);
+	}
+	free(s->prefixes);
+	ag_verdict_unref(s->last);
+	ag_program_unref(s->program);
+	pthread_cond_destroy(&s->released);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+int ag_mirror_schedule_create(struct ag_file *f, int fd,
+			      struct drm_arena_schedule_create *arg)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg);
+	if (rc == 0) {
+		struct ag_program *p = ag_handles_get(&f->programs,
+						      arg->program);
+		struct ag_sched *s = sched_new(arg->handle, arg->program, p);
+		int err = -ENOMEM;
+		struct ag_sched *old = s ? ag_handles_put(&f->schedules,
+							  arg->handle, s, &err)
+					 : NULL;
+		if (old) {
+			old->dead = 1;
+			ag_sched_unref(old);
+		}
+		if (err) {
+			/* Unmirrored: the handle is unknown to the guard,
+			 * and its submits are blocked. */
+			ag_sched_unref(s);
+			ag_sched_unref(ag_handles_del(&f->schedules,
+						      arg->handle));
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
+			       struct drm_arena_handle *arg)
+{
+	pthread_mutex_lock(&f->lock);
+	struct ag_sched *s = ag_handles_get(&f->schedules, arg->handle);
+	if (s)
+		pthread_mutex_lock(&s->lock);
+	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
+	if (s) {
+		if (rc == 0) {
+			ag_handles_del(&f->schedules, arg->handle);
+			s->dead = 1;
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (rc == 0)
+			ag_sched_unref(s);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle)
+{
+	for (;;) {
+		pthread_mutex_lock(&f->lock);
+		struct ag_sched *s = ag_handles_get(&f->schedules, handle);
+		if (s)
+			atomic_fetch_add(&s->refs, 1);
+		pthread_mutex_unlock(&f->lock);
+		if (!s)
+			return NULL;
+		pthread_mutex_lock(&s->lock);
+		if (!s->dead)
+			return s;
+		pthread_mutex_unlock(&s->lock);
+		ag_sched_unref(s);
+	}
+}
+
+void ag_sched_unlock(struct ag_sched *s)
+{
+	pthread_mutex_unlock(&s->lock);
+	ag_sched_unref(s);
+}
+
+void ag_sched_wait_holds(struct ag_sched *s, unsigned int own)
+{
+	while (s->holds > own)
+		pthread_cond_wait(&s->released, &s->lock);
+}
+
+void ag_sched_poison(struct ag_sched *s, const char *why)
+{
+	if (!s->poison[0])
+		snprintf(s->poison, sizeof(s->poison), "%s", why);
+}
+
+/* ac_schedule for the references so far.  0, or poisons the mirror. */
+int ag_sched_materialize(struct ag_sched *s)
+{
+	struct ac_error err;
+	char text[512];
+	uint64_t start = ag_now_ns();
+	s->sched = ac_schedule_new(s->program->prog);
+	int rc = 0;
+	if (!s->sched) {
+		ag_sched_poison(s, "out of memory");
+		rc = -ENOMEM;
+	} else if (s->n_refs &&
+		   ac_schedule_append(s->sched, s->refv->v, s->n_refs, &err)) {
+		/* Only references nobody checked get here: a lazy schedule
+		 * whose hint was wrong, appended through io_uring. */
+		char why[640];
+		snprintf(why, sizeof(why), "malformed schedule: %s",
+			 ac_error_text(&err, text, sizeof(text)));
+		ag_sched_poison(s, why);
+		rc = -EINVAL;
+	}
+	atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
+	return rc;
+}
+
+static int push_prefix(struct ag_sched *s, const struct ag_digest *d)
+{
+	if (s->n_prefixes == s->cap_prefixes) {
+		uint64_t cap = s->cap_prefixes ? 2 * s->cap_prefixes : 8;
+		struct ag_digest *p = realloc(s->prefixes, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->prefixes = p;
+		s->cap_prefixes = cap;
+	}
+	s->prefixes[s->n_prefixes++] = *d;
+	return 0;
+}
+
+int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
+		    uint64_t n, struct ac_error *err)
+{
+	/* Nothing to certify with: the submit is blocked anyway. */
+	if (s->poison[0] || !s->program || s->program->error || n == 0)
+		return 0;
+	if (n > UINT64_MAX - s->n_refs) {
+		ag_sched_poison(s, "too many references");
+		return -ENOMEM;
+	}
+	struct ag_refs *r = ag_refs_grow(s->refv, s->n_refs, s->n_refs + n);
+	if (!r) {
+		ag_sched_poison(s, "out of memory");
+		return -ENOMEM;
+	}
+	s->refv = r;
+
+	XXH3_state_t before;
+	XXH3_copyState(&before, s->state);
+	ag_digest_refs(s->state, refs, n);
+	struct ag_digest d;
+	ag_digest_of(s->state, &d);
+
+	/* A poisoned mirror blocks every submit: accept the batch. */
+	if (!s->sched && !ag_hint_has(&d) && ag_sched_materialize(s) != 0)
+		return 0;
+	if (s->sched) {
+		uint64_t start = ag_now_ns();
+		int rc = ac_schedule_append(s->sched, refs, n, err);
+		atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
+		if (rc != 0) {
+			XXH3_copyState(s->state, &before);
+			return -EINVAL;
+		}
+	}
+	memcpy(&s->refv->v[s->n_refs], refs, n * sizeof(*refs));
+	s->n_refs += n;
+	if (push_prefix(s, &d) != 0) {
+		ag_sched_poison(s, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- teardown ---- */
+
+static void program_unref_each(void *v)
+{
+	ag_program_unref(v);
+}
+
+static void sched_unref_each(void *v)
+{
+	struct ag_sched *s = v;
+	pthread_mutex_lock(&s->lock);
+	s->dead = 1;
+	pthread_mutex_unlock(&s->lock);
+	ag_sched_unref(s);
+}
+
+void ag_file_teardown(struct ag_file *f)
+{
+	pthread_mutex_lock(&f->lock);
+	ag_handles_each(&f->schedules, sched_unref_each);
+	ag_handles_each(&f->programs, program_unref_each);
+	ag_handles_free(&f->schedules);
+	ag_handles_free(&f->programs);
+	pthread_mutex_unlock(&f->lock);
+}

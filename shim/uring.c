@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The io_uring path.  liburing's submit functions (interposed in
+ * interpose.c) call ag_uring_check first, which walks the SQEs the
+ * application queued since the last submit (sq.sqe_head .. sq.sqe_tail,
+ * as liburing's own flush will hand them over) and handles every
+ * IORING_OP_URING_CMD aimed at the device, by fd or by registered slot:
+ *
+ *   APPEND  the references are copied once into a block the schedule
+ *           keeps, certified, and the SQE is pointed at that block: the
+ *           driver reads exactly what was checked
+ *   SUBMIT  decided like the ioctl; a blocked one becomes a NOP whose
+ *           completion carries -EPERM (IORING_NOP_INJECT_RESULT) and the
+ *           application's user_data, an ordinary failed CQE
+ *
+ * A CQE is never seen here, so an append is mirrored when it is handed
+ * over, not when the driver has done it; references the certificate
+ * calls malformed are answered -EINVAL here (the driver's answer), and
+ * anything else the driver refuses (EBUSY, ENOMEM) leaves the mirror
+ * longer than the device's schedule: a superset, on which a verdict can
+ * only be stricter.  An approved submit holds its schedule until the
+ * next function returns, so that no other thread's append slips in
+ * between the check and the driver.
+ *
+ * Registered files: the registration functions are interposed too; a
+ * slot holds the file it had when registered.  SQEs that change slots
+ * themselves (direct opens, IORING_OP_FILES_UPDATE, direct close) have
+ * results the guard does not see: a slot they may have made the device
+ * is "uncertain", and device commands on it are blocked (fail closed).
+ *
+ * Rings are known by their fd and their SQ mapping (a reused fd number
+ * with a new mapping is a new ring).  The kernel tail is remembered
+ * after each submit: if it moved without passing here, someone wrote
+ * the SQ ring by hand; those SQEs are checked if the kernel has not
+ * taken them yet, and reported otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <liburing.h>
+
+#include "guard.h"
+#include "usercopy.h"
+
+#ifndef IORING_NOP_INJECT_RESULT
+#define IORING_NOP_INJECT_RESULT (1U << 0)
+#endif
+
+#define CMD_BYTES 80                    /* sqe->cmd of a 128-byte SQE */
+#define UNCERTAIN ((struct ag_file *)1)
+
+struct ring_state {
+	int ring_fd;
+	void *sq_ring;                  /* identity, with ring_fd */
+	struct io_uring *ring;
+	unsigned int tail;              /* kernel SQ tail after our submit */
+	int have_tail;
+	unsigned int n_slots;
+	struct ag_file **slots;         /* NULL, UNCERTAIN, or referenced */
+	struct ring_state *next;
+};
+
+struct ag_held {
+	unsigned int n, cap;
+	struct ag_sched **v;
+};
+
+static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ring_state *rings;
+
+/* ---- ring state ---- */
+
+static void slot_set(struct ag_file **slot, struct ag_file *f)
+{
+	if (*slot > UNCERTAIN)
+		ag_file_unref(*slot);
+	*slot = f;
+}
+
+static void slots_free(struct ring_state *r)
+{
+	for (unsigned int i = 0; i < r->n_slots; i++)
+		slot_set(&r->slots[i], NULL);
+	free(r->slots);
+	r->slots = NULL;
+	r->n_slots = 0;
+}
+
+/* The state of ring (lock held), made or reset as needed; NULL when
+ * memory runs out. */
+static struct ring_state *ring_get(struct io_uring *ring)
+{
+	struct ring_state *r;
+	for (r = rings; r; r = r->next)
+		if (r->ring_fd == ring->ring_fd)
+			break;
+	if (r && r->sq_ring != ring->sq.ring_ptr) {
+		slots_free(r);             /* the fd number was reused */
+		r->have_tail = 0;
+	}
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return NULL;
+		r->ring_fd = ring->ring_fd;
+		r->next = rings;
+		rings = r;
+	}
+	r->sq_ring = ring->sq.ring_ptr;
+	r->ring = ring;
+	return r;
+}
+
+static struct ring_state *ring_by_fd(int ring_fd)
+{
+	for (struct ring_state *r = rings; r; r = r->next)
+		if (r->ring_fd == ring_fd)
+			return r;
+	return NULL;
+}
+
+void ag_ring_forget(int ring_fd)
+{
+	pthread_mutex_lock(&ring_lock);
+	for (struct ring_state **pp = &rings; *pp; pp = &(*pp)->next) {
+		struct ring_state *r = *pp;
+		if (r->ring_fd != ring_fd)
+			continue;
+		*pp = r->next;
+		slots_free(r);
+		free(r);
+		break;
+	}
+	pthread_mutex_unlock(&ring_lock);
+}
+
+/* The device file behind fd (referenced), or NULL.  Only character
+ * devices are asked their DRM name, so registering sockets and files
+ * costs an fstat and sends them no ioctl. */
+static struct ag_file *file_of_fd(int fd)
+{
+	struct ag_file *known = ag_fd_peek(fd);
+	if (known == AG_FD_NOTDEV)
+		return NULL;
+	if (known == AG_FD_UNKNOWN) {
+		struct stat st;
+		if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
+			return NULL;
+	}
+	return ag_fd_file(fd);
+}
+
+static void slots_update(struct ring_state *r, unsigned int off,
+			 const int *files, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr && off + i < r->n_slots; i++) {
+		int fd = -1;
+		if (files && copy_from_user(&fd, (uintptr_t)&files[i],
+					    sizeof(fd)) != 0)
+			fd = -1;
+		if (fd != IORING_REGISTER_FILES_SKIP)
+			slot_set(&r->slots[off + i],
+				 fd >= 0 ? file_of_fd(fd) : NULL);
+	}
+}
+
+void ag_ring_files_set(struct io_uring *ring, const int *files,
+		       unsigned int nr)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = ring_get(ring);
+	if (r) {
+		slots_free(r);
+		r->slots = calloc(nr ? nr : 1, sizeof(*r->slots));
+		if (r->slots) {
+			r->n_slots = nr;
+			slots_update(r, 0, files, nr);
+		}
+	}
+	pthread_mutex_unlock(&ring_lock);
+}
+
+void ag_ring_files_update(struct io_uring *ring, unsigned int off,
+			  const int *files, unsigned int nr)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = ring_get(ring);
+	if (r)
+		slots_update(r, off, files, nr);
+	pthread_mutex_unlock(&ring_lock);
+}
+
+/* ---- slots changed by SQEs ---- */
+
+/* Whether a path may name a device node: anything not absolute, or
+ * under /dev (read without trusting the pointer). */
+static int may_be_device_path(uint64_t path)
+{
+	char buf[5];
+	if (copy_from_user(buf, path, 1) != 0 || buf[0] != '/')
+		return 1;
+	if (copy_from_user(buf, path, sizeof(buf)) != 0)
+		return 1;
+	return memcmp(buf, "/dev/", 5) == 0;
+}
+
+static void mark_uncertain_free(struct ring_state *r)
+{
+	for (unsigned int i = 0; i < r->n_slots; i++)
+		if (!r->slots[i])
+			r->slots[i] = UNCERTAIN;
+}
+
+/* Slot `index` may become a file that `may_be_device` says about, if
+ * the SQE succeeds; it keeps its old file if not. */
+static void slot_may_change(struct ring_state *r, unsigned int index,
+			    int may_be_device)
+{
+	if (index == IORING_FILE_INDEX_ALLOC) {
+		if (may_be_device)
+			mark_uncertain_free(r);
+		return;
+	}
+	if (index >= r->n_slots)
+		return;
+	struct ag_file **slot = &r->slots[index];
+	if (*slot || may_be_device)
+		slot_set(slot, UNCERTAIN);
+}
+
+static int fds_may_be_device(uint64_t fds, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++) {
+		int fd;
+		if (copy_from_user(&fd, fds + (uint64_t)i * sizeof(fd),
+				   sizeof(fd)) != 0)
+			return 1;
+		struct ag_file *f = fd >= 0 ? file_of_fd(fd) : NULL;
+		if (f) {
+			ag_file_unref(f);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void note_slot_change(struct ring_state *r,
+			     const struct io_uring_sqe *sqe)
+{
+	if (!r->n_slots)
+		return;
+	switch (sqe->opcode) {
+	case IORING_OP_OPENAT:
+	case IORING_OP_OPENAT2:
+		if (sqe->file_index)
+			slot_may_change(r, sqe->file_index == IORING_FILE_INDEX_ALLOC
+					   ? IORING_FILE_INDEX_ALLOC
+					   : sqe->file_index - 1,
+					may_be_device_path(sqe->addr));
+		break;
+	case IORING_OP_ACCEPT:
+	case IORING_OP_SOCKET:
+	case IORING_OP_CLOSE:
+		if (sqe->file_index && sqe->file_index != IORING_FILE_INDEX_ALLOC)
+			slot_may_change(r, sqe->file_index - 1, 0);
+		break;
+	case IORING_OP_FILES_UPDATE: {
+		int dev = fds_may_be_device(sqe->addr, sqe->len);
+		if ((__u32)sqe->off == IORING_FILE_INDEX_ALLOC)
+			slot_may_change(r, IORING_FILE_INDEX_ALLOC, dev);
+		else
+			for (unsigned int i = 0; i < sqe->len; i++)
+				slot_may_change(r, (unsigned int)sqe->off + i,
+						dev);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- holds ---- */
+
+static unsigned int own_holds(const struct ag_held *h, const struct ag_sched *s)
+{
+	unsigned int n = 0;
+	for (unsigned int i = 0; h && i < h->n; i++)
+		n += h->v[i] == s;
+	return n;
+}
+
+static int hold(struct ag_held **hp, struct ag_sched *s)
+{
+	struct ag_held *h = *hp;
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		*hp = h;
+	}
+	if (h->n == h->cap) {
+		unsigned int cap = h->cap ? 2 * h->cap : 8;
+		struct ag_sched **v = realloc(h->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	atomic_fetch_add(&s->refs, 1);
+	s->holds++;
+	h->v[h->n++] = s;
+	return 0;
+}
+
+void ag_uring_release(struct io_uring *ring, struct ag_held *h)
+{
+	for (unsigned int i = 0; h && i < h->n; i++) {
+		struct ag_sched *s = h->v[i];
+		pthread_mutex_lock(&s->lock);
+		if (--s->holds == 0)
+			pthread_cond_broadcast(&s->released);
+		pthread_mutex_unlock(&s->lock);
+		ag_sched_unref(s);
+	}
+	if (h) {
+		free(h->v);
+		free(h);
+	}
+	if (!ring)
+		return;
+	/* Where liburing's flush left the kernel tail: anything beyond it
+	 * next time did not come through here. */
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = ring_get(ring);
+	if (r) {
+		r->tail = io_uring_smp_load_acquire(ring->sq.ktail);
+		r->have_tail = 1;
+	}
+	pthread_mutex_unlock(&ring_lock);
+}
+
+/* ---- one SQE ---- */
+
+/* Completed here: the kernel only posts `res`, with the user_data. */
+static void rewrite_as_nop(struct io_uring_sqe *sqe, int res)
+{
+	__u8 keep = sqe->flags & (IOSQE_IO_DRAIN | IOSQE_IO_LINK |
+				  IOSQE_IO_HARDLINK | IOSQE_ASYNC |
+				  IOSQE_CQE_SKIP_SUCCESS);
+	__u64 user_data = sqe->user_data;
+	__u16 personality = sqe->personality;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_NOP;
+	sqe->flags = keep;
+	sqe->fd = -1;
+	sqe->len = (__u32)res;
+	sqe->rw_flags = IORING_NOP_INJECT_RESULT;   /* nop_flags */
+	sqe->user_data = user_data;
+	sqe->personality = personality;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+struct walk {
+	struct io_uring *ring;
+	struct ring_state *r;           /* NULL: no memory for it */
+	struct ag_held *held;
+	int chain_blocked;              /* an earlier SQE of this link chain */
+};
+
+static int cmd_append(struct walk *w, struct ag_file *f,
+		      struct io_uring_sqe *sqe)
+{
+	struct drm_arena_schedule_append a;
+	memcpy(&a, sqe->cmd, sizeof(a));
+	struct ag_sched *s = ag_sched_lock(f, a.schedule);
+	if (!s)        /* the driver's answer; its submits are blocked */
+		return 0;
+	/* Another thread's submit of s is between its check and the
+	 * driver.  Wait for it, unless this walk holds schedules itself:
+	 * two walks could then wait for each other.  EBUSY is the driver's
+	 * answer to an append while the schedule executes, which it is
+	 * about to. */
+	unsigned int own = own_holds(w->held, s);
+	int rc = 0;
+	if (s->holds > own && w->held && w->held->n > 0)
+		rc = -EBUSY;
+	else
+		ag_sched_wait_holds(s, own);
+	if (rc == 0 && a.count) {
+		size_t bytes = (size_t)a.count * sizeof(struct ac_ref);
+		struct ag_block *b = malloc(sizeof(*b) + bytes);
+		struct ac_error err;
+		if (!b)
+			rc = -ENOMEM;
+		else if (copy_from_user(b->v, a.refs, bytes) != 0)
+			rc = -EFAULT;
+		else
+			rc = ag_sched_append(s, b->v, a.count, &err);
+		if (rc == 0) {
+			b->next = s->blocks;
+			s->blocks = b;
+			a.refs = (uintptr_t)b->v;
+			memcpy(sqe->cmd, &a, sizeof(a));
+		} else {
+			free(b);
+		}
+	}
+	ag_sched_unlock(s);
+	return rc;
+}
+
+static int cmd_submit(struct walk *w, struct ag_file *f,
+		      struct io_uring_sqe *sqe)
+{
+	struct arena_uring_submit u;
+	memcpy(&u, sqe->cmd, sizeof(u));
+	/* A registered slot has no fd: name one the file was seen on. */
+	int fd = sqe->flags & IOSQE_FIXED_FILE ? f->fd : sqe->fd;
+	struct ag_submit sub = { fd, u.schedule, AG_PATH_URING };
+	struct ag_sched *s = ag_sched_lock(f, u.schedule);
+	int rc = ag_decide(s, &sub);
+	if (rc == 0 && s && hold(&w->held, s) != 0)
+		rc = -EPERM;       /* cannot keep it checked: fail closed */
+	if (s)
+		ag_sched_unlock(s);
+	return rc;
+}
+
+/* The device file an SQE is aimed at (referenced), NULL, or UNCERTAIN. */
+static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
+{
+	if (!(sqe->flags & IOSQE_FIXED_FILE))
+		return sqe->fd >= 0 ? file_of_fd(sqe->fd) : NULL;
+	if (!w->r)
+		return UNCERTAIN;
+	if (sqe->fd < 0 || (unsigned int)sqe->fd >= w->r->n_slots)
+		return NULL;
+	struct ag_file *f = w->r->slots[sqe->fd];
+	if (f > UNCERTAIN)
+		ag_file_ref(f);
+	return f;
+}
+
+static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
+{
+	if (sqe->cmd_op != ARENA_URING_CMD_APPEND &&
+	    sqe->cmd_op != ARENA_URING_CMD_SUBMIT)
+		return;
+	struct ag_file *f = target(w, sqe);
+	if (!f)
+		return;
+	int rc;
+	if (f == UNCERTAIN) {
+		ag_report_once("uncertain slot", "a URING_CMD on registered "
+			       "file slot %d of ring fd %d: an earlier SQE may "
+			       "have put the device there, which the guard "
+			       "cannot know; %s", sqe->fd, w->ring->ring_fd,
+			       ag_cfg.mode == AG_ENFORCE ? "blocked"
+							 : "not checked");
+		if (ag_cfg.mode == AG_ENFORCE)
+			rewrite_as_nop(sqe, -EPERM);
+		return;
+	}
+	size_t arg = sqe->cmd_op == ARENA_URING_CMD_APPEND
+		     ? sizeof(struct drm_arena_schedule_append)
+		     : sizeof(struct arena_uring_submit);
+	if (!(w->ring->flags & IORING_SETUP_SQE128))
+		rc = 0;    /* no payload: the driver refuses it unread */
+	else if (w->chain_blocked)
+		rc = -ECANCELED;   /* what the kernel will say anyway */
+	else if (sqe->__pad1 || sqe->uring_cmd_flags ||
+		 !all_zero(sqe->cmd + arg, CMD_BYTES - arg))
+		rc = -EINVAL;      /* uapi.h: nonzero padding */
+	else if (sqe->cmd_op == ARENA_URING_CMD_APPEND)
+		rc = cmd_append(w, f, sqe);
+	else
+		rc = cmd_submit(w, f, sqe);
+	ag_file_unref(f);
+	if (rc < 0) {
+		rewrite_as_nop(sqe, rc);
+		if (sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK))
+			w->chain_blocked = 1;
+	}
+}
+
+static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
+{
+	int linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+	if (sqe->opcode == IORING_OP_URING_CMD)
+		check_cmd(w, sqe);
+	else if (w->r)
+		note_slot_change(w->r, sqe);
+	if (!linked)
+		w->chain_blocked = 0;
+}
+
+/* ---- walking ---- */
+
+static struct io_uring_sqe *sqe_at(struct io_uring *ring, unsigned int index)
+{
+	unsigned int shift = ring->flags & IORING_SETUP_SQE128 ? 1 : 0;
+	return &ring->sq.sqes[(index & *ring->sq.kring_mask) << shift];
+}
+
+/*
+ * SQEs in the kernel's ring that did not pass here (the application
+ * wrote the SQ ring itself): those the kernel has not taken yet are
+ * checked, the others counted and reported.
+ */
+static void check_unseen(struct walk *w)
+{
+	struct io_uring *ring = w->ring;
+	struct ring_state *r = w->r;
+	unsigned int ktail = io_uring_smp_load_acquire(ring->sq.ktail);
+	if (!r->have_tail) {
+		r->tail = ktail;
+		r->have_tail = 1;
+		return;
+	}
+	if (ktail == r->tail)
+		return;
+	unsigned int khead = io_uring_smp_load_acquire(ring->sq.khead);
+	unsigned int from = r->tail;
+	if ((int)(khead - from) > 0) {
+		atomic_fetch_add(&ag_stats.unchecked_sqes, khead - from);
+		ag_report_once("unseen sqes", "ring fd %d: %u SQEs reached the "
+			       "kernel without passing liburing's submit "
+			       "functions (a hand-written SQ ring, or raw "
+			       "io_uring_enter); the guard did not check them",
+			       ring->ring_fd, khead - from);
+		from = khead;
+	}
+	for (unsigned int i = from; i != ktail; i++) {
+		unsigned int index = ring->sq.array
+			? ring->sq.array[i & *ring->sq.kring_mask] : i;
+		check_sqe(w, sqe_at(ring, index));
+	}
+	r->tail = ktail;
+}
+
+/*
+ * The ring lock guards the list of rings, not a ring's walk: a liburing
+ * ring is used by one thread at a time (it is not thread safe), and the
+ * walk may wait for another thread's hold on a schedule.
+ */
+static struct ring_state *ring_enter(struct io_uring *ring)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = ring_get(ring);
+	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
+struct ag_held *ag_uring_check(struct io_uring *ring)
+{
+	struct walk w = { ring, ring_enter(ring), NULL, 0 };
+	if (w.r)
+		check_unseen(&w);
+	/* liburing's pending SQEs, less any the application has already
+	 * handed to the kernel itself (by moving the tail): those were
+	 * checked, or counted, above. */
+	struct io_uring_sq *sq = &ring->sq;
+	unsigned int from = sq->sqe_head;
+	unsigned int ktail = io_uring_smp_load_acquire(sq->ktail);
+	if ((int)(ktail - from) > 0 && (int)(sq->sqe_tail - ktail) >= 0)
+		from = ktail;
+	for (unsigned int i = from; i != sq->sqe_tail; i++)
+		check_sqe(&w, sqe_at(ring, i));
+	return w.held;
+}
+
+struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit)
+{
+	if (!to_submit)
+		return NULL;
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = ring_by_fd(ring_fd);
+	pthread_mutex_unlock(&ring_lock);
+	if (!r) {
+		ag_report_once("unknown ring enter", "io_uring_enter() on ring "
+			       "fd %d, which never passed liburing's submit "
+			       "functions: its SQEs are not checked", ring_fd);
+		return NULL;
+	}
+	struct walk w = { r->ring, r, NULL, 0 };
+	check_unseen(&w);
+	return w.held;
+}
+
+/* ---- fork ---- */
+
+void ag_uring_lock_all(void)
+{
+	pthread_mutex_lock(&ring_lock);
+}
+
+void ag_uring_unlock_all(int child)
+{
+	(void)child;
+	pthread_mutex_unlock(&ring_lock);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guard-client's side of the arena driver: thin wrappers returning 0 or
+ * a negative errno, so that a subcommand can say what it expected and
+ * what it got.  Nothing here knows about the guard: the same calls run
+ * with and without it preloaded.
+ */
+#ifndef GUARD_TESTS_CDEV_H
+#define GUARD_TESTS_CDEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <liburing.h>
+
+#include <arenaguard/program.h>
+#include <arenaguard/uapi.h>
+
+enum cpath {
+	CP_IOCTL,      /* append and submit by ioctl */
+	CP_URING,      /* by URING_CMD on the fd */
+	CP_FIXED,      /* by URING_CMD on a registered slot */
+};
+
+struct cdev {
+	int fd;
+	uint32_t bo;
+	enum cpath path;
+	struct io_uring ring;
+	int have_ring;
+	uint64_t next_user_data;
+};
+
+/* Opens the node, makes the window's buffer (zeroed), and a 128-byte
+ * SQE ring for the io_uring paths.  0 or -errno. */
+int cdev_open(struct cdev *d, enum cpath path);
+void cdev_close(struct cdev *d);
+
+/* ioctl(2) as 0 / -errno. */
+int cdev_ioctl(int fd, unsigned long request, void *arg);
+
+int cdev_program(struct cdev *d, const uint8_t *image, size_t len,
+		 uint32_t *handle);
+int cdev_schedule(struct cdev *d, uint32_t program, uint32_t *handle);
+int cdev_destroy_schedule(struct cdev *d, uint32_t handle);
+int cdev_destroy_program(struct cdev *d, uint32_t handle);
+/* By d->path. */
+int cdev_append(struct cdev *d, uint32_t schedule, const struct ac_ref *refs,
+		uint32_t n);
+int cdev_submit(struct cdev *d, uint32_t schedule, uint64_t *seqno);
+int cdev_wait(struct cdev *d, uint64_t seqno);
+/* submit + wait. */
+int cdev_run(struct cdev *d, uint32_t schedule);
+
+/* One URING_CMD on d's ring (by fd or slot 0 per d->path), waited for:
+ * the CQE's res, after checking its user_data came back. */
+int cdev_uring_cmd(struct cdev *d, uint32_t op, const void *arg, size_t size);
+
+int cdev_read(struct cdev *d, uint64_t address, void *out, size_t size);
+int cdev_write(struct cdev *d, uint64_t address, const void *in, size_t size);
+int cdev_zero(struct cdev *d);
+
+/* Whether the floats at address are all v. */
+int cdev_all(struct cdev *d, uint64_t address, size_t n, float v);
+
+#endif

@@ -1,0 +1,902 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guard-client: drives the arena device the way applications do, for
+ * guard-tests to run with libarenaguard.so (and the simulator) preloaded.
+ *
+ *   guard-client [--path ioctl|uring|fixed] [--expect block|run]
+ *                SUBCOMMAND [N [M]]
+ *
+ * --expect says what the environment is meant to do with a failing
+ * submission: block (the guard in enforce mode: EPERM, never executed)
+ * or run (warn, off, or no guard: executed, visibly).  Each check prints
+ * "ok: ..." or "FAIL: ..."; the exit status is 1 if any failed.
+ *
+ *   basic        a certified schedule runs; a (D) schedule and a (C)
+ *                program are blocked before the device runs them
+ *   resubmit N   one schedule submitted N times; N identical rebuilds
+ *   threads T N  T threads, N submissions each, good and bad, all paths
+ *   mixed T N    T threads on one schedule: appends by ioctl, submits by
+ *                io_uring (the holds between check and driver)
+ *   race N       other threads rewrite the image and the references
+ *                while they are being submitted
+ *   badptr       bad pointers everywhere: EFAULT, never a crash
+ *   passthrough  unrelated ioctls and io_uring I/O: a transcript
+ *   dupfork      dup, F_DUPFD, dup2, close, fork: the mirror follows
+ *   unknown      a schedule handle nobody created
+ *   link         a blocked submit in an io_uring link chain
+ *   handwritten  SQEs written to the ring by hand: io_uring_enter()
+ *                (checked) and the raw system call (reported)
+ *   malformed    an image that does not parse
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "cdev.h"
+#include "progs.h"
+
+static enum cpath path = CP_IOCTL;
+static int expect_block = 1;
+static atomic_int failures;
+
+static void check(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s: ", ok ? "ok" : "FAIL");
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	va_end(ap);
+	if (!ok)
+		atomic_fetch_add(&failures, 1);
+}
+
+/* What a failing submission returns here: EPERM, or 0 (it ran). */
+static int failing_rc(void)
+{
+	return expect_block ? -EPERM : 0;
+}
+
+static void open_dev(struct cdev *d)
+{
+	int rc = cdev_open(d, path);
+	if (rc) {
+		printf("FAIL: cannot open the device: %s\n", strerror(-rc));
+		exit(1);
+	}
+}
+
+static uint32_t program(struct cdev *d, enum prog_kind kind)
+{
+	size_t len;
+	uint8_t *image = prog_image(kind, &len);
+	uint32_t h = 0;
+	int rc = cdev_program(d, image, len, &h);
+	free(image);
+	check(rc == 0, "program create: %d", rc);
+	return h;
+}
+
+static uint32_t schedule(struct cdev *d, uint32_t prog,
+			 const struct ac_ref *refs, uint32_t n)
+{
+	uint32_t s = 0;
+	int rc = cdev_schedule(d, prog, &s);
+	if (rc == 0)
+		rc = cdev_append(d, s, refs, n);
+	check(rc == 0, "schedule create and append: %d", rc);
+	return s;
+}
+
+/* ---- basic ---- */
+
+/* A submission the device must not run: it fails, or it runs visibly. */
+static void bad_submission(struct cdev *d, uint32_t s, const char *what,
+			   uint64_t address, size_t n, float ran)
+{
+	cdev_zero(d);
+	uint64_t seqno = 0;
+	int rc = cdev_submit(d, s, &seqno);
+	check(rc == failing_rc(), "%s: submit returned %d", what, rc);
+	if (expect_block) {
+		/* Never handed a sequence number, never executed. */
+		struct drm_arena_wait w = { .seqno = 1, .timeout_ns = 0 };
+		int never = cdev_ioctl(d->fd, DRM_IOCTL_ARENA_WAIT, &w);
+		check(never == -EINVAL, "%s: the device never ran anything "
+		      "(wait 1: %d)", what, never);
+		check(cdev_all(d, address, n, 0.0f), "%s: memory untouched",
+		      what);
+	} else {
+		cdev_wait(d, seqno);
+		check(cdev_all(d, address, n, ran), "%s: ran on the device",
+		      what);
+	}
+}
+
+static void cmd_basic(void)
+{
+	struct cdev d;
+	open_dev(&d);
+	uint32_t good = program(&d, PROG_GOOD);
+	uint32_t bad_d = schedule(&d, good, prog_bad_d_refs, 4);
+	bad_submission(&d, bad_d, "(D) schedule", PROG_OUT, 16, 2.0f);
+	for (int i = 0; i < 3; i++) {
+		uint64_t seqno;
+		int rc = cdev_submit(&d, bad_d, &seqno);
+		check(rc == failing_rc(), "(D) schedule resubmitted: %d", rc);
+		if (rc == 0)
+			cdev_wait(&d, seqno);
+	}
+
+	uint32_t bad_c = program(&d, PROG_BAD_C);
+	uint32_t s_c = schedule(&d, bad_c, prog_good_refs, 2);
+	bad_submission(&d, s_c, "(C) program", PROG_CANARY, 64, 1.0f);
+
+	cdev_zero(&d);
+	uint32_t s = schedule(&d, good, prog_good_refs, 2);
+	int rc = cdev_run(&d, s);
+	check(rc == 0, "certified schedule runs: %d", rc);
+	check(cdev_all(&d, PROG_OUT, 64, 1.0f), "its output is right");
+	cdev_close(&d);
+}
+
+/* ---- resubmit ---- */
+
+static void cmd_resubmit(int n)
+{
+	struct cdev d;
+	open_dev(&d);
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t s = schedule(&d, prog, prog_good_refs, 2);
+	int bad = 0;
+	for (int i = 0; i < n; i++)
+		bad += cdev_run(&d, s) != 0;
+	check(!bad, "the same schedule submitted %d times", n);
+
+	/* Rebuilt from scratch: the same program image again (a second
+	 * handle), a new schedule with the same references. */
+	uint32_t prog2 = program(&d, PROG_GOOD);
+	for (int i = 0; i < n; i++) {
+		uint32_t t;
+		bad += cdev_schedule(&d, prog2, &t) != 0 ||
+		       cdev_append(&d, t, &prog_good_refs[0], 1) != 0 ||
+		       cdev_append(&d, t, &prog_good_refs[1], 1) != 0 ||
+		       cdev_run(&d, t) != 0 || cdev_destroy_schedule(&d, t) != 0;
+	}
+	check(!bad, "an identical schedule rebuilt %d times", n);
+	check(cdev_all(&d, PROG_OUT, 64, 1.0f), "output right");
+
+	/* A failing one, in a loop: one record, many blocks. */
+	uint32_t f = schedule(&d, prog, prog_bad_d_refs, 4);
+	for (int i = 0; i < n; i++) {
+		uint64_t seqno;
+		int rc = cdev_submit(&d, f, &seqno);
+		bad += rc != failing_rc();
+		if (rc == 0)
+			cdev_wait(&d, seqno);
+	}
+	check(!bad, "a failing schedule resubmitted %d times", n);
+	cdev_close(&d);
+}
+
+/* ---- threads ---- */
+
+struct worker {
+	pthread_t thread;
+	int index, n;
+	uint32_t program, shared;
+	struct cdev *shared_dev;
+	int errors;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct cdev d;
+	/* Each thread its own fd and ring, on all three paths; and every
+	 * thread also submits one schedule shared by all. */
+	if (cdev_open(&d, (enum cpath)(w->index % 3)) != 0) {
+		w->errors++;
+		return NULL;
+	}
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	uint32_t prog;
+	if (cdev_program(&d, image, len, &prog) != 0)
+		w->errors++;
+	free(image);
+	for (int i = 0; i < w->n; i++) {
+		int bad = (i + w->index) % 2;
+		uint32_t s;
+		uint64_t seqno;
+		int rc = cdev_schedule(&d, prog, &s);
+		if (rc == 0)
+			rc = bad ? cdev_append(&d, s, prog_bad_d_refs, 4)
+				 : cdev_append(&d, s, prog_good_refs, 2);
+		if (rc == 0) {
+			rc = cdev_submit(&d, s, &seqno);
+			if (rc != (bad ? failing_rc() : 0))
+				w->errors++;
+			if (rc == 0)
+				cdev_wait(&d, seqno);
+			rc = cdev_destroy_schedule(&d, s);
+		}
+		if (rc != 0)
+			w->errors++;
+		struct drm_arena_schedule_submit sub = { .schedule = w->shared };
+		if (cdev_ioctl(w->shared_dev->fd,
+			       DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub) != 0)
+			w->errors++;
+	}
+	cdev_close(&d);
+	return NULL;
+}
+
+static void cmd_threads(int threads, int n)
+{
+	struct cdev d;
+	open_dev(&d);
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t shared = schedule(&d, prog, prog_good_refs, 2);
+	struct worker *w = calloc((size_t)threads, sizeof(*w));
+	for (int i = 0; i < threads; i++) {
+		w[i] = (struct worker){ .index = i, .n = n, .program = prog,
+					.shared = shared, .shared_dev = &d };
+		pthread_create(&w[i].thread, NULL, work, &w[i]);
+	}
+	int errors = 0;
+	for (int i = 0; i < threads; i++) {
+		pthread_join(w[i].thread, NULL);
+		errors += w[i].errors;
+	}
+	check(errors == 0, "%d threads x %d submissions: %d unexpected "
+	      "results", threads, n, errors);
+	free(w);
+	cdev_close(&d);
+}
+
+/* ---- mixed: one schedule, appended by ioctl, submitted by io_uring ---- */
+
+struct mixer {
+	pthread_t thread;
+	struct cdev *shared;
+	uint32_t schedule;
+	int appender, n, errors;
+};
+
+static void *mix(void *arg)
+{
+	struct mixer *m = arg;
+	struct cdev own = { .fd = -1 };
+	/* Submitters: their own ring on the shared fd (and file). */
+	if (!m->appender) {
+		own = *m->shared;
+		own.path = CP_URING;
+		if (io_uring_queue_init(8, &own.ring, IORING_SETUP_SQE128)) {
+			m->errors++;
+			return NULL;
+		}
+	}
+	for (int i = 0; i < m->n; i++) {
+		if (m->appender) {
+			/* Certified however many times it is repeated. */
+			struct drm_arena_schedule_append a = {
+				.schedule = m->schedule, .count = 2,
+				.refs = (uintptr_t)prog_good_refs };
+			if (cdev_ioctl(m->shared->fd,
+				       DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a))
+				m->errors++;
+		} else {
+			uint64_t seqno;
+			if (cdev_submit(&own, m->schedule, &seqno) != 0)
+				m->errors++;
+		}
+	}
+	if (!m->appender)
+		io_uring_queue_exit(&own.ring);
+	return NULL;
+}
+
+static void cmd_mixed(int threads, int n)
+{
+	struct cdev d;
+	open_dev(&d);
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t s = schedule(&d, prog, prog_good_refs, 2);
+	struct mixer *m = calloc((size_t)threads, sizeof(*m));
+	for (int i = 0; i < threads; i++) {
+		m[i] = (struct mixer){ .shared = &d, .schedule = s,
+				       .appender = i % 2, .n = n };
+		pthread_create(&m[i].thread, NULL, mix, &m[i]);
+	}
+	int errors = 0;
+	for (int i = 0; i < threads; i++) {
+		pthread_join(m[i].thread, NULL);
+		errors += m[i].errors;
+	}
+	check(errors == 0, "%d threads appending by ioctl and submitting by "
+	      "io_uring one schedule: %d errors", threads, errors);
+	free(m);
+	cdev_close(&d);
+}
+
+/* ---- race ---- */
+
+struct flipper {
+	pthread_t thread;
+	atomic_int stop;
+	volatile uint64_t *word;
+	uint64_t a, b;
+	volatile uint64_t *word2;     /* a second word flipped with it */
+	uint64_t a2, b2;
+};
+
+static void *flip(void *arg)
+{
+	struct flipper *f = arg;
+	while (!atomic_load_explicit(&f->stop, memory_order_relaxed)) {
+		*f->word = f->a;
+		if (f->word2)
+			*f->word2 = f->a2;
+		*f->word = f->b;
+		if (f->word2)
+			*f->word2 = f->b2;
+	}
+	return NULL;
+}
+
+/* The u64 at which two images differ. */
+static size_t differing_word(const uint8_t *x, const uint8_t *y, size_t len)
+{
+	for (size_t i = 0; i + 8 <= len; i += 8)
+		if (memcmp(x + i, y + i, 8))
+			return i;
+	return len;
+}
+
+static void race_image(struct cdev *d, int n)
+{
+	size_t len, len2;
+	uint8_t *good = prog_image(PROG_GOOD, &len);
+	uint8_t *bad = prog_image(PROG_BAD_C, &len2);
+	size_t at = differing_word(good, bad, len);
+	if (len != len2 || at == len) {
+		check(0, "images differ in one word");
+		return;
+	}
+	struct flipper f = { .word = (uint64_t *)(good + at) };
+	memcpy(&f.a, good + at, 8);
+	memcpy(&f.b, bad + at, 8);
+	pthread_create(&f.thread, NULL, flip, &f);
+	int ran = 0, blocked = 0, slipped = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t prog, s;
+		cdev_write(d, PROG_CANARY, (float[64]){ 0 }, 256);
+		if (cdev_program(d, good, len, &prog) != 0 ||
+		    cdev_schedule(d, prog, &s) != 0 ||
+		    cdev_append(d, s, prog_good_refs, 2) != 0) {
+			slipped++;
+			continue;
+		}
+		int rc = cdev_run(d, s);
+		ran += rc == 0;
+		blocked += rc == -EPERM;
+		if (!cdev_all(d, PROG_CANARY, 64, 0.0f))
+			slipped++;
+		cdev_destroy_schedule(d, s);
+		cdev_destroy_program(d, prog);
+	}
+	atomic_store(&f.stop, 1);
+	pthread_join(f.thread, NULL);
+	check(slipped == 0, "image rewritten during %d creates: %d ran, "
+	      "%d blocked, %d failing programs reached the device", n, ran,
+	      blocked, slipped);
+	free(good);
+	free(bad);
+}
+
+static void race_refs(struct cdev *d, int n)
+{
+	uint32_t prog = program(d, PROG_GOOD);
+	/* P, Q, Q, Q (certified) against P, R, Q, Q ((D) fails): ref 1
+	 * flips between [1, 2) and [2, 3). */
+	struct ac_ref refs[4] = { { 0, 1 }, { 1, 1 }, { 1, 1 }, { 3, 1 } };
+	struct flipper f = { .word = &refs[1].first, .a = 1, .b = 2 };
+	pthread_create(&f.thread, NULL, flip, &f);
+	int ran = 0, blocked = 0, slipped = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t s;
+		cdev_zero(d);
+		if (cdev_schedule(d, prog, &s) != 0 ||
+		    cdev_append(d, s, refs, 4) != 0) {
+			slipped++;
+			continue;
+		}
+		int rc = cdev_run(d, s);
+		ran += rc == 0;
+		blocked += rc == -EPERM;
+		if (rc == 0 && !cdev_all(d, PROG_OUT, 64, 1.0f))
+			slipped++;
+		cdev_destroy_schedule(d, s);
+	}
+	atomic_store(&f.stop, 1);
+	pthread_join(f.thread, NULL);
+	check(slipped == 0, "references rewritten during %d appends: %d ran, "
+	      "%d blocked, %d failing schedules reached the device", n, ran,
+	      blocked, slipped);
+}
+
+static void cmd_race(int n)
+{
+	struct cdev d;
+	open_dev(&d);
+	race_image(&d, n);
+	race_refs(&d, n);
+	cdev_close(&d);
+}
+
+/* ---- bad pointers ---- */
+
+static void cmd_badptr(void)
+{
+	struct cdev d;
+	open_dev(&d);
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mprotect(map + page, (size_t)page, PROT_NONE);
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+
+	int rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, (void *)8);
+	check(rc == -EFAULT, "program create, argument at 0x8: %d", rc);
+	rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, map + page);
+	check(rc == -EFAULT, "program create, argument unmapped: %d", rc);
+	uint32_t h;
+	rc = cdev_program(&d, (const uint8_t *)8, len, &h);
+	check(rc == -EFAULT, "program create, image at 0x8: %d", rc);
+	/* The image's tail on the inaccessible page. */
+	uint8_t *tail = map + page - len / 2;
+	memcpy(tail, image, len / 2);
+	rc = cdev_program(&d, tail, len, &h);
+	check(rc == -EFAULT, "program create, image running into a "
+	      "protected page: %d", rc);
+	rc = cdev_program(&d, image, (uint64_t)1 << 62, &h);
+	check(rc == -ENOMEM || rc == -EFAULT, "program create, size 2^62: %d",
+	      rc);
+
+	uint32_t prog = program(&d, PROG_GOOD), s;
+	cdev_schedule(&d, prog, &s);
+	rc = cdev_append(&d, s, (const struct ac_ref *)8, 2);
+	check(rc == -EFAULT, "append, references at 0x8: %d", rc);
+	struct ac_ref *at_edge = (struct ac_ref *)(map + page) - 1;
+	at_edge[0] = prog_good_refs[0];
+	rc = cdev_append(&d, s, at_edge, 2);
+	check(rc == -EFAULT, "append, references running into a protected "
+	      "page: %d", rc);
+	rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, NULL);
+	check(rc == -EFAULT, "submit, argument NULL: %d", rc);
+	/* Nothing bad was appended: the schedule is still empty, fine. */
+	rc = cdev_append(&d, s, prog_good_refs, 2);
+	check(rc == 0, "append after the faults: %d", rc);
+	rc = cdev_run(&d, s);
+	check(rc == 0, "the schedule runs: %d", rc);
+	check(cdev_all(&d, PROG_OUT, 64, 1.0f), "with the right output");
+
+	/* The argument in read-only memory: copied in, the driver acts,
+	 * the copy out fails, as in a kernel. */
+	struct drm_arena_schedule_submit *ro = (void *)map;
+	memset(map, 0, (size_t)page);
+	ro->schedule = s;
+	mprotect(map, (size_t)page, PROT_READ);
+	rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, ro);
+	check(rc == -EFAULT, "submit, argument read-only: %d", rc);
+	munmap(map, 2 * (size_t)page);
+	free(image);
+	cdev_close(&d);
+	check(1, "survived");
+}
+
+/* ---- pass-through ---- */
+
+static void say(const char *what, int rc, int err)
+{
+	printf("%s: rc %d errno %s\n", what, rc, rc < 0 ? strerror(err) : "-");
+}
+
+static void uring_io(unsigned int flags)
+{
+	struct io_uring ring;
+	int rc = io_uring_queue_init(8, &ring, flags);
+	printf("ring (flags %#x): %d\n", flags, rc);
+	if (rc)
+		return;
+	char name[] = "/tmp/guard-client-XXXXXX";
+	int file = mkstemp(name);
+	unlink(name);
+	int sv[2];
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	char out[] = "hello, arena", in[32] = { 0 }, rin[32] = { 0 };
+	int fixed[2] = { file, sv[1] };
+	printf("register files: %d\n", io_uring_register_files(&ring, fixed, 2));
+
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_write(sqe, file, out, sizeof(out), 0);
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_send(sqe, sv[0], out, sizeof(out), 0);
+	sqe->user_data = 2;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 3;
+	/* A URING_CMD of the arena's numbers on a socket: not the device,
+	 * whatever the kernel says is the answer. */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, sv[0], NULL, 0, 0);
+	sqe->cmd_op = ARENA_URING_CMD_SUBMIT;
+	sqe->user_data = 4;
+	printf("submit: %d\n", io_uring_submit_and_wait(&ring, 4));
+	for (int i = 0; i < 4; i++) {
+		struct io_uring_cqe *cqe;
+		io_uring_wait_cqe(&ring, &cqe);
+		printf("cqe user_data %llu res %d\n",
+		       (unsigned long long)cqe->user_data, cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, 0, in, sizeof(out), 0);    /* slot 0 */
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->user_data = 5;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_recv(sqe, 1, rin, sizeof(out), 0);    /* slot 1 */
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->user_data = 6;
+	printf("submit: %d\n", io_uring_submit(&ring));
+	for (int i = 0; i < 2; i++) {
+		struct io_uring_cqe *cqe;
+		io_uring_wait_cqe(&ring, &cqe);
+		printf("cqe user_data %llu res %d\n",
+		       (unsigned long long)cqe->user_data, cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	printf("read back: '%s' '%s'\n", in, rin);
+	io_uring_queue_exit(&ring);
+	close(file);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+static void cmd_passthrough(void)
+{
+	int p[2];
+	pipe(p);
+	write(p[1], "12345", 5);
+	int n = -1;
+	int rc = ioctl(p[0], FIONREAD, &n);
+	say("FIONREAD on a pipe", rc, errno);
+	printf("  bytes: %d\n", n);
+	errno = 1234;
+	rc = ioctl(p[0], FIONREAD, &n);
+	printf("errno after a successful ioctl: %d\n", errno);
+	struct termios t;
+	rc = ioctl(p[0], TCGETS, &t);
+	say("TCGETS on a pipe", rc, errno);
+	struct drm_arena_schedule_submit s = { .schedule = 1 };
+	rc = ioctl(p[0], DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &s);
+	say("SCHEDULE_SUBMIT on a pipe", rc, errno);
+	int null = open("/dev/null", O_RDWR);
+	struct drm_arena_program_create c = { .image = 8, .size = 100 };
+	rc = ioctl(null, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c);
+	say("PROGRAM_CREATE on /dev/null", rc, errno);
+	rc = ioctl(-1, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &s);
+	say("SCHEDULE_APPEND on fd -1", rc, errno);
+	rc = ioctl(999, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &s);
+	say("SCHEDULE_SUBMIT on a closed fd", rc, errno);
+
+	struct cdev d;
+	open_dev(&d);
+	drmVersionPtr v = drmGetVersion(d.fd);
+	printf("device: %s\n", v && v->name ? v->name : "?");
+	drmFreeVersion(v);
+	int flags = fcntl(d.fd, F_GETFD);
+	printf("device fd flags: %d\n", flags);
+	rc = ioctl(d.fd, FIONBIO, &(int){ 1 });
+	say("FIONBIO on the device", rc, errno);
+	cdev_close(&d);
+
+	uring_io(0);
+	uring_io(IORING_SETUP_SQE128);
+	close(p[0]);
+	close(p[1]);
+	close(null);
+}
+
+/* ---- dup and fork ---- */
+
+static void submit_via(int fd, uint32_t s, int want, const char *what)
+{
+	struct drm_arena_schedule_submit sub = { .schedule = s };
+	int rc = cdev_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub);
+	check(rc == want, "%s: %d", what, rc);
+	if (rc == 0) {
+		struct drm_arena_wait w = { .seqno = sub.seqno,
+					    .timeout_ns = -1 };
+		cdev_ioctl(fd, DRM_IOCTL_ARENA_WAIT, &w);
+	}
+}
+
+static void cmd_dupfork(void)
+{
+	struct cdev d;
+	open_dev(&d);
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
+	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
+
+	int fd2 = dup(d.fd);
+	submit_via(fd2, good, 0, "dup: good");
+	submit_via(fd2, bad, failing_rc(), "dup: bad");
+	int fd3 = fcntl(d.fd, F_DUPFD_CLOEXEC, 100);
+	submit_via(fd3, good, 0, "F_DUPFD: good");
+	submit_via(fd3, bad, failing_rc(), "F_DUPFD: bad");
+	int fd4 = dup2(d.fd, 60);
+	submit_via(fd4, good, 0, "dup2: good");
+	submit_via(fd4, bad, failing_rc(), "dup2: bad");
+
+	/* The original closed: the file lives on in its dups. */
+	close(d.fd);
+	d.fd = fd2;
+	submit_via(fd2, good, 0, "after close: good");
+	submit_via(fd3, bad, failing_rc(), "after close: bad");
+
+	/* dup2 over a device fd with a pipe: that fd is no device now. */
+	int p[2];
+	pipe(p);
+	dup2(p[0], fd4);
+	struct drm_arena_schedule_submit sub = { .schedule = good };
+	int rc = cdev_ioctl(fd4, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub);
+	check(rc == -ENOTTY, "dup2 of a pipe over a device fd: %d", rc);
+	close(p[0]);
+	close(p[1]);
+	close(fd4);
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		submit_via(fd2, good, 0, "child: good");
+		submit_via(fd3, bad, failing_rc(), "child: bad");
+		uint32_t s2 = 0;
+		int rc2 = cdev_schedule(&d, prog, &s2);
+		if (rc2 == 0)
+			rc2 = cdev_append(&d, s2, prog_bad_d_refs, 4);
+		check(rc2 == 0, "child: new schedule %d", rc2);
+		submit_via(fd2, s2, failing_rc(), "child: its own bad");
+		fflush(stdout);
+		_exit(atomic_load(&failures) ? 1 : 0);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exited %d",
+	      status);
+	submit_via(fd2, good, 0, "parent after fork: good");
+	close(fd3);
+	cdev_close(&d);
+}
+
+/* ---- SQEs written to the ring by hand ---- */
+
+static struct io_uring_sqe *hand_sqe(struct cdev *d, uint32_t schedule,
+				     uint64_t user_data)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = d->fd;
+	sqe->cmd_op = ARENA_URING_CMD_SUBMIT;
+	sqe->user_data = user_data;
+	struct arena_uring_submit s = { .schedule = schedule };
+	memcpy(sqe->cmd, &s, sizeof(s));
+	/* The tail moved by the application, not by liburing's submit. */
+	io_uring_smp_store_release(d->ring.sq.ktail, *d->ring.sq.ktail + 1);
+	return sqe;
+}
+
+static int reap(struct cdev *d, uint64_t user_data)
+{
+	struct io_uring_cqe *cqe;
+	int rc = io_uring_wait_cqe(&d->ring, &cqe);
+	if (rc == 0) {
+		rc = cqe->user_data == user_data ? cqe->res : -EPROTO;
+		io_uring_cqe_seen(&d->ring, cqe);
+	}
+	return rc;
+}
+
+static void cmd_handwritten(void)
+{
+	struct cdev d;
+	if (cdev_open(&d, CP_URING) != 0) {
+		check(0, "open");
+		return;
+	}
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d.ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 1;
+	check(io_uring_submit(&d.ring) == 1 && reap(&d, 1) == 0,
+	      "the ring is known to the guard");
+
+	/* By hand, entered with liburing's io_uring_enter: checked. */
+	hand_sqe(&d, bad, 2);
+	int rc = io_uring_enter(d.ring.ring_fd, 1, 1, IORING_ENTER_GETEVENTS,
+				NULL);
+	check(rc == 1, "io_uring_enter: %d", rc);
+	rc = reap(&d, 2);
+	check(rc == -EPERM, "a failing submit written by hand and entered "
+	      "with io_uring_enter(): %d", rc);
+
+	/* By hand, entered with the raw system call: nobody saw it, and
+	 * the next submit says so. */
+	hand_sqe(&d, bad, 3);
+	rc = (int)syscall(__NR_io_uring_enter, d.ring.ring_fd, 1, 1,
+			  IORING_ENTER_GETEVENTS, NULL, 0);
+	check(rc == 1, "raw io_uring_enter: %d", rc);
+	/* The kernel got it (the simulator never did: /dev/null answers
+	 * URING_CMD itself); a device would have run it unchecked. */
+	rc = reap(&d, 3);
+	check(rc != -EPROTO, "its completion: %d", rc);
+	sqe = io_uring_get_sqe(&d.ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 4;
+	check(io_uring_submit(&d.ring) == 1 && reap(&d, 4) == 0,
+	      "a later submit");
+	cdev_close(&d);
+}
+
+/* ---- the rest ---- */
+
+static void cmd_unknown(void)
+{
+	struct cdev d;
+	open_dev(&d);
+	uint64_t seqno;
+	int rc = cdev_submit(&d, 77, &seqno);
+	check(rc == (expect_block ? -EPERM : -ENOENT),
+	      "submit of a schedule nobody created: %d", rc);
+	rc = cdev_append(&d, 77, prog_good_refs, 2);
+	check(rc == -ENOENT, "append to it: %d", rc);
+	cdev_close(&d);
+}
+
+static void cmd_link(void)
+{
+	struct cdev d;
+	if (cdev_open(&d, CP_URING) != 0) {
+		check(0, "open");
+		return;
+	}
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
+	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
+	cdev_zero(&d);
+	uint64_t seq[2] = { 0, 0 };
+	uint32_t which[2] = { bad, good };
+	for (int i = 0; i < 2; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&d.ring);
+		memset(sqe, 0, 2 * sizeof(*sqe));
+		sqe->opcode = IORING_OP_URING_CMD;
+		sqe->fd = d.fd;
+		sqe->cmd_op = ARENA_URING_CMD_SUBMIT;
+		sqe->user_data = 100 + (uint64_t)i;
+		if (i == 0)
+			sqe->flags = IOSQE_IO_LINK;
+		struct arena_uring_submit s = { .schedule = which[i],
+						.seqno = (uintptr_t)&seq[i] };
+		memcpy(sqe->cmd, &s, sizeof(s));
+	}
+	int rc = io_uring_submit_and_wait(&d.ring, 2);
+	check(rc == 2, "submitted a linked pair: %d", rc);
+	int res[2] = { 1, 1 };
+	for (int i = 0; i < 2; i++) {
+		struct io_uring_cqe *cqe;
+		io_uring_wait_cqe(&d.ring, &cqe);
+		if (cqe->user_data >= 100 && cqe->user_data < 102)
+			res[cqe->user_data - 100] = cqe->res;
+		io_uring_cqe_seen(&d.ring, cqe);
+	}
+	if (expect_block) {
+		check(res[0] == -EPERM, "the failing head: %d", res[0]);
+		check(res[1] == -ECANCELED, "the certified one linked after "
+		      "it is cancelled: %d", res[1]);
+		check(cdev_all(&d, PROG_OUT, 64, 0.0f), "nothing ran");
+	} else {
+		check(res[0] == 0 && res[1] == 0, "both ran: %d %d", res[0],
+		      res[1]);
+	}
+	cdev_close(&d);
+}
+
+static void cmd_malformed(void)
+{
+	struct cdev d;
+	open_dev(&d);
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	image[9] = 7;                   /* version 7 */
+	uint32_t h;
+	int rc = cdev_program(&d, image, len, &h);
+	check(rc == -EINVAL, "a malformed image is refused by the driver: %d",
+	      rc);
+	free(image);
+	cdev_close(&d);
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+		if (!strcmp(argv[i], "--path"))
+			path = !strcmp(argv[i + 1], "uring") ? CP_URING
+			       : !strcmp(argv[i + 1], "fixed") ? CP_FIXED
+							       : CP_IOCTL;
+		else if (!strcmp(argv[i], "--expect"))
+			expect_block = !strcmp(argv[i + 1], "block");
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: guard-client [--path P] [--expect E] "
+			"SUBCOMMAND [N [M]]\n");
+		return 2;
+	}
+	const char *cmd = argv[i];
+	int n = i + 1 < argc ? atoi(argv[i + 1]) : 10;
+	int m = i + 2 < argc ? atoi(argv[i + 2]) : 10;
+	if (!strcmp(cmd, "basic"))
+		cmd_basic();
+	else if (!strcmp(cmd, "resubmit"))
+		cmd_resubmit(n);
+	else if (!strcmp(cmd, "threads"))
+		cmd_threads(n, m);
+	else if (!strcmp(cmd, "mixed"))
+		cmd_mixed(n, m);
+	else if (!strcmp(cmd, "race"))
+		cmd_race(n);
+	else if (!strcmp(cmd, "badptr"))
+		cmd_badptr();
+	else if (!strcmp(cmd, "passthrough"))
+		cmd_passthrough();
+	else if (!strcmp(cmd, "dupfork"))
+		cmd_dupfork();
+	else if (!strcmp(cmd, "unknown"))
+		cmd_unknown();
+	else if (!strcmp(cmd, "handwritten"))
+		cmd_handwritten();
+	else if (!strcmp(cmd, "link"))
+		cmd_link();
+	else if (!strcmp(cmd, "malformed"))
+		cmd_malformed();
+	else {
+		fprintf(stderr, "guard-client: unknown subcommand %s\n", cmd);
+		return 2;
+	}
+	return atomic_load(&failures) ? 1 : 0;
+}

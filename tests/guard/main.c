@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guard-tests: every suite, ending with the line "N passed, N failed"
+ * (test cases).  CK_RUN_SUITE / CK_RUN_CASE select a subset.
+ */
+#include "../summary.h"
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_unit());
+	srunner_add_suite(sr, suite_client());
+	srunner_add_suite(sr, suite_infer());
+	return run_and_summarize(sr);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* The Check suites of guard-tests; main.c runs them all. */
+#ifndef GUARD_TESTS_SUITES_H
+#define GUARD_TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *suite_unit(void);      /* test_unit.c: the guard's parts, in process */
+Suite *suite_client(void);    /* test_client.c: guard-client under the guard */
+Suite *suite_infer(void);     /* test_infer.c: arena-infer and the launcher */
+
+/* Set by meson: the built binaries and libraries. */
+#if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \
+    !defined(AG_GUARD_CLIENT) || !defined(AG_ARENA_INFER) || \
+    !defined(AG_ARENAGUARD) || !defined(AG_ARENA_CERTIFY)
+#error "the paths of the built programs must be defined by the build"
+#endif
+#ifndef AG_PRELOAD_FIRST
+#define AG_PRELOAD_FIRST ""   /* a sanitizer runtime, and a space */
+#endif
+
+#endif

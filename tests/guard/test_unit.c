@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guard's parts in this process, without preloading anything: the
+ * request filter, handle maps, the environment, the digest (it must be
+ * libarenacert's), the verdict cache's byte comparison, the fd table,
+ * records and dumps, and the mirror against a fake driver (laziness: a
+ * rebuilt schedule costs a lookup).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "progs.h"
+#include "spawn.h"
+#include "suites.h"
+
+/* ---- the request filter ---- */
+
+START_TEST(test_guarded_requests)
+{
+	static const unsigned int guarded[] = {
+		DRM_IOCTL_ARENA_PROGRAM_CREATE, DRM_IOCTL_ARENA_PROGRAM_DESTROY,
+		DRM_IOCTL_ARENA_SCHEDULE_CREATE, DRM_IOCTL_ARENA_SCHEDULE_APPEND,
+		DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
+	};
+	static const unsigned int passed[] = {
+		DRM_IOCTL_ARENA_BO_CREATE, DRM_IOCTL_ARENA_BO_MMAP,
+		DRM_IOCTL_ARENA_BO_WRITE, DRM_IOCTL_ARENA_BO_READ,
+		DRM_IOCTL_ARENA_BO_DESTROY, DRM_IOCTL_ARENA_WAIT,
+		DRM_IOCTL_VERSION, 0x541B /* FIONREAD */, 0x5401 /* TCGETS */,
+		0, 0xffffffffu,
+	};
+	for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++) {
+		ck_assert(ag_is_guarded_request(guarded[i]));
+		/* drm_ioctl dispatches by number: any size, any direction. */
+		ck_assert(ag_is_guarded_request(guarded[i] &
+						 ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)));
+		ck_assert(ag_is_guarded_request(_IO(DRM_IOCTL_BASE,
+						    _IOC_NR(guarded[i]))));
+	}
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		ck_assert(!ag_is_guarded_request(passed[i]));
+}
+END_TEST
+
+/* ---- handles ---- */
+
+START_TEST(test_handles)
+{
+	struct ag_handles h = { 0 };
+	int err;
+	static int values[5000];
+	for (uint32_t k = 0; k < 5000; k++)
+		ck_assert_ptr_null(ag_handles_put(&h, k * 7919u, &values[k],
+						  &err));
+	for (uint32_t k = 0; k < 5000; k += 2)
+		ck_assert_ptr_eq(ag_handles_del(&h, k * 7919u), &values[k]);
+	for (uint32_t k = 0; k < 5000; k++)
+		ck_assert_ptr_eq(ag_handles_get(&h, k * 7919u),
+				 k % 2 ? &values[k] : NULL);
+	/* Replacing returns the old value; 0 and UINT32_MAX are keys. */
+	int a, b;
+	ck_assert_ptr_null(ag_handles_put(&h, 0, &a, &err));
+	ck_assert_ptr_eq(ag_handles_put(&h, 0, &b, &err), &a);
+	ck_assert_ptr_null(ag_handles_put(&h, UINT32_MAX, &a, &err));
+	ck_assert_ptr_eq(ag_handles_get(&h, 0), &b);
+	ck_assert_ptr_eq(ag_handles_get(&h, UINT32_MAX), &a);
+	ck_assert_uint_eq(h.used, 2502);
+	ag_handles_free(&h);
+	ck_assert_ptr_null(ag_handles_get(&h, 1));
+}
+END_TEST
+
+/* ---- the environment ---- */
+
+START_TEST(test_config)
+{
+	static const struct { const char *v; enum ag_mode mode; int bad; } c[] = {
+		{ NULL, AG_ENFORCE, 0 }, { "", AG_ENFORCE, 0 },
+		{ "enforce", AG_ENFORCE, 0 }, { "warn", AG_WARN, 0 },
+		{ "WARN", AG_WARN, 0 }, { "off", AG_OFF, 0 },
+		{ "of", AG_ENFORCE, 1 }, { "0", AG_ENFORCE, 1 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		if (c[i].v)
+			setenv("ARENAGUARD", c[i].v, 1);
+		else
+			unsetenv("ARENAGUARD");
+		ag_config_load();
+		ck_assert_int_eq(ag_cfg.mode, c[i].mode);
+		ck_assert_int_eq(ag_cfg.bad_mode[0] != 0, c[i].bad);
+	}
+	setenv("ARENAGUARD_LOG", "/tmp/x.log", 1);
+	setenv("ARENAGUARD_DUMP", "/tmp/d", 1);
+	setenv("ARENAGUARD_STATS", "0", 1);
+	ag_config_load();
+	ck_assert_str_eq(ag_cfg.log_path, "/tmp/x.log");
+	ck_assert_str_eq(ag_cfg.dump_dir, "/tmp/d");
+	ck_assert_int_eq(ag_cfg.stats, 0);
+	setenv("ARENAGUARD_STATS", "1", 1);
+	ag_config_load();
+	ck_assert_int_eq(ag_cfg.stats, 1);
+}
+END_TEST
+
+/* ---- the digest ---- */
+
+static struct ag_program *good_program(void)
+{
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	struct ag_program *p = ag_program_get(image, len);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_null(p->error);
+	return p;
+}
+
+/* The guard's digest, made without an ac_schedule, is libarenacert's
+ * ac_schedule_digest, batch by batch. */
+START_TEST(test_digest_is_libarenacerts)
+{
+	struct ag_program *p = good_program();
+	ac_schedule *s = ac_schedule_new(p->prog);
+	XXH3_state_t *mine = XXH3_createState();
+	XXH3_copyState(mine, p->prefix);
+	const struct ac_ref *batches[] = { prog_bad_d_refs, prog_good_refs,
+					   prog_bad_d_refs + 1 };
+	const size_t sizes[] = { 4, 2, 3 };
+	for (int i = 0; i < 4; i++) {
+		struct ac_digest want;
+		struct ag_digest got;
+		ac_schedule_digest(s, &want);
+		ag_digest_of(mine, &got);
+		ck_assert_uint_eq(got.high, want.high);
+		ck_assert_uint_eq(got.low, want.low);
+		if (i == 3)
+			break;
+		ck_assert_int_eq(ac_schedule_append(s, batches[i], sizes[i],
+						    NULL), 0);
+		ag_digest_refs(mine, batches[i], sizes[i]);
+	}
+	XXH3_freeState(mine);
+	ac_schedule_free(s);
+	ag_program_unref(p);
+}
+END_TEST
+
+/* Equal images share one certified program. */
+START_TEST(test_program_cache)
+{
+	unsigned long long before = atomic_load(&ag_stats.programs_certified);
+	struct ag_program *a = good_program(), *b = good_program();
+	ck_assert_ptr_eq(a, b);
+	ck_assert_uint_eq(atomic_load(&ag_stats.programs_certified), before + 1);
+	size_t len;
+	uint8_t *image = prog_image(PROG_BAD_C, &len);
+	struct ag_program *c = ag_program_get(image, len);
+	ck_assert_ptr_ne(a, c);
+	ck_assert_uint_eq(ac_program_verdict(c->prog), PROG_BAD_C_VERDICT);
+	/* A malformed image: an error that says where. */
+	image = prog_image(PROG_GOOD, &len);
+	image[16] ^= 8;
+	struct ag_program *d = ag_program_get(image, len);
+	ck_assert_ptr_nonnull(d->error);
+	ck_assert_msg(strstr(d->error, "malformed program image: byte 16 "
+			     "(header.image_size)"), "%s", d->error);
+	ag_program_unref(a);
+	ag_program_unref(b);
+	ag_program_unref(c);
+	ag_program_unref(d);
+}
+END_TEST
+
+/* A digest hit is not enough: the bytes must match. */
+START_TEST(test_verdict_cache_compares_bytes)
+{
+	struct ag_program *p = good_program();
+	struct ag_refs *r = ag_refs_grow(NULL, 0, 4);
+	memcpy(r->v, prog_bad_d_refs, sizeof(prog_bad_d_refs));
+	struct ag_verdict *v = ag_verdict_new();
+	v->digest = (struct ag_digest){ 1, 2 };       /* forged */
+	v->program = p;
+	atomic_fetch_add(&p->refs, 1);
+	v->refv = r;
+	v->n_refs = 4;
+	v->verdict = PROG_BAD_D_VERDICT;
+	v->text = ag_strdup("x");
+	struct ag_verdict *pub = ag_verdict_publish(v);
+	ck_assert_ptr_eq(pub, v);
+
+	struct ac_ref copy[4];
+	memcpy(copy, prog_bad_d_refs, sizeof(copy));
+	struct ag_verdict *hit = ag_verdict_find(&v->digest, p, copy, 4);
+	ck_assert_ptr_eq(hit, v);
+	ag_verdict_unref(hit);
+	copy[3].count = 2;          /* same digest, other bytes */
+	ck_assert_ptr_null(ag_verdict_find(&v->digest, p, copy, 4));
+	ck_assert_ptr_null(ag_verdict_find(&v->digest, p, copy, 3));
+	size_t len;
+	uint8_t *image = prog_image(PROG_BAD_C, &len);
+	struct ag_program *other = ag_program_get(image, len);
+	ck_assert_ptr_null(ag_verdict_find(&v->digest, other,
+					   prog_bad_d_refs, 4));
+	ag_program_unref(other);
+	ag_verdict_unref(pub);
+	ag_program_unref(p);
+	ag_cache_trim();
+}
+END_TEST
+
+/* ---- the fd table ---- */
+
+START_TEST(test_fd_table)
+{
+	struct ag_file *f = ag_file_new();
+	ag_fd_set(5, f);
+	ag_fd_set(3000, f);
+	ag_file_unref(f);                 /* the table's references remain */
+	ck_assert_ptr_eq(ag_fd_peek(5), f);
+	ag_fd_dup(5, 7);
+	ck_assert_ptr_eq(ag_fd_peek(7), f);
+	ag_fd_forget(5);
+	ck_assert_ptr_eq(ag_fd_peek(5), AG_FD_UNKNOWN);
+	ck_assert_uint_eq(atomic_load(&f->refs), 2);
+	ag_fd_set(9, AG_FD_NOTDEV);
+	ag_fd_dup(9, 7);                  /* 7 is no longer f */
+	ck_assert_ptr_eq(ag_fd_peek(7), AG_FD_UNKNOWN);
+	ag_fd_forget_range(100, UINT32_MAX);
+	ck_assert_ptr_eq(ag_fd_peek(3000), AG_FD_UNKNOWN);
+	ck_assert_uint_eq(atomic_load(&f->refs), 0);
+	ag_fd_forget_range(0, UINT32_MAX);
+	/* A pipe is not the device: probed once, remembered. */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(ag_probe_device(p[0]), 0);
+	ck_assert_ptr_null(ag_fd_file(p[0]));
+	ck_assert_ptr_eq(ag_fd_peek(p[0]), AG_FD_NOTDEV);
+	close(p[0]);
+	close(p[1]);
+	ck_assert_int_eq(ag_probe_device(p[0]), -1);   /* closed */
+}
+END_TEST
+
+/* ---- a fake driver: handles, and nothing else ---- */
+
+static uint32_t fake_next;
+static int fake_calls[16];
+
+static int fake_ioctl(int fd, unsigned int cmd, void *arg)
+{
+	(void)fd;
+	fake_calls[_IOC_NR(cmd) - DRM_COMMAND_BASE]++;
+	switch (cmd) {
+	case DRM_IOCTL_ARENA_PROGRAM_CREATE:
+		((struct drm_arena_program_create *)arg)->handle = ++fake_next;
+		return 0;
+	case DRM_IOCTL_ARENA_SCHEDULE_CREATE:
+		((struct drm_arena_schedule_create *)arg)->handle = ++fake_next;
+		return 0;
+	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT:
+		((struct drm_arena_schedule_submit *)arg)->seqno = 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void fake_setup(void)
+{
+	ag_driver_ioctl = fake_ioctl;
+	fake_next = 0;
+	memset(fake_calls, 0, sizeof(fake_calls));
+	unsetenv("ARENAGUARD");
+	unsetenv("ARENAGUARD_DUMP");
+	setenv("ARENAGUARD_LOG", scratch_path("log"), 1);
+	ag_config_load();
+	ag_cache_trim();
+	ag_report_reset();
+}
+
+static int call(struct ag_file *f, unsigned int cmd, void *arg)
+{
+	return ag_ioctl(f, 42, cmd, (uintptr_t)arg);
+}
+
+static uint32_t fake_program(struct ag_file *f, enum prog_kind kind)
+{
+	size_t len;
+	uint8_t *image = prog_image(kind, &len);
+	struct drm_arena_program_create c = { .image = (uintptr_t)image,
+					      .size = len };
+	ck_assert_int_eq(call(f, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c), 0);
+	/* The application's struct is its own again. */
+	ck_assert_uint_eq(c.image, (uintptr_t)image);
+	free(image);
+	return c.handle;
+}
+
+static uint32_t fake_schedule(struct ag_file *f, uint32_t prog,
+			      const struct ac_ref *refs, uint32_t n,
+			      uint32_t batch)
+{
+	struct drm_arena_schedule_create c = { .program = prog };
+	ck_assert_int_eq(call(f, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c), 0);
+	for (uint32_t i = 0; i < n; i += batch) {
+		struct drm_arena_schedule_append a = {
+			.schedule = c.handle, .count = batch,
+			.refs = (uintptr_t)(refs + i) };
+		ck_assert_int_eq(call(f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a),
+				 0);
+	}
+	return c.handle;
+}
+
+static int fake_submit(struct ag_file *f, uint32_t s)
+{
+	struct drm_arena_schedule_submit sub = { .schedule = s };
+	return call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub);
+}
+
+static int is_lazy(struct ag_file *f, uint32_t handle)
+{
+	struct ag_sched *s = ag_sched_lock(f, handle);
+	ck_assert_ptr_nonnull(s);
+	int lazy = s->sched == NULL;
+	ag_sched_unlock(s);
+	return lazy;
+}
+
+START_TEST(test_rebuild_is_a_lookup)
+{
+	fake_setup();
+	struct ag_file *f = ag_file_new();
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	unsigned long long computed = atomic_load(&ag_stats.schedules_certified);
+
+	uint32_t first = fake_schedule(f, prog, prog_bad_d_refs, 4, 2);
+	ck_assert(!is_lazy(f, first));        /* new: (D) as appended */
+	ck_assert_int_eq(fake_submit(f, first), -EPERM);
+	ck_assert_int_eq(fake_calls[DRM_ARENA_SCHEDULE_SUBMIT], 0);
+
+	for (int i = 0; i < 5; i++) {
+		uint32_t again = fake_schedule(f, prog, prog_bad_d_refs, 4, 2);
+		ck_assert(is_lazy(f, again));  /* no (D) work at all */
+		ck_assert_int_eq(fake_submit(f, again), -EPERM);
+	}
+	ck_assert_uint_eq(atomic_load(&ag_stats.schedules_certified),
+			  computed + 1);
+	/* Same references, other batches: not lazy, still a cache hit. */
+	uint32_t other = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	ck_assert(!is_lazy(f, other));
+	ck_assert_int_eq(fake_submit(f, other), -EPERM);
+	ck_assert_uint_eq(atomic_load(&ag_stats.schedules_certified),
+			  computed + 1);
+
+	/* One record for all of it. */
+	char *log = slurp(scratch_path("log"));
+	ck_assert_int_eq(count(log, "arenaguard: blocked submission"), 1);
+	ck_assert_msg(strstr(log, "verdict 8 (D)"), "%s", log);
+	free(log);
+
+	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	ck_assert_int_eq(fake_submit(f, good), 0);
+	ck_assert_int_eq(fake_calls[DRM_ARENA_SCHEDULE_SUBMIT], 1);
+	ag_file_unref(f);
+}
+END_TEST
+
+/* A schedule grown after its last submit is decided again. */
+START_TEST(test_append_after_submit)
+{
+	fake_setup();
+	struct ag_file *f = ag_file_new();
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t s = fake_schedule(f, prog, prog_bad_d_refs, 1, 1);  /* P */
+	ck_assert_int_eq(fake_submit(f, s), 0);
+	struct drm_arena_schedule_append a = {
+		.schedule = s, .count = 3, .refs = (uintptr_t)(prog_bad_d_refs + 1) };
+	ck_assert_int_eq(call(f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a), 0);
+	ck_assert_int_eq(fake_submit(f, s), -EPERM);
+	ag_file_unref(f);
+}
+END_TEST
+
+/* Warn mode: the same record, and the submission goes through. */
+START_TEST(test_warn_mode)
+{
+	fake_setup();
+	ag_cfg.mode = AG_WARN;
+	struct ag_file *f = ag_file_new();
+	uint32_t prog = fake_program(f, PROG_BAD_C);
+	uint32_t s = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	ck_assert_int_eq(fake_submit(f, s), 0);
+	ck_assert_int_eq(fake_calls[DRM_ARENA_SCHEDULE_SUBMIT], 1);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(strstr(log, "arenaguard: warning: submitting schedule 2 "
+			     "(program 1, fd 42, ioctl, pid "), "%s", log);
+	ck_assert_msg(strstr(log, "verdict 2 (C)"), "%s", log);
+	free(log);
+	ag_file_unref(f);
+	ag_cfg.mode = AG_ENFORCE;
+}
+END_TEST
+
+/* Dumps: the image with the schedule, which arena-certify decides the
+ * same way. */
+START_TEST(test_dump_reproduces)
+{
+	fake_setup();
+	setenv("ARENAGUARD_DUMP", scratch(), 1);
+	ag_config_load();
+	struct ag_file *f = ag_file_new();
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t s = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	ck_assert_int_eq(fake_submit(f, s), -EPERM);
+	char *log = slurp(scratch_path("log"));
+	const char *p = strstr(log, "render with: arena-certify ");
+	ck_assert_msg(p, "%s", log);
+	char file[512];
+	ck_assert_int_eq(sscanf(p, "render with: arena-certify %511s", file),
+			 1);
+	size_t len = 0;
+	FILE *in = fopen(file, "rb");
+	ck_assert_ptr_nonnull(in);
+	uint8_t image[4096];
+	len = fread(image, 1, sizeof(image), in);
+	fclose(in);
+	struct ac_model *m;
+	ck_assert_int_eq(ac_model_read_image(image, len, &m, NULL), 0);
+	ck_assert_uint_eq(m->n_refs, 4);
+	uint64_t verdict;
+	ck_assert_int_eq(ac_certify(m, &verdict, NULL, NULL), 0);
+	ck_assert_uint_eq(verdict, PROG_BAD_D_VERDICT);
+	ac_model_free(m);
+	free(log);
+	ag_file_unref(f);
+	unsetenv("ARENAGUARD_DUMP");
+}
+END_TEST
+
+/* A program the driver took that the guard cannot read is blocked. */
+START_TEST(test_unreadable_program)
+{
+	fake_setup();
+	struct ag_file *f = ag_file_new();
+	struct drm_arena_program_create c = { .image = 8, .size = 100 };
+	ck_assert_int_eq(call(f, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c), 0);
+	uint32_t s = fake_schedule(f, c.handle, prog_good_refs, 2, 2);
+	ck_assert_int_eq(fake_submit(f, s), -EPERM);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(strstr(log, "cannot certify\narenaguard:   the guard "
+			     "could not read the image the driver took"),
+		      "%s", log);
+	free(log);
+	ag_file_unref(f);
+}
+END_TEST
+
+static void teardown(void)
+{
+	scratch_remove();
+}
+
+Suite *suite_unit(void)
+{
+	Suite *s = suite_create("unit");
+	TCase *t = tcase_create("unit");
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_add_test(t, test_guarded_requests);
+	tcase_add_test(t, test_handles);
+	tcase_add_test(t, test_config);
+	tcase_add_test(t, test_digest_is_libarenacerts);
+	tcase_add_test(t, test_program_cache);
+	tcase_add_test(t, test_verdict_cache_compares_bytes);
+	tcase_add_test(t, test_fd_table);
+	tcase_add_test(t, test_rebuild_is_a_lookup);
+	tcase_add_test(t, test_append_after_submit);
+	tcase_add_test(t, test_warn_mode);
+	tcase_add_test(t, test_dump_reproduces);
+	tcase_add_test(t, test_unreadable_program);
+	suite_add_tcase(s, t);
+	return s;
+}
