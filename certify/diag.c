@@ -82,20 +82,24 @@ static void put_bytes(struct text *t, const struct ac_bytes *b)
 	put(t, b->len > 64 ? "...'" : "'");
 }
 
+const char *ac_wide_text(struct ac_wide v, char *buf, size_t len)
+{
+	unsigned long long hi = (unsigned long long)v.high, lo = v.low;
+	if (v.high == 0)
+		snprintf(buf, len, "0x%llx", lo);
+	else if (v.high == -1 && v.low != 0)
+		snprintf(buf, len, "-0x%llx", 0 - lo);
+	else if (v.high > 0)
+		snprintf(buf, len, "0x%llx%016llx", hi, lo);
+	else    /* v <= -2^64: magnitude = -(high * 2^64 + low) */
+		snprintf(buf, len, "-0x%llx%016llx", lo ? ~hi : 0 - hi, 0 - lo);
+	return buf;
+}
+
 static void put_wide(struct text *t, struct ac_wide v)
 {
-	if (v.high == 0)
-		put(t, "0x%llx", (unsigned long long)v.low);
-	else if (v.high == -1 && v.low != 0)
-		put(t, "-0x%llx", (unsigned long long)(0 - v.low));
-	else if (v.high > 0)
-		put(t, "0x%llx%016llx", (unsigned long long)v.high,
-		    (unsigned long long)v.low);
-	else    /* v <= -2^64: magnitude = -(high * 2^64 + low) */
-		put(t, "-0x%llx%016llx",
-		    (unsigned long long)(v.low ? ~(uint64_t)v.high
-					       : (uint64_t)0 - (uint64_t)v.high),
-		    (unsigned long long)(0 - v.low));
+	char buf[48];
+	put(t, "%s", ac_wide_text(v, buf, sizeof(buf)));
 }
 
 static void put_range(struct text *t, uint64_t offset, uint64_t size)

@@ -641,6 +641,296 @@ START_TEST(huge_verdict)
 }
 END_TEST
 
+/* ---- --html: the report page ---- */
+
+/* The data blob of a report page, parsed. */
+static json_t *html_data(const char *page)
+{
+	const char *open = "<script type=\"application/json\" id=\"data\">";
+	const char *start = strstr(page, open);
+	ck_assert_msg(start, "no data blob in the page");
+	start += strlen(open);
+	const char *end = strstr(start, "</script>");
+	ck_assert_ptr_nonnull(end);
+	json_error_t jerr;
+	json_t *j = json_loadb(start, (size_t)(end - start), JSON_ALLOW_NUL, &jerr);
+	ck_assert_msg(j, "data blob: %s", jerr.text);
+	return j;
+}
+
+static int count_of(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Self-contained: nothing fetched, no link outside the page. */
+static void expect_self_contained(const char *page)
+{
+	static const char *const never[] = { "http://", "https://", "//cdn", " src=",
+					     "<link", "<iframe", "@import" };
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		ck_assert_msg(!strstr(page, never[i]), "the page has %s", never[i]);
+	ck_assert_int_eq(count_of(page, "<script"), 2);
+	ck_assert_ptr_nonnull(strstr(page, "Content-Security-Policy"));
+}
+
+/* The roles of the failing marks, space-separated, in order. */
+static void mark_roles(json_t *data, char *buf, size_t len)
+{
+	json_t *marks = json_object_get(json_object_get(data, "fail"), "marks");
+	size_t i;
+	json_t *m;
+	buf[0] = 0;
+	json_array_foreach(marks, i, m) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s", i ? " " : "",
+			 json_string_value(json_object_get(m, "role")));
+	}
+}
+
+/* The title of the first mark with a role. */
+static const char *mark_title(json_t *data, const char *role)
+{
+	json_t *marks = json_object_get(json_object_get(data, "fail"), "marks");
+	size_t i;
+	json_t *m;
+	json_array_foreach(marks, i, m)
+		if (strcmp(json_string_value(json_object_get(m, "role")), role) == 0)
+			return json_string_value(json_object_get(m, "title"));
+	return "";
+}
+
+/* Every example: same verdict and status as without --html, and a page
+ * with the verdict in its header and the failing objects in its data. */
+START_TEST(html_examples)
+{
+	static const char *const roles[N_EXAMPLES] = {
+		"",                                                  /* ex1 */
+		"carried",                                           /* ex2 */
+		"carried earlier overwriter overlap",                /* ex3 */
+		"word near",                                         /* ex4 */
+		"",                                                  /* ex5 */
+		"tensor tensor overlap",                             /* ex6 */
+		"",                                                  /* ex7a */
+		"word near",                                         /* ex7b */
+		"",                                                  /* ex7c */
+	};
+	char path[512], want[600], got[600];
+	example_path(_i, path, sizeof(path));
+	uint64_t v = example_expect(_i);
+	const char *out = tmp("report.html");
+	struct run r = run_cli(NULL, "--html", out, path, NULL);
+	ck_assert_int_eq(r.status, v == 0 ? 0 : 1);
+	snprintf(want, sizeof(want), "%s: verdict %" PRIu64, path, v);
+	ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+	ck_assert_ptr_nonnull(strstr(r.err, "HTML report"));
+	run_free(&r);
+
+	char *page = util_read_file(out, NULL);
+	ck_assert_ptr_nonnull(page);
+	ck_assert(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+	snprintf(want, sizeof(want), ">verdict %" PRIu64 " <", v);
+	ck_assert_msg(strstr(page, want), "no %s in the header", want);
+	expect_self_contained(page);
+	json_t *data = html_data(page);
+	char got_roles[256];
+	mark_roles(data, got_roles, sizeof(got_roles));
+	ck_assert_str_eq(got_roles, roles[_i]);
+	json_decref(data);
+	free(page);
+}
+END_TEST
+
+/* The failing objects are named: (D) the plane and the culprit with their
+ * instances; (C) the word's value; (B) both tensors. */
+START_TEST(html_names_objects)
+{
+	const char *out = tmp("r.html");
+	struct run r = run_cli(NULL, "-q", "--html", out, EXAMPLES "ex3.json", NULL);
+	run_free(&r);
+	char *page = util_read_file(out, NULL);
+	json_t *data = html_data(page);
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "carried"), "'a'"));
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "carried"), "instance 2"));
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "earlier"), "instance 0"));
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "overwriter"), "'z'"));
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "overwriter"), "instance 1"));
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "overlap"), "[0x1400, 0x1440)"));
+	/* the instances' columns are marked */
+	json_t *cols = json_object_get(json_object_get(data, "fail"), "cols");
+	ck_assert_int_eq(json_array_size(cols), 3);
+	json_decref(data);
+	free(page);
+
+	r = run_cli(NULL, "-q", "--html", out, EXAMPLES "ex4.json", NULL);
+	run_free(&r);
+	page = util_read_file(out, NULL);
+	data = html_data(page);
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "word"), "0x1600"));
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "near"), "'b'"));
+	json_decref(data);
+	free(page);
+
+	/* a word in a repeat: its value at each shown iteration */
+	r = run_cli(NULL, "-q", "--html", out, EXAMPLES "ex7b.json", NULL);
+	run_free(&r);
+	page = util_read_file(out, NULL);
+	data = html_data(page);
+	json_t *word = json_array_get(json_object_get(json_object_get(data, "fail"), "marks"), 0);
+	char *values = json_dumps(json_object_get(word, "values"), JSON_COMPACT);
+	ck_assert_msg(values && strstr(values, "[2,\"0x1500\""), "values: %s", values);
+	free(values);
+	json_decref(data);
+	free(page);
+}
+END_TEST
+
+/* Names are arbitrary bytes: none may end the script or open markup. */
+START_TEST(html_escapes_names)
+{
+	static const char text[] =
+		"{\"alignment\": 64, \"windows\": [{\"name\": \"<b>win</b>\", \"base\": 4096, \"size\": 4096}],\n"
+		" \"globals\": [{\"name\": \"</script><script>alert(1)</script>\", \"offset\": 4096, \"size\": 64}],\n"
+		" \"phases\": [{\"identity\": \"<!--<script>\", \"planes\": [\n"
+		"   {\"name_hex\": \"ff3c2f7363726970743e00\", \"offset\": 8192, \"size\": 64, \"carried\": true}]}],\n"
+		" \"launches\": [{\"phase\": \"<!--<script>\"}],\n"
+		" \"schedule\": [{\"first\": 0, \"count\": 1}]}\n";
+	const char *in = tmp("<i>&.json"), *out = tmp("e.html");
+	write_text(in, text, strlen(text));
+	struct run r = run_cli(NULL, "-q", "--html", out, in, NULL);
+	ck_assert_int_eq(r.status, 1);   /* the carried plane was never declared */
+	run_free(&r);
+	char *page = util_read_file(out, NULL);
+	ck_assert_ptr_nonnull(page);
+	expect_self_contained(page);
+	ck_assert_ptr_null(strstr(page, "<script>alert"));
+	ck_assert_ptr_null(strstr(page, "<!--"));
+	ck_assert_ptr_null(strstr(page, "<b>"));
+	ck_assert_ptr_null(strstr(page, "<i>"));
+	ck_assert_ptr_nonnull(strstr(page, "&lt;i&gt;&amp;.json"));
+	/* the names arrive intact, invalid UTF-8 as U+FFFD */
+	json_t *data = html_data(page);
+	const char *g = json_string_value(json_array_get(json_array_get(
+		json_object_get(data, "globals"), 0), 0));
+	ck_assert_str_eq(g, "</script><script>alert(1)</script>");
+	ck_assert_ptr_nonnull(strstr(mark_title(data, "carried"), "\xEF\xBF\xBD</script>"));
+	json_decref(data);
+	free(page);
+}
+END_TEST
+
+START_TEST(html_usage)
+{
+	/* Exactly one input, and a real file to write. */
+	struct run r = run_cli(NULL, "--html", tmp("x.html"), EXAMPLES "ex1.json",
+			       EXAMPLES "ex2.json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "exactly one"));
+	run_free(&r);
+	r = run_cli(NULL, "--html", "-", EXAMPLES "ex1.json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+	r = run_cli(NULL, "--html", NULL);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+
+	/* An output that cannot be written: exit 2, named, verdict given. */
+	r = run_cli(NULL, "--html", "/nonexistent/dir/x.html", EXAMPLES "ex3.json", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/dir/x.html"));
+	ck_assert_ptr_nonnull(strstr(r.out, "verdict 7"));
+	run_free(&r);
+
+	/* No verdict, no report. */
+	const char *bad = tmp("bad.json"), *out = tmp("never.html");
+	write_text(bad, bad_word, strlen(bad_word));
+	r = run_cli(NULL, "--html", out, bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "no report"));
+	run_free(&r);
+
+	/* --html=OUT, with --json and --convert alongside */
+	char opt[600];
+	snprintf(opt, sizeof(opt), "--html=%s", tmp("y.html"));
+	r = run_cli(NULL, "--json", opt, "--convert", tmp("y.bin"), EXAMPLES "ex1.json", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(count_lines(r.out), 1);
+	ck_assert_int_eq(access(tmp("y.html"), F_OK), 0);
+	ck_assert_int_eq(access(tmp("y.bin"), F_OK), 0);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A long walk stays small: 4096 references of 1024 repeats of 2^32-1
+ * iterations (as huge_verdict), then the failure.  The page keeps the
+ * failing instances, numbered exactly past 2^53, and leaves the rest out.
+ */
+START_TEST(html_long_walk)
+{
+	enum { R = 1024, S = 4096 };
+	size_t cap = 1 << 20, len = 0;
+	char *j = malloc(cap);
+	ck_assert_ptr_nonnull(j);
+#define PUT(...) do { \
+		int w_ = snprintf(j + len, cap - len, __VA_ARGS__); \
+		ck_assert(w_ >= 0 && (size_t)w_ < cap - len); \
+		len += (size_t)w_; \
+		if (cap - len < 256) { \
+			cap *= 2; \
+			j = realloc(j, cap); \
+			ck_assert_ptr_nonnull(j); \
+		} \
+	} while (0)
+	PUT("{\"alignment\": 64, \"phases\": ["
+	    "{\"identity\": \"P\", \"planes\": [{\"name\": \"a\", \"offset\": 5120, \"size\": 256, \"carried\": false}]},"
+	    "{\"identity\": \"Q\", \"planes\": [{\"name\": \"a\", \"offset\": 5120, \"size\": 256, \"carried\": true}]},"
+	    "{\"identity\": \"R\", \"planes\": [{\"name\": \"z\", \"offset\": 5120, \"size\": 64, \"carried\": false}]}],\n"
+	    "\"launches\": [");
+	for (int i = 0; i < R; i++)
+		PUT("{\"phase\": \"P\"}, {\"phase\": \"Q\"}, ");
+	PUT("{\"phase\": \"R\"}, {\"phase\": \"Q\"}],\n\"repeats\": [");
+	for (int i = 0; i < R; i++)
+		PUT("%s{\"first\": %d, \"count\": 2, \"iterations\": 4294967295}",
+		    i ? ", " : "", 2 * i);
+	PUT("],\n\"schedule\": [");
+	for (int i = 0; i < S; i++)
+		PUT("{\"first\": 0, \"count\": %d}, ", 2 * R);
+	PUT("{\"first\": %d, \"count\": 2}]}\n", 2 * R);
+#undef PUT
+	const char *path = tmp("long.json"), *out = tmp("long.html");
+	write_text(path, j, len);
+	free(j);
+
+	struct run r = run_cli(NULL, "--json", "-q", "--html", out, path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	json_t *o = json_line(r.out, 0);
+	char k[32];
+	snprintf(k, sizeof(k), "%" PRIu64,
+		 (uint64_t)json_integer_value(json_object_get(o, "instance")));
+	json_decref(o);
+	run_free(&r);
+
+	size_t size = 0;
+	char *page = util_read_file(out, &size);
+	ck_assert_msg(size < 1000000, "the page is %zu bytes", size);
+	json_t *data = html_data(page);
+	json_t *fail = json_object_get(data, "fail");
+	json_t *fc = json_array_get(json_object_get(fail, "cols"), 0);
+	ck_assert_str_eq(json_string_value(json_array_get(fc, 1)), "instance");
+	json_t *col = json_array_get(json_object_get(data, "cols"),
+				     (size_t)json_integer_value(json_array_get(fc, 0)));
+	ck_assert_str_eq(json_string_value(json_array_get(col, 1)), k);
+	ck_assert_uint_le(json_array_size(json_object_get(data, "cols")), 4000);
+	json_decref(data);
+	free(page);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
 	Suite *s = suite_create("cli");
@@ -659,6 +949,11 @@ Suite *suite_cli(void)
 	tcase_add_test(tc, convert_usage);
 	tcase_add_test(tc, options);
 	tcase_add_test(tc, huge_verdict);
+	tcase_add_loop_test(tc, html_examples, 0, N_EXAMPLES);
+	tcase_add_test(tc, html_names_objects);
+	tcase_add_test(tc, html_escapes_names);
+	tcase_add_test(tc, html_usage);
+	tcase_add_test(tc, html_long_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,7 @@
 /*
  * arena-certify - the command-line certifier.
  *
- *   arena-certify [--json] [--quiet] [--convert OUT] FILE...
+ *   arena-certify [--json] [--quiet] [--convert OUT] [--html OUT] FILE...
  *
  * Reads each FILE ("-" is standard input) as a JSON program or a binary
  * program image, decides its certificate and reports the verdict with what
@@ -28,6 +28,9 @@
 
 #include <arenaguard/certify.h>
 
+#include "html_report.h"
+#include "json_text.h"
+
 
 /* Largest input accepted, in bytes (1 GiB). */
 #define MAX_INPUT ((size_t)1 << 30)
@@ -42,10 +45,11 @@ struct options {
 	int json;             /* one JSON object per file */
 	int quiet;            /* no explanations, no conversion note */
 	const char *convert;  /* write the program to this path, or NULL */
+	const char *html;     /* write the HTML report to this path, or NULL */
 };
 
 static const char usage_text[] =
-	"Usage: arena-certify [--json] [--quiet] [--convert OUT] FILE...\n"
+	"Usage: arena-certify [--json] [--quiet] [--convert OUT] [--html OUT] FILE...\n"
 	"Decide the device-arena certificate of each program FILE (JSON or\n"
 	"binary program image; \"-\" reads standard input).\n"
 	"\n"
@@ -53,6 +57,9 @@ static const char usage_text[] =
 	"  --quiet, -q    the verdict lines only, no explanations\n"
 	"  --convert OUT  also write the program (exactly one FILE) to OUT:\n"
 	"                 JSON if OUT ends in .json, else a binary image\n"
+	"  --html OUT     also write a report (exactly one FILE) to OUT: one\n"
+	"                 self-contained HTML page drawing the program's\n"
+	"                 memory over time, the failing objects marked\n"
 	"  --help, -h     show this help\n"
 	"  --version, -V  show the version\n"
 	"\n"
@@ -253,65 +260,6 @@ static int convert(const struct options *opt, const struct ac_model *model)
 
 /* ---- JSON output ---- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-	if (s[0] < 0x80)
-		return 1;
-	else if ((s[0] & 0xE0) == 0xC0)
-		len = 2, cp = s[0] & 0x1F;
-	else if ((s[0] & 0xF0) == 0xE0)
-		len = 3, cp = s[0] & 0x0F;
-	else if ((s[0] & 0xF8) == 0xF0)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-	if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
-/*
- * A JSON string of arbitrary bytes (a file name, a rendered diagnostic):
- * invalid UTF-8 becomes U+FFFD, as JSON text must be Unicode.
- */
-static json_t *json_text(const char *s, size_t n)
-{
-	json_t *j = json_stringn(s, n);
-	if (j)
-		return j;
-	char *buf = malloc(3 * n + 1);
-	if (!buf)
-		return NULL;
-	size_t out = 0;
-	for (size_t i = 0; i < n;) {
-		size_t len = utf8_len((const unsigned char *)s + i, n - i);
-		if (len) {
-			memcpy(buf + out, s + i, len);
-			out += len;
-			i += len;
-		} else {
-			memcpy(buf + out, "\xEF\xBF\xBD", 3);
-			out += 3;
-			i++;
-		}
-	}
-	j = json_stringn(buf, out);
-	free(buf);
-	return j;
-}
-
 /* Sets key to the bytes as text, or key_hex to their hex if not UTF-8. */
 static void put_bytes(json_t *obj, const char *key, struct ac_bytes b)
 {
@@ -344,22 +292,7 @@ static json_t *json_hex(uint64_t v)
 static json_t *json_wide(struct ac_wide w)
 {
 	char buf[48];
-	if (w.high == 0) {
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, w.low);
-	} else if (w.high > 0) {
-		snprintf(buf, sizeof(buf), "0x%" PRIx64 "%016" PRIx64,
-			 (uint64_t)w.high, w.low);
-	} else {
-		/* Two's complement negation of the 128-bit value. */
-		uint64_t lo = -w.low;
-		uint64_t hi = ~(uint64_t)w.high + (w.low == 0);
-		if (hi)
-			snprintf(buf, sizeof(buf), "-0x%" PRIx64 "%016" PRIx64,
-				 hi, lo);
-		else
-			snprintf(buf, sizeof(buf), "-0x%" PRIx64, lo);
-	}
-	return json_string(buf);
+	return json_string(ac_wide_text(w, buf, sizeof(buf)));
 }
 
 static void put_index(json_t *obj, const char *key, uint64_t v)
@@ -554,21 +487,23 @@ static void print_indented(const char *text)
 	}
 }
 
-static void report_verdict(const struct options *opt, const char *file,
-			   uint64_t verdict, const struct ac_diag *diag,
-			   const ac_program *program, uint64_t executed)
+/* The explanation of a verdict, into text (RENDER_LEN bytes). */
+static void explain(char *text, uint64_t verdict, const struct ac_diag *diag,
+		    const ac_program *program, uint64_t executed)
 {
-	static char text[RENDER_LEN];
-	text[0] = 0;
-	if (opt->quiet)
-		;  /* no explanation wanted */
-	else if (verdict == 0)
-		snprintf(text, sizeof(text),
+	if (verdict == 0)
+		snprintf(text, RENDER_LEN,
 			 "certified: conditions (A), (B), (C) and (D) hold over "
 			 "%" PRIu64 " executed launches", executed);
 	else
-		ac_diag_render(diag, program, text, sizeof(text));
+		ac_diag_render(diag, program, text, RENDER_LEN);
+}
 
+/* Reports a verdict with its explanation (text, "" for none). */
+static void report_verdict(const struct options *opt, const char *file,
+			   uint64_t verdict, const struct ac_diag *diag,
+			   const ac_program *program, const char *text)
+{
 	if (!opt->json) {
 		printf("%s: verdict %" PRIu64 "\n", file, verdict);
 		print_indented(text);
@@ -581,9 +516,40 @@ static void report_verdict(const struct options *opt, const char *file,
 	print_json_line(file, &verdict, rest);
 }
 
-/* Certifies one file and reports it.  Returns its exit status. */
+/* Writes the HTML report to opt->html; reports on stderr.  0 or -1. */
+static int write_html(const struct options *opt, const char *file,
+		      uint64_t verdict, const struct ac_diag *diag,
+		      const ac_program *program, uint64_t executed,
+		      const char *text)
+{
+	struct report_input in = { file, program, verdict, diag, executed, text };
+	size_t len = 0;
+	char *page = html_report(&in, &len);
+	if (!page) {
+		fprintf(stderr, "arena-certify: cannot make the report %s: %s\n",
+			opt->html, strerror(ENOMEM));
+		return -1;
+	}
+	int r = write_file(opt->html, page, len);
+	int e = errno;
+	free(page);
+	if (r != 0) {
+		fprintf(stderr, "arena-certify: cannot write %s: %s\n", opt->html,
+			strerror(e));
+		return -1;
+	}
+	if (!opt->quiet)
+		fprintf(stderr, "arena-certify: wrote %s (HTML report, %zu bytes)\n",
+			opt->html, len);
+	return 0;
+}
+
+/*
+ * Certifies one file and reports it.  Returns its exit status; sets
+ * *write_failed when --convert or --html could not write.
+ */
 static int certify_file(const struct options *opt, const char *file,
-			int *convert_failed)
+			int *write_failed)
 {
 	struct ac_error err = { "", "" };
 	struct ac_model *model = NULL;
@@ -600,7 +566,7 @@ static int certify_file(const struct options *opt, const char *file,
 	if (r != 0)
 		goto fail;
 	if (opt->convert && convert(opt, model) != 0)
-		*convert_failed = 1;
+		*write_failed = 1;
 	program = ac_program_new(model, &err);
 	if (!program)
 		goto fail;
@@ -617,12 +583,22 @@ static int certify_file(const struct options *opt, const char *file,
 	struct ac_diag diag;
 	memset(&diag, 0, sizeof(diag));
 	uint64_t verdict = ac_schedule_verdict(schedule, &diag);
-	report_verdict(opt, file, verdict, &diag, program,
-		       ac_schedule_executed(schedule));
+	uint64_t executed = ac_schedule_executed(schedule);
+	static char text[RENDER_LEN];
+	text[0] = 0;
+	if (!opt->quiet || opt->html)   /* the report explains even when quiet */
+		explain(text, verdict, &diag, program, executed);
+	report_verdict(opt, file, verdict, &diag, program, opt->quiet ? "" : text);
+	if (opt->html && write_html(opt, file, verdict, &diag, program, executed,
+				    text) != 0)
+		*write_failed = 1;
 	status = verdict == 0 ? EXIT_CERTIFIED : EXIT_VERDICT;
 	goto done;
 fail:
 	report_error(opt, file, &err);
+	if (opt->html)
+		fprintf(stderr, "arena-certify: no report written to %s: %s has "
+			"no verdict\n", opt->html, file);
 done:
 	ac_schedule_free(schedule);
 	ac_program_free(program);
@@ -641,7 +617,7 @@ static int usage_error(const char *what, const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct options opt = { 0, 0, NULL };
+	struct options opt = { 0, 0, NULL, NULL };
 	char **files = argv;  /* the operands, compacted in place */
 	int n_files = 0, options_done = 0;
 
@@ -661,6 +637,12 @@ int main(int argc, char **argv)
 			opt.convert = argv[++i];
 		} else if (strncmp(a, "--convert=", 10) == 0)
 			opt.convert = a + 10;
+		else if (strcmp(a, "--html") == 0) {
+			if (i + 1 == argc)
+				return usage_error("missing output file after ", a);
+			opt.html = argv[++i];
+		} else if (strncmp(a, "--html=", 7) == 0)
+			opt.html = a + 7;
 		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(usage_text, stdout);
 			return 0;
@@ -677,10 +659,14 @@ int main(int argc, char **argv)
 	if (opt.convert && (!opt.convert[0] || strcmp(opt.convert, "-") == 0))
 		return usage_error("--convert needs a file name (its extension "
 				   "picks the format), not ", opt.convert);
+	if (opt.html && n_files != 1)
+		return usage_error("--html takes exactly one input FILE", "");
+	if (opt.html && (!opt.html[0] || strcmp(opt.html, "-") == 0))
+		return usage_error("--html needs a file name, not ", opt.html);
 
-	int any_verdict = 0, any_bad = 0, convert_failed = 0;
+	int any_verdict = 0, any_bad = 0, write_failed = 0;
 	for (int i = 0; i < n_files; i++) {
-		int s = certify_file(&opt, files[i], &convert_failed);
+		int s = certify_file(&opt, files[i], &write_failed);
 		any_verdict |= s == EXIT_VERDICT;
 		any_bad |= s == EXIT_BAD_INPUT;
 	}
@@ -690,7 +676,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	if (any_bad || convert_failed)
+	if (any_bad || write_failed)
 		return EXIT_BAD_INPUT;
 	return any_verdict ? EXIT_VERDICT : EXIT_CERTIFIED;
 }

@@ -127,6 +127,15 @@ const struct ac_model *ac_program_model(const ac_program *program);
 /* The phase launch `launch` declares (spec 1.2), or AC_NONE. */
 uint64_t ac_program_launch_phase(const ac_program *program, uint64_t launch);
 
+/* The repeat (index in the model) whose body holds `launch`, or AC_NONE. */
+uint64_t ac_program_repeat_of(const ac_program *program, uint64_t launch);
+
+/* V(t): the exact value of word `word` of launch `launch` at ordinal t of
+ * its repeat (spec 1.2); the written value outside repeats. */
+struct ac_wide ac_program_word_value(const ac_program *program,
+				     uint64_t launch, uint64_t word,
+				     uint64_t t);
+
 /* An empty schedule of a program.  NULL when memory runs out. */
 ac_schedule *ac_schedule_new(const ac_program *program);
 void ac_schedule_free(ac_schedule *schedule);
@@ -170,6 +179,10 @@ int ac_certify(const struct ac_model *model, uint64_t *verdict,
  */
 const char *ac_diag_render(const struct ac_diag *diag,
 			   const ac_program *program, char *buf, size_t len);
+
+/* An exact value as hex ("0x1400", "-0x1", "0x10000000000000000"), as
+ * ac_diag_render writes it.  Returns buf. */
+const char *ac_wide_text(struct ac_wide value, char *buf, size_t len);
 
 /* Short names: "certified", "A", ...; "carried-overwritten", ...;
  * "unparsable", "no-field51", ... */
