@@ -292,7 +292,9 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		if (ag_dump(s->program, refs, s->n_refs,
 			    v ? v->verdict : AC_NONE, path, sizeof(path)) == 0)
 			put(t, "arenaguard:   dumped to %s; "
-			    "render with: arena-certify %s\n", path, path);
+			    "render with: arena-certify %s (a picture: "
+			    "arena-certify --html report.html %s)\n",
+			    path, path, path);
 		else
 			put(t, "arenaguard:   could not write a dump in %s: "
 			    "%s\n", ag_cfg.dump_dir, strerror(errno));
