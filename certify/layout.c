@@ -153,13 +153,13 @@ static int check_planes(const struct ac_model *m, struct ac_diag *d)
 	d->condition = AC_COND_B;
 	for (uint32_t p = 0; p < m->n_phases; p++) {
 		const struct ac_phase *ph = &m->phases[p];
-		if (check_shapes(m, m->planes + ph->plane_first, ph->plane_count,
+		if (check_shapes(m, phase_planes(m, ph), ph->plane_count,
 				 p, d, AC_PLANE_MISALIGNED, AC_PLANE_EMPTY))
 			return 1;
 	}
 	for (uint32_t p = 0; p < m->n_phases; p++) {
 		const struct ac_phase *ph = &m->phases[p];
-		int r = check_disjoint(m->planes + ph->plane_first,
+		int r = check_disjoint(phase_planes(m, ph),
 				       ph->plane_count, p, d, AC_PLANES_OVERLAP);
 		if (r)
 			return r;

@@ -59,6 +59,14 @@ struct ac_program {
 	XXH3_state_t *digest;    /* after the image without its schedule */
 };
 
+/* A phase's planes, or NULL when it has none: a hand-built model may leave
+ * m->planes NULL, and NULL + 0 is undefined behaviour in C. */
+static inline const struct ac_tensor *phase_planes(const struct ac_model *m,
+						   const struct ac_phase *ph)
+{
+	return ph->plane_count ? m->planes + ph->plane_first : NULL;
+}
+
 /* diag.c: a diagnostic that names nothing, verdict 0. */
 void diag_clear(struct ac_diag *diag);
 

@@ -72,7 +72,7 @@ static int sort_planes(struct word_check *c)
 		return -1;
 	for (uint32_t p = 0; p < m->n_phases; p++) {
 		const struct ac_phase *ph = &m->phases[p];
-		uint32_t *order = sort_tensors(m->planes + ph->plane_first,
+		uint32_t *order = sort_tensors(phase_planes(m, ph),
 					       ph->plane_count);
 		if (!order)
 			return -1;
@@ -111,8 +111,8 @@ static int inside_named(const struct word_check *c, uint32_t phase,
 	const struct ac_model *m = c->m;
 	const struct ac_phase *ph = &m->phases[phase];
 	return inside_one(m->globals, c->globals, m->n_globals, lo, hi) ||
-	       inside_one(m->planes + ph->plane_first,
-			  c->planes + ph->plane_first, ph->plane_count, lo, hi);
+	       inside_one(phase_planes(m, ph), c->planes + ph->plane_first,
+			  ph->plane_count, lo, hi);
 }
 
 static int interval_fine(const struct word_check *c, uint32_t phase,
@@ -135,7 +135,7 @@ static void describe_near(const struct word_check *c, uint32_t phase,
 {
 	const struct ac_model *m = c->m;
 	const struct ac_phase *ph = &m->phases[phase];
-	const struct ac_tensor *pl = m->planes + ph->plane_first;
+	const struct ac_tensor *pl = phase_planes(m, ph);
 	const uint32_t *po = c->planes + ph->plane_first;
 	int64_t g = tensor_floor(m->globals, c->globals, m->n_globals, x);
 	int64_t p = tensor_floor(pl, po, ph->plane_count, x);
