@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON reader on arbitrary text.  An accepted program must survive
+ * JSON -> JSON and JSON -> image -> JSON unchanged (the writers are
+ * canonical), and every form of it must certify the same way.
+ */
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ac_model *m, *again, *from_image;
+	struct ac_error err;
+	size_t json_len, len, image_len;
+
+	/* data is not NUL-terminated: the reader must honour size */
+	if (ac_model_read_json((const char *)data, size, &m, &err) != 0)
+		return 0;
+
+	char *json = ac_model_write_json(m, &json_len, &err);
+	FUZZ_CHECK(json, "an accepted program cannot be written: %s",
+		   err.message);
+	FUZZ_CHECK(ac_model_read_json(json, json_len, &again, &err) == 0,
+		   "written JSON does not read: %s: %s", err.where, err.message);
+	char *json2 = ac_model_write_json(again, &len, &err);
+	FUZZ_CHECK(json2 && len == json_len && memcmp(json, json2, len) == 0,
+		   "JSON -> JSON changed the text");
+	free(json2);
+
+	uint8_t *image = ac_model_write_image(m, &image_len, &err);
+	FUZZ_CHECK(image, "write_image: %s: %s", err.where, err.message);
+	FUZZ_CHECK(ac_model_read_image(image, image_len, &from_image, &err) == 0,
+		   "written image does not read: %s: %s", err.where,
+		   err.message);
+	char *json3 = ac_model_write_json(from_image, &len, &err);
+	FUZZ_CHECK(json3 && len == json_len && memcmp(json, json3, len) == 0,
+		   "JSON -> image -> JSON changed the text");
+	free(json3);
+	uint8_t *image2 = ac_model_write_image(again, &len, &err);
+	FUZZ_CHECK(image2 && len == image_len &&
+		   memcmp(image, image2, len) == 0,
+		   "JSON -> JSON -> image differs from JSON -> image");
+	free(image2);
+
+	struct fuzz_outcome a, b, c;
+	fuzz_certify(m, &a);
+	fuzz_certify(again, &b);
+	fuzz_certify(from_image, &c);
+	FUZZ_CHECK(fuzz_same_outcome(&a, &b),
+		   "JSON round trip certifies differently: %llu '%s' vs %llu '%s'",
+		   (unsigned long long)a.verdict, a.error,
+		   (unsigned long long)b.verdict, b.error);
+	FUZZ_CHECK(fuzz_same_outcome(&a, &c),
+		   "image round trip certifies differently: %llu '%s' vs %llu '%s'",
+		   (unsigned long long)a.verdict, a.error,
+		   (unsigned long long)c.verdict, c.error);
+
+	free(image);
+	free(json);
+	ac_model_free(from_image);
+	ac_model_free(again);
+	ac_model_free(m);
+	return 0;
+}
