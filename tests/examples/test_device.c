@@ -39,7 +39,7 @@ static void child(int out, enum env env, char *const argv[])
 	unsetenv("ARENASIM_POISON");
 	unsetenv("LD_PRELOAD");
 	if (env != NO_SIM)
-		setenv("LD_PRELOAD", AG_ARENASIM, 1);
+		setenv("LD_PRELOAD", AG_PRELOAD_FIRST AG_ARENASIM, 1);
 	if (env == SIM_POISON)
 		setenv("ARENASIM_POISON", "1", 1);
 	execv(AG_ARENA_INFER, argv);
