@@ -43,11 +43,9 @@
 #include <liburing.h>
 
 #include "guard.h"
+#include "sqe_inject.h"
 #include "usercopy.h"
 
-#ifndef IORING_NOP_INJECT_RESULT
-#define IORING_NOP_INJECT_RESULT (1U << 0)
-#endif
 
 #define CMD_BYTES 80                    /* sqe->cmd of a 128-byte SQE */
 #define UNCERTAIN ((struct ag_file *)1)
@@ -344,23 +342,6 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 
 /* ---- one SQE ---- */
 
-/* Completed here: the kernel only posts `res`, with the user_data. */
-static void rewrite_as_nop(struct io_uring_sqe *sqe, int res)
-{
-	__u8 keep = sqe->flags & (IOSQE_IO_DRAIN | IOSQE_IO_LINK |
-				  IOSQE_IO_HARDLINK | IOSQE_ASYNC |
-				  IOSQE_CQE_SKIP_SUCCESS);
-	__u64 user_data = sqe->user_data;
-	__u16 personality = sqe->personality;
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = IORING_OP_NOP;
-	sqe->flags = keep;
-	sqe->fd = -1;
-	sqe->len = (__u32)res;
-	sqe->rw_flags = IORING_NOP_INJECT_RESULT;   /* nop_flags */
-	sqe->user_data = user_data;
-	sqe->personality = personality;
-}
 
 static int all_zero(const uint8_t *p, size_t n)
 {
@@ -468,7 +449,7 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 			       ag_cfg.mode == AG_ENFORCE ? "blocked"
 							 : "not checked");
 		if (ag_cfg.mode == AG_ENFORCE)
-			rewrite_as_nop(sqe, -EPERM);
+			sqe_complete_with(sqe, -EPERM);
 		return;
 	}
 	size_t arg = sqe->cmd_op == ARENA_URING_CMD_APPEND
@@ -487,7 +468,7 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 		rc = cmd_submit(w, f, sqe);
 	ag_file_unref(f);
 	if (rc < 0) {
-		rewrite_as_nop(sqe, rc);
+		sqe_complete_with(sqe, rc);
 		if (sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK))
 			w->chain_blocked = 1;
 	}

@@ -30,11 +30,9 @@
 #include <liburing.h>
 
 #include "sim.h"
+#include "sqe_inject.h"
 #include "usercopy.h"
 
-#ifndef IORING_NOP_INJECT_RESULT
-#define IORING_NOP_INJECT_RESULT (1U << 0)
-#endif
 
 #define CMD_BYTES 80               /* sqe->cmd in a 128-byte SQE */
 
@@ -338,21 +336,6 @@ static struct sim_file *target(const struct io_uring *ring,
 	return r->slot[sqe->fd];
 }
 
-/* Completed by us: the kernel only has to post `res`. */
-static void rewrite_as_nop(struct io_uring_sqe *sqe, int res)
-{
-	__u8 keep = sqe->flags & (IOSQE_IO_DRAIN | IOSQE_IO_LINK |
-				  IOSQE_IO_HARDLINK | IOSQE_ASYNC |
-				  IOSQE_CQE_SKIP_SUCCESS);
-	__u64 user_data = sqe->user_data;
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = IORING_OP_NOP;
-	sqe->flags = keep;
-	sqe->fd = -1;
-	sqe->len = (__u32)res;
-	sqe->rw_flags = IORING_NOP_INJECT_RESULT;   /* nop_flags */
-	sqe->user_data = user_data;
-}
 
 static void run_pending(struct io_uring *ring)
 {
@@ -373,7 +356,7 @@ static void run_pending(struct io_uring *ring)
 						       : uring_cmd(f, ring, sqe);
 				if (res < 0 && (sqe->flags & IOSQE_IO_LINK))
 					chain_failed = 1;
-				rewrite_as_nop(sqe, res);
+				sqe_complete_with(sqe, res);
 			}
 		}
 		if (!linked)
