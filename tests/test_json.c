@@ -917,6 +917,36 @@ static struct ac_bytes rnd_bytes(uint8_t *pool, size_t *used)
 	return (struct ac_bytes){ p, n };
 }
 
+/* A table without slots: its frames carry nothing, and each is a "[]" in
+ * JSON, so the writer takes up to 4096 of them and refuses more at once
+ * (found by fuzz_image: 2^27 of them took minutes and gigabytes). */
+START_TEST(writer_limits_slotless_frames)
+{
+	static const uint8_t id[] = { 0x9a, 0x03, 0x01, 'P' };
+	struct ac_phase phase = { { id + 3, 1 }, 0, 0 };
+	struct ac_launch launch = { { id, sizeof(id) }, 0, 0, 0 };
+	struct ac_repeat rep = { .first = 0, .count = 1, .iterations = 2,
+				 .frame_count = 4096 };
+	struct ac_model m = { .alignment = 1, .n_phases = 1, .phases = &phase,
+			      .n_launches = 1, .launches = &launch,
+			      .n_repeats = 1, .repeats = &rep };
+	size_t len;
+	char *text = write_ok(&m, &len);
+	struct ac_model *back = read_ok(text, len);
+	ck_assert_uint_eq(back->repeats[0].frame_count, 4096);
+	ac_model_free(back);
+	free(text);
+
+	struct ac_error err;
+	rep.frame_count = 4097;
+	ck_assert_ptr_null(ac_model_write_json(&m, &len, &err));
+	ck_assert_str_eq(err.where, "repeats[0]");
+	ck_assert(strstr(err.message, "4096") != NULL);
+	rep.frame_count = (uint64_t)1 << 39;
+	ck_assert_ptr_null(ac_model_write_json(&m, &len, &err));
+}
+END_TEST
+
 START_TEST(random_models)
 {
 	enum { N = 6, K = 4 };
@@ -1033,6 +1063,7 @@ Suite *suite_json(void)
 	tcase_add_test(tc, hostile_text);
 	tcase_add_test(tc, writer_edge_values);
 	tcase_add_test(tc, writer_rejects_bad_runs);
+	tcase_add_test(tc, writer_limits_slotless_frames);
 	tcase_add_loop_test(tc, random_models, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
