@@ -1091,35 +1091,14 @@ END_TEST
 
 /* ---- with the JSON format (certify/json_*.c) ---- */
 
-static char *write_json_ok(const struct ac_model *m, size_t *len)
-{
-	struct ac_error err;
-	char text[512];
-	char *json = ac_model_write_json(m, len, &err);
-	ck_assert_msg(json, "JSON write failed: %s",
-		      ac_error_text(&err, text, sizeof(text)));
-	return json;
-}
-
-static struct ac_model *read_json_ok(const char *json, size_t len)
-{
-	struct ac_model *m = NULL;
-	struct ac_error err;
-	char text[512];
-	ck_assert_msg(ac_model_read_json(json, len, &m, &err) == 0,
-		      "JSON read failed: %s",
-		      ac_error_text(&err, text, sizeof(text)));
-	return m;
-}
-
 /* image -> model -> JSON -> model -> image gives the same bytes. */
 static void binary_json_binary(const struct ac_model *start)
 {
 	size_t len, jlen, len2;
 	uint8_t *img = write_ok(start, &len);
 	struct ac_model *m = read_ok(img, len);
-	char *json = write_json_ok(m, &jlen);
-	struct ac_model *m2 = read_json_ok(json, jlen);
+	char *json = util_write_json_ok(m, &jlen);
+	struct ac_model *m2 = util_read_json_ok(json, jlen);
 	uint8_t *img2 = write_ok(m2, &len2);
 	ck_assert_msg(len == len2 && memcmp(img, img2, len) == 0,
 		      "image -> JSON -> image changed the bytes:\n%.*s",
@@ -1158,12 +1137,12 @@ START_TEST(test_json_examples)
 	size_t tlen;
 	char *text = util_read_file(path, &tlen);
 	ck_assert_msg(text, "cannot read %s", path);
-	struct ac_model *m = read_json_ok(text, tlen);
+	struct ac_model *m = util_read_json_ok(text, tlen);
 	size_t j1len, len, j2len;
-	char *j1 = write_json_ok(m, &j1len);
+	char *j1 = util_write_json_ok(m, &j1len);
 	uint8_t *img = write_ok(m, &len);
 	struct ac_model *back = read_ok(img, len);
-	char *j2 = write_json_ok(back, &j2len);
+	char *j2 = util_write_json_ok(back, &j2len);
 	ck_assert_msg(j1len == j2len && memcmp(j1, j2, j1len) == 0,
 		      "%s: JSON -> image -> JSON changed the JSON", path);
 	binary_json_binary(back);
@@ -1196,7 +1175,7 @@ START_TEST(test_json_doc_example)
 	from += 8;
 	char *to = strstr(from, "```");
 	ck_assert_ptr_nonnull(to);
-	struct ac_model *m = read_json_ok(from, (size_t)(to - from));
+	struct ac_model *m = util_read_json_ok(from, (size_t)(to - from));
 	size_t len;
 	uint8_t *img = write_ok(m, &len);
 	ck_assert_uint_eq(len, sizeof(doc_image));

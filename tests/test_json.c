@@ -42,29 +42,6 @@ static struct ac_model *model_of(const char *sq)
 	return util_model_json(dq(sq));
 }
 
-static char *write_ok(const struct ac_model *m, size_t *len)
-{
-	struct ac_error err;
-	char buf[512];
-	char *text = ac_model_write_json(m, len, &err);
-	ck_assert_msg(text, "writer failed: %s",
-		      ac_error_text(&err, buf, sizeof(buf)));
-	ck_assert_uint_eq(strlen(text), *len);
-	return text;
-}
-
-static struct ac_model *read_ok(const char *text, size_t len)
-{
-	struct ac_model *m = NULL;
-	struct ac_error err;
-	char buf[512];
-	ck_assert_msg(ac_model_read_json(text, len, &m, &err) == 0,
-		      "reader failed: %s",
-		      ac_error_text(&err, buf, sizeof(buf)));
-	ck_assert_ptr_nonnull(m);
-	return m;
-}
-
 static int bytes_is(struct ac_bytes a, const void *p, uint32_t len)
 {
 	return a.len == len && (!len || memcmp(a.data, p, len) == 0);
@@ -77,13 +54,13 @@ static int bytes_is(struct ac_bytes a, const void *p, uint32_t len)
 static char *round_trip(const struct ac_model *m)
 {
 	size_t len1, len2;
-	char *t1 = write_ok(m, &len1);
-	struct ac_model *m2 = read_ok(t1, len1);
+	char *t1 = util_write_json_ok(m, &len1);
+	struct ac_model *m2 = util_read_json_ok(t1, len1);
 	util_expect_same_content(m, m2);
-	char *t2 = write_ok(m2, &len2);
+	char *t2 = util_write_json_ok(m2, &len2);
 	ck_assert_msg(len1 == len2 && memcmp(t1, t2, len1) == 0,
 		      "second write differs:\n%s\n---\n%s", t1, t2);
-	struct ac_model *m3 = read_ok(t2, len2);
+	struct ac_model *m3 = util_read_json_ok(t2, len2);
 	util_expect_same_model(m2, m3);
 	ac_model_free(m3);
 	free(t2);
@@ -121,13 +98,13 @@ START_TEST(examples_round_trip)
 		snprintf(path, sizeof(path), "%s/%s", EXAMPLES_DIR, e->d_name);
 		char *text = util_read_file(path, &len);
 		ck_assert_msg(text, "cannot read %s", path);
-		struct ac_model *m = read_ok(text, len);
+		struct ac_model *m = util_read_json_ok(text, len);
 		ck_assert_uint_eq(m->alignment, 64);
 		ck_assert_uint_ge(m->n_launches, 1);
 		/* Re-serialised, it reads back equal field by field. */
 		size_t wlen;
-		char *w = write_ok(m, &wlen);
-		struct ac_model *back = read_ok(w, wlen);
+		char *w = util_write_json_ok(m, &wlen);
+		struct ac_model *back = util_read_json_ok(w, wlen);
 		util_expect_same_model(m, back);
 		free(round_trip(back));
 		ac_model_free(back);
@@ -146,7 +123,7 @@ START_TEST(example_values)
 	size_t len;
 	char *text = util_read_file(EXAMPLES_DIR "/ex1.json", &len);
 	ck_assert_ptr_nonnull(text);
-	struct ac_model *m = read_ok(text, len);
+	struct ac_model *m = util_read_json_ok(text, len);
 	ck_assert_uint_eq(m->n_windows, 1);
 	ck_assert(bytes_is(m->windows[0].name, "arena0", 6));
 	ck_assert_uint_eq(m->windows[0].base, 0x1000);
@@ -177,7 +154,7 @@ START_TEST(example_values)
 
 	text = util_read_file(EXAMPLES_DIR "/ex7a.json", &len);
 	ck_assert_ptr_nonnull(text);
-	m = read_ok(text, len);
+	m = util_read_json_ok(text, len);
 	ck_assert_uint_eq(m->n_repeats, 1);
 	ck_assert_uint_eq(m->repeats[0].iterations, 4);
 	ck_assert_uint_eq(m->repeats[0].delta_count, 1);
@@ -338,7 +315,7 @@ START_TEST(writer_shape)
 {
 	struct ac_model *m = model_of(flat_json);
 	size_t len;
-	char *t = write_ok(m, &len);
+	char *t = util_write_json_ok(m, &len);
 	const char *head = "{\n \"format\": \"arena-program/1\",\n"
 			   " \"alignment\": 8,\n \"windows\": [\n";
 	ck_assert_msg(strncmp(t, head, strlen(head)) == 0, "%s", t);
@@ -714,7 +691,7 @@ START_TEST(truncated_text)
 			      "prefix of %zu bytes accepted", n);
 		ck_assert(strncmp(err.where, "line ", 5) == 0);
 	}
-	struct ac_model *m = read_ok(text, len);
+	struct ac_model *m = util_read_json_ok(text, len);
 	ac_model_free(m);
 	free(text);
 }
@@ -806,7 +783,7 @@ START_TEST(writer_edge_values)
 	ck_assert_ptr_nonnull(strstr(t, "\"first\": \"18446744073709551615\""));
 
 	/* What the reader makes of it has the same content. */
-	struct ac_model *back = read_ok(t, strlen(t));
+	struct ac_model *back = util_read_json_ok(t, strlen(t));
 	ck_assert_uint_eq(back->repeats[1].frame_count, 3);
 	ck_assert_uint_eq(back->repeats[1].slot_count, 0);
 	ac_model_free(back);
@@ -931,8 +908,8 @@ START_TEST(writer_limits_slotless_frames)
 			      .n_launches = 1, .launches = &launch,
 			      .n_repeats = 1, .repeats = &rep };
 	size_t len;
-	char *text = write_ok(&m, &len);
-	struct ac_model *back = read_ok(text, len);
+	char *text = util_write_json_ok(&m, &len);
+	struct ac_model *back = util_read_json_ok(text, len);
 	ck_assert_uint_eq(back->repeats[0].frame_count, 4096);
 	ac_model_free(back);
 	free(text);
@@ -1032,7 +1009,7 @@ START_TEST(random_models)
 		/* The generator builds runs the way the reader does, so the
 		 * models match field by field, not only in content. */
 		char *t = round_trip(&m);
-		struct ac_model *back = read_ok(t, strlen(t));
+		struct ac_model *back = util_read_json_ok(t, strlen(t));
 		util_expect_same_model(&m, back);
 		ac_model_free(back);
 		free(t);

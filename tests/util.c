@@ -37,15 +37,32 @@ char *util_read_file(const char *path, size_t *len)
 	return buf;
 }
 
-struct ac_model *util_model_json(const char *json)
+struct ac_model *util_read_json_ok(const char *text, size_t len)
 {
 	struct ac_model *m = NULL;
 	struct ac_error err;
-	char text[512];
-	if (ac_model_read_json(json, strlen(json), &m, &err) != 0)
-		ck_abort_msg("JSON did not parse: %s",
-			     ac_error_text(&err, text, sizeof(text)));
+	char buf[512];
+	ck_assert_msg(ac_model_read_json(text, len, &m, &err) == 0,
+		      "JSON did not read: %s",
+		      ac_error_text(&err, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(m);
 	return m;
+}
+
+struct ac_model *util_model_json(const char *json)
+{
+	return util_read_json_ok(json, strlen(json));
+}
+
+char *util_write_json_ok(const struct ac_model *m, size_t *len)
+{
+	struct ac_error err;
+	char buf[512];
+	char *text = ac_model_write_json(m, len, &err);
+	ck_assert_msg(text, "JSON write failed: %s",
+		      ac_error_text(&err, buf, sizeof(buf)));
+	ck_assert_uint_eq(strlen(text), *len);
+	return text;
 }
 
 uint64_t util_verdict_model(const struct ac_model *m, struct ac_error *err)

@@ -13,6 +13,11 @@ char *util_read_file(const char *path, size_t *len);
 
 /* Parses JSON text into a model; fails the current test on error. */
 struct ac_model *util_model_json(const char *json);
+struct ac_model *util_read_json_ok(const char *text, size_t len);
+
+/* Writes a model as JSON (NUL-terminated, *len bytes); fails the current
+ * test on error. */
+char *util_write_json_ok(const struct ac_model *m, size_t *len);
 
 /* The verdict of a JSON program, or AC_NONE (with *err) when malformed. */
 uint64_t util_verdict_json(const char *json, struct ac_error *err);
