@@ -97,13 +97,18 @@ struct byte_probe {
 	uint64_t len;
 };
 
+static int bytes_equal(const uint8_t *a, uint64_t a_len, const uint8_t *b,
+		       uint64_t b_len)
+{
+	return a_len == b_len && (a_len == 0 || memcmp(a, b, a_len) == 0);
+}
+
 static int identity_equals(const void *ctx, uint32_t id, const void *probe)
 {
 	const struct ac_model *m = ctx;
 	const struct byte_probe *b = probe;
 	const struct ac_bytes *have = &m->phases[id].identity;
-	return have->len == b->len &&
-	       (b->len == 0 || memcmp(have->data, b->data, b->len) == 0);
+	return bytes_equal(have->data, have->len, b->data, b->len);
 }
 
 int phase_table_build(const struct ac_model *m, struct hash_index *h,
@@ -143,6 +148,13 @@ int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 	}
 	for (uint32_t l = 0; l < m->n_launches; l++) {
 		const struct ac_bytes *b = &m->launches[l].identity;
+		/* Launches of one phase come in stretches, often with equal
+		 * identities: equal bytes have the same phase. */
+		const struct ac_bytes *prev = &m->launches[l - (l > 0)].identity;
+		if (l > 0 && bytes_equal(b->data, b->len, prev->data, prev->len)) {
+			phase_of[l] = phase_of[l - 1];
+			continue;
+		}
 		struct identity_field51 id;
 		identity_parse(b->data, b->len, &id);
 		phase_of[l] = NO_PHASE;

@@ -118,4 +118,7 @@ typedef void (*image_sink)(void *ctx, const void *data, size_t len);
 int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 	       void *ctx, struct ac_error *err);
 
+/* Whether image_emit(m, 0, ...) would succeed: 0, or -1 with err. */
+int image_check(const struct ac_model *m, struct ac_error *err);
+
 #endif

@@ -37,6 +37,7 @@ struct reader {
 	uint64_t offset[IMAGE_SECTIONS];
 	struct model_owned *o;
 	uint64_t pool;          /* running string offset */
+	unsigned borrow;        /* enum model_borrow: arrays left in the input */
 };
 
 /* ---- errors: "byte N (name): message" ---- */
@@ -532,6 +533,13 @@ static void read_values(struct reader *r)
 		s[i].launch = image_get64(p);
 		s[i].word = image_get64(p + 8);
 	}
+	if (r->borrow) {
+		/* the sections are these arrays, as the host lays them out */
+		m->words = (const void *)entry(r, IMG_WORDS, 0);
+		m->frame_values = (const void *)entry(r, IMG_FRAME_VALUES, 0);
+		m->refs = (const void *)entry(r, IMG_SCHEDULE, 0);
+		return;
+	}
 	read_u64s(MUT(m->words), entry(r, IMG_WORDS, 0), r->count[IMG_WORDS]);
 	read_u64s(MUT(m->frame_values), entry(r, IMG_FRAME_VALUES, 0),
 		  r->count[IMG_FRAME_VALUES]);
@@ -542,7 +550,9 @@ static void read_values(struct reader *r)
 
 static int read_entries(struct reader *r)
 {
-	if (r->count[IMG_POOL])
+	if (r->borrow)
+		r->o->bytes = MUT(entry(r, IMG_POOL, 0));
+	else if (r->count[IMG_POOL])
 		memcpy(r->o->bytes, entry(r, IMG_POOL, 0),
 		       (size_t)r->count[IMG_POOL]);
 	if (read_windows(r) || read_globals(r) || read_phases(r) ||
@@ -575,27 +585,48 @@ static struct model_owned *alloc_model(struct reader *r)
 	m->n_frame_values = r->count[IMG_FRAME_VALUES];
 	m->n_refs = r->count[IMG_SCHEDULE];
 	o->bytes_len = r->count[IMG_POOL];
-	if (model_owned_alloc(o, r->err)) {
+	if (model_owned_alloc(o, r->borrow, r->err)) {
 		free(o);
 		return NULL;
 	}
 	return o;
 }
 
+static int read_image(struct reader *r, struct ac_model **out)
+{
+	*out = NULL;
+	if (read_header(r) || read_table(r) || check_padding(r))
+		return -1;
+	r->o = alloc_model(r);
+	if (!r->o)
+		return -1;
+	if (read_entries(r)) {
+		ac_model_free(&r->o->m);
+		return -1;
+	}
+	*out = &r->o->m;
+	return 0;
+}
+
 int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
 			struct ac_error *err)
 {
 	struct reader r = { .p = image, .len = len, .err = err };
-	*out = NULL;
-	if (read_header(&r) || read_table(&r) || check_padding(&r))
-		return -1;
-	r.o = alloc_model(&r);
-	if (!r.o)
-		return -1;
-	if (read_entries(&r)) {
-		ac_model_free(&r.o->m);
-		return -1;
-	}
-	*out = &r.o->m;
-	return 0;
+	return read_image(&r, out);
+}
+
+/*
+ * Words, frame values, references and byte strings are used in place when
+ * the host's layout of them is the image's: little-endian, and the image
+ * 8-byte aligned (every section starts at a multiple of 8).  Elsewhere
+ * this is ac_model_read_image.
+ */
+int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
+			struct ac_error *err)
+{
+	struct reader r = { .p = image, .len = len, .err = err };
+	if (IMAGE_HOST_LE && (uintptr_t)image % 8 == 0)
+		r.borrow = BORROW_WORDS | BORROW_FRAME_VALUES | BORROW_REFS |
+			   BORROW_BYTES;
+	return read_image(&r, out);
 }

@@ -634,6 +634,12 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 	return 0;
 }
 
+int image_check(const struct ac_model *m, struct ac_error *err)
+{
+	struct layout l;
+	return plan(m, 0, &l, err);
+}
+
 /* ---- ac_model_write_image: a buffer sink ---- */
 
 struct buffer {

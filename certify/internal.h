@@ -26,11 +26,26 @@ struct model_owned {
 	uint64_t bytes_len;
 };
 
+/*
+ * Arrays a reader may leave out of the allocation because the model
+ * borrows them from the reader's input (ac_model_view_image): the caller
+ * sets those pointers itself.
+ */
+enum model_borrow {
+	BORROW_NOTHING = 0,
+	BORROW_WORDS = 1 << 0,
+	BORROW_FRAME_VALUES = 1 << 1,
+	BORROW_REFS = 1 << 2,
+	BORROW_BYTES = 1 << 3,
+};
+
 /* Allocates a zeroed model_owned; NULL on out-of-memory. */
 struct model_owned *model_owned_new(void);
 /* Allocates the arrays for the counts in o->m and bytes_len bytes of
- * strings.  Returns -1 on overflow or out-of-memory (err filled). */
-int model_owned_alloc(struct model_owned *o, struct ac_error *err);
+ * strings, zeroed, except those in `borrow` (a set of enum model_borrow).
+ * Returns -1 on overflow or out-of-memory (err filled). */
+int model_owned_alloc(struct model_owned *o, unsigned borrow,
+		      struct ac_error *err);
 
 /* Mutable views of an owned model's arrays (the public ones are const). */
 #define MUT(ptr) ((void *)(uintptr_t)(ptr))

@@ -973,7 +973,7 @@ int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
 	if (read_program(&r, root) || set_counts(&r, root))
 		goto fail;
 	o->bytes_len = pool_layout(&r);
-	if (model_owned_alloc(o, err))
+	if (model_owned_alloc(o, BORROW_NOTHING, err))
 		goto fail;
 	/* Second walk over the same tree: stores, and cannot fail. */
 	r.fill = 1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "internal.h"
 
 int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
@@ -45,7 +46,14 @@ static int reserve(uint64_t *total, uint64_t n, uint64_t sz, uint64_t *at)
 	return 1;
 }
 
-int model_owned_alloc(struct model_owned *o, struct ac_error *err)
+/* The count of an array, or 0 when the model borrows it. */
+static uint64_t owned(uint64_t n, unsigned borrow, unsigned which)
+{
+	return borrow & which ? 0 : n;
+}
+
+int model_owned_alloc(struct model_owned *o, unsigned borrow,
+		      struct ac_error *err)
 {
 	struct ac_model *m = &o->m;
 	struct { uint64_t n, sz, at; } t[] = {
@@ -54,13 +62,14 @@ int model_owned_alloc(struct model_owned *o, struct ac_error *err)
 		{ m->n_phases, sizeof(struct ac_phase), 0 },
 		{ m->n_planes, sizeof(struct ac_tensor), 0 },
 		{ m->n_launches, sizeof(struct ac_launch), 0 },
-		{ m->n_words, sizeof(uint64_t), 0 },
+		{ owned(m->n_words, borrow, BORROW_WORDS), sizeof(uint64_t), 0 },
 		{ m->n_repeats, sizeof(struct ac_repeat), 0 },
 		{ m->n_deltas, sizeof(struct ac_delta), 0 },
 		{ m->n_slots, sizeof(struct ac_slot), 0 },
-		{ m->n_frame_values, sizeof(uint64_t), 0 },
-		{ m->n_refs, sizeof(struct ac_ref), 0 },
-		{ o->bytes_len, 1, 0 },
+		{ owned(m->n_frame_values, borrow, BORROW_FRAME_VALUES),
+		  sizeof(uint64_t), 0 },
+		{ owned(m->n_refs, borrow, BORROW_REFS), sizeof(struct ac_ref), 0 },
+		{ owned(o->bytes_len, borrow, BORROW_BYTES), 1, 0 },
 	};
 	uint64_t total = 0;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -68,7 +77,7 @@ int model_owned_alloc(struct model_owned *o, struct ac_error *err)
 			return ac_fail(err, "", "program too large to hold in memory");
 	if (total > SIZE_MAX)
 		return ac_fail(err, "", "program too large to hold in memory");
-	uint8_t *b = calloc(1, total ? (size_t)total : 1);
+	uint8_t *b = big_calloc(1, (size_t)total);
 	if (!b)
 		return ac_fail(err, "", "out of memory (%llu bytes)",
 			       (unsigned long long)total);
@@ -93,15 +102,28 @@ void ac_model_free(struct ac_model *model)
 	if (!model)
 		return;
 	struct model_owned *o = (struct model_owned *)model;
-	free(o->block);
+	big_free(o->block);
 	free(o);
+}
+
+static int is_image(const void *data, size_t len)
+{
+	return len >= AC_IMAGE_MAGIC_LEN &&
+	       memcmp(data, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN) == 0;
 }
 
 int ac_model_read(const void *data, size_t len, struct ac_model **out,
 		  struct ac_error *err)
 {
-	if (len >= AC_IMAGE_MAGIC_LEN &&
-	    memcmp(data, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN) == 0)
+	if (is_image(data, len))
 		return ac_model_read_image(data, len, out, err);
+	return ac_model_read_json(data, len, out, err);
+}
+
+int ac_model_view(const void *data, size_t len, struct ac_model **out,
+		  struct ac_error *err)
+{
+	if (is_image(data, len))
+		return ac_model_view_image(data, len, out, err);
 	return ac_model_read_json(data, len, out, err);
 }

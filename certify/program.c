@@ -4,9 +4,11 @@
  * (well-formedness, (A), (B), (C)), and the indexes that let schedules
  * advance (D) in time proportional to the phase runs they add.
  */
+#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "hash_index.h"
 #include "image.h"
 #include "program_impl.h"
@@ -45,8 +47,8 @@ static int index_bodies(struct ac_program *p)
 static int index_runs(struct ac_program *p)
 {
 	const struct ac_model *m = p->m;
-	p->runs = malloc((m->n_launches + 1) * sizeof(*p->runs));
-	p->run_of = malloc((m->n_launches + 1) * sizeof(*p->run_of));
+	p->runs = big_calloc((size_t)m->n_launches + 1, sizeof(*p->runs));
+	p->run_of = big_calloc((size_t)m->n_launches + 1, sizeof(*p->run_of));
 	if (!p->runs || !p->run_of)
 		return -1;
 	uint32_t b = 0, n = 0;
@@ -196,18 +198,35 @@ static void digest_sink(void *ctx, const void *data, size_t len)
 	XXH3_128bits_update(ctx, data, len);
 }
 
-static int start_digest(struct ac_program *p, struct ac_error *err)
+/*
+ * The first caller hashes the image; the rest wait for it, then read it.
+ * ac_program_new checked that the image can be written (image_check), so
+ * image_emit cannot fail here.
+ */
+XXH128_hash_t program_digest(const struct ac_program *cp)
 {
-	p->digest = XXH3_createState();
-	if (!p->digest || XXH3_128bits_reset(p->digest) == XXH_ERROR)
-		return ac_fail(err, "", "out of memory");
-	return image_emit(p->m, 0, digest_sink, p->digest, err);
+	struct ac_program *p = (struct ac_program *)cp;  /* the cache only */
+	if (!atomic_load_explicit(&p->digest_done, memory_order_acquire)) {
+		pthread_mutex_lock(&p->digest_lock);
+		if (!atomic_load_explicit(&p->digest_done,
+					  memory_order_relaxed)) {
+			XXH3_state_t state;
+			XXH3_128bits_reset(&state);
+			image_emit(p->m, 0, digest_sink, &state, NULL);
+			p->digest = XXH3_128bits_digest(&state);
+			atomic_store_explicit(&p->digest_done, 1,
+					      memory_order_release);
+		}
+		pthread_mutex_unlock(&p->digest_lock);
+	}
+	return p->digest;
 }
 
 /* (A), (B), then (C): the first that fails sets the verdict. */
 static int check_program(struct ac_program *p)
 {
-	p->phase_of = malloc((p->m->n_launches + 1) * sizeof(*p->phase_of));
+	p->phase_of = big_calloc((size_t)p->m->n_launches + 1,
+				 sizeof(*p->phase_of));
 	if (!p->phase_of || phases_of_launches(p->m, p->phase_of) != 0)
 		return -1;
 	int r = check_layout(p->m, &p->diag);
@@ -226,6 +245,7 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 		return NULL;
 	}
 	p->m = m;
+	pthread_mutex_init(&p->digest_lock, NULL);
 	diag_clear(&p->diag);
 	int r = index_bodies(p);
 	if (r == 0)
@@ -236,7 +256,7 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 		ac_fail(err, "", "out of memory");
 	} else {
 		p->verdict = p->diag.verdict;
-		r = start_digest(p, err);
+		r = image_check(p->m, err);
 	}
 	if (r < 0) {
 		ac_program_free(p);
@@ -251,11 +271,11 @@ void ac_program_free(ac_program *p)
 		return;
 	free(p->bodies);
 	free(p->extra_prefix);
-	free(p->phase_of);
-	free(p->runs);
-	free(p->run_of);
+	big_free(p->phase_of);
+	big_free(p->runs);
+	big_free(p->run_of);
 	free(p->spans);
-	XXH3_freeState(p->digest);
+	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }
 

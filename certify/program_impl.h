@@ -7,6 +7,8 @@
 #ifndef ARENACERT_PROGRAM_IMPL_H
 #define ARENACERT_PROGRAM_IMPL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <xxhash.h>
 
@@ -56,8 +58,15 @@ struct ac_program {
 	uint32_t n_keys;
 	uint64_t n_positions;    /* owner-map size */
 
-	XXH3_state_t *digest;    /* after the image without its schedule */
+	/* XXH3-128 of the image without its schedule: computed on the first
+	 * ac_schedule_digest, since certifying does not need it. */
+	pthread_mutex_t digest_lock;
+	atomic_int digest_done;
+	XXH128_hash_t digest;
 };
+
+/* program.c: the program's digest (computed once, thread-safe). */
+XXH128_hash_t program_digest(const struct ac_program *p);
 
 /* A phase's planes, or NULL when it has none: a hand-built model may leave
  * m->planes NULL, and NULL + 0 is undefined behaviour in C. */

@@ -69,9 +69,8 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 	s->remap_from = UINT64_MAX;
 	diag_clear(&s->diag);
 	s->digest = XXH3_createState();
-	if (!s->digest)
+	if (!s->digest || XXH3_128bits_reset(s->digest) == XXH_ERROR)
 		goto fail;
-	XXH3_copyState(s->digest, p->digest);
 	if (p->verdict == 0) {
 		s->keys = calloc(p->n_keys + 1, sizeof(*s->keys));
 		if (!s->keys || owner_map_init(&s->map, p->n_positions) != 0)
@@ -276,13 +275,17 @@ static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
 	return 0;
 }
 
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
 static void digest_reference(XXH3_state_t *state, const struct ac_ref *ref)
 {
 	uint8_t le[16];
-	for (int i = 0; i < 8; i++) {
-		le[i] = (uint8_t)(ref->first >> (8 * i));
-		le[8 + i] = (uint8_t)(ref->count >> (8 * i));
-	}
+	put_le64(le, ref->first);
+	put_le64(le + 8, ref->count);
 	XXH3_128bits_update(state, le, sizeof(le));
 }
 
@@ -322,9 +325,18 @@ uint64_t ac_schedule_executed(const ac_schedule *s)
 	return s->executed;
 }
 
+/* XXH3-128 of (program digest, references digest), each as high then low
+ * 64 bits, little-endian. */
 void ac_schedule_digest(const ac_schedule *s, struct ac_digest *out)
 {
-	XXH128_hash_t h = XXH3_128bits_digest(s->digest);
+	XXH128_hash_t prog = program_digest(s->p);
+	XXH128_hash_t refs = XXH3_128bits_digest(s->digest);
+	uint8_t both[32];
+	put_le64(both, prog.high64);
+	put_le64(both + 8, prog.low64);
+	put_le64(both + 16, refs.high64);
+	put_le64(both + 24, refs.low64);
+	XXH128_hash_t h = XXH3_128bits(both, sizeof(both));
 	out->high = h.high64;
 	out->low = h.low64;
 }

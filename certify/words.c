@@ -4,8 +4,15 @@
  * word is fine.  Runs after (A) and (B) hold, so a launch's named ranges
  * (the globals and its phase's planes) are non-empty and pairwise disjoint:
  * an interval lies inside one of them iff it lies inside the last one that
- * starts at or below its low end.  Each interval thus costs two binary
- * searches: O(W log R) overall.
+ * starts at or below its low end.  Each interval thus costs at most three
+ * binary searches (windows, globals, the phase's planes): O(W log R)
+ * overall.
+ *
+ * This is the loop over every parameter word, so it is the one place
+ * where constant factors matter (docs/performance.md): the searches run
+ * over compact sorted (lo, last) arrays rather than the tensors, and most
+ * words (sizes, counts, kernel ids) leave after one comparison with the
+ * windows' overall bounds.
  *
  * Values are exact: V(t) = B(t) + t * D is computed in 128-bit arithmetic.
  * |D| < 2^32 * 2^63 (at most 2^32 deltas) and t < 2^32, so |V| < 2^127.
@@ -20,24 +27,98 @@ typedef __int128 wide;
 #define U64_LIMIT ((wide)1 << 64)
 #define POINT_LIMIT 128        /* per-iteration intervals up to this N */
 
-/* The union of the windows as sorted, disjoint [base, last] spans. */
-struct span {
-	uint64_t base, last;
+/* A closed range [lo, last]: a merged window, or a named range. */
+struct range {
+	uint64_t lo, last;
 };
+
+/*
+ * Named ranges sorted by start, as parallel arrays: r[k] is the range of
+ * tensor order[k].  Disjoint and non-empty, since (A) and (B) hold.
+ *
+ * A large set also has buckets: [r[0].lo, end) cut into 2^k equal slices,
+ * and first[i] = the number of ranges starting before slice i.  A value in
+ * slice i has its floor among r[first[i] - 1 .. first[i + 1] - 1], which
+ * for tensors of similar sizes is one or two ranges: the search is O(1)
+ * instead of log n dependent loads.
+ */
+struct range_set {
+	struct range *r;
+	uint32_t *order;
+	uint32_t n;
+	uint32_t *first;           /* n_slices + 1 entries, or NULL */
+	uint64_t n_slices;
+	unsigned shift;            /* slice i: r[0].lo + [i << shift, ...) */
+};
+
+#define BUCKETS_FROM 16        /* smaller sets: a plain binary search */
 
 struct word_check {
 	const struct ac_model *m;
-	uint32_t *globals;         /* sorted by offset */
-	uint32_t *planes;          /* per phase, sorted, at its plane_first */
-	struct span *windows;
+	struct range_set globals;
+	struct range_set *planes;  /* per phase */
+	struct range *windows;     /* the union of the windows, sorted */
 	uint32_t n_windows;
+	uint64_t window_lo, window_last;   /* bounds of the union */
 	struct ac_diag *diag;
 };
 
-static int span_order(const void *a, const void *b)
+/* Index of the last range starting at or below x, or -1.  Branch-free
+ * halving: this runs once or twice per parameter word. */
+static int64_t range_floor(const struct range *r, uint32_t n, uint64_t x)
 {
-	const struct span *x = a, *y = b;
-	return x->base < y->base ? -1 : x->base > y->base;
+	if (n == 0 || r[0].lo > x)
+		return -1;
+	const struct range *base = r;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		base = base[half].lo <= x ? base + half : base;
+		n -= half;
+	}
+	return base - r;
+}
+
+/* range_floor, narrowed by the buckets when the set has them. */
+static int64_t set_floor(const struct range_set *set, uint64_t x)
+{
+	if (!set->first || x < set->r[0].lo)
+		return range_floor(set->r, set->n, x);
+	uint64_t slice = (x - set->r[0].lo) >> set->shift;
+	if (slice >= set->n_slices)
+		return set->n - 1;     /* x is past the last range's end */
+	uint32_t from = set->first[slice], to = set->first[slice + 1];
+	/* ranges before `from` start before the slice, so at or below x;
+	 * ranges from `to` on start after it */
+	return (int64_t)from + range_floor(set->r + from, to - from, x);
+}
+
+/* Slices about as many as ranges, each 2^shift bytes. */
+static int index_slices(struct range_set *set)
+{
+	uint64_t lo = set->r[0].lo, last = set->r[set->n - 1].last;
+	unsigned shift = 0;
+	while (shift < 63 && ((last - lo) >> shift) >= 2 * (uint64_t)set->n)
+		shift++;
+	set->shift = shift;
+	set->n_slices = ((last - lo) >> shift) + 1;
+	set->first = malloc((size_t)(set->n_slices + 1) * sizeof(*set->first));
+	if (!set->first)
+		return -1;
+	uint32_t k = 0;
+	for (uint64_t i = 0; i <= set->n_slices; i++) {
+		/* ranges starting before slice i (slice n_slices: all) */
+		uint64_t start = i < set->n_slices ? lo + (i << shift) : 0;
+		while (k < set->n && (i == set->n_slices || set->r[k].lo < start))
+			k++;
+		set->first[i] = k;
+	}
+	return 0;
+}
+
+static int range_order(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 static int merge_windows(struct word_check *c)
@@ -48,12 +129,12 @@ static int merge_windows(struct word_check *c)
 	if (!c->windows)
 		return -1;
 	for (uint32_t i = 0; i < m->n_windows; i++)
-		c->windows[i] = (struct span){ m->windows[i].base,
+		c->windows[i] = (struct range){ m->windows[i].base,
 			m->windows[i].base + (m->windows[i].size - 1) };
-	qsort(c->windows, m->n_windows, sizeof(*c->windows), span_order);
+	qsort(c->windows, m->n_windows, sizeof(*c->windows), range_order);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_windows; i++) {
-		if (n && c->windows[i].base <= c->windows[n - 1].last) {
+		if (n && c->windows[i].lo <= c->windows[n - 1].last) {
 			if (c->windows[i].last > c->windows[n - 1].last)
 				c->windows[n - 1].last = c->windows[i].last;
 		} else {
@@ -61,58 +142,70 @@ static int merge_windows(struct word_check *c)
 		}
 	}
 	c->n_windows = n;
+	/* with no window, lo > last: every value is outside */
+	c->window_lo = n ? c->windows[0].lo : UINT64_MAX;
+	c->window_last = n ? c->windows[n - 1].last : 0;
 	return 0;
 }
 
-static int sort_planes(struct word_check *c)
+static int range_set_init(struct range_set *set, const struct ac_tensor *t,
+			  uint32_t n)
+{
+	set->n = n;
+	set->order = sort_tensors(t, n);
+	set->r = malloc((n ? n : 1) * sizeof(*set->r));
+	if (!set->order || !set->r)
+		return -1;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct ac_tensor *x = &t[set->order[k]];
+		set->r[k] = (struct range){ x->offset, x->offset + (x->size - 1) };
+	}
+	return n >= BUCKETS_FROM ? index_slices(set) : 0;
+}
+
+static void range_set_free(struct range_set *set)
+{
+	free(set->first);
+	free(set->r);
+	free(set->order);
+}
+
+static int index_named(struct word_check *c)
 {
 	const struct ac_model *m = c->m;
-	c->planes = malloc((m->n_planes ? m->n_planes : 1) * sizeof(*c->planes));
+	if (range_set_init(&c->globals, m->globals, m->n_globals) != 0)
+		return -1;
+	c->planes = calloc(m->n_phases + 1, sizeof(*c->planes));
 	if (!c->planes)
 		return -1;
-	for (uint32_t p = 0; p < m->n_phases; p++) {
-		const struct ac_phase *ph = &m->phases[p];
-		uint32_t *order = sort_tensors(phase_planes(m, ph),
-					       ph->plane_count);
-		if (!order)
+	for (uint32_t p = 0; p < m->n_phases; p++)
+		if (range_set_init(&c->planes[p],
+				   phase_planes(m, &m->phases[p]),
+				   m->phases[p].plane_count) != 0)
 			return -1;
-		for (uint32_t j = 0; j < ph->plane_count; j++)
-			c->planes[ph->plane_first + j] = order[j];
-		free(order);
-	}
 	return 0;
 }
 
 /* Does [lo, hi] (inside [0, 2^64)) meet a window? */
 static int meets_window(const struct word_check *c, uint64_t lo, uint64_t hi)
 {
-	uint32_t a = 0, b = c->n_windows;     /* first span with last >= lo */
-	while (a < b) {
-		uint32_t mid = a + (b - a) / 2;
-		if (c->windows[mid].last < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a < c->n_windows && c->windows[a].base <= hi;
+	if (hi < c->window_lo || lo > c->window_last)
+		return 0;
+	int64_t k = range_floor(c->windows, c->n_windows, hi);
+	return k >= 0 && c->windows[k].last >= lo;
 }
 
-/* Is [lo, hi] inside one of the sorted, disjoint tensors t[order[..]]? */
-static int inside_one(const struct ac_tensor *t, const uint32_t *order,
-		      uint32_t n, uint64_t lo, uint64_t hi)
+static int inside_one(const struct range_set *set, uint64_t lo, uint64_t hi)
 {
-	int64_t k = tensor_floor(t, order, n, lo);
-	return k >= 0 && hi - t[order[k]].offset < t[order[k]].size;
+	int64_t k = set_floor(set, lo);
+	return k >= 0 && hi <= set->r[k].last;
 }
 
 static int inside_named(const struct word_check *c, uint32_t phase,
 			uint64_t lo, uint64_t hi)
 {
-	const struct ac_model *m = c->m;
-	const struct ac_phase *ph = &m->phases[phase];
-	return inside_one(m->globals, c->globals, m->n_globals, lo, hi) ||
-	       inside_one(phase_planes(m, ph), c->planes + ph->plane_first,
-			  ph->plane_count, lo, hi);
+	return inside_one(&c->globals, lo, hi) ||
+	       inside_one(&c->planes[phase], lo, hi);
 }
 
 static int interval_fine(const struct word_check *c, uint32_t phase,
@@ -133,30 +226,25 @@ static struct ac_wide to_wide(wide v)
 static void describe_near(const struct word_check *c, uint32_t phase,
 			  uint64_t x, struct ac_diag *d)
 {
-	const struct ac_model *m = c->m;
-	const struct ac_phase *ph = &m->phases[phase];
-	const struct ac_tensor *pl = phase_planes(m, ph);
-	const uint32_t *po = c->planes + ph->plane_first;
-	int64_t g = tensor_floor(m->globals, c->globals, m->n_globals, x);
-	int64_t p = tensor_floor(pl, po, ph->plane_count, x);
+	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
+	int64_t g = set_floor(gs, x);
+	int64_t p = set_floor(ps, x);
 	struct ac_tensor_ref none = { AC_NONE, AC_NONE };
 	d->near[0] = d->near[1] = none;
 
-	/* below: the greater offset of the two floors */
-	if (g >= 0 && (p < 0 || m->globals[c->globals[g]].offset >=
-				pl[po[p]].offset))
-		d->near[0] = (struct ac_tensor_ref){ AC_NONE, c->globals[g] };
+	/* below: the greater start of the two floors */
+	if (g >= 0 && (p < 0 || gs->r[g].lo >= ps->r[p].lo))
+		d->near[0] = (struct ac_tensor_ref){ AC_NONE, gs->order[g] };
 	else if (p >= 0)
-		d->near[0] = (struct ac_tensor_ref){ phase, po[p] };
+		d->near[0] = (struct ac_tensor_ref){ phase, ps->order[p] };
 
-	/* above: the smaller offset of the two successors */
+	/* above: the smaller start of the two successors */
 	uint64_t gn = (uint64_t)(g + 1), pn = (uint64_t)(p + 1);
-	int has_g = gn < m->n_globals, has_p = pn < ph->plane_count;
-	if (has_g && (!has_p || m->globals[c->globals[gn]].offset <=
-				pl[po[pn]].offset))
-		d->near[1] = (struct ac_tensor_ref){ AC_NONE, c->globals[gn] };
+	int has_g = gn < gs->n, has_p = pn < ps->n;
+	if (has_g && (!has_p || gs->r[gn].lo <= ps->r[pn].lo))
+		d->near[1] = (struct ac_tensor_ref){ AC_NONE, gs->order[gn] };
 	else if (has_p)
-		d->near[1] = (struct ac_tensor_ref){ phase, po[pn] };
+		d->near[1] = (struct ac_tensor_ref){ phase, ps->order[pn] };
 }
 
 static void report_word(const struct word_check *c, uint32_t launch,
@@ -335,6 +423,24 @@ static void report_no_phase(const struct word_check *c, uint32_t l)
 	c->diag->identity_offset = id.offset;
 }
 
+/* A launch outside repeat bodies: every word is one point.  The hot loop
+ * of (C), hence the window bounds test before anything else. */
+static int check_plain_launch(const struct word_check *c, uint32_t l,
+			      uint32_t phase)
+{
+	const struct ac_launch *la = &c->m->launches[l];
+	const uint64_t *x = c->m->words + la->word_first;
+	for (uint32_t w = 0; w < la->word_count; w++) {
+		if (x[w] < c->window_lo || x[w] > c->window_last)
+			continue;
+		if (!interval_fine(c, phase, x[w], x[w])) {
+			report_word(c, l, phase, w, x[w], x[w], AC_NONE);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int check_launch(const struct word_check *c, uint32_t l,
 			const uint32_t *phase_of, struct body_walk *bw)
 {
@@ -344,11 +450,12 @@ static int check_launch(const struct word_check *c, uint32_t l,
 		report_no_phase(c, l);
 		return 1;
 	}
+	if (!bw)
+		return check_plain_launch(c, l, phase);
 	for (uint32_t w = 0; w < m->launches[l].word_count; w++) {
-		struct word_motion mv = { 0, 0, -1 };
-		if (bw)
-			body_walk_next(bw, m, l, w, &mv);
-		if (check_word(c, l, w, phase, bw ? bw->r : NULL, &mv))
+		struct word_motion mv;
+		body_walk_next(bw, m, l, w, &mv);
+		if (check_word(c, l, w, phase, bw->r, &mv))
 			return 1;
 	}
 	return 0;
@@ -399,12 +506,13 @@ int check_words(const struct ac_model *m, const uint32_t *phase_of,
 {
 	struct word_check c = { .m = m, .diag = diag };
 	int rc = -1;
-	c.globals = sort_tensors(m->globals, m->n_globals);
-	if (c.globals && sort_planes(&c) == 0 && merge_windows(&c) == 0)
+	if (index_named(&c) == 0 && merge_windows(&c) == 0)
 		rc = check_all_launches(&c, phase_of);
 	if (rc > 0)
 		diag->verdict = 2 + diag->launch;
-	free(c.globals);
+	range_set_free(&c.globals);
+	for (uint32_t p = 0; c.planes && p < m->n_phases; p++)
+		range_set_free(&c.planes[p]);
 	free(c.planes);
 	free(c.windows);
 	return rc;

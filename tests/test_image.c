@@ -45,11 +45,6 @@ static void put32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static uint64_t section_offset(const uint8_t *img, int s)
 {
@@ -303,6 +298,11 @@ static uint8_t *write_ok(const struct ac_model *m, size_t *len)
 }
 
 /* Reads from an exact-size heap copy, so ASan sees any overread. */
+/*
+ * Reads a private copy (so that nothing reads past len), once with
+ * ac_model_read_image and once with ac_model_view_image: both must accept
+ * or reject alike, with the same error, and build the same model.
+ */
 static int read_copy(const uint8_t *img, size_t len, struct ac_model **out,
 		     struct ac_error *err)
 {
@@ -310,7 +310,18 @@ static int read_copy(const uint8_t *img, size_t len, struct ac_model **out,
 	ck_assert_ptr_nonnull(copy);
 	if (len)
 		memcpy(copy, img, len);
+	struct ac_model *view = NULL;
+	struct ac_error view_err;
+	int view_rc = ac_model_view_image(copy, len, &view, &view_err);
 	int rc = ac_model_read_image(copy, len, out, err);
+	ck_assert_int_eq(view_rc, rc);
+	if (rc == 0) {
+		util_expect_same_model(*out, view);
+	} else if (err) {
+		ck_assert_str_eq(view_err.where, err->where);
+		ck_assert_str_eq(view_err.message, err->message);
+	}
+	ac_model_free(view);
 	free(copy);
 	return rc;
 }
@@ -474,6 +485,31 @@ START_TEST(test_unaligned_input)
 		ac_model_free(m);
 		free(buf);
 	}
+	free(img);
+}
+END_TEST
+
+/* A view uses an 8-byte aligned image in place and copies otherwise;
+ * either way it is the model the image describes. */
+START_TEST(test_view_borrows_when_aligned)
+{
+	size_t len;
+	uint8_t *img = full_image(&len);
+	uint8_t *buf = malloc(len + 8);   /* malloc'ed: 8-byte aligned */
+	ck_assert_ptr_nonnull(buf);
+	for (size_t shift = 0; shift < 8; shift++) {
+		memcpy(buf + shift, img, len);
+		struct ac_model *m = NULL;
+		ck_assert_int_eq(ac_model_view_image(buf + shift, len, &m,
+						     NULL), 0);
+		struct ac_model f = full_model();
+		util_expect_same_model(&f, m);
+		const uint8_t *words = (const uint8_t *)m->words;
+		int inside = words >= buf + shift && words < buf + shift + len;
+		ck_assert_int_eq(inside, shift == 0);
+		ac_model_free(m);
+	}
+	free(buf);
 	free(img);
 }
 END_TEST
@@ -773,9 +809,9 @@ START_TEST(test_reject_image_size)
 {
 	size_t len;
 	uint8_t *img = full_image(&len);
-	put64(img + 16, len + 8);
+	util_put_le64(img + 16, len + 8);
 	fails_at(img, len, 16, "header.image_size");
-	put64(img + 16, len - 8);
+	util_put_le64(img + 16, len - 8);
 	fails_at(img, len, 16, "header.image_size");
 	free(img);
 }
@@ -790,7 +826,7 @@ START_TEST(test_reject_truncated_header)
 	fails_at(img, 10, 8, "header.version");
 	fails_at(img, 20, 16, "header.image_size");
 	/* A consistent 40-byte header with no section table. */
-	put64(img + 16, 40);
+	util_put_le64(img + 16, 40);
 	fails_at(img, 40, 40, "sections[0]");
 	free(img);
 }
@@ -835,9 +871,9 @@ START_TEST(test_reject_section_offset)
 	size_t len;
 	uint8_t *img = full_image(&len);
 	uint64_t at = TABLE_AT(PLANES) + 8;
-	put64(img + at, get64(img + at) + 8);
+	util_put_le64(img + at, get64(img + at) + 8);
 	fails_at(img, len, at, "sections[3].offset");
-	put64(img + at, get64(img + at) - 16);
+	util_put_le64(img + at, get64(img + at) - 16);
 	fails_at(img, len, at, "sections[3].offset");
 	free(img);
 }
@@ -858,7 +894,7 @@ START_TEST(test_reject_count_overflow)
 			uint8_t *img = full_image(&len);
 			int s = sections[j];
 			uint64_t at = TABLE_AT(s) + 16;
-			put64(img + at, counts[k]);
+			util_put_le64(img + at, counts[k]);
 			char name[32];
 			snprintf(name, sizeof(name), "sections[%d].count", s);
 			fails_at(img, len, at, name);
@@ -876,10 +912,10 @@ START_TEST(test_reject_trailing_bytes)
 	ck_assert_ptr_nonnull(big);
 	memcpy(big, img, len);
 	fails_at(big, len + 8, 16, "header.image_size");
-	put64(big + 16, len + 8);
+	util_put_le64(big + 16, len + 8);
 	fails_at(big, len + 8, len, "end of image");
 	/* A length that is not a multiple of 8. */
-	put64(big + 16, len + 3);
+	util_put_le64(big + 16, len + 3);
 	fails_at(big, len + 3, 16, "header.image_size");
 	free(big);
 	free(img);
@@ -993,7 +1029,7 @@ START_TEST(test_reject_running_sums)
 			put32(img + at, get32(img + at) +
 			      (uint32_t)cases[k].add);
 		else
-			put64(img + at, get64(img + at) +
+			util_put_le64(img + at, get64(img + at) +
 			      (uint64_t)cases[k].add);
 		fails_at(img, len, at, cases[k].name);
 		free(img);
@@ -1024,7 +1060,7 @@ START_TEST(test_reject_totals)
 		if (cases[k].width == 4)
 			put32(img + at, get32(img + at) - 1);
 		else
-			put64(img + at, get64(img + at) - 1);
+			util_put_le64(img + at, get64(img + at) - 1);
 		char name[32];
 		snprintf(name, sizeof(name), "sections[%d].count",
 			 cases[k].counted);
@@ -1195,6 +1231,7 @@ Suite *suite_image(void)
 	tcase_add_test(tc, test_round_trip_edges);
 	tcase_add_test(tc, test_image_model_image);
 	tcase_add_test(tc, test_unaligned_input);
+	tcase_add_test(tc, test_view_borrows_when_aligned);
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_layout);
 	tcase_add_test(tc, test_large_words);

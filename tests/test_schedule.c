@@ -5,8 +5,10 @@
  * limit, and the verdict-cache digest.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "suites.h"
 #include "util.h"
@@ -214,6 +216,91 @@ START_TEST(digest_tracks_program_and_schedule)
 }
 END_TEST
 
+/* The digest as docs/certify.md defines it, from the public writer. */
+static void digest_by_definition(const struct ac_model *m,
+				 const struct ac_ref *refs, size_t n,
+				 struct ac_digest *out)
+{
+	struct ac_model bare = *m;
+	bare.n_refs = 0;
+	size_t len;
+	uint8_t *image = ac_model_write_image(&bare, &len, NULL);
+	ck_assert_ptr_nonnull(image);
+	XXH128_hash_t prog = XXH3_128bits(image, len);
+	free(image);
+	uint8_t *le = malloc(16 * n + 1);
+	ck_assert_ptr_nonnull(le);
+	for (size_t i = 0; i < n; i++) {
+		util_put_le64(le + 16 * i, refs[i].first);
+		util_put_le64(le + 16 * i + 8, refs[i].count);
+	}
+	XXH128_hash_t ref = XXH3_128bits(le, 16 * n);
+	free(le);
+	uint8_t both[32];
+	util_put_le64(both, prog.high64);
+	util_put_le64(both + 8, prog.low64);
+	util_put_le64(both + 16, ref.high64);
+	util_put_le64(both + 24, ref.low64);
+	XXH128_hash_t h = XXH3_128bits(both, sizeof(both));
+	*out = (struct ac_digest){ h.high64, h.low64 };
+}
+
+START_TEST(digest_follows_its_definition)
+{
+	struct ac_ref refs[] = { { 0, 2 }, { 2, 1 }, { 1, 1 } };
+	for (size_t n = 0; n <= 3; n++) {
+		struct fixture f;
+		open_fixture(&f, plan_pqr);
+		ck_assert_int_eq(ac_schedule_append(f.s, refs, n, NULL), 0);
+		struct ac_digest got, want;
+		ac_schedule_digest(f.s, &got);
+		digest_by_definition(f.m, refs, n, &want);
+		ck_assert(got.high == want.high && got.low == want.low);
+		close_fixture(&f);
+	}
+}
+END_TEST
+
+/* The program half is computed by whichever thread asks first: threads
+ * asking at once must all get the one right value. */
+struct digest_thread {
+	const ac_program *p;
+	struct ac_digest out;
+};
+
+static void *digest_in_thread(void *arg)
+{
+	struct digest_thread *t = arg;
+	ac_schedule *s = ac_schedule_new(t->p);
+	struct ac_ref ref = { 0, 2 };
+	if (s && ac_schedule_append(s, &ref, 1, NULL) == 0)
+		ac_schedule_digest(s, &t->out);
+	ac_schedule_free(s);
+	return NULL;
+}
+
+START_TEST(digest_is_computed_once_for_all_threads)
+{
+	struct fixture f;
+	open_fixture(&f, plan_pqr);
+	struct digest_thread t[4];
+	pthread_t id[4];
+	for (int i = 0; i < 4; i++) {
+		t[i] = (struct digest_thread){ f.p, { 0, 0 } };
+		ck_assert_int_eq(pthread_create(&id[i], NULL, digest_in_thread,
+						&t[i]), 0);
+	}
+	struct ac_digest want;
+	struct ac_ref ref = { 0, 2 };
+	digest_by_definition(f.m, &ref, 1, &want);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(id[i], NULL);
+		ck_assert(t[i].out.high == want.high && t[i].out.low == want.low);
+	}
+	close_fixture(&f);
+}
+END_TEST
+
 START_TEST(schedules_of_one_program_are_independent)
 {
 	struct fixture f;
@@ -240,6 +327,8 @@ Suite *suite_schedule(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("digest");
 	tcase_add_test(tc, digest_tracks_program_and_schedule);
+	tcase_add_test(tc, digest_follows_its_definition);
+	tcase_add_test(tc, digest_is_computed_once_for_all_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }

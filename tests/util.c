@@ -128,8 +128,10 @@ void util_expect_same_content(const struct ac_model *a,
 		SAME_BYTES(launches[i].identity, i);
 		SAME(launches[i].word_count, i);
 	}
-	for (uint64_t i = 0; i < a->n_words; i++)
-		SAME(words[i], i);
+	/* one memcmp first: images hold millions of words */
+	if (a->n_words && memcmp(a->words, b->words, a->n_words * 8) != 0)
+		for (uint64_t i = 0; i < a->n_words; i++)
+			SAME(words[i], i);
 	for (uint64_t i = 0; i < a->n_repeats; i++) {
 		SAME(repeats[i].first, i);
 		SAME(repeats[i].count, i);
@@ -171,4 +173,10 @@ void util_expect_same_model(const struct ac_model *a,
 		SAME(repeats[i].slot_count, i);
 		SAME(repeats[i].frame_value_first, i);
 	}
+}
+
+void util_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
 }

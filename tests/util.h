@@ -30,6 +30,9 @@ uint64_t util_verdict_model(const struct ac_model *m, struct ac_error *err);
  * run at the same index (model). */
 void util_expect_same_content(const struct ac_model *a,
 			      const struct ac_model *b);
+/* v as 8 little-endian bytes at p. */
+void util_put_le64(uint8_t *p, uint64_t v);
+
 void util_expect_same_model(const struct ac_model *a, const struct ac_model *b);
 
 #endif

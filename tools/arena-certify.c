@@ -561,9 +561,8 @@ static int certify_file(const struct options *opt, const char *file,
 
 	if (read_input(file, &data, &len, &err) != 0)
 		goto fail;
-	int r = ac_model_read(data, len, &model, &err);
-	free(data);
-	if (r != 0)
+	/* the model may point into data: freed after it */
+	if (ac_model_view(data, len, &model, &err) != 0)
 		goto fail;
 	if (opt->convert && convert(opt, model) != 0)
 		*write_failed = 1;
@@ -603,6 +602,7 @@ done:
 	ac_schedule_free(schedule);
 	ac_program_free(program);
 	ac_model_free(model);
+	free(data);
 	return status;
 }
 

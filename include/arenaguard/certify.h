@@ -160,9 +160,12 @@ uint64_t ac_schedule_executed(const ac_schedule *schedule);
 
 /*
  * Digest of (plan, launch table, schedule so far) for verdict caching:
- * XXH3-128 over the canonical program image without its schedule, then the
- * references as appended.  Fast but not collision-resistant: a cache must
- * compare the input bytes on a hit before reusing a verdict.
+ * XXH3-128 of (P, R), where P is XXH3-128 of the canonical program image
+ * without its schedule and R that of the references as appended
+ * (docs/certify.md).  P is computed by the first call for a program (a
+ * pass over the image; thread-safe), later calls cost O(1).  Fast but not
+ * collision-resistant: a cache must compare the input bytes on a hit
+ * before reusing a verdict.
  */
 struct ac_digest {
 	uint64_t high, low;

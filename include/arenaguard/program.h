@@ -140,8 +140,24 @@ int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
 int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
 			struct ac_error *err);
 
+/*
+ * Reads an image without copying its bulk: the model points into `image`
+ * for parameter words, frame values, references and byte strings (on a
+ * little-endian host, with `image` 8-byte aligned; otherwise it copies, as
+ * ac_model_read_image does).  The image must stay alive and unchanged
+ * until ac_model_free().  For large programs this is the fast path: the
+ * words are most of an image.
+ */
+int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
+			struct ac_error *err);
+
 /* Reads either format, recognising the image by its magic bytes. */
 int ac_model_read(const void *data, size_t len, struct ac_model **out,
+		  struct ac_error *err);
+
+/* The same, viewing an image (ac_model_view_image): `data` must outlive
+ * the model.  JSON is read as by ac_model_read. */
+int ac_model_view(const void *data, size_t len, struct ac_model **out,
 		  struct ac_error *err);
 
 /* Frees a model returned by a reader.  NULL is ignored. */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zeroed allocations for arrays sized by the program (a launch's phase, a
+ * model's launch table).  Large ones are mapped with transparent huge
+ * pages advised: on the machines this runs on, faulting in fresh 4 KiB
+ * pages costs more than everything certification does with them
+ * (docs/performance.md), and a 2 MiB page takes one fault for 512.
+ */
+#ifndef ARENACERT_ALLOC_H
+#define ARENACERT_ALLOC_H
+
+#include <stddef.h>
+
+/* n * size zeroed bytes, or NULL on overflow or out-of-memory.  Never
+ * NULL for n == 0 (one byte is allocated), so NULL always means failure. */
+void *big_calloc(size_t n, size_t size);
+
+/* Frees what big_calloc returned; NULL is ignored. */
+void big_free(void *p);
+
+#endif

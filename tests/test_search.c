@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * (C) on plans with hundreds of named ranges.  The library finds a word's
+ * named range by a bucketed search once a set has 16 ranges or more
+ * (certify/words.c), which the small plans of the other suites never
+ * reach.  Here the naive checker's linear scan (naive_word_fine) is the
+ * oracle for thousands of probes: every range's edges and middle, random
+ * values, and hull intervals of long repeats.  Fixed seed, printed.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <arenaguard/certify.h>
+
+#include "gen.h"
+#include "naive.h"
+#include "suites.h"
+
+#define SEARCH_SEED 0x5ea4c4ull
+#define N_GLOBALS 300
+#define N_MANY 120               /* planes of phase "many" */
+#define N_FEW 3                  /* planes of phase "few": plain search */
+#define N_RANDOM 2000
+#define WINDOW_BASE 0x100000ull
+#define WINDOW_SIZE ((uint64_t)1 << 26)
+
+/* Field 51 holding one byte: the phase identities "m" and "f". */
+static const uint8_t id_many[] = { 0x9a, 0x03, 0x01, 'm' };
+static const uint8_t id_few[] = { 0x9a, 0x03, 0x01, 'f' };
+
+struct plan {
+	struct ac_window window;
+	struct ac_tensor globals[N_GLOBALS];
+	struct ac_tensor planes[N_MANY + N_FEW];
+	struct ac_phase phases[2];
+	uint64_t end;                /* where the next tensor may go */
+};
+
+/* Tensors of sizes from 1 byte to 64 KiB, with gaps of 0 to 4 KiB, so
+ * that buckets hold zero, one or many ranges. */
+static struct ac_tensor place(struct plan *p, struct gen_rng *r)
+{
+	uint64_t size = 1 + gen_rng_below(r, (uint64_t)1 << gen_rng_below(r, 17));
+	uint64_t gap = gen_rng_below(r, 3) ? gen_rng_below(r, 4096) : 0;
+	struct ac_tensor t = { .offset = p->end + gap, .size = size };
+	p->end = t.offset + size;
+	return t;
+}
+
+static void plan_init(struct plan *p, struct gen_rng *r)
+{
+	p->window = (struct ac_window){ .base = WINDOW_BASE, .size = WINDOW_SIZE };
+	p->end = WINDOW_BASE - 8192;     /* the first tensors straddle the base */
+	for (int i = 0; i < N_GLOBALS; i++)
+		p->globals[i] = place(p, r);
+	for (int i = 0; i < N_MANY + N_FEW; i++)
+		p->planes[i] = place(p, r);
+	p->phases[0] = (struct ac_phase){ { id_many + 3, 1 }, 0, N_MANY };
+	p->phases[1] = (struct ac_phase){ { id_few + 3, 1 }, N_MANY, N_FEW };
+	ck_assert_uint_lt(p->end, WINDOW_BASE + WINDOW_SIZE);
+}
+
+static struct ac_model plan_model(const struct plan *p)
+{
+	return (struct ac_model){
+		.alignment = 1,
+		.n_windows = 1, .windows = &p->window,
+		.n_globals = N_GLOBALS, .globals = p->globals,
+		.n_phases = 2, .phases = p->phases,
+		.n_planes = N_MANY + N_FEW, .planes = p->planes,
+	};
+}
+
+/* Probes: the edges and middle of every named range, random values
+ * around and across the window, and the window's own edges. */
+static uint64_t *probes(const struct plan *p, struct gen_rng *r, size_t *n)
+{
+	size_t cap = 5 * (N_GLOBALS + N_MANY + N_FEW) + N_RANDOM + 4, k = 0;
+	uint64_t *v = malloc(cap * sizeof(*v));
+	ck_assert_ptr_nonnull(v);
+	const struct ac_tensor *all[] = { p->globals, p->planes };
+	const int counts[] = { N_GLOBALS, N_MANY + N_FEW };
+	for (int set = 0; set < 2; set++)
+		for (int i = 0; i < counts[set]; i++) {
+			const struct ac_tensor *t = &all[set][i];
+			uint64_t last = t->offset + t->size - 1;
+			v[k++] = t->offset - 1;
+			v[k++] = t->offset;
+			v[k++] = t->offset + (t->size - 1) / 2;
+			v[k++] = last;
+			v[k++] = last + 1;
+		}
+	for (int i = 0; i < N_RANDOM; i++)
+		v[k++] = WINDOW_BASE - 16384 + gen_rng_below(r, p->end - WINDOW_BASE + 32768);
+	v[k++] = WINDOW_BASE - 1;
+	v[k++] = WINDOW_BASE;
+	v[k++] = WINDOW_BASE + WINDOW_SIZE - 1;
+	v[k++] = WINDOW_BASE + WINDOW_SIZE;
+	*n = k;
+	return v;
+}
+
+/* (A)-(C) of the launches [from, n): 0 or 2 + the first failing one. */
+static uint64_t verdict_from(const struct ac_model *m, uint32_t from)
+{
+	struct ac_model tail = *m;
+	tail.launches += from;
+	tail.n_launches -= from;
+	struct ac_error err;
+	ac_program *prog = ac_program_new(&tail, &err);
+	ck_assert_msg(prog != NULL, "%s: %s", err.where, err.message);
+	uint64_t v = ac_program_verdict(prog);
+	ac_program_free(prog);
+	return v;
+}
+
+/* One launch per probe, each phase in turn.  With F the launches the
+ * naive scan finds unfine, the program from any launch on must fail at
+ * the next member of F, or pass when there is none. */
+START_TEST(point_words_match_a_linear_scan)
+{
+	struct gen_rng r;
+	gen_rng_seed(&r, SEARCH_SEED);
+	fprintf(stderr, "search: seed %#" PRIx64 "\n", (uint64_t)SEARCH_SEED);
+	static struct plan p;
+	plan_init(&p, &r);
+	size_t n;
+	uint64_t *words = probes(&p, &r, &n);
+	struct ac_launch *launches = calloc(2 * n, sizeof(*launches));
+	ck_assert_ptr_nonnull(launches);
+	for (size_t i = 0; i < 2 * n; i++)
+		launches[i] = (struct ac_launch){
+			{ i < n ? id_many : id_few, 4 }, i % n, 1, 0 };
+	struct ac_model m = plan_model(&p);
+	m.n_launches = (uint32_t)(2 * n);
+	m.launches = launches;
+	m.n_words = n;
+	m.words = words;
+
+	size_t unfine = 0;
+	uint32_t next_bad = (uint32_t)(2 * n);   /* scanning backwards */
+	for (uint32_t l = (uint32_t)(2 * n); l-- > 0;) {
+		int fine = naive_word_fine(&m, l, 0);
+		ck_assert_int_ne(fine, NAIVE_TOO_BIG);
+		if (!fine) {
+			next_bad = l;
+			unfine++;
+			ck_assert_uint_eq(verdict_from(&m, l), 2);
+		}
+		/* sampled: every launch that starts a run of fine ones */
+		if (fine && (l == 0 || !naive_word_fine(&m, l - 1, 0))) {
+			uint64_t expect = next_bad == 2 * n ? 0
+					  : 2 + (uint64_t)(next_bad - l);
+			ck_assert_msg(verdict_from(&m, l) == expect,
+				      "from launch %u (word %#" PRIx64 "): "
+				      "expected %" PRIu64, l, words[l % n],
+				      expect);
+		}
+	}
+	/* both outcomes are well represented */
+	ck_assert_uint_gt(unfine, n / 10);
+	ck_assert_uint_lt(unfine, 2 * n - n / 10);
+	free(launches);
+	free(words);
+}
+END_TEST
+
+/* A repeat of 200 iterations with one delta: the word's interval is the
+ * hull [x, x + 199 d] (spec 2 (C)), fine when inside one named range or
+ * clear of the window. */
+START_TEST(hull_intervals_match_a_linear_scan)
+{
+	struct gen_rng r;
+	gen_rng_seed(&r, SEARCH_SEED + 1);
+	static struct plan p;
+	plan_init(&p, &r);
+	size_t n;
+	uint64_t *starts = probes(&p, &r, &n);
+	size_t fine_count = 0, tried = 0;
+	for (size_t i = 0; i < n; i += 3, tried++) {
+		uint64_t word = starts[i];
+		struct ac_launch launch = { { id_many, 4 }, 0, 1, 0 };
+		/* steps from 1 byte to 1 MiB, either way */
+		int64_t step = (int64_t)(1 + gen_rng_below(&r, (uint64_t)1 << gen_rng_below(&r, 21)));
+		struct ac_delta delta = { 0, 0, gen_rng_below(&r, 2) ? step : -step };
+		struct ac_repeat rep = { .first = 0, .count = 1,
+					 .iterations = 200, .delta_first = 0,
+					 .delta_count = 1 };
+		struct ac_model m = plan_model(&p);
+		m.n_launches = 1;
+		m.launches = &launch;
+		m.n_words = 1;
+		m.words = &word;
+		m.n_repeats = 1;
+		m.repeats = &rep;
+		m.n_deltas = 1;
+		m.deltas = &delta;
+		int fine = naive_word_fine(&m, 0, 0);
+		ck_assert_int_ne(fine, NAIVE_TOO_BIG);
+		fine_count += fine == 1;
+		ck_assert_msg(verdict_from(&m, 0) == (fine ? 0 : 2),
+			      "word %#" PRIx64 " delta %" PRId64 ": naive says %s",
+			      word, delta.delta, fine ? "fine" : "not fine");
+	}
+	ck_assert_uint_gt(fine_count, 0);
+	ck_assert_uint_lt(fine_count, tried);
+	free(starts);
+}
+END_TEST
+
+Suite *suite_search(void)
+{
+	Suite *s = suite_create("search");
+	TCase *tc = tcase_create("many_ranges");
+	tcase_add_test(tc, point_words_match_a_linear_scan);
+	tcase_add_test(tc, hull_intervals_match_a_linear_scan);
+	suite_add_tcase(s, tc);
+	return s;
+}
