@@ -327,18 +327,25 @@ uint64_t ac_schedule_executed(const ac_schedule *s)
 
 /* XXH3-128 of (program digest, references digest), each as high then low
  * 64 bits, little-endian. */
-void ac_schedule_digest(const ac_schedule *s, struct ac_digest *out)
+void ac_digest_combine(const struct ac_digest *program,
+		       const struct ac_digest *refs, struct ac_digest *out)
 {
-	XXH128_hash_t prog = program_digest(s->p);
-	XXH128_hash_t refs = XXH3_128bits_digest(s->digest);
 	uint8_t both[32];
-	put_le64(both, prog.high64);
-	put_le64(both + 8, prog.low64);
-	put_le64(both + 16, refs.high64);
-	put_le64(both + 24, refs.low64);
+	put_le64(both, program->high);
+	put_le64(both + 8, program->low);
+	put_le64(both + 16, refs->high);
+	put_le64(both + 24, refs->low);
 	XXH128_hash_t h = XXH3_128bits(both, sizeof(both));
 	out->high = h.high64;
 	out->low = h.low64;
+}
+
+void ac_schedule_digest(const ac_schedule *s, struct ac_digest *out)
+{
+	XXH128_hash_t p = program_digest(s->p);
+	XXH128_hash_t r = XXH3_128bits_digest(s->digest);
+	struct ac_digest prog = { p.high64, p.low64 }, refs = { r.high64, r.low64 };
+	ac_digest_combine(&prog, &refs, out);
 }
 
 int ac_certify(const struct ac_model *m, uint64_t *verdict,

@@ -243,6 +243,11 @@ static void digest_by_definition(const struct ac_model *m,
 	util_put_le64(both + 24, ref.low64);
 	XXH128_hash_t h = XXH3_128bits(both, sizeof(both));
 	*out = (struct ac_digest){ h.high64, h.low64 };
+	/* which is what ac_digest_combine computes from the halves */
+	struct ac_digest p = { prog.high64, prog.low64 }, r = { ref.high64, ref.low64 };
+	struct ac_digest combined;
+	ac_digest_combine(&p, &r, &combined);
+	ck_assert(combined.high == out->high && combined.low == out->low);
 }
 
 START_TEST(digest_follows_its_definition)

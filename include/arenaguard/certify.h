@@ -172,6 +172,14 @@ struct ac_digest {
 };
 void ac_schedule_digest(const ac_schedule *schedule, struct ac_digest *out);
 
+/*
+ * The digest from its halves, for a caller that hashes the image (P) and
+ * the references (R) itself, as a guard that already holds the bytes
+ * does: ac_schedule_digest is ac_digest_combine(P, R).
+ */
+void ac_digest_combine(const struct ac_digest *program,
+		       const struct ac_digest *refs, struct ac_digest *out);
+
 /* One shot: ac_program_new + append the model's schedule + verdict. */
 int ac_certify(const struct ac_model *model, uint64_t *verdict,
 	       struct ac_diag *diag, struct ac_error *err);
