@@ -138,6 +138,41 @@ uint32_t phase_table_find(const struct hash_index *h, const struct ac_model *m,
 			       &b);
 }
 
+/*
+ * The launches whose identities were parsed last, most recent first: a
+ * program interleaves a few phases (a layer's norm, matmul, attention, ...)
+ * whose launches repeat the same identity bytes, so most launches take
+ * their phase from here without parsing or hashing.
+ */
+#define RECENT 4
+
+struct recent {
+	uint32_t launch[RECENT];
+	unsigned n;
+};
+
+/* A recent launch with the same identity bytes as l, or -1. */
+static int recent_find(const struct recent *r, const struct ac_model *m,
+		       const struct ac_bytes *b)
+{
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct ac_bytes *x = &m->launches[r->launch[i]].identity;
+		if (bytes_equal(b->data, b->len, x->data, x->len))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Moves entry i (or a new one, i == -1) to the front as launch l. */
+static void recent_touch(struct recent *r, int i, uint32_t l)
+{
+	unsigned from = i >= 0 ? (unsigned)i
+			       : (r->n < RECENT ? r->n++ : RECENT - 1);
+	for (unsigned k = from; k > 0; k--)
+		r->launch[k] = r->launch[k - 1];
+	r->launch[0] = l;
+}
+
 int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 {
 	struct hash_index h;
@@ -146,20 +181,21 @@ int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 		hash_index_free(&h);
 		return -1;
 	}
+	struct recent recent = { .n = 0 };
 	for (uint32_t l = 0; l < m->n_launches; l++) {
 		const struct ac_bytes *b = &m->launches[l].identity;
-		/* Launches of one phase come in stretches, often with equal
-		 * identities: equal bytes have the same phase. */
-		const struct ac_bytes *prev = &m->launches[l - (l > 0)].identity;
-		if (l > 0 && bytes_equal(b->data, b->len, prev->data, prev->len)) {
-			phase_of[l] = phase_of[l - 1];
-			continue;
+		int i = recent_find(&recent, m, b);
+		if (i >= 0) {
+			phase_of[l] = phase_of[recent.launch[i]];
+		} else {
+			struct identity_field51 id;
+			identity_parse(b->data, b->len, &id);
+			phase_of[l] = NO_PHASE;
+			if (id.problem == AC_ID_OK)
+				phase_of[l] = phase_table_find(&h, m, id.payload,
+							       id.len);
 		}
-		struct identity_field51 id;
-		identity_parse(b->data, b->len, &id);
-		phase_of[l] = NO_PHASE;
-		if (id.problem == AC_ID_OK)
-			phase_of[l] = phase_table_find(&h, m, id.payload, id.len);
+		recent_touch(&recent, i, l);
 	}
 	hash_index_free(&h);
 	return 0;
