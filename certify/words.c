@@ -299,6 +299,12 @@ static int check_word(const struct word_check *c, uint32_t l, uint32_t w,
 	}
 	wide n = r->iterations, d = mv->delta_sum;
 	if (n <= POINT_LIMIT && mv->delta_entries == 1 && mv->slot < 0) {
+		/* Points in a fine hull are fine (inside its named range, or
+		 * clear of the windows): the usual case, in one test. */
+		wide last = x + (n - 1) * d;
+		if (interval_fine(c, phase, x < last ? x : last,
+				  x < last ? last : x))
+			return 0;
 		for (wide t = 0; t < n; t++) {
 			wide v = x + t * d;
 			if (!interval_fine(c, phase, v, v)) {
@@ -429,6 +435,8 @@ static int check_plain_launch(const struct word_check *c, uint32_t l,
 			      uint32_t phase)
 {
 	const struct ac_launch *la = &c->m->launches[l];
+	if (la->word_count == 0)
+		return 0;       /* a hand-built model's words may be NULL */
 	const uint64_t *x = c->m->words + la->word_first;
 	for (uint32_t w = 0; w < la->word_count; w++) {
 		if (x[w] < c->window_lo || x[w] > c->window_last)
