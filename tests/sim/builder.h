@@ -16,6 +16,9 @@ struct pb;
 
 struct pb *pb_new(void);
 void pb_free(struct pb *b);
+/* Empties a builder, to build another program without another big
+ * allocation (which costs more than the program under AddressSanitizer). */
+void pb_reset(struct pb *b);
 
 void pb_window(struct pb *b, uint64_t base, uint64_t size);
 void pb_global(struct pb *b, const char *name, uint64_t offset, uint64_t size);
@@ -42,5 +45,8 @@ void pb_ref(struct pb *b, uint64_t first, uint64_t count);
 
 /* The image; free with free(). */
 uint8_t *pb_image(struct pb *b, size_t *len);
+/* The model the image reads back as (what a device is given), schedule
+ * included; free with ac_model_free(). */
+struct ac_model *pb_read_back(struct pb *b);
 
 #endif

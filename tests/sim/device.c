@@ -42,17 +42,23 @@ void bo_get(int fd, uint32_t bo, uint64_t offset, void *data, size_t len)
 	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_READ, &rw), 0);
 }
 
+uint32_t prog_from_image(int fd, const void *image, size_t len)
+{
+	struct drm_arena_program_create c = { .image = (uintptr_t)image,
+					      .size = len };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c), 0);
+	ck_assert_uint_ne(c.handle, 0);
+	return c.handle;
+}
+
 uint32_t prog_new(int fd, struct pb *b)
 {
 	size_t len;
 	uint8_t *img = pb_image(b, &len);
 	pb_free(b);
-	struct drm_arena_program_create c = { .image = (uintptr_t)img,
-					      .size = len };
-	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c), 0);
+	uint32_t program = prog_from_image(fd, img, len);
 	free(img);
-	ck_assert_uint_ne(c.handle, 0);
-	return c.handle;
+	return program;
 }
 
 uint32_t sched_new(int fd, uint32_t program)

@@ -35,6 +35,7 @@ void bo_put(int fd, uint32_t bo, uint64_t offset, const void *data, size_t len);
 void bo_get(int fd, uint32_t bo, uint64_t offset, void *data, size_t len);
 
 uint32_t prog_new(int fd, struct pb *b);   /* frees b */
+uint32_t prog_from_image(int fd, const void *image, size_t len);
 uint32_t sched_new(int fd, uint32_t program);
 int sched_append(int fd, uint32_t schedule, const struct drm_arena_ref *refs,
 		 uint32_t count);          /* errno */
