@@ -208,8 +208,12 @@ static int plan_repeats(const struct ac_model *m, struct layout *l,
 		if (!run_inside(r->slot_first, r->slot_count, m->n_slots))
 			return fail_entry(err, "repeats", i, "slot_count",
 					  "slots run past the model's slots");
+		/* Without a table (frame_count 0) frame_value_first means
+		 * nothing, as for ac_program_new's checks of the spec
+		 * (fuzz_differential). */
 		if (!repeat_values(r, &n) ||
-		    !run_inside(r->frame_value_first, n, m->n_frame_values))
+		    (r->frame_count &&
+		     !run_inside(r->frame_value_first, n, m->n_frame_values)))
 			return fail_entry(err, "repeats", i, "frame_count",
 					  "frame values (frame_count * "
 					  "slot_count) run past the model's "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the libFuzzer harnesses: a check that always aborts. */
+/* Shared by the libFuzzer harnesses: a check that always aborts, an
+ * input reader, certification outcomes. */
 #ifndef ARENAGUARD_FUZZ_H
 #define ARENAGUARD_FUZZ_H
 
@@ -23,6 +24,45 @@
 			abort();                                           \
 		}                                                          \
 	} while (0)
+
+/* The input read front to back as little-endian integers and byte
+ * runs; past its end, zeros: every input decodes to something. */
+struct fuzz_in {
+	const uint8_t *p, *end;
+};
+
+static inline uint64_t fuzz_take(struct fuzz_in *in, unsigned int bytes)
+{
+	uint64_t v = 0;
+	for (unsigned int i = 0; i < bytes && in->p < in->end; i++)
+		v |= (uint64_t)*in->p++ << (8 * i);
+	return v;
+}
+
+static inline void fuzz_take_bytes(struct fuzz_in *in, void *dst, size_t n)
+{
+	size_t have = (size_t)(in->end - in->p);
+	if (have > n)
+		have = n;
+	if (have)
+		memcpy(dst, in->p, have);
+	memset((uint8_t *)dst + have, 0, n - have);
+	in->p += have;
+}
+
+/* An unsigned integer of `width` bytes (1 to 8) in memory, in the host's
+ * order (little-endian, as the input's). */
+static inline uint64_t fuzz_get(const void *p, size_t width)
+{
+	uint64_t v = 0;
+	memcpy(&v, p, width);
+	return v;
+}
+
+static inline void fuzz_put(void *p, size_t width, uint64_t v)
+{
+	memcpy(p, &v, width);
+}
 
 /* What certifying a model gave: a verdict with its diagnostic, or an error. */
 struct fuzz_outcome {

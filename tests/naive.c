@@ -567,7 +567,9 @@ static int64_t first_d_break(const struct ac_model *m, uint64_t executed,
 			     int *truncated, int64_t *phase)
 {
 	uint64_t len;
-	uint64_t *seq = unroll(m, NAIVE_MAX_EXECUTED, &len);
+	/* No larger than the sequence: a short one is the common case. */
+	uint64_t *seq = unroll(m, executed < NAIVE_MAX_EXECUTED ? executed
+							     : NAIVE_MAX_EXECUTED, &len);
 	*truncated = len < executed;
 	/* The phase of each launch as written, parsed once. */
 	uint64_t *phase_of = malloc((m->n_launches ? m->n_launches : 1) *
