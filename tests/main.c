@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, suite_image());
 	srunner_add_suite(sr, suite_differential());
 	srunner_add_suite(sr, suite_cli());
+	srunner_add_suite(sr, suite_workloads());
 	srunner_add_suite(sr, suite_search());
 
 	return run_and_summarize(sr);

@@ -12,6 +12,7 @@ Suite *suite_json(void);         /* test_json.c: JSON reader/writer */
 Suite *suite_image(void);        /* test_image.c: binary image reader/writer */
 Suite *suite_differential(void); /* test_differential.c: vs the naive checker */
 Suite *suite_cli(void);          /* test_cli.c: arena-certify's contract */
+Suite *suite_workloads(void);    /* test_workloads.c: bench/workload's programs */
 Suite *suite_search(void);       /* test_search.c: (C) over many named ranges */
 
 /* Directory of the read-only shared/spec folder (set by meson). */

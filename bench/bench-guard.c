@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What libarenaguard.so costs an application (issue 5, items 6 and 7),
+ * side by side in one run: every figure compares child processes that
+ * differ only in LD_PRELOAD and ARENAGUARD, run alternately (ABBA) over
+ * several rounds, and is the median of the per-round ratios or
+ * differences, so that the machine's drift cancels out.
+ *
+ *   unrelated ioctl       FIONREAD on a pipe: with the guard preloaded
+ *                         vs without; ratio
+ *   unrelated io_uring    an 8-byte read of /dev/zero; ratio
+ *   cached submit         the same certified schedule submitted again
+ *                         (ioctl with the argument on the stack, as
+ *                         libdrm callers do, and on the heap; io_uring):
+ *                         enforce vs ARENAGUARD=off, microseconds extra
+ *   rebuild               the same schedule created, appended, submitted
+ *                         and destroyed again; microseconds extra
+ *   decode loop           arena-infer --decode K (ioctl, --uring) on the
+ *                         simulator, with the guard vs without; ratio
+ *   memory                the guard's resident memory after creating a
+ *                         large workload program (bench/workload), and
+ *                         after its schedule: enforce minus off, as a
+ *                         multiple of the image size
+ *
+ * Usage: bench-guard [--quick] [--rounds N] [--only WORD]
+ *        bench-guard --child WHAT N   (one measurement; the parent runs it)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arenaguard/program.h>
+
+#include "workload.h"
+
+#include "cdev.h"
+#include "progs.h"
+
+#if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || !defined(AG_ARENA_INFER)
+#error "the paths of the guard, the simulator and arena-infer come from the build"
+#endif
+#ifndef AG_PRELOAD_FIRST
+#define AG_PRELOAD_FIRST ""   /* a sanitizer runtime, and a space */
+#endif
+
+extern char **environ;
+
+/* ---- children: one measurement each, printed on standard output ---- */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench-guard: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define BATCHES 101
+
+/*
+ * Nanoseconds per op(ctx): the median of BATCHES batches of n / BATCHES
+ * calls each.  Batches that another process's time slice fell into are
+ * the slow ones; on a shared machine the median batch is not one.
+ */
+static double time_op(void (*op)(void *), void *ctx, long n)
+{
+	double per[BATCHES];
+	long each = n / BATCHES + 1;
+	op(ctx);                                    /* warm */
+	for (int b = 0; b < BATCHES; b++) {
+		double t = now_ns();
+		for (long i = 0; i < each; i++)
+			op(ctx);
+		per[b] = (now_ns() - t) / (double)each;
+	}
+	return median(per, BATCHES);
+}
+
+static void fionread(void *ctx)
+{
+	int avail;
+	if (ioctl(*(int *)ctx, FIONREAD, &avail) != 0)
+		die("FIONREAD", errno);
+}
+
+static double child_fionread(long n)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		die("pipe", errno);
+	return time_op(fionread, &p[0], n);
+}
+
+struct reader {
+	struct io_uring ring;
+	int fd;
+	uint64_t buf;
+};
+
+static void uring_read(void *ctx)
+{
+	struct reader *r = ctx;
+	struct io_uring_cqe *cqe;
+	io_uring_prep_read(io_uring_get_sqe(&r->ring), r->fd, &r->buf,
+			   sizeof(r->buf), 0);
+	int rc = io_uring_submit_and_wait(&r->ring, 1);
+	if (rc == 1)
+		rc = io_uring_wait_cqe(&r->ring, &cqe);
+	if (rc < 0 || cqe->res != sizeof(r->buf))
+		die("io_uring read", rc < 0 ? -rc : EIO);
+	io_uring_cqe_seen(&r->ring, cqe);
+}
+
+static double child_uring_read(long n)
+{
+	struct reader r;
+	r.fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	int rc = r.fd < 0 ? errno : -io_uring_queue_init(8, &r.ring, 0);
+	if (rc)
+		die("io_uring on /dev/zero", rc);
+	return time_op(uring_read, &r, n);
+}
+
+/* The device with tests/guard's program and its certified schedule,
+ * submitted once so that the guard's verdict is known. */
+struct submitter {
+	struct cdev d;
+	uint32_t prog, schedule;
+	struct drm_arena_schedule_submit *heap_arg;
+};
+
+static void certified_schedule(struct submitter *t, enum cpath path)
+{
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	uint64_t seqno;
+	int rc = cdev_open(&t->d, path);
+	if (rc == 0)
+		rc = cdev_program(&t->d, image, len, &t->prog);
+	if (rc == 0)
+		rc = cdev_schedule(&t->d, t->prog, &t->schedule);
+	if (rc == 0)
+		rc = cdev_append(&t->d, t->schedule, prog_good_refs, 2);
+	if (rc == 0)
+		rc = cdev_submit(&t->d, t->schedule, &seqno);
+	free(image);
+	if (rc)
+		die("setting up the device", -rc);
+}
+
+/* By cdev's path: an ioctl with the argument on the stack, as libdrm
+ * callers do, or a URING_CMD waited for. */
+static void submit(void *ctx)
+{
+	struct submitter *t = ctx;
+	uint64_t seqno;
+	if (cdev_submit(&t->d, t->schedule, &seqno) != 0)
+		die("submit", EIO);
+}
+
+/* The argument where an application's own structures live: the guard
+ * cannot read it without a system call (common/usercopy.c). */
+static void submit_heap(void *ctx)
+{
+	struct submitter *t = ctx;
+	if (ioctl(t->d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, t->heap_arg) != 0)
+		die("submit", errno);
+}
+
+/* An identical schedule built again and submitted, as a decoder that
+ * builds one per token does: the guard's digest lookup, and its copies
+ * of references the application keeps off the stack. */
+static void rebuild(void *ctx)
+{
+	struct submitter *t = ctx;
+	uint32_t s;
+	uint64_t seqno;
+	if (cdev_schedule(&t->d, t->prog, &s) != 0 ||
+	    cdev_append(&t->d, s, prog_good_refs, 2) != 0 ||
+	    cdev_submit(&t->d, s, &seqno) != 0 ||
+	    cdev_destroy_schedule(&t->d, s) != 0)
+		die("rebuild", EIO);
+}
+
+static double time_submits(long n, enum cpath path, void (*op)(void *))
+{
+	struct submitter t;
+	certified_schedule(&t, path);
+	t.heap_arg = calloc(1, sizeof(*t.heap_arg));
+	if (!t.heap_arg)
+		die("submit", ENOMEM);
+	t.heap_arg->schedule = t.schedule;
+	return time_op(op, &t, n);
+}
+
+static double child_submit_ioctl(long n)
+{
+	return time_submits(n, CP_IOCTL, submit);
+}
+
+static double child_submit_heap(long n)
+{
+	return time_submits(n, CP_IOCTL, submit_heap);
+}
+
+static double child_submit_uring(long n)
+{
+	return time_submits(n, CP_URING, submit);
+}
+
+static double child_rebuild(long n)
+{
+	return time_submits(n, CP_IOCTL, rebuild);
+}
+
+/* ---- a large program, for the memory figure ---- */
+
+/* A workload's program image with an empty schedule section (schedules
+ * are built with the schedule requests), and its references. */
+static uint8_t *workload_image(enum workload_kind kind, uint64_t words,
+			       size_t *len, struct workload **w)
+{
+	struct workload_spec spec = { kind, WORKLOAD_SOUND, words, 0 };
+	const char *why;
+	*w = workload_new(&spec, &why);
+	if (!*w) {
+		fprintf(stderr, "bench-guard: workload: %s\n", why);
+		exit(1);
+	}
+	struct ac_model m = (*w)->model;
+	m.n_refs = 0;
+	m.refs = NULL;
+	struct ac_error err;
+	uint8_t *image = ac_model_write_image(&m, len, &err);
+	if (!image)
+		die("writing the workload's image", ENOMEM);
+	return image;
+}
+
+/* Anonymous memory resident in this process (RssAnon): malloc's heap
+ * and the blocks libarenacert maps itself, which mallinfo2 misses. */
+static size_t resident(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	size_t kib = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %zu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (!kib)
+		die("RssAnon in /proc/self/status", ENOENT);
+	return kib * 1024;
+}
+
+/* Resident bytes that creating a workload's program leaves behind, then
+ * also its schedule (appended and submitted), and the image's size:
+ * "program schedule image". */
+static void child_memory(const char *kind, long words)
+{
+	struct cdev d;
+	size_t len;
+	uint32_t prog, s;
+	uint64_t seqno;
+	struct workload *w;
+	uint8_t *image = workload_image(workload_kind_parse(kind),
+					(uint64_t)words, &len, &w);
+	if (cdev_open(&d, CP_IOCTL) != 0)
+		die("opening the device", ENODEV);
+	size_t before = resident();
+	int rc = cdev_program(&d, image, len, &prog);
+	size_t program = resident() - before;
+	if (rc == 0)
+		rc = cdev_schedule(&d, prog, &s);
+	for (uint64_t i = 0; rc == 0 && i < w->model.n_refs; i += 1024) {
+		uint64_t n = w->model.n_refs - i < 1024 ? w->model.n_refs - i
+							: 1024;
+		rc = cdev_append(&d, s, &w->model.refs[i], (uint32_t)n);
+	}
+	if (rc == 0)
+		rc = cdev_submit(&d, s, &seqno);
+	if (rc)
+		die("creating and submitting the workload", -rc);
+	printf("%zu %zu %zu\n", program, resident() - before, len);
+}
+
+static int child(const char *what, long n)
+{
+	static const struct {
+		const char *name;
+		double (*fn)(long);
+	} timed[] = {
+		{ "fionread", child_fionread },
+		{ "uring-read", child_uring_read },
+		{ "submit-ioctl", child_submit_ioctl },
+		{ "submit-heap", child_submit_heap },
+		{ "submit-uring", child_submit_uring },
+		{ "rebuild", child_rebuild },
+	};
+	for (size_t i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
+		if (!strcmp(what, timed[i].name)) {
+			printf("%.1f\n", timed[i].fn(n));
+			return 0;
+		}
+	if (strncmp(what, "memory-", 7) || workload_kind_parse(what + 7) < 0)
+		return 2;
+	child_memory(what + 7, n);
+	return 0;
+}
+
+/* ---- the parent: configurations, rounds, the table ---- */
+
+struct config {
+	const char *name;
+	const char *preload;        /* LD_PRELOAD, or NULL */
+	const char *mode;           /* ARENAGUARD, or NULL */
+};
+
+static const struct config no_guard = { "without", NULL, NULL };
+static const struct config guard = {
+	"with", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB, NULL };
+static const struct config sim = {
+	"without", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_ARENASIM, NULL };
+static const struct config guard_sim = {
+	"with", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM,
+	NULL };
+static const struct config off = {
+	"off", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM,
+	"ARENAGUARD=off" };
+static const struct config enforce = {
+	"enforce", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM,
+	"ARENAGUARD=enforce" };
+
+/* The environment without the variables a configuration sets. */
+static char **environment(const struct config *c)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		die("environment", ENOMEM);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) &&
+		    strncmp(environ[i], "ARENAGUARD", 10))
+			env[k++] = environ[i];
+	if (c->preload)
+		env[k++] = (char *)c->preload;
+	if (c->mode)
+		env[k++] = (char *)c->mode;
+	return env;
+}
+
+/* Runs argv under c; its standard output, NUL-terminated, in out. */
+static void run(const struct config *c, char *const argv[], char *out,
+		size_t size)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		die("pipe", errno);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		execve(argv[0], argv, environment(c));
+		_exit(127);
+	}
+	close(p[1]);
+	size_t used = 0;
+	ssize_t got;
+	while (used + 1 < size &&
+	       (got = read(p[0], out + used, size - 1 - used)) > 0)
+		used += (size_t)got;
+	out[used] = 0;
+	close(p[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "bench-guard: %s failed (%s): %s\n", argv[0],
+			c->name, out);
+		exit(1);
+	}
+}
+
+static char self[4096];
+
+static double run_child(const struct config *c, const char *what, long n)
+{
+	char count[32], out[256];
+	snprintf(count, sizeof(count), "%ld", n);
+	char *argv[] = { self, "--child", (char *)what, count, NULL };
+	run(c, argv, out, sizeof(out));
+	return strtod(out, NULL);
+}
+
+/* Microseconds per forward pass, as arena-infer reports it. */
+static double run_infer(const struct config *c, const char *path, long n)
+{
+	char count[32], out[65536];
+	snprintf(count, sizeof(count), "%ld", n);
+	char *argv[] = { AG_ARENA_INFER, "--decode", count, (char *)path,
+			 NULL };
+	run(c, argv, out, sizeof(out));
+	const char *at = strstr(out, " us each)");
+	while (at && at > out && at[-1] != '(')
+		at--;
+	if (!at)
+		die("arena-infer's output", EPROTO);
+	return strtod(at, NULL) * 1e3;
+}
+
+enum kind { RATIO, EXTRA_US };
+
+struct measure {
+	const char *label;
+	const char *child[2];       /* --child WHAT, base and test; NULL:
+				     * arena-infer */
+	const char *path;           /* arena-infer's --uring, or NULL */
+	const struct config *config[2];
+	enum kind kind;
+	double target;              /* <= this; 0: none */
+	long n, quick_n;
+	int more_rounds;            /* times the rounds: for the figures
+				     * whose noise is near their target */
+};
+
+/*
+ * The heap row compares against the stack baseline: the simulator pays
+ * system calls to read a heap argument that a kernel driver reads for
+ * free, and under the guard it reads the guard's copy (on the stack)
+ * instead, so "off" with the heap argument would hide what the guard's
+ * own copies cost.
+ */
+static const struct measure measures[] = {
+	{ "unrelated ioctl (FIONREAD, pipe)", { "fionread", "fionread" },
+	  NULL, { &no_guard, &guard }, RATIO, 1.05, 100000, 20000, 3 },
+	{ "unrelated io_uring read (/dev/zero)",
+	  { "uring-read", "uring-read" }, NULL, { &no_guard, &guard }, RATIO,
+	  1.05, 100000, 10000, 3 },
+	{ "cached submit, ioctl (arg on stack)",
+	  { "submit-ioctl", "submit-ioctl" }, NULL, { &off, &enforce },
+	  EXTRA_US, 1.0, 100000, 10000, 1 },
+	{ "cached submit, ioctl (arg on heap)",
+	  { "submit-ioctl", "submit-heap" }, NULL, { &off, &enforce },
+	  EXTRA_US, 0, 100000, 10000, 1 },
+	{ "cached submit, io_uring", { "submit-uring", "submit-uring" },
+	  NULL, { &off, &enforce }, EXTRA_US, 1.0, 100000, 10000, 1 },
+	{ "rebuild: create, append, submit, destroy",
+	  { "rebuild", "rebuild" }, NULL, { &off, &enforce }, EXTRA_US, 0,
+	  50000, 5000, 1 },
+	{ "arena-infer decode loop, ioctl", { NULL, NULL }, NULL,
+	  { &sim, &guard_sim }, RATIO, 1.03, 100, 50, 3 },
+	{ "arena-infer decode loop, io_uring", { NULL, NULL }, "--uring",
+	  { &sim, &guard_sim }, RATIO, 1.03, 100, 50, 3 },
+};
+
+/* One measurement of side 0 (the baseline) or 1 (the guard). */
+static double sample(const struct measure *m, int side, long n)
+{
+	const struct config *c = m->config[side];
+	return m->child[side] ? run_child(c, m->child[side], n)
+			      : run_infer(c, m->path, n);
+}
+
+#define MAX_ROUNDS 255
+
+static void bench(const struct measure *m, int rounds, int quick)
+{
+	double v[2][MAX_ROUNDS], diff[MAX_ROUNDS];
+	long n = quick ? m->quick_n : m->n;
+	rounds *= m->more_rounds;
+	if (rounds > MAX_ROUNDS)
+		rounds = MAX_ROUNDS;
+	for (int r = 0; r < rounds; r++) {
+		/* ABBA: drift within a round hits both sides alike. */
+		int first = r % 2;
+		v[first][r] = sample(m, first, n);
+		v[!first][r] = sample(m, !first, n);
+		diff[r] = m->kind == RATIO ? v[1][r] / v[0][r]
+					   : (v[1][r] - v[0][r]) / 1e3;
+	}
+	double result = median(diff, rounds);
+	char target[32] = "";
+	if (m->target)
+		snprintf(target, sizeof(target), "<= %.2f %s", m->target,
+			 result <= m->target ? "met" : "MISSED");
+	printf("| %-41s | %3d | %-7s %9.3f | %-7s %9.3f | %-8s %6.3f | %-12s "
+	       "|\n", m->label, rounds, m->config[0]->name,
+	       median(v[0], rounds) / 1e3,
+	       m->config[1]->name, median(v[1], rounds) / 1e3,
+	       m->kind == RATIO ? "ratio" : "extra us", result, target);
+	fflush(stdout);
+}
+
+/* Heap the guard keeps for a large program and its schedule: enforce
+ * minus off, each from one child (malloc's accounting is exact). */
+static void bench_memory(const char *kind, long words)
+{
+	char what[32], count[32], out[2][256];
+	snprintf(what, sizeof(what), "memory-%s", kind);
+	snprintf(count, sizeof(count), "%ld", words);
+	char *argv[] = { self, "--child", what, count, NULL };
+	run(&off, argv, out[0], sizeof(out[0]));
+	run(&enforce, argv, out[1], sizeof(out[1]));
+	double off_prog, off_all, on_prog, on_all, image;
+	if (sscanf(out[0], "%lf %lf", &off_prog, &off_all) != 2 ||
+	    sscanf(out[1], "%lf %lf %lf", &on_prog, &on_all, &image) != 3)
+		die("the memory child's output", EPROTO);
+	double prog = (on_prog - off_prog) / image;
+	printf("| %-8s | %10.0f | %10.0f | %5.2f | %10.0f | %5.2f | %-12s |\n",
+	       kind, image, on_prog - off_prog, prog, on_all - off_all,
+	       (on_all - off_all) / image,
+	       prog <= 2 ? "<= 2 met" : "<= 2 MISSED");
+}
+
+static void bench_memories(int quick)
+{
+	long words = quick ? 100000 : 10000000;
+	printf("\nthe guard's resident memory (RssAnon, enforce minus off) "
+	       "after creating a workload's program of about %ld parameter "
+	       "words, then after appending and submitting its schedule; "
+	       "bytes\n\n", words);
+	printf("| workload | image      | program    | x img | + schedule | "
+	       "x img | target       |\n");
+	printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+	for (int k = 0; k < WORKLOAD_KINDS; k++)
+		bench_memory(workload_kind_name(k), words);
+}
+
+static void machine(int argc, char **argv)
+{
+	struct utsname u;
+	uname(&u);
+	char cpu[256] = "?", line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(cpu, sizeof(cpu), "%s", strchr(line, ':') + 2);
+			cpu[strcspn(cpu, "\n")] = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	printf("command:");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\nmachine: %s %s, %s, %ld cores\n", u.sysname, u.release, cpu,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: bench-guard [--quick] [--rounds N] "
+		"[--only WORD]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--child"))
+		return child(argv[2], strtol(argv[3], NULL, 10));
+	int quick = 0, rounds = 0;
+	const char *only = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else
+			return usage();
+	}
+	if (rounds <= 0)
+		rounds = quick ? 5 : 21;
+	if (rounds > MAX_ROUNDS)
+		rounds = MAX_ROUNDS;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0)
+		die("/proc/self/exe", errno);
+	self[len] = 0;
+
+	machine(argc, argv);
+	printf("medians over rounds, configurations alternated; in a timed "
+	       "child, the median of %d batches; microseconds per "
+	       "operation\n\n", BATCHES);
+	printf("| %-41s | %-3s | %-17s | %-17s | %-15s | %-12s |\n",
+	       "measure", "rds", "baseline (us)", "guard (us)", "result",
+	       "target");
+	printf("| --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < sizeof(measures) / sizeof(measures[0]); i++)
+		if (!only || strstr(measures[i].label, only))
+			bench(&measures[i], rounds, quick);
+	if (!only || strstr("memory", only))
+		bench_memories(quick);
+	return 0;
+}
