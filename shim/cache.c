@@ -47,11 +47,17 @@ static unsigned int n_hints;
 
 /* ---- digests ---- */
 
-void ag_digest_of(XXH3_state_t *state, struct ag_digest *out)
+/* ac_schedule_digest's value, from the image's hash (p->id) and a state
+ * that has hashed the references. */
+void ag_digest_of(const struct ag_program *p, XXH3_state_t *refs,
+		  struct ag_digest *out)
 {
-	XXH128_hash_t h = XXH3_128bits_digest(state);
-	out->high = h.high64;
-	out->low = h.low64;
+	XXH128_hash_t h = XXH3_128bits_digest(refs);
+	struct ac_digest prog = { p->id.high, p->id.low };
+	struct ac_digest r = { h.high64, h.low64 }, d;
+	ac_digest_combine(&prog, &r, &d);
+	out->high = d.high;
+	out->low = d.low;
 }
 
 /* The references as ac_schedule_digest hashes them: two little-endian
@@ -84,7 +90,6 @@ static void program_free(struct ag_program *p)
 {
 	ac_program_free(p->prog);
 	ac_model_free(p->model);
-	XXH3_freeState(p->prefix);
 	free(p->error);
 	free(p->image);
 	free(p);
@@ -96,37 +101,45 @@ void ag_program_unref(struct ag_program *p)
 		program_free(p);
 }
 
-static void set_error(struct ag_program *p, const char *what,
-		      const struct ac_error *err)
+/* Records why p cannot be certified: 0, or -ENOMEM when libarenacert
+ * ran out of memory (its error then has no location) or the text could
+ * not be kept.  Running out of memory is no property of the image. */
+static int set_error(struct ag_program *p, const char *what,
+		     const struct ac_error *err)
 {
 	char text[512];
+	if (err && !err->where[0] &&
+	    !strncmp(err->message, "out of memory", strlen("out of memory")))
+		return -ENOMEM;
 	p->error = err ? ag_printf("%s: %s", what,
 				   ac_error_text(err, text, sizeof(text)))
 		       : ag_strdup(what);
+	return p->error ? 0 : -ENOMEM;
 }
 
 /* Reads and certifies p's image: (A), (B), (C) and the indexes (D)
- * needs.  Sets p->error when it cannot (malformed, or no memory). */
-static void certify_program(struct ag_program *p)
+ * needs.  0, with p->error set when the image is malformed; -ENOMEM. */
+static int certify_program(struct ag_program *p)
 {
 	struct ac_error err;
 	uint64_t start = ag_now_ns();
-	if (ac_model_read_image(p->image, p->len, &p->model, &err) != 0) {
-		set_error(p, "malformed program image", &err);
+	int rc = 0;
+	/* The model views the guard's copy, which stays unchanged while
+	 * the program lives (program_free frees the model first): the
+	 * words, most of an image, are not held twice. */
+	if (ac_model_view_image(p->image, p->len, &p->model, &err) != 0) {
+		rc = set_error(p, "malformed program image", &err);
 	} else if (p->model->n_refs != 0) {
-		set_error(p, "the image's schedule section is not empty "
-			  "(schedules are built with the schedule requests)",
-			  NULL);
+		rc = set_error(p, "the image's schedule section is not empty "
+			       "(schedules are built with the schedule "
+			       "requests)", NULL);
 	} else if (!(p->prog = ac_program_new(p->model, &err))) {
-		set_error(p, "malformed program", &err);
-	} else if (!(p->prefix = XXH3_createState()) ||
-		   XXH3_128bits_reset(p->prefix) == XXH_ERROR ||
-		   XXH3_128bits_update(p->prefix, p->image, p->len) ==
-			   XXH_ERROR) {
-		set_error(p, "out of memory", NULL);
+		rc = set_error(p, "malformed program", &err);
 	}
 	atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
-	atomic_fetch_add(&ag_stats.programs_certified, 1);
+	if (rc == 0)
+		atomic_fetch_add(&ag_stats.programs_certified, 1);
+	return rc;
 }
 
 static struct ag_program *program_find(const struct ag_digest *id,
@@ -188,10 +201,10 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	p->len = len;
 	p->id = id;
 	atomic_store(&p->refs, 1);
-	certify_program(p);
-	/* Running out of memory is no property of the image. */
-	if (p->error && !strcmp(p->error, "out of memory"))
-		return p;
+	if (certify_program(p) != 0) {
+		program_free(p);
+		return NULL;
+	}
 
 	pthread_mutex_lock(&program_lock);
 	struct ag_program *first = program_find(&id, image, len);

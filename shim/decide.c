@@ -8,7 +8,9 @@
  *
  * Whatever cannot be decided (a schedule or program the guard has not
  * seen created, a malformed image the driver took anyway, no memory) is
- * blocked in enforce mode: the guard fails closed.
+ * blocked in enforce mode: the guard fails closed.  For want of memory
+ * the error is ENOMEM, which a driver gives too, and the same submit
+ * goes through once there is memory again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,7 +63,7 @@ static struct ag_verdict *verdict_of(struct ag_sched *s)
 		return s->last;
 	}
 	struct ag_digest d;
-	ag_digest_of(s->state, &d);
+	ag_digest_of(s->program, s->state, &d);
 	struct ag_verdict *v = ag_verdict_find(&d, s->program,
 					       s->refv ? s->refv->v : NULL,
 					       s->n_refs);
@@ -82,13 +84,14 @@ static struct ag_verdict *verdict_of(struct ag_sched *s)
 	return v;
 }
 
+/* Reports; in enforce mode the submit fails with err. */
 static int refuse(struct ag_sched *s, const struct ag_submit *sub,
-		  const struct ag_verdict *v, const char *why)
+		  const struct ag_verdict *v, const char *why, int err)
 {
 	int block = ag_cfg.mode == AG_ENFORCE;
 	atomic_fetch_add(block ? &ag_stats.blocked : &ag_stats.warned, 1);
 	ag_report_submission(sub, s, v, why, block);
-	return block ? -EPERM : 0;
+	return block ? err : 0;
 }
 
 int ag_decide(struct ag_sched *s, const struct ag_submit *sub)
@@ -97,19 +100,22 @@ int ag_decide(struct ag_sched *s, const struct ag_submit *sub)
 	if (!s)
 		return refuse(NULL, sub, NULL, "the guard did not see this "
 			      "schedule created (a raw system call, or "
-			      "another process sharing the open file)");
+			      "another process sharing the open file)",
+			      -EPERM);
 	if (s->program && s->program->error)
-		return refuse(s, sub, NULL, s->program->error);
+		return refuse(s, sub, NULL, s->program->error, -EPERM);
 	if (s->poison[0])
-		return refuse(s, sub, NULL, s->poison);
+		return refuse(s, sub, NULL, s->poison, -EPERM);
 
 	struct ag_verdict *v = verdict_of(s);
 	int rc = 0;
-	if (!v)
-		rc = refuse(s, sub, NULL, s->poison[0] ? s->poison
-							: "out of memory");
+	if (!v && s->poison[0])
+		rc = refuse(s, sub, NULL, s->poison, -EPERM);
+	else if (!v)
+		rc = refuse(s, sub, NULL, "out of memory while certifying: "
+			    "refused with ENOMEM", -ENOMEM);
 	else if (v->verdict != 0)
-		rc = refuse(s, sub, v, NULL);
+		rc = refuse(s, sub, v, NULL, -EPERM);
 	ag_verdict_unref(v);
 	return rc;
 }

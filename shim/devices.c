@@ -6,14 +6,19 @@
  *
  * The table is two-level and lock-free for readers: chunks of 1024 slots
  * allocated on first use, each slot an atomic word holding UNKNOWN,
- * NOTDEV or a struct ag_file pointer that owns a reference.  Only the
+ * NOTDEV, CLOSING or a struct ag_file pointer that owns a reference.
+ * CLOSING stands from just before a close(2) to just after: a request
+ * on the fd meanwhile waits, rather than probe a device that is about
+ * to go (and keep a file for an fd that is closed).  Only the
  * arena's requests (ioctls, URING_CMDs) read it, and ioctl tests the
  * request number first, so an unrelated ioctl never touches it; close
  * and the dups clear or alias a slot with one atomic exchange.
  *
- * An fd is recognised lazily, on its first guarded request, with libdrm's
- * drmGetVersion (name "arena"); a dup'ed fd the guard did not see made
- * (fcntl F_DUPFD, SCM_RIGHTS) is matched to its file with kcmp(2).
+ * An fd is recognised lazily, on its first guarded request, by its DRM
+ * driver name ("arena", DRM_IOCTL_VERSION); a dup'ed fd the guard did not
+ * see made (fcntl F_DUPFD, SCM_RIGHTS) is matched to its file with kcmp(2).
+ * When memory runs out before a device fd has its file, the request fails
+ * with ENOMEM: it is never passed on unchecked.
  *
  * Files are never freed, only emptied and reused: a reader that loaded a
  * pointer just before the fd was closed may still touch the struct, and
@@ -23,12 +28,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/kcmp.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <xf86drm.h>
 
 #include "guard.h"
 
@@ -37,6 +42,11 @@
 #define MAX_CHUNKS 4096u                  /* fds below 2^22 */
 
 typedef _Atomic(uintptr_t) slot_t;
+
+static int is_file(uintptr_t v)
+{
+	return v > (uintptr_t)AG_FD_CLOSING;
+}
 
 static _Atomic(slot_t *) chunks[MAX_CHUNKS];
 
@@ -122,21 +132,23 @@ struct ag_file *ag_file_new(void)
 
 /* ---- probing ---- */
 
+/* DRM_IOCTL_VERSION into a buffer on the stack, as drmGetVersion asks
+ * it but without its allocations (which it does not check): a probe
+ * needs no memory. */
 int ag_probe_device(int fd)
 {
+	char name[sizeof(ARENA_DRIVER_NAME)];
+	struct drm_version v = { .name_len = sizeof(name), .name = name };
 	ag_inside++;
 	int saved = errno;
-	errno = 0;
-	drmVersionPtr v = drmGetVersion(fd);
+	int rc = ioctl(fd, DRM_IOCTL_VERSION, &v);
 	int err = errno;
-	int yes = v && v->name && strcmp(v->name, ARENA_DRIVER_NAME) == 0;
-	if (v)
-		drmFreeVersion(v);
 	errno = saved;
 	ag_inside--;
-	if (!v && err == EBADF)
-		return -1;
-	return yes;
+	if (rc != 0)
+		return err == EBADF ? -1 : 0;
+	return v.name_len == sizeof(name) - 1 &&
+	       memcmp(name, ARENA_DRIVER_NAME, sizeof(name) - 1) == 0;
 }
 
 static int same_file(int a, int b)
@@ -153,7 +165,7 @@ static struct ag_file *find_alias(int fd)
 		for (unsigned int i = 0; chunk && i < CHUNK; i++) {
 			uintptr_t v = atomic_load(&chunk[i]);
 			int other = (int)(c * CHUNK + i);
-			if (v > (uintptr_t)AG_FD_NOTDEV && other != fd &&
+			if (is_file(v) && other != fd &&
 			    same_file(fd, other) &&
 			    try_ref((struct ag_file *)v)) {
 				if (atomic_load(&chunk[i]) == v)
@@ -166,7 +178,8 @@ static struct ag_file *find_alias(int fd)
 }
 
 /* The value a probe of fd puts in its slot (a referenced file, NOTDEV),
- * or UNKNOWN when it cannot say (a closed fd, no memory). */
+ * or UNKNOWN when it cannot say (a closed fd), or, with errno ENOMEM,
+ * when fd is the device but there is no memory for its file. */
 static uintptr_t probe(int fd)
 {
 	int dev = ag_probe_device(fd);
@@ -177,7 +190,9 @@ static uintptr_t probe(int fd)
 	struct ag_file *f = find_alias(fd);
 	if (!f)
 		f = ag_file_new();
-	if (f && f->fd < 0)
+	if (!f)
+		errno = ENOMEM;
+	else if (f->fd < 0)
 		f->fd = fd;
 	return (uintptr_t)f;
 }
@@ -191,16 +206,30 @@ struct ag_file *ag_fd_peek(int fd)
 struct ag_file *ag_fd_file(int fd)
 {
 	slot_t *s = slot(fd, 1);
+	errno = 0;
 	if (!s) {
+		uintptr_t v = probe(fd);
+		if (v <= (uintptr_t)AG_FD_NOTDEV)
+			return NULL;
+		if (fd >= 0 && (unsigned int)fd < MAX_CHUNKS * CHUNK) {
+			/* No memory for its slot: a mirror made now would be
+			 * lost with this request. */
+			ag_file_unref((struct ag_file *)v);
+			errno = ENOMEM;
+			return NULL;
+		}
 		/* Beyond the table: no mirror can be kept, so the file is
 		 * new every time and its schedules are unknown (blocked). */
-		uintptr_t v = probe(fd);
-		return v > (uintptr_t)AG_FD_NOTDEV ? (struct ag_file *)v : NULL;
+		return (struct ag_file *)v;
 	}
 	for (;;) {
 		uintptr_t v = atomic_load_explicit(s, memory_order_acquire);
 		if (v == (uintptr_t)AG_FD_NOTDEV)
 			return NULL;
+		if (v == (uintptr_t)AG_FD_CLOSING) {
+			sched_yield();         /* a close(2) under way */
+			continue;
+		}
 		if (v == (uintptr_t)AG_FD_UNKNOWN) {
 			uintptr_t p = probe(fd);
 			if (p == (uintptr_t)AG_FD_UNKNOWN)
@@ -228,6 +257,14 @@ struct ag_file *ag_fd_file(int fd)
 	}
 }
 
+/* Puts v in the slot, dropping the reference of the file it held. */
+static void replace(slot_t *s, uintptr_t v)
+{
+	uintptr_t old = atomic_exchange(s, v);
+	if (is_file(old))
+		ag_file_unref((struct ag_file *)old);
+}
+
 void ag_fd_set(int fd, struct ag_file *f)
 {
 	slot_t *s = slot(fd, 1);
@@ -235,19 +272,30 @@ void ag_fd_set(int fd, struct ag_file *f)
 		return;
 	if (f > AG_FD_NOTDEV)
 		ag_file_ref(f);
-	uintptr_t old = atomic_exchange(s, (uintptr_t)f);
-	if (old > (uintptr_t)AG_FD_NOTDEV)
-		ag_file_unref((struct ag_file *)old);
+	replace(s, (uintptr_t)f);
 }
 
 void ag_fd_forget(int fd)
 {
 	slot_t *s = slot(fd, 0);
-	if (!s || atomic_load_explicit(s, memory_order_relaxed) == 0)
-		return;
-	uintptr_t old = atomic_exchange(s, (uintptr_t)AG_FD_UNKNOWN);
-	if (old > (uintptr_t)AG_FD_NOTDEV)
-		ag_file_unref((struct ag_file *)old);
+	if (s && atomic_load_explicit(s, memory_order_relaxed) != 0)
+		replace(s, (uintptr_t)AG_FD_UNKNOWN);
+}
+
+void ag_fd_closing(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	if (s)
+		replace(s, (uintptr_t)AG_FD_CLOSING);
+}
+
+void ag_fd_closed(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	uintptr_t closing = (uintptr_t)AG_FD_CLOSING;
+	if (s)
+		atomic_compare_exchange_strong(s, &closing,
+					       (uintptr_t)AG_FD_UNKNOWN);
 }
 
 void ag_fd_forget_range(unsigned int first, unsigned int last)
@@ -314,6 +362,16 @@ void ag_devices_lock_all(void)
 	pthread_mutex_lock(&files_lock);
 }
 
+/* The child: closes under way in other threads will never finish. */
+static void end_closes(void)
+{
+	for (unsigned int c = 0; c < MAX_CHUNKS; c++) {
+		slot_t *chunk = atomic_load(&chunks[c]);
+		for (unsigned int i = 0; chunk && i < CHUNK; i++)
+			ag_fd_closed((int)(c * CHUNK + i));
+	}
+}
+
 void ag_devices_unlock_all(int child)
 {
 	pthread_mutex_unlock(&files_lock);
@@ -322,4 +380,6 @@ void ag_devices_unlock_all(int child)
 				child ? sched_reset_each : sched_unlock_each);
 		pthread_mutex_unlock(&f->lock);
 	}
+	if (child)
+		end_closes();
 }

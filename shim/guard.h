@@ -74,18 +74,27 @@ struct ag_file;
 /* What an fd is, as far as the guard knows. */
 #define AG_FD_UNKNOWN ((struct ag_file *)0)
 #define AG_FD_NOTDEV ((struct ag_file *)1)
+#define AG_FD_CLOSING ((struct ag_file *)2)   /* close(2) under way */
 
 /* The file behind fd, referenced, or NULL when fd is not the arena device
- * (probing it with drmGetVersion the first time). */
+ * (probing its DRM driver name the first time).  After a NULL, errno is
+ * ENOMEM when fd is the device but memory ran out (the request must
+ * fail, not pass unchecked), else 0. */
 struct ag_file *ag_fd_file(int fd);
 /* The cached state without probing or referencing (a hint). */
 struct ag_file *ag_fd_peek(int fd);
-/* close(fd) is about to happen / dup2 is about to replace fd. */
+/* fd is no longer what the table says (dup2 replaced it). */
 void ag_fd_forget(int fd);
+/* close(fd) is about to happen: requests on fd wait until it has
+ * (ag_fd_closed), so that none finds the device still open and keeps
+ * a file for a closed fd. */
+void ag_fd_closing(int fd);
+void ag_fd_closed(int fd);
 void ag_fd_forget_range(unsigned int first, unsigned int last);
 /* newfd is now a dup of oldfd. */
 void ag_fd_dup(int oldfd, int newfd);
-/* Whether fd is the arena device (drmGetVersion name), without caching. */
+/* Whether fd is the arena device (DRM_IOCTL_VERSION name), without
+ * caching: 1, 0, or -1 for a closed fd. */
 int ag_probe_device(int fd);
 
 void ag_file_ref(struct ag_file *f);
@@ -135,8 +144,6 @@ struct ag_program {
 	struct ac_model *model;     /* NULL when the image is malformed */
 	ac_program *prog;           /* NULL when malformed */
 	char *error;                /* why it cannot be certified, or NULL */
-	XXH3_state_t *prefix;       /* XXH3 after the image: the digest of
-				     * (plan, table, empty schedule) */
 	struct ag_program *next;    /* cache chain */
 	uint64_t lru;
 };
@@ -192,7 +199,8 @@ void ag_verdict_unref(struct ag_verdict *v);
 void ag_hint_add(const struct ag_digest *d);
 int ag_hint_has(const struct ag_digest *d);
 
-void ag_digest_of(XXH3_state_t *state, struct ag_digest *out);
+void ag_digest_of(const struct ag_program *p, XXH3_state_t *refs,
+		  struct ag_digest *out);
 void ag_digest_refs(XXH3_state_t *state, const struct ac_ref *refs,
 		    uint64_t n);
 
@@ -259,15 +267,20 @@ void ag_sched_wait_holds(struct ag_sched *s, unsigned int own);
 
 /*
  * Appends references the driver has accepted (ioctl) or will be given
- * (io_uring) to the mirror, advancing (D) unless the schedule is lazy.
+ * (io_uring) to the mirror, advancing (D) unless the schedule is lazy
+ * (or stays lazy for want of memory: (D) then waits for the submit).
  * 0; -EINVAL when the certificate calls the batch malformed (the
- * mirror is unchanged, *err says why); -ENOMEM (the mirror is poisoned).
+ * mirror is unchanged, *err says why); -ENOMEM (the mirror is
+ * unchanged, unless ag_sched_reserve made room first: then never).
  */
 int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err);
+/* Room for n more references: 0 or -ENOMEM. */
+int ag_sched_reserve(struct ag_sched *s, uint64_t n);
 /* Marks the mirror untrustworthy: every later submit of it is blocked. */
 void ag_sched_poison(struct ag_sched *s, const char *why);
-/* Builds the ac_schedule of a lazy schedule: 0, or poisons it. */
+/* Builds the ac_schedule of a lazy schedule: 0; -ENOMEM (still lazy);
+ * -EINVAL (malformed references: poisoned). */
 int ag_sched_materialize(struct ag_sched *s);
 
 void ag_sched_unref(struct ag_sched *s);
@@ -319,6 +332,10 @@ void ag_report_once(const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A line to the log, unconditionally. */
 void ag_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A request the guard refuses for want of memory (before the driver
+ * acted, or with its work undone): said once per request kind;
+ * returns -ENOMEM. */
+int ag_no_memory(const char *request);
 void ag_report_stats(void);
 /* The dump file for a failing schedule; 0 with path filled, or -1. */
 int ag_dump(const struct ag_program *p, const struct ac_ref *refs,

@@ -153,7 +153,12 @@ static int guarded_ioctl(int fd, unsigned long request, void *arg,
 {
 	int saved = errno;
 	struct ag_file *f = ag_fd_file(fd);
+	int nomem = !f && errno == ENOMEM;
 	errno = saved;
+	if (nomem) {          /* the device, unchecked: never passed on */
+		errno = -ag_no_memory("a request on a device fd");
+		return -1;
+	}
 	if (!f)
 		return next(fd, request, arg);
 	/* The kernel's ioctl takes an unsigned int command. */
@@ -193,9 +198,12 @@ int ioctl(int fd, unsigned long request, ...)
 int close(int fd)
 {
 	NEED(close, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF)
-		ag_fd_forget(fd);
-	return next_close(fd);
+	if (ag_cfg.mode == AG_OFF)
+		return next_close(fd);
+	ag_fd_closing(fd);
+	int rc = next_close(fd);
+	ag_fd_closed(fd);
+	return rc;
 }
 
 int close_range(unsigned int first, unsigned int last, int flags)
@@ -259,6 +267,15 @@ static int then(int submitted, int rest)
 	return submitted + rest;
 }
 
+/* Whether wait_nr completions are there already (a device command the
+ * driver completed inline, during the submit), so that the wait needs no
+ * second system call; overflowed ones need the kernel to flush them. */
+static int completed(struct io_uring *ring, unsigned int wait_nr)
+{
+	return io_uring_cq_ready(ring) >= wait_nr &&
+	       !io_uring_cq_has_overflow(ring);
+}
+
 int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
 {
 	NEED(io_uring_submit_and_wait, -ENOSYS);
@@ -272,7 +289,7 @@ int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
 	}
 	int rc = next_io_uring_submit(ring);
 	ag_uring_release(ring, held);
-	if (rc < 0)
+	if (rc < 0 || completed(ring, wait_nr))
 		return rc;
 	return then(rc, next_io_uring_submit_and_wait(ring, wait_nr));
 }

@@ -26,8 +26,47 @@ int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
 #define IN (_IOC_WRITE << _IOC_DIRSHIFT)
 #define OUT (_IOC_READ << _IOC_DIRSHIFT)
 
+/* uapi.h: a batch of more references is refused (EINVAL). */
+#define MAX_BATCH (1u << 20)
+
+/* The references could not be read (or are too many to be taken): let
+ * the driver give its own error (ENOENT, EINVAL, EFAULT come in its
+ * order); if it takes the batch after all, the guard does not know what
+ * it took. */
+static int append_unread(struct ag_sched *s, int fd,
+			 struct drm_arena_schedule_append *a)
+{
+	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);
+	if (rc == 0 && a->count)
+		ag_sched_poison(s, "the guard could not read appended "
+				"references the driver took");
+	return rc;
+}
+
+/* The driver is handed the guard's copy, which the mirror then takes
+ * in (room for it was made first). */
+static int append_read(struct ag_sched *s, int fd,
+		       struct drm_arena_schedule_append *a,
+		       const struct ac_ref *refs)
+{
+	uint64_t user_refs = a->refs;
+	a->refs = (uintptr_t)refs;
+	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);
+	a->refs = user_refs;
+	struct ac_error err;
+	char text[512], why[600];
+	if (rc == 0 && ag_sched_append(s, refs, a->count, &err) == -EINVAL) {
+		snprintf(why, sizeof(why), "the driver accepted references "
+			 "the certificate calls malformed: %s",
+			 ac_error_text(&err, text, sizeof(text)));
+		ag_sched_poison(s, why);
+	}
+	return rc;
+}
+
 /* An append by ioctl: the references are copied once, and the driver
- * is handed that copy, which the mirror then takes in. */
+ * is handed that copy.  Without memory for the copy, or for the mirror
+ * to take it in, the driver is not asked: ENOMEM. */
 static int append(struct ag_file *f, int fd,
 		  struct drm_arena_schedule_append *a)
 {
@@ -37,32 +76,17 @@ static int append(struct ag_file *f, int fd,
 	ag_sched_wait_holds(s, 0);
 
 	size_t bytes = (size_t)a->count * sizeof(struct ac_ref);
-	struct ac_ref *refs = malloc(bytes ? bytes : 1);
-	int rc;
-	if (!refs || copy_from_user(refs, a->refs, bytes) != 0) {
-		/* Let the driver give its own error (ENOENT, EINVAL, EFAULT
-		 * come in its order); if it takes the batch after all, the
-		 * guard does not know what it took. */
-		rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);
-		if (rc == 0 && a->count)
-			ag_sched_poison(s, refs ? "the guard could not read "
-					"appended references the driver took"
-					: "out of memory");
-	} else {
-		uint64_t user_refs = a->refs;
-		a->refs = (uintptr_t)refs;
-		rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);
-		a->refs = user_refs;
-		struct ac_error err;
-		char text[512], why[600];
-		if (rc == 0 &&
-		    ag_sched_append(s, refs, a->count, &err) == -EINVAL) {
-			snprintf(why, sizeof(why), "the driver accepted "
-				 "references the certificate calls malformed: "
-				 "%s", ac_error_text(&err, text, sizeof(text)));
-			ag_sched_poison(s, why);
-		}
+	struct ac_ref *refs = NULL;
+	int rc = 0;
+	if (a->count <= MAX_BATCH) {
+		refs = malloc(bytes ? bytes : 1);
+		if (!refs || ag_sched_reserve(s, a->count) != 0)
+			rc = ag_no_memory("SCHEDULE_APPEND");
 	}
+	if (rc == 0 && refs && copy_from_user(refs, a->refs, bytes) == 0)
+		rc = append_read(s, fd, a, refs);
+	else if (rc == 0)
+		rc = append_unread(s, fd, a);
 	free(refs);
 	ag_sched_unlock(s);
 	return rc;
@@ -134,7 +158,7 @@ int ag_ioctl(struct ag_file *f, int fd, unsigned int cmd, uint64_t arg)
 	uint64_t stack[16];
 	void *k = ksize <= sizeof(stack) ? (void *)stack : malloc(ksize);
 	if (!k)
-		return -ENOMEM;
+		return ag_no_memory("a request with a large argument");
 	int rc = copy_from_user(k, arg, in);
 	if (rc == 0) {
 		memset((char *)k + in, 0, ksize - in);

@@ -29,30 +29,44 @@
 #include "guard.h"
 #include "usercopy.h"
 
-/* ---- programs ---- */
-
-/* Records handle -> p (taking the caller's reference).  Lock held. */
-static void put_program(struct ag_file *f, uint32_t handle,
-			struct ag_program *p)
+/* Has the driver destroy what it has just created for a request the
+ * guard could not record: no object is left that the guard does not
+ * know. */
+static void undo_create(int fd, unsigned int destroy, uint32_t handle)
 {
-	int err;
-	ag_program_unref(ag_handles_put(&f->programs, handle, p, &err));
-	if (err)
-		ag_program_unref(p);    /* its schedules: unknown, blocked */
+	struct drm_arena_handle h = { .handle = handle };
+	ag_driver_ioctl(fd, destroy, &h);
 }
 
-/* The guard could not copy the image: the driver gives its own error
- * (EFAULT, ENOMEM); if it takes the image after all, the program is
- * one the guard cannot certify. */
+/* ---- programs ---- */
+
+/* Records handle -> p (taking the caller's reference; p NULL: no memory
+ * for it).  Without memory for the entry the create is undone: 0 or
+ * -ENOMEM.  Lock held. */
+static int put_program(struct ag_file *f, int fd, uint32_t handle,
+		       struct ag_program *p)
+{
+	int err = -ENOMEM;
+	if (p)
+		ag_program_unref(ag_handles_put(&f->programs, handle, p, &err));
+	if (!err)
+		return 0;
+	ag_program_unref(p);
+	undo_create(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, handle);
+	return ag_no_memory("PROGRAM_CREATE");
+}
+
+/* The guard could not read the image: the driver gives its own error
+ * (EFAULT); if it takes the image after all (another thread mapped it
+ * meanwhile), the program is one the guard cannot certify. */
 static int create_unread(struct ag_file *f, int fd,
-			 struct drm_arena_program_create *arg, int why)
+			 struct drm_arena_program_create *arg)
 {
 	pthread_mutex_lock(&f->lock);
 	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	if (rc == 0)
-		put_program(f, arg->handle, ag_program_unreadable(
-			why == -EFAULT ? "the guard could not read the image "
-					 "the driver took" : "out of memory"));
+		rc = put_program(f, fd, arg->handle, ag_program_unreadable(
+			"the guard could not read the image the driver took"));
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
@@ -60,28 +74,29 @@ static int create_unread(struct ag_file *f, int fd,
 int ag_mirror_program_create(struct ag_file *f, int fd,
 			     struct drm_arena_program_create *arg)
 {
-	if (arg->size > SIZE_MAX - 1)
-		return create_unread(f, fd, arg, -ENOMEM);
+	/* Without memory to copy and certify the image, the driver is not
+	 * asked: ENOMEM, as from a driver that cannot allocate, and the
+	 * application may try again. */
 	size_t len = (size_t)arg->size;
-	uint8_t *image = malloc(len ? len : 1);
+	uint8_t *image = arg->size < SIZE_MAX ? malloc(len ? len : 1) : NULL;
 	if (!image)
-		return create_unread(f, fd, arg, -ENOMEM);
+		return ag_no_memory("PROGRAM_CREATE");
 	/* The one read of the application's image: what is certified is
 	 * what the driver gets, whatever other threads write meanwhile. */
 	if (copy_from_user(image, arg->image, len) != 0) {
 		free(image);
-		return create_unread(f, fd, arg, -EFAULT);
+		return create_unread(f, fd, arg);
 	}
 	struct ag_program *p = ag_program_get(image, len);
 	if (!p)
-		return create_unread(f, fd, arg, -ENOMEM);
+		return ag_no_memory("PROGRAM_CREATE");
 
 	uint64_t user_image = arg->image;
 	arg->image = (uintptr_t)p->image;
 	pthread_mutex_lock(&f->lock);
 	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	if (rc == 0)
-		put_program(f, arg->handle, p);
+		rc = put_program(f, fd, arg->handle, p);
 	else
 		ag_program_unref(p);
 	pthread_mutex_unlock(&f->lock);
@@ -102,16 +117,21 @@ int ag_mirror_program_destroy(struct ag_file *f, int fd,
 
 /* ---- schedules ---- */
 
-static struct ag_sched *sched_new(uint32_t handle, uint32_t program_handle,
+/* A schedule of p (NULL: unknown to the guard) whose handle the driver
+ * has yet to give; NULL when memory runs out. */
+static struct ag_sched *sched_new(uint32_t program_handle,
 				  struct ag_program *p)
 {
 	struct ag_sched *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	if (p && !p->error && !(s->state = XXH3_createState())) {
+		free(s);
+		return NULL;
+	}
 	atomic_store(&s->refs, 1);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->released, NULL);
-	s->handle = handle;
 	s->program_handle = program_handle;
 	if (!p) {
 		snprintf(s->poison, sizeof(s->poison), "its program %u was "
@@ -120,13 +140,8 @@ static struct ag_sched *sched_new(uint32_t handle, uint32_t program_handle,
 	}
 	atomic_fetch_add(&p->refs, 1);
 	s->program = p;
-	if (p->error)
-		return s;
-	s->state = XXH3_createState();
-	if (!s->state)
-		snprintf(s->poison, sizeof(s->poison), "out of memory");
-	else
-		XXH3_copyState(s->state, p->prefix);
+	if (s->state)
+		XXH3_128bits_reset(s->state);   /* the references' half */
 	return s;
 }
 
@@ -154,27 +169,29 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 			      struct drm_arena_schedule_create *arg)
 {
 	pthread_mutex_lock(&f->lock);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg);
+	/* Made first: without memory for it the driver is not asked. */
+	struct ag_sched *s = sched_new(arg->program,
+				       ag_handles_get(&f->programs,
+						      arg->program));
+	int rc = s ? ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg)
+		   : ag_no_memory("SCHEDULE_CREATE");
 	if (rc == 0) {
-		struct ag_program *p = ag_handles_get(&f->programs,
-						      arg->program);
-		struct ag_sched *s = sched_new(arg->handle, arg->program, p);
-		int err = -ENOMEM;
-		struct ag_sched *old = s ? ag_handles_put(&f->schedules,
-							  arg->handle, s, &err)
-					 : NULL;
+		s->handle = arg->handle;
+		int err;
+		struct ag_sched *old = ag_handles_put(&f->schedules,
+						      arg->handle, s, &err);
 		if (old) {
 			old->dead = 1;
 			ag_sched_unref(old);
 		}
 		if (err) {
-			/* Unmirrored: the handle is unknown to the guard,
-			 * and its submits are blocked. */
-			ag_sched_unref(s);
-			ag_sched_unref(ag_handles_del(&f->schedules,
-						      arg->handle));
+			undo_create(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
+				    arg->handle);
+			rc = ag_no_memory("SCHEDULE_CREATE");
 		}
 	}
+	if (rc != 0)
+		ag_sched_unref(s);
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
@@ -186,7 +203,11 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	struct ag_sched *s = ag_handles_get(&f->schedules, arg->handle);
 	if (s)
 		pthread_mutex_lock(&s->lock);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
+	/* An io_uring submit of it, approved, has yet to reach the driver:
+	 * EBUSY, the driver's answer for a schedule about to execute.  Were
+	 * it destroyed now, a new schedule could take the handle first. */
+	int rc = s && s->holds ? -EBUSY
+		 : ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
 	if (s) {
 		if (rc == 0) {
 			ag_handles_del(&f->schedules, arg->handle);
@@ -236,7 +257,8 @@ void ag_sched_poison(struct ag_sched *s, const char *why)
 		snprintf(s->poison, sizeof(s->poison), "%s", why);
 }
 
-/* ac_schedule for the references so far.  0, or poisons the mirror. */
+/* ac_schedule for the references so far: 0; -ENOMEM (it stays lazy,
+ * to be tried again); -EINVAL (the mirror is poisoned). */
 int ag_sched_materialize(struct ag_sched *s)
 {
 	struct ac_error err;
@@ -245,7 +267,6 @@ int ag_sched_materialize(struct ag_sched *s)
 	s->sched = ac_schedule_new(s->program->prog);
 	int rc = 0;
 	if (!s->sched) {
-		ag_sched_poison(s, "out of memory");
 		rc = -ENOMEM;
 	} else if (s->n_refs &&
 		   ac_schedule_append(s->sched, s->refv->v, s->n_refs, &err)) {
@@ -261,17 +282,36 @@ int ag_sched_materialize(struct ag_sched *s)
 	return rc;
 }
 
-static int push_prefix(struct ag_sched *s, const struct ag_digest *d)
+/* Only a hint for rebuilds: without memory for it, a rebuild of this
+ * schedule does (D) work that it could have skipped. */
+static void push_prefix(struct ag_sched *s, const struct ag_digest *d)
 {
 	if (s->n_prefixes == s->cap_prefixes) {
 		uint64_t cap = s->cap_prefixes ? 2 * s->cap_prefixes : 8;
 		struct ag_digest *p = realloc(s->prefixes, cap * sizeof(*p));
 		if (!p)
-			return -ENOMEM;
+			return;
 		s->prefixes = p;
 		s->cap_prefixes = cap;
 	}
 	s->prefixes[s->n_prefixes++] = *d;
+}
+
+/* Whether appends to s are recorded at all (else its submits are
+ * blocked whatever it holds). */
+static int recorded(const struct ag_sched *s)
+{
+	return !s->poison[0] && s->program && !s->program->error;
+}
+
+int ag_sched_reserve(struct ag_sched *s, uint64_t n)
+{
+	if (!recorded(s) || n == 0 || n > UINT64_MAX - s->n_refs)
+		return 0;
+	struct ag_refs *r = ag_refs_grow(s->refv, s->n_refs, s->n_refs + n);
+	if (!r)
+		return -ENOMEM;
+	s->refv = r;
 	return 0;
 }
 
@@ -279,27 +319,27 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err)
 {
 	/* Nothing to certify with: the submit is blocked anyway. */
-	if (s->poison[0] || !s->program || s->program->error || n == 0)
+	if (!recorded(s) || n == 0)
 		return 0;
 	if (n > UINT64_MAX - s->n_refs) {
 		ag_sched_poison(s, "too many references");
 		return -ENOMEM;
 	}
-	struct ag_refs *r = ag_refs_grow(s->refv, s->n_refs, s->n_refs + n);
-	if (!r) {
-		ag_sched_poison(s, "out of memory");
-		return -ENOMEM;
-	}
-	s->refv = r;
+	if (ag_sched_reserve(s, n) != 0)
+		return -ENOMEM;             /* the mirror is unchanged */
 
 	XXH3_state_t before;
 	XXH3_copyState(&before, s->state);
 	ag_digest_refs(s->state, refs, n);
 	struct ag_digest d;
-	ag_digest_of(s->state, &d);
+	ag_digest_of(s->program, s->state, &d);
 
-	/* A poisoned mirror blocks every submit: accept the batch. */
-	if (!s->sched && !ag_hint_has(&d) && ag_sched_materialize(s) != 0)
+	/* Materialised unless a hint says a schedule like this was decided
+	 * before.  Without memory for that it stays lazy: the batch is
+	 * recorded, and (D) waits for the submit.  A poisoned mirror blocks
+	 * every submit: accept the batch. */
+	if (!s->sched && !ag_hint_has(&d) &&
+	    ag_sched_materialize(s) == -EINVAL)
 		return 0;
 	if (s->sched) {
 		uint64_t start = ag_now_ns();
@@ -312,10 +352,7 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 	}
 	memcpy(&s->refv->v[s->n_refs], refs, n * sizeof(*refs));
 	s->n_refs += n;
-	if (push_prefix(s, &d) != 0) {
-		ag_sched_poison(s, "out of memory");
-		return -ENOMEM;
-	}
+	push_prefix(s, &d);
 	return 0;
 }
 

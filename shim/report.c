@@ -8,7 +8,11 @@
  *
  * A record is composed in full and written with one write(2), to stderr
  * or appended to ARENAGUARD_LOG (opened and closed per record, so the
- * guard keeps no fd of its own in the application's table).
+ * guard keeps no fd of its own in the application's table).  A log that
+ * cannot be written (a full disk) is said once on stderr, and the
+ * records it could not take go there: nothing waits or fails for it.
+ * Neither needs memory: the first records' keys fit a static table,
+ * so that running out of memory is reported too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,10 +29,14 @@
 
 struct ag_stats ag_stats;
 
+#define SEEN_STATIC 64
+
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t *seen;          /* hashes of reported keys; 0: empty */
-static size_t seen_cap, seen_used;
+static uint64_t seen_static[SEEN_STATIC];
+static uint64_t *seen = seen_static;   /* hashes of reported keys; 0: empty */
+static size_t seen_cap = SEEN_STATIC, seen_used;
 static atomic_uint dump_seq;
+static atomic_flag log_failure_said = ATOMIC_FLAG_INIT;
 
 uint64_t ag_now_ns(void)
 {
@@ -50,33 +58,54 @@ char *ag_printf(const char *fmt, ...)
 
 /* ---- output ---- */
 
-static void write_all(int fd, const char *buf, size_t len)
+/* 0, or the errno of the write that failed. */
+static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return;
+			return n < 0 ? errno : ENOSPC;
 		buf += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/* Appends to ARENAGUARD_LOG: 0 or an errno. */
+static int write_log(const char *text, size_t len)
+{
+	int fd = open(ag_cfg.log_path,
+		      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	int err = write_all(fd, text, len);
+	close(fd);
+	return err;
+}
+
+static void say_log_failure(int err)
+{
+	if (atomic_flag_test_and_set(&log_failure_said))
+		return;
+	char buf[1200];
+	int n = snprintf(buf, sizeof(buf), "arenaguard: cannot write the log "
+			 "%s: %s; records that it cannot take go to standard "
+			 "error\n", ag_cfg.log_path, strerror(err));
+	if (n > 0)
+		write_all(STDERR_FILENO, buf, (size_t)n < sizeof(buf)
+					      ? (size_t)n : sizeof(buf) - 1);
 }
 
 static void emit(const char *text, size_t len)
 {
 	int saved = errno;
-	if (ag_cfg.log_path[0]) {
-		int fd = open(ag_cfg.log_path,
-			      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			write_all(fd, text, len);
-			close(fd);
-			errno = saved;
-			return;
-		}
-	}
-	write_all(STDERR_FILENO, text, len);
+	int err = ag_cfg.log_path[0] ? write_log(text, len) : -1;
+	if (err > 0)
+		say_log_failure(err);
+	if (err != 0)
+		write_all(STDERR_FILENO, text, len);
 	errno = saved;
 }
 
@@ -105,7 +134,7 @@ static int seen_before(const char *key)
 	if (!h)
 		h = 1;
 	if ((seen_used + 1) * 2 > seen_cap) {
-		size_t cap = seen_cap ? 2 * seen_cap : 64;
+		size_t cap = 2 * seen_cap;
 		uint64_t *t = calloc(cap, sizeof(*t));
 		if (!t)
 			return 1;
@@ -117,7 +146,8 @@ static int seen_before(const char *key)
 				j = (j + 1) & (cap - 1);
 			t[j] = seen[i];
 		}
-		free(seen);
+		if (seen != seen_static)
+			free(seen);
 		seen = t;
 		seen_cap = cap;
 	}
@@ -135,9 +165,12 @@ static int seen_before(const char *key)
 void ag_report_reset(void)
 {
 	pthread_mutex_lock(&report_lock);
-	free(seen);
-	seen = NULL;
-	seen_cap = seen_used = 0;
+	if (seen != seen_static)
+		free(seen);
+	memset(seen_static, 0, sizeof(seen_static));
+	seen = seen_static;
+	seen_cap = SEEN_STATIC;
+	seen_used = 0;
 	pthread_mutex_unlock(&report_lock);
 }
 
@@ -155,6 +188,15 @@ void ag_report_once(const char *key, const char *fmt, ...)
 	va_end(ap);
 	atomic_fetch_add(&ag_stats.records, 1);
 	ag_log("arenaguard: %s", buf);
+}
+
+int ag_no_memory(const char *request)
+{
+	char key[96];
+	snprintf(key, sizeof(key), "out of memory %s", request);
+	ag_report_once(key, "out of memory: %s refused with ENOMEM (pid %d)",
+		       request, (int)getpid());
+	return -ENOMEM;
 }
 
 /* ---- dumps ---- */

@@ -15,12 +15,13 @@
  *
  * A CQE is never seen here, so an append is mirrored when it is handed
  * over, not when the driver has done it; references the certificate
- * calls malformed are answered -EINVAL here (the driver's answer), and
- * anything else the driver refuses (EBUSY, ENOMEM) leaves the mirror
- * longer than the device's schedule: a superset, on which a verdict can
- * only be stricter.  An approved submit holds its schedule until the
- * next function returns, so that no other thread's append slips in
- * between the check and the driver.
+ * calls malformed are answered -EINVAL here (the driver's answer); an
+ * append linked after a request that may fail and cancel it poisons its
+ * schedule; anything else the driver refuses (EBUSY, ENOMEM) leaves the
+ * mirror longer than the device's schedule (docs/guard.md: a known
+ * limit once more is appended).  An approved submit holds its schedule
+ * until the next function returns, so that no other thread's append
+ * slips in between the check and the driver.
  *
  * Registered files: the registration functions are interposed too; a
  * slot holds the file it had when registered.  SQEs that change slots
@@ -58,6 +59,8 @@ struct ring_state {
 	int have_tail;
 	unsigned int n_slots;
 	struct ag_file **slots;         /* NULL, UNCERTAIN, or referenced */
+	int slots_lost;                 /* no memory to record them: every
+					 * slot is uncertain */
 	struct ring_state *next;
 };
 
@@ -68,6 +71,25 @@ struct ag_held {
 
 static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ring_state *rings;
+
+/*
+ * The ring this thread walked last, so that its next walk and the release
+ * after each find the state without the ring lock (a liburing ring is
+ * used by one thread at a time).  Trusted while the ring has the same fd
+ * and SQ mapping and no ring has been forgotten since: only forgetting
+ * frees a state.
+ */
+struct last_ring {
+	struct io_uring *ring;
+	int ring_fd;
+	void *sq_ring;
+	unsigned int forgotten;         /* rings_forgotten when it was set */
+	struct ring_state *r;
+};
+
+static __thread struct last_ring last_ring
+	__attribute__((tls_model("initial-exec")));
+static atomic_uint rings_forgotten;
 
 /* ---- ring state ---- */
 
@@ -85,6 +107,7 @@ static void slots_free(struct ring_state *r)
 	free(r->slots);
 	r->slots = NULL;
 	r->n_slots = 0;
+	r->slots_lost = 0;
 }
 
 /* The state of ring (lock held), made or reset as needed; NULL when
@@ -112,6 +135,30 @@ static struct ring_state *ring_get(struct io_uring *ring)
 	return r;
 }
 
+/*
+ * The ring lock guards the list of rings, not a ring's walk: a liburing
+ * ring is used by one thread at a time (it is not thread safe), and the
+ * walk may wait for another thread's hold on a schedule.  The ring this
+ * thread walked last is found without it.
+ */
+static struct ring_state *ring_enter(struct io_uring *ring)
+{
+	struct last_ring *l = &last_ring;
+	if (l->ring == ring && l->ring_fd == ring->ring_fd &&
+	    l->sq_ring == ring->sq.ring_ptr &&
+	    l->forgotten == atomic_load_explicit(&rings_forgotten,
+						 memory_order_acquire))
+		return l->r;
+	pthread_mutex_lock(&ring_lock);
+	unsigned int forgotten = atomic_load(&rings_forgotten);
+	struct ring_state *r = ring_get(ring);
+	pthread_mutex_unlock(&ring_lock);
+	if (r)
+		*l = (struct last_ring){ ring, ring->ring_fd,
+					 ring->sq.ring_ptr, forgotten, r };
+	return r;
+}
+
 static struct ring_state *ring_by_fd(int ring_fd)
 {
 	for (struct ring_state *r = rings; r; r = r->next)
@@ -128,6 +175,8 @@ void ag_ring_forget(int ring_fd)
 		if (r->ring_fd != ring_fd)
 			continue;
 		*pp = r->next;
+		atomic_fetch_add_explicit(&rings_forgotten, 1,
+					  memory_order_release);
 		slots_free(r);
 		free(r);
 		break;
@@ -159,9 +208,13 @@ static void slots_update(struct ring_state *r, unsigned int off,
 		if (files && copy_from_user(&fd, (uintptr_t)&files[i],
 					    sizeof(fd)) != 0)
 			fd = -1;
-		if (fd != IORING_REGISTER_FILES_SKIP)
-			slot_set(&r->slots[off + i],
-				 fd >= 0 ? file_of_fd(fd) : NULL);
+		if (fd == IORING_REGISTER_FILES_SKIP)
+			continue;
+		errno = 0;
+		struct ag_file *f = fd >= 0 ? file_of_fd(fd) : NULL;
+		/* The device, but no memory to know it as such. */
+		slot_set(&r->slots[off + i],
+			 !f && errno == ENOMEM ? UNCERTAIN : f);
 	}
 }
 
@@ -176,6 +229,8 @@ void ag_ring_files_set(struct io_uring *ring, const int *files,
 		if (r->slots) {
 			r->n_slots = nr;
 			slots_update(r, 0, files, nr);
+		} else {
+			r->slots_lost = nr != 0;
 		}
 	}
 	pthread_mutex_unlock(&ring_lock);
@@ -266,13 +321,19 @@ static void note_slot_change(struct ring_state *r,
 			slot_may_change(r, sqe->file_index - 1, 0);
 		break;
 	case IORING_OP_FILES_UPDATE: {
-		int dev = fds_may_be_device(sqe->addr, sqe->len);
-		if ((__u32)sqe->off == IORING_FILE_INDEX_ALLOC)
+		/* Only the fds that can land in a slot: len is the
+		 * application's, up to 2^32 - 1 (fuzz_guard). */
+		unsigned int off = (unsigned int)sqe->off;
+		int alloc = off == IORING_FILE_INDEX_ALLOC;
+		unsigned int room = alloc ? r->n_slots
+			: off < r->n_slots ? r->n_slots - off : 0;
+		unsigned int n = sqe->len < room ? sqe->len : room;
+		int dev = fds_may_be_device(sqe->addr, n);
+		if (alloc)
 			slot_may_change(r, IORING_FILE_INDEX_ALLOC, dev);
 		else
-			for (unsigned int i = 0; i < sqe->len; i++)
-				slot_may_change(r, (unsigned int)sqe->off + i,
-						dev);
+			for (unsigned int i = 0; i < n; i++)
+				slot_may_change(r, off + i, dev);
 		break;
 	}
 	default:
@@ -331,13 +392,11 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 		return;
 	/* Where liburing's flush left the kernel tail: anything beyond it
 	 * next time did not come through here. */
-	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = ring_get(ring);
+	struct ring_state *r = ring_enter(ring);
 	if (r) {
 		r->tail = io_uring_smp_load_acquire(ring->sq.ktail);
 		r->have_tail = 1;
 	}
-	pthread_mutex_unlock(&ring_lock);
 }
 
 /* ---- one SQE ---- */
@@ -356,6 +415,9 @@ struct walk {
 	struct ring_state *r;           /* NULL: no memory for it */
 	struct ag_held *held;
 	int chain_blocked;              /* an earlier SQE of this link chain */
+	int chain_may_fail;             /* an earlier SQE of this chain has
+					 * IOSQE_IO_LINK: if it fails, the
+					 * kernel cancels the rest */
 };
 
 static int cmd_append(struct walk *w, struct ag_file *f,
@@ -387,11 +449,22 @@ static int cmd_append(struct walk *w, struct ag_file *f,
 			rc = -EFAULT;
 		else
 			rc = ag_sched_append(s, b->v, a.count, &err);
+		if (rc == -ENOMEM)     /* the driver is not handed it */
+			ag_no_memory("URING_CMD APPEND");
 		if (rc == 0) {
 			b->next = s->blocks;
 			s->blocks = b;
 			a.refs = (uintptr_t)b->v;
 			memcpy(sqe->cmd, &a, sizeof(a));
+			/* No CQE is seen here: mirrored, but maybe never
+			 * taken, and later appends would then be certified
+			 * with references the driver does not have
+			 * (fuzz_guard). */
+			if (w->chain_may_fail)
+				ag_sched_poison(s, "an io_uring append linked "
+						"after a request that may fail "
+						"and cancel it: the guard cannot "
+						"know whether the driver took it");
 		} else {
 			free(b);
 		}
@@ -411,18 +484,21 @@ static int cmd_submit(struct walk *w, struct ag_file *f,
 	struct ag_sched *s = ag_sched_lock(f, u.schedule);
 	int rc = ag_decide(s, &sub);
 	if (rc == 0 && s && hold(&w->held, s) != 0)
-		rc = -EPERM;       /* cannot keep it checked: fail closed */
+		rc = ag_no_memory("URING_CMD SUBMIT");   /* cannot keep it
+							  * checked */
 	if (s)
 		ag_sched_unlock(s);
 	return rc;
 }
 
-/* The device file an SQE is aimed at (referenced), NULL, or UNCERTAIN. */
+/* The device file an SQE is aimed at (referenced), NULL, or UNCERTAIN;
+ * NULL with errno ENOMEM for the device without memory to know it. */
 static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
 {
+	errno = 0;
 	if (!(sqe->flags & IOSQE_FIXED_FILE))
 		return sqe->fd >= 0 ? file_of_fd(sqe->fd) : NULL;
-	if (!w->r)
+	if (!w->r || w->r->slots_lost)
 		return UNCERTAIN;
 	if (sqe->fd < 0 || (unsigned int)sqe->fd >= w->r->n_slots)
 		return NULL;
@@ -432,24 +508,36 @@ static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
 	return f;
 }
 
+/* A command answered here, never handed to the driver: the kernel
+ * cancels the rest of its link chain, and so does the walk. */
+static void fail_cmd(struct walk *w, struct io_uring_sqe *sqe, int rc)
+{
+	sqe_complete_with(sqe, rc);
+	if (sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK))
+		w->chain_blocked = 1;
+}
+
 static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 {
 	if (sqe->cmd_op != ARENA_URING_CMD_APPEND &&
 	    sqe->cmd_op != ARENA_URING_CMD_SUBMIT)
 		return;
 	struct ag_file *f = target(w, sqe);
+	if (!f && errno == ENOMEM)
+		fail_cmd(w, sqe, ag_no_memory("a URING_CMD"));
 	if (!f)
 		return;
 	int rc;
 	if (f == UNCERTAIN) {
 		ag_report_once("uncertain slot", "a URING_CMD on registered "
 			       "file slot %d of ring fd %d: an earlier SQE may "
-			       "have put the device there, which the guard "
-			       "cannot know; %s", sqe->fd, w->ring->ring_fd,
+			       "have put the device there, or memory ran out "
+			       "when it was registered, and the guard cannot "
+			       "know; %s", sqe->fd, w->ring->ring_fd,
 			       ag_cfg.mode == AG_ENFORCE ? "blocked"
 							 : "not checked");
 		if (ag_cfg.mode == AG_ENFORCE)
-			sqe_complete_with(sqe, -EPERM);
+			fail_cmd(w, sqe, -EPERM);
 		return;
 	}
 	size_t arg = sqe->cmd_op == ARENA_URING_CMD_APPEND
@@ -467,11 +555,8 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	else
 		rc = cmd_submit(w, f, sqe);
 	ag_file_unref(f);
-	if (rc < 0) {
-		sqe_complete_with(sqe, rc);
-		if (sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK))
-			w->chain_blocked = 1;
-	}
+	if (rc < 0)
+		fail_cmd(w, sqe, rc);
 }
 
 static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
@@ -481,8 +566,10 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 		check_cmd(w, sqe);
 	else if (w->r)
 		note_slot_change(w->r, sqe);
+	if (sqe->flags & IOSQE_IO_LINK)
+		w->chain_may_fail = 1;
 	if (!linked)
-		w->chain_blocked = 0;
+		w->chain_blocked = w->chain_may_fail = 0;
 }
 
 /* ---- walking ---- */
@@ -503,14 +590,16 @@ static void check_unseen(struct walk *w)
 	struct io_uring *ring = w->ring;
 	struct ring_state *r = w->r;
 	unsigned int ktail = io_uring_smp_load_acquire(ring->sq.ktail);
+	unsigned int khead = io_uring_smp_load_acquire(ring->sq.khead);
 	if (!r->have_tail) {
-		r->tail = ktail;
+		/* First sight: what the kernel has not taken yet is still
+		 * to be checked, even if it was published by hand before
+		 * (fuzz_guard). */
+		r->tail = khead;
 		r->have_tail = 1;
-		return;
 	}
 	if (ktail == r->tail)
 		return;
-	unsigned int khead = io_uring_smp_load_acquire(ring->sq.khead);
 	unsigned int from = r->tail;
 	if ((int)(khead - from) > 0) {
 		atomic_fetch_add(&ag_stats.unchecked_sqes, khead - from);
@@ -529,22 +618,9 @@ static void check_unseen(struct walk *w)
 	r->tail = ktail;
 }
 
-/*
- * The ring lock guards the list of rings, not a ring's walk: a liburing
- * ring is used by one thread at a time (it is not thread safe), and the
- * walk may wait for another thread's hold on a schedule.
- */
-static struct ring_state *ring_enter(struct io_uring *ring)
-{
-	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = ring_get(ring);
-	pthread_mutex_unlock(&ring_lock);
-	return r;
-}
-
 struct ag_held *ag_uring_check(struct io_uring *ring)
 {
-	struct walk w = { ring, ring_enter(ring), NULL, 0 };
+	struct walk w = { ring, ring_enter(ring), NULL, 0, 0 };
 	if (w.r)
 		check_unseen(&w);
 	/* liburing's pending SQEs, less any the application has already
@@ -573,7 +649,7 @@ struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit)
 			       "functions: its SQEs are not checked", ring_fd);
 		return NULL;
 	}
-	struct walk w = { r->ring, r, NULL, 0 };
+	struct walk w = { r->ring, r, NULL, 0, 0 };
 	check_unseen(&w);
 	return w.held;
 }

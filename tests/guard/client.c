@@ -27,11 +27,27 @@
  *   handwritten  SQEs written to the ring by hand: io_uring_enter()
  *                (checked) and the raw system call (reported)
  *   malformed    an image that does not parse
+ *   nomem        under libarenaguard-failalloc.so: each allocation of
+ *                the guard on the way to a certified and a blocked
+ *                submission fails in turn; ENOMEM, and the same requests
+ *                work with memory back
+ *   teardown N   N times a schedule destroyed, and a failing one made
+ *                under its handle, while another thread submits it;
+ *                then the fd closed under that thread
+ *   forkhalf N   N forks with schedules half built and another thread
+ *                busy: each child finishes them; the parent is unchanged
+ *   image FILE   the program image FILE (as arena-certify reads it: plan,
+ *                launches and schedule) run as a driver user runs it: the
+ *                program without its schedule, then the schedule's
+ *                references appended and submitted; prints the verdict,
+ *                the submission's result and every global's floats
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,7 +63,9 @@
 
 #include <xf86drm.h>
 
+#include "../util.h"
 #include "cdev.h"
+#include "failalloc.h"
 #include "progs.h"
 
 static enum cpath path = CP_IOCTL;
@@ -851,6 +869,412 @@ static void cmd_malformed(void)
 	cdev_close(&d);
 }
 
+/* ---- image: a program from a file ---- */
+
+static void print_globals(struct cdev *d, const struct ac_model *m)
+{
+	for (uint32_t g = 0; g < m->n_globals; g++) {
+		const struct ac_tensor *t = &m->globals[g];
+		size_t n = (size_t)t->size / sizeof(float);
+		float *v = calloc(n ? n : 1, sizeof(float));
+		int rc = v ? cdev_read(d, t->offset, v, n * sizeof(float))
+			   : -ENOMEM;
+		if (rc)
+			check(0, "read global %u: %d", g, rc);
+		printf("global %.*s:", (int)t->name.len,
+		       (const char *)t->name.data);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			printf(" %.9g", v[i]);
+		printf("\n");
+		free(v);
+	}
+}
+
+static void cmd_image(const char *file)
+{
+	size_t len;
+	char *data = util_read_file(file, &len);
+	struct ac_model *m = NULL;
+	if (!data || ac_model_read_image(data, len, &m, NULL) != 0) {
+		check(0, "read the program image %s", file);
+		free(data);
+		return;
+	}
+	free(data);
+	/* The driver takes the schedule by append, not in the image. */
+	const struct ac_ref *refs = m->refs;
+	size_t n_refs = m->n_refs;
+	m->refs = NULL;
+	m->n_refs = 0;
+	uint8_t *image = ac_model_write_image(m, &len, NULL);
+	m->refs = refs;
+	m->n_refs = n_refs;
+	uint64_t verdict = image ? prog_verdict(image, len, refs, n_refs)
+				 : UINT64_MAX;
+	printf("verdict %" PRIu64 "\n", verdict);
+
+	struct cdev d;
+	open_dev(&d);
+	uint32_t prog = 0;
+	int rc = image ? cdev_program(&d, image, len, &prog) : -ENOMEM;
+	check(rc == 0, "program create: %d", rc);
+	uint32_t s = schedule(&d, prog, refs, (uint32_t)n_refs);
+	uint64_t seqno = 0;
+	rc = cdev_submit(&d, s, &seqno);
+	printf("submit: %d (%s)\n", rc, strerror(-rc));
+	check(rc == (verdict ? failing_rc() : 0), "submit returned %d", rc);
+	if (rc == 0)
+		check(cdev_wait(&d, seqno) == 0, "it ran to the end");
+	print_globals(&d, m);
+	cdev_close(&d);
+	free(image);
+	ac_model_free(m);
+}
+
+/* ---- nomem: allocation failure in the guard ---- */
+
+/* PROG_GOOD with launch 0 filling v instead of 1.0: an image that no
+ * earlier pass has certified, whose output says it ran. */
+static uint8_t *image_filling(float v, size_t *len)
+{
+	uint8_t *image = prog_image(PROG_GOOD, len);
+	uint64_t one = 0x3f800000, bits = 0;
+	memcpy(&bits, &v, sizeof(v));
+	for (size_t i = 0; i + 8 <= *len; i += 8)
+		if (!memcmp(image + i, &one, 8)) {
+			memcpy(image + i, &bits, 8);
+			return image;
+		}
+	free(image);
+	return NULL;
+}
+
+struct sweep {
+	unsigned long nth, counted;
+	int every, armed, refused, errors;
+};
+
+/* rc is a request's answer.  Having met the failure it must be ENOMEM,
+ * and is to be asked again with memory back: whether to. */
+static int met_failure(struct sweep *w, int rc)
+{
+	if (rc != -ENOMEM || !w->armed)
+		return 0;
+	w->counted = failalloc_disarm();
+	w->armed = 0;
+	w->refused++;
+	return 1;
+}
+
+/* The answer to expect, memory or not. */
+static void expect(struct sweep *w, int rc, int want, const char *what)
+{
+	if (rc == want)
+		return;
+	check(0, "allocation %lu of the pass failing%s: %s: %d, not %d",
+	      w->nth, w->every ? " and every one after it" : "", what, rc,
+	      want);
+	w->errors++;
+}
+
+/* A request of the pass, asked again if it met the failure. */
+#define REQUEST(w, rc, call, want, what)                \
+	do {                                            \
+		(rc) = (call);                          \
+		if (met_failure((w), (rc)))             \
+			(rc) = (call);                  \
+		expect((w), (rc), (want), (what));      \
+	} while (0)
+
+/* A good and a failing schedule of a new program, with allocation nth
+ * of the guard's failing; after that, the same requests with memory. */
+static void nomem_pass(struct cdev *d, struct sweep *w, float v)
+{
+	size_t len;
+	uint8_t *image = image_filling(v, &len);
+	if (!image) {
+		check(0, "no 1.0 fill in the image");
+		w->errors++;
+		return;
+	}
+	uint32_t prog = 0, good = 0, bad = 0;
+	uint64_t seqno = 0;
+	cdev_zero(d);
+	failalloc_arm(w->nth, w->every);
+	w->armed = 1;
+	int rc;
+	REQUEST(w, rc, cdev_program(d, image, len, &prog), 0, "program create");
+	REQUEST(w, rc, cdev_schedule(d, prog, &good), 0, "schedule create");
+	REQUEST(w, rc, cdev_append(d, good, &prog_good_refs[0], 1), 0,
+		"append");
+	REQUEST(w, rc, cdev_append(d, good, &prog_good_refs[1], 1), 0,
+		"second append");
+	REQUEST(w, rc, cdev_submit(d, good, &seqno), 0, "certified submit");
+	if (rc == 0)
+		cdev_wait(d, seqno);
+	REQUEST(w, rc, cdev_schedule(d, prog, &bad), 0, "schedule create");
+	REQUEST(w, rc, cdev_append(d, bad, prog_bad_d_refs, 4), 0, "append");
+	REQUEST(w, rc, cdev_submit(d, bad, &seqno), -EPERM, "failing submit");
+	if (w->armed)
+		w->counted = failalloc_disarm();
+	w->armed = 0;
+	/* The certified one ran, the failing one did not. */
+	expect(w, cdev_all(d, PROG_OUT, 64, v), 1, "output");
+	cdev_destroy_schedule(d, good);
+	cdev_destroy_schedule(d, bad);
+	cdev_destroy_program(d, prog);
+	free(image);
+}
+
+/*
+ * Under libarenaguard-failalloc.so: allocation 1, 2, ... of a pass
+ * fails, alone and then with every one after it, until a pass makes
+ * fewer allocations than that.  Each pass opens a device of its own
+ * (left open: its first request finds a new file).
+ */
+static void cmd_nomem(void)
+{
+	enum { MAX_PASSES = 1000 };
+	static struct cdev devs[2 * MAX_PASSES];
+	int n_devs = 0, refused = 0, errors = 0;
+	unsigned long sites[2] = { 0, 0 };
+	for (int every = 0; every < 2; every++) {
+		struct sweep w = { .every = every };
+		for (w.nth = 1; w.nth <= MAX_PASSES; w.nth++) {
+			struct cdev *d = &devs[n_devs++];
+			open_dev(d);
+			nomem_pass(d, &w, 3.0f + (float)n_devs);
+			if (w.counted < w.nth)
+				break;
+		}
+		sites[every] = w.nth - 1;
+		refused += w.refused;
+		errors += w.errors;
+	}
+	for (int i = 0; i < n_devs; i++)
+		cdev_close(&devs[i]);
+	check(errors == 0 && refused > 0,
+	      "swept the guard's allocations of a pass, each failing alone "
+	      "(%lu) and with all after it (%lu): %d requests refused with "
+	      "ENOMEM, %d errors", sites[0], sites[1], refused, errors);
+}
+
+/* ---- teardown: destroy and close while another thread submits ---- */
+
+struct submitter {
+	pthread_t thread;
+	struct cdev *d;
+	uint32_t schedule;
+	atomic_int stop;
+	atomic_int ok, refused, closed, unexpected, last_unexpected;
+};
+
+/* 0; or the guard has no such schedule (EPERM: destroyed) or is about
+ * to run it (EBUSY); or the driver has none (ENOENT), or the fd is
+ * closed (EBADF; ENOTTY while the simulator closes it: it forgets the
+ * fd before the file underneath is closed). */
+static void *submit_loop(void *arg)
+{
+	struct submitter *s = arg;
+	while (!atomic_load(&s->stop)) {
+		uint64_t seqno;
+		int rc = cdev_submit(s->d, s->schedule, &seqno);
+		if (rc == 0)
+			atomic_fetch_add(&s->ok, 1);
+		else if (rc == -EBADF || rc == -ENOTTY)
+			atomic_fetch_add(&s->closed, 1);
+		else if (rc == -EPERM || rc == -ENOENT || rc == -EBUSY)
+			atomic_fetch_add(&s->refused, 1);
+		else if (atomic_fetch_add(&s->unexpected, 1) == 0)
+			atomic_store(&s->last_unexpected, rc);
+	}
+	return NULL;
+}
+
+/* Until the counter passes `from` (the other thread is never blocked
+ * for long: it only submits). */
+static int await_more(atomic_int *counter, int from)
+{
+	for (long spins = 0; spins < 10000000; spins++) {
+		if (atomic_load(counter) > from)
+			return 1;
+		sched_yield();
+	}
+	return 0;
+}
+
+static int destroy_when_idle(struct cdev *d, uint32_t s)
+{
+	int rc;
+	while ((rc = cdev_destroy_schedule(d, s)) == -EBUSY)
+		sched_yield();
+	return rc;
+}
+
+/* A schedule of prog with refs, or 0 (counted in *failed). */
+static uint32_t quiet_schedule(struct cdev *d, uint32_t prog,
+			       const struct ac_ref *refs, uint32_t n,
+			       int *failed)
+{
+	uint32_t s = 0;
+	if (cdev_schedule(d, prog, &s) != 0 || cdev_append(d, s, refs, n) != 0)
+		(*failed)++;
+	return s;
+}
+
+/*
+ * One thread submits the same handle again and again (by --path) while
+ * this one, `cycles` times, makes a certified schedule under it, sees it
+ * run, destroys it, makes a failing schedule under the same handle (the
+ * driver hands out the lowest free one), sees it refused and destroys it
+ * too; then closes the fd under the submitting thread.
+ */
+static void cmd_teardown(int cycles)
+{
+	struct cdev d;
+	open_dev(&d);
+	/* This thread's requests by ioctl on the same fd: a ring is the
+	 * submitting thread's alone. */
+	struct cdev ctl = d;
+	ctl.path = CP_IOCTL;
+	uint32_t prog = program(&ctl, PROG_GOOD);
+	int failed = 0, ran_bad = 0, stalled = 0;
+	uint32_t handle = quiet_schedule(&ctl, prog, prog_good_refs, 2, &failed);
+	cdev_zero(&ctl);
+	struct submitter sub = { .d = &d, .schedule = handle };
+	pthread_create(&sub.thread, NULL, submit_loop, &sub);
+	for (int c = 0; c < cycles; c++) {
+		uint32_t good = c ? quiet_schedule(&ctl, prog, prog_good_refs,
+						   2, &failed) : handle;
+		stalled += !await_more(&sub.ok, atomic_load(&sub.ok));
+		failed += destroy_when_idle(&ctl, good) != 0;
+		uint32_t bad = quiet_schedule(&ctl, prog, prog_bad_d_refs, 4,
+					      &failed);
+		stalled += !await_more(&sub.refused, atomic_load(&sub.refused));
+		failed += destroy_when_idle(&ctl, bad) != 0;
+		/* The last to run was the certified one. */
+		ran_bad += !cdev_all(&ctl, PROG_OUT, 16, 1.0f);
+		failed += good != handle || bad != handle;
+	}
+	quiet_schedule(&ctl, prog, prog_good_refs, 2, &failed);
+	close(d.fd);
+	stalled += !await_more(&sub.closed, 0);
+	atomic_store(&sub.stop, 1);
+	pthread_join(sub.thread, NULL);
+	d.fd = -1;
+	cdev_close(&d);
+	check(!failed && !ran_bad && !stalled && !atomic_load(&sub.unexpected),
+	      "%d times a schedule destroyed and a failing one made under its "
+	      "handle while another thread submits it, then the fd closed: "
+	      "%d ran, %d refused, %d EBADF, %d other errors (%d); %d "
+	      "requests failed, %d failing ran, %d stalled", cycles,
+	      atomic_load(&sub.ok), atomic_load(&sub.refused),
+	      atomic_load(&sub.closed), atomic_load(&sub.unexpected),
+	      atomic_load(&sub.last_unexpected), failed, ran_bad, stalled);
+}
+
+/* ---- forkhalf: fork with schedules half built ---- */
+
+struct builder {
+	pthread_t thread;
+	atomic_int stop;
+	int errors;
+};
+
+/* Builds, submits and destroys schedules on a device of its own, by
+ * io_uring and by ioctl, while the main thread forks. */
+static void *build_loop(void *arg)
+{
+	struct builder *b = arg;
+	struct cdev d;
+	if (cdev_open(&d, CP_URING) != 0) {
+		b->errors++;
+		return NULL;
+	}
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	uint32_t prog;
+	b->errors += cdev_program(&d, image, len, &prog) != 0;
+	free(image);
+	for (int i = 0; !atomic_load(&b->stop); i++) {
+		int bad = i % 2;
+		d.path = i % 4 < 2 ? CP_URING : CP_IOCTL;
+		uint32_t s;
+		int rc = cdev_schedule(&d, prog, &s);
+		if (rc == 0)
+			rc = bad ? cdev_append(&d, s, prog_bad_d_refs, 4)
+				 : cdev_append(&d, s, prog_good_refs, 2);
+		if (rc == 0)
+			b->errors += cdev_run(&d, s) != (bad ? -EPERM : 0);
+		b->errors += rc != 0 || cdev_destroy_schedule(&d, s) != 0;
+	}
+	cdev_close(&d);
+	return NULL;
+}
+
+/* The half-built schedules finished by ioctl, in `who`. */
+static void finish_half_built(struct cdev *d, uint32_t prog, uint32_t good,
+			      uint32_t bad, const char *who)
+{
+	cdev_zero(d);
+	int rc = cdev_append(d, good, &prog_good_refs[1], 1);
+	check(rc == 0, "%s: the rest appended: %d", who, rc);
+	rc = cdev_run(d, good);
+	check(rc == 0 && cdev_all(d, PROG_OUT, 64, 1.0f),
+	      "%s: the certified schedule finished runs: %d", who,
+	      rc);
+	cdev_zero(d);
+	rc = cdev_append(d, bad, prog_bad_d_refs + 2, 2);
+	check(rc == 0, "%s: the rest of the failing one appended: %d",
+	      who, rc);
+	rc = cdev_run(d, bad);
+	check(rc == -EPERM && cdev_all(d, PROG_OUT, 64, 0.0f),
+	      "%s: the failing schedule finished is blocked: %d",
+	      who, rc);
+	uint32_t s = schedule(d, prog, prog_good_refs, 2);
+	rc = cdev_run(d, s);
+	check(rc == 0, "%s: a new schedule runs: %d", who, rc);
+}
+
+/*
+ * Schedules half built (a certified one and a failing one), another
+ * thread building, submitting and destroying its own, and `forks`
+ * children that each finish the half-built ones; then the parent's are
+ * what they were, and finish the same way.
+ */
+static void cmd_forkhalf(int forks)
+{
+	struct cdev d;
+	open_dev(&d);
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t good = schedule(&d, prog, prog_good_refs, 1);
+	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 2);
+	struct builder b = { .errors = 0 };
+	pthread_create(&b.thread, NULL, build_loop, &b);
+	int children = 0;
+	for (int i = 0; i < forks; i++) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			finish_half_built(&d, prog, good, bad, "child");
+			fflush(stdout);
+			_exit(atomic_load(&failures) ? 1 : 0);
+		}
+		int status = 1;
+		waitpid(pid, &status, 0);
+		children += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	}
+	atomic_store(&b.stop, 1);
+	pthread_join(b.thread, NULL);
+	check(children == forks && b.errors == 0, "%d of %d children finished "
+	      "the half-built schedules; the other thread: %d errors",
+	      children, forks, b.errors);
+	/* The parent's: the prefix still runs, then they finish alike. */
+	check(cdev_run(&d, good) == 0, "parent: the half-built one runs");
+	finish_half_built(&d, prog, good, bad, "parent");
+	cdev_close(&d);
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -894,6 +1318,14 @@ int main(int argc, char **argv)
 		cmd_link();
 	else if (!strcmp(cmd, "malformed"))
 		cmd_malformed();
+	else if (!strcmp(cmd, "nomem"))
+		cmd_nomem();
+	else if (!strcmp(cmd, "teardown"))
+		cmd_teardown(n);
+	else if (!strcmp(cmd, "forkhalf"))
+		cmd_forkhalf(n);
+	else if (!strcmp(cmd, "image") && i + 1 < argc)
+		cmd_image(argv[i + 1]);
 	else {
 		fprintf(stderr, "guard-client: unknown subcommand %s\n", cmd);
 		return 2;

@@ -11,5 +11,8 @@ int main(void)
 	SRunner *sr = srunner_create(suite_unit());
 	srunner_add_suite(sr, suite_client());
 	srunner_add_suite(sr, suite_infer());
+	srunner_add_suite(sr, suite_audit());
+	srunner_add_suite(sr, suite_faults());
+	srunner_add_suite(sr, suite_fastpath());
 	return run_and_summarize(sr);
 }

@@ -119,6 +119,23 @@ void run_free(struct run *r)
 	r->out = r->err = NULL;
 }
 
+void client(struct run *r, const char *const env[], const char *const args[])
+{
+	const char *argv[16] = { AG_GUARD_CLIENT };
+	int n = 1;
+	for (int i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	spawn(r, env, argv);
+}
+
+void assert_clean(const struct run *r)
+{
+	ck_assert_msg(r->status == 0, "guard-client exited %d\nstdout:\n%s\n"
+		      "stderr:\n%s", r->status, r->out, r->err);
+	ck_assert_msg(!strstr(r->out, "FAIL"), "%s", r->out);
+}
+
 int count(const char *haystack, const char *needle)
 {
 	int n = 0;

@@ -21,6 +21,11 @@ struct run {
 void spawn(struct run *r, const char *const env[], const char *const argv[]);
 void run_free(struct run *r);
 
+/* guard-client with args (a NULL-terminated list after the program
+ * name) and extra environment; and that it exited 0 with no FAIL. */
+void client(struct run *r, const char *const env[], const char *const args[]);
+void assert_clean(const struct run *r);
+
 /* Occurrences of needle in haystack. */
 int count(const char *haystack, const char *needle);
 

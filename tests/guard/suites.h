@@ -8,11 +8,15 @@
 Suite *suite_unit(void);      /* test_unit.c: the guard's parts, in process */
 Suite *suite_client(void);    /* test_client.c: guard-client under the guard */
 Suite *suite_infer(void);     /* test_infer.c: arena-infer and the launcher */
+Suite *suite_audit(void);     /* test_audit.c: the audit's bug classes */
+Suite *suite_faults(void);    /* test_faults.c: memory, EINTR, races, log */
+Suite *suite_fastpath(void);  /* test_fastpath.c: the cheap paths, safe */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \
     !defined(AG_GUARD_CLIENT) || !defined(AG_ARENA_INFER) || \
-    !defined(AG_ARENAGUARD) || !defined(AG_ARENA_CERTIFY)
+    !defined(AG_ARENAGUARD) || !defined(AG_ARENA_CERTIFY) || \
+    !defined(AG_GUARD_FAILALLOC)
 #error "the paths of the built programs must be defined by the build"
 #endif
 #ifndef AG_PRELOAD_FIRST

@@ -15,26 +15,6 @@
 
 #define LOG_ENV_LEN 300
 
-/* Runs guard-client with args (a NULL-terminated list after the
- * program name) and extra environment. */
-static void client(struct run *r, const char *const env[],
-		   const char *const args[])
-{
-	const char *argv[16] = { AG_GUARD_CLIENT };
-	int n = 1;
-	for (int i = 0; args[i] && n < 15; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	spawn(r, env, argv);
-}
-
-static void assert_clean(const struct run *r)
-{
-	ck_assert_msg(r->status == 0, "guard-client exited %d\nstdout:\n%s\n"
-		      "stderr:\n%s", r->status, r->out, r->err);
-	ck_assert_msg(!strstr(r->out, "FAIL"), "%s", r->out);
-}
-
 static char log_env[LOG_ENV_LEN];
 
 static const char *log_to_scratch(void)
