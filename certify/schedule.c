@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "image.h"
 #include "owner_map.h"
 #include "program_impl.h"
 
@@ -275,17 +276,11 @@ static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
 	return 0;
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void digest_reference(XXH3_state_t *state, const struct ac_ref *ref)
 {
 	uint8_t le[16];
-	put_le64(le, ref->first);
-	put_le64(le + 8, ref->count);
+	image_put64(le, ref->first);
+	image_put64(le + 8, ref->count);
 	XXH3_128bits_update(state, le, sizeof(le));
 }
 
@@ -331,10 +326,10 @@ void ac_digest_combine(const struct ac_digest *program,
 		       const struct ac_digest *refs, struct ac_digest *out)
 {
 	uint8_t both[32];
-	put_le64(both, program->high);
-	put_le64(both + 8, program->low);
-	put_le64(both + 16, refs->high);
-	put_le64(both + 24, refs->low);
+	image_put64(both, program->high);
+	image_put64(both + 8, program->low);
+	image_put64(both + 16, refs->high);
+	image_put64(both + 24, refs->low);
 	XXH128_hash_t h = XXH3_128bits(both, sizeof(both));
 	out->high = h.high64;
 	out->low = h.low64;
