@@ -136,29 +136,25 @@ static int check_shapes(const struct ac_model *m, const struct ac_tensor *t,
 	return 0;
 }
 
-/* Pairwise disjoint; reports the pair with the lower index first.
- * Returns -1 on out-of-memory. */
-static int check_disjoint(const struct ac_tensor *t, uint32_t n, uint64_t phase,
-			  struct ac_diag *d, enum ac_reason reason)
+/* Pairwise disjoint, given t sorted as `order`; reports the pair with the
+ * lower index first. */
+static int check_disjoint(const struct ac_tensor *t, const uint32_t *order,
+			  uint32_t n, uint64_t phase, struct ac_diag *d,
+			  enum ac_reason reason)
 {
-	uint32_t *order = sort_tensors(t, n);
-	if (!order)
-		return -1;
-	int found = 0;
-	for (uint32_t i = 1; i < n && !found; i++) {
+	for (uint32_t i = 1; i < n; i++) {
 		uint32_t a = order[i - 1], b = order[i];
 		if (overlaps_from_below(&t[a], &t[b])) {
 			set_pair(d, reason, phase, a < b ? a : b, phase,
 				 a < b ? b : a);
-			found = 1;
+			return 1;
 		}
 	}
-	free(order);
-	return found;
+	return 0;
 }
 
 /* The last of the sorted tensors whose offset is <= x, or -1. */
-int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
+static int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
 		     uint32_t n, uint64_t x)
 {
 	int64_t lo = 0, hi = (int64_t)n - 1, best = -1;
@@ -200,17 +196,19 @@ static int check_planes_vs_globals(const struct ac_model *m,
 	return 0;
 }
 
-static int check_globals(const struct ac_model *m, struct ac_diag *d)
+static int check_globals(const struct ac_model *m, const uint32_t *globals,
+			 struct ac_diag *d)
 {
 	d->condition = AC_COND_A;
 	if (check_shapes(m, m->globals, m->n_globals, AC_NONE, d,
 			 AC_GLOBAL_MISALIGNED, AC_GLOBAL_EMPTY))
 		return 1;
-	return check_disjoint(m->globals, m->n_globals, AC_NONE, d,
+	return check_disjoint(m->globals, globals, m->n_globals, AC_NONE, d,
 			      AC_GLOBALS_OVERLAP);
 }
 
-static int check_planes(const struct ac_model *m, struct ac_diag *d)
+static int check_planes(const struct ac_model *m, const uint32_t *globals,
+			struct ac_diag *d)
 {
 	d->condition = AC_COND_B;
 	for (uint32_t p = 0; p < m->n_phases; p++) {
@@ -221,24 +219,25 @@ static int check_planes(const struct ac_model *m, struct ac_diag *d)
 	}
 	for (uint32_t p = 0; p < m->n_phases; p++) {
 		const struct ac_phase *ph = &m->phases[p];
-		int r = check_disjoint(phase_planes(m, ph),
-				       ph->plane_count, p, d, AC_PLANES_OVERLAP);
+		const struct ac_tensor *t = phase_planes(m, ph);
+		uint32_t *order = sort_tensors(t, ph->plane_count);
+		if (!order)
+			return -1;
+		int r = check_disjoint(t, order, ph->plane_count, p, d,
+				       AC_PLANES_OVERLAP);
+		free(order);
 		if (r)
 			return r;
 	}
-	uint32_t *globals = sort_tensors(m->globals, m->n_globals);
-	if (!globals)
-		return -1;
-	int r = check_planes_vs_globals(m, globals, d);
-	free(globals);
-	return r;
+	return check_planes_vs_globals(m, globals, d);
 }
 
-int check_layout(const struct ac_model *m, struct ac_diag *d)
+int check_layout(const struct ac_model *m, const uint32_t *globals,
+		 struct ac_diag *d)
 {
-	int r = check_globals(m, d);
+	int r = check_globals(m, globals, d);
 	if (r == 0)
-		r = check_planes(m, d);
+		r = check_planes(m, globals, d);
 	if (r == 0)
 		d->condition = AC_CERTIFIED;
 	else if (r > 0)

@@ -229,10 +229,14 @@ static int check_program(struct ac_program *p)
 				 sizeof(*p->phase_of));
 	if (!p->phase_of || phases_of_launches(p->m, p->phase_of) != 0)
 		return -1;
-	int r = check_layout(p->m, &p->diag);
-	if (r != 0)
-		return r;
-	return check_words(p->m, p->phase_of, &p->diag);
+	uint32_t *globals = sort_tensors(p->m->globals, p->m->n_globals);
+	if (!globals)
+		return -1;
+	int r = check_layout(p->m, globals, &p->diag);
+	if (r == 0)
+		r = check_words(p->m, p->phase_of, globals, &p->diag);
+	free(globals);
+	return r;
 }
 
 ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)

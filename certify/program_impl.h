@@ -82,20 +82,19 @@ void diag_clear(struct ac_diag *diag);
 /* validate.c: spec 1 for everything but the schedule. */
 int validate_model(const struct ac_model *m, struct ac_error *err);
 
+/* layout.c: indexes of t[0..n) sorted by offset (ties by index); NULL on
+ * out-of-memory.  The globals are sorted once (check_program) for (A),
+ * (B) and (C): `globals` below is sort_tensors(m->globals, n_globals). */
+uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n);
+
 /* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
  * out-of-memory. */
-int check_layout(const struct ac_model *m, struct ac_diag *diag);
-
-/* layout.c: indexes of t[0..n) sorted by offset (ties by index); NULL on
- * out-of-memory.  tensor_floor: position in order of the last tensor whose
- * offset is <= x, or -1. */
-uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n);
-int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
-		     uint32_t n, uint64_t x);
+int check_layout(const struct ac_model *m, const uint32_t *globals,
+		 struct ac_diag *diag);
 
 /* words.c: (C), given every launch's phase.  Returns 0, or 1 with *diag
  * for the smallest failing launch; -1 on out-of-memory. */
 int check_words(const struct ac_model *m, const uint32_t *phase_of,
-		struct ac_diag *diag);
+		const uint32_t *globals, struct ac_diag *diag);
 
 #endif

@@ -44,7 +44,8 @@ struct range {
  */
 struct range_set {
 	struct range *r;
-	uint32_t *order;
+	const uint32_t *order;
+	uint32_t *owned;           /* order, when the set sorted it itself */
 	uint32_t n;
 	uint32_t *first;           /* n_slices + 1 entries, or NULL */
 	uint64_t n_slices;
@@ -148,11 +149,12 @@ static int merge_windows(struct word_check *c)
 	return 0;
 }
 
+/* order: t sorted by sort_tensors, or NULL to sort here. */
 static int range_set_init(struct range_set *set, const struct ac_tensor *t,
-			  uint32_t n)
+			  uint32_t n, const uint32_t *order)
 {
 	set->n = n;
-	set->order = sort_tensors(t, n);
+	set->order = order ? order : (set->owned = sort_tensors(t, n));
 	set->r = malloc((n ? n : 1) * sizeof(*set->r));
 	if (!set->order || !set->r)
 		return -1;
@@ -167,13 +169,13 @@ static void range_set_free(struct range_set *set)
 {
 	free(set->first);
 	free(set->r);
-	free(set->order);
+	free(set->owned);
 }
 
-static int index_named(struct word_check *c)
+static int index_named(struct word_check *c, const uint32_t *globals)
 {
 	const struct ac_model *m = c->m;
-	if (range_set_init(&c->globals, m->globals, m->n_globals) != 0)
+	if (range_set_init(&c->globals, m->globals, m->n_globals, globals) != 0)
 		return -1;
 	c->planes = calloc(m->n_phases + 1, sizeof(*c->planes));
 	if (!c->planes)
@@ -181,7 +183,7 @@ static int index_named(struct word_check *c)
 	for (uint32_t p = 0; p < m->n_phases; p++)
 		if (range_set_init(&c->planes[p],
 				   phase_planes(m, &m->phases[p]),
-				   m->phases[p].plane_count) != 0)
+				   m->phases[p].plane_count, NULL) != 0)
 			return -1;
 	return 0;
 }
@@ -510,11 +512,11 @@ static int check_all_launches(struct word_check *c, const uint32_t *phase_of)
 }
 
 int check_words(const struct ac_model *m, const uint32_t *phase_of,
-		struct ac_diag *diag)
+		const uint32_t *globals, struct ac_diag *diag)
 {
 	struct word_check c = { .m = m, .diag = diag };
 	int rc = -1;
-	if (index_named(&c) == 0 && merge_windows(&c) == 0)
+	if (index_named(&c, globals) == 0 && merge_windows(&c) == 0)
 		rc = check_all_launches(&c, phase_of);
 	if (rc > 0)
 		diag->verdict = 2 + diag->launch;
