@@ -22,6 +22,10 @@
  *   ENOTTY  an ioctl that is not DRM's; an unknown URING_CMD cmd_op
  *   EPERM   (only from libarenaguard) the submission was blocked because
  *           the program failed the device-arena certificate
+ *   ENOKEY  an unsealed submission on a sealed context (see "Sealed
+ *           submissions" below)
+ *   EKEYREJECTED  a sealed submission whose seal is not the digest of the
+ *           program and references the driver holds for that schedule
  *
  * Programs are the binary program image (docs/program-image.md).  The
  * device executes launches; it ignores the plan section and the launches'
@@ -130,6 +134,61 @@ struct drm_arena_schedule_submit {
 	__u64 seqno;          /* out */
 };
 
+/* ---- Sealed submissions ------------------------------------------------
+ *
+ * A checker in user space (libarenaguard) certifies what it believes a
+ * schedule holds; the driver holds what it was actually given.  The seal
+ * lets the driver refuse to run anything but what was certified, so that
+ * a checker whose picture diverged from the driver's (a request it never
+ * saw, another process sharing the open file, a raced SQE) causes a
+ * refused submission, never an uncertified run.
+ *
+ * The seal of a schedule is XXH64 with seed ARENA_SEAL_SEED over the
+ * byte string
+ *
+ *     le64(size) || image[0, size) || ref_0 || ref_1 || ... || ref_{n-1}
+ *
+ * where `image`/`size` are exactly the bytes given to PROGRAM_CREATE for
+ * the schedule's program and ref_i is the i-th reference appended (and
+ * accepted) so far, as le64(first) || le64(count).  A driver keeps an
+ * XXH64 state per program (after the image) and per schedule (updated
+ * as batches are accepted), so a sealed submit costs one xxh64_digest;
+ * the kernel's lib/xxhash provides exactly these functions.
+ *
+ * The seal is an integrity check against divergence, not a secret: any
+ * code in the process can compute it, as any code in the process can
+ * also leave libarenaguard out.  It guarantees that what runs is what the
+ * process's checker certified, not that the process is honest.
+ *
+ * DRM_IOCTL_ARENA_SEAL marks the open file description (the context,
+ * shared by every dup'ed, forked or SCM_RIGHTS-passed fd of it) sealed,
+ * for good: from then on DRM_IOCTL_ARENA_SCHEDULE_SUBMIT and
+ * ARENA_URING_CMD_SUBMIT on it fail with ENOKEY, and only the sealed
+ * variants run schedules.  Sealing twice succeeds.  A driver may also be
+ * told to seal every context from its open (the simulator's
+ * ARENASIM_REQUIRE_SEAL=1; a kernel driver's module parameter), so that
+ * an open the checker never saw is not a way around it.  A driver
+ * without these ioctls answers EINVAL (an unknown number in its range).
+ *
+ * The sealed submits run the schedule only when `seal` equals the seal
+ * of what the driver holds for it, and fail with EKEYREJECTED otherwise
+ * (nothing runs, no sequence number is consumed).  They are accepted on
+ * any context, sealed or not.
+ */
+#define ARENA_SEAL_SEED 0x6172656e61736c31ull   /* "arenasl1" */
+
+struct drm_arena_seal {
+	__u32 flags;          /* must be 0 */
+	__u32 pad;
+};
+
+struct drm_arena_schedule_submit_sealed {
+	__u32 schedule;
+	__u32 flags;          /* must be 0 */
+	__u64 seqno;          /* out */
+	__u64 seal;
+};
+
 /* Waits until the submission `seqno` has completed, at most timeout_ns
  * (negative: forever).  ETIME on time-out; 0 once complete, also when it
  * already was.  EIO when the submission faulted: the device stopped at
@@ -151,6 +210,8 @@ struct drm_arena_wait {
 #define DRM_ARENA_SCHEDULE_SUBMIT  0x09
 #define DRM_ARENA_WAIT             0x0a
 #define DRM_ARENA_SCHEDULE_DESTROY 0x0b
+#define DRM_ARENA_SEAL             0x0c
+#define DRM_ARENA_SCHEDULE_SUBMIT_SEALED 0x0d
 
 #define DRM_IOCTL_ARENA(nr, type) DRM_IOWR(DRM_COMMAND_BASE + (nr), type)
 
@@ -178,6 +239,11 @@ struct drm_arena_wait {
 	DRM_IOCTL_ARENA(DRM_ARENA_WAIT, struct drm_arena_wait)
 #define DRM_IOCTL_ARENA_SCHEDULE_DESTROY \
 	DRM_IOCTL_ARENA(DRM_ARENA_SCHEDULE_DESTROY, struct drm_arena_handle)
+#define DRM_IOCTL_ARENA_SEAL \
+	DRM_IOCTL_ARENA(DRM_ARENA_SEAL, struct drm_arena_seal)
+#define DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED \
+	DRM_IOCTL_ARENA(DRM_ARENA_SCHEDULE_SUBMIT_SEALED, \
+			struct drm_arena_schedule_submit_sealed)
 
 /* ---- io_uring: IORING_OP_URING_CMD on the device fd ---------------------
  *
@@ -187,6 +253,7 @@ struct drm_arena_wait {
  */
 #define ARENA_URING_CMD_APPEND 1  /* cmd: struct drm_arena_schedule_append */
 #define ARENA_URING_CMD_SUBMIT 2  /* cmd: struct arena_uring_submit */
+#define ARENA_URING_CMD_SUBMIT_SEALED 3  /* cmd: struct arena_uring_submit_sealed */
 
 /* Like drm_arena_schedule_submit, but a CQE has no out field: the
  * sequence number is stored at user pointer `seqno` (if not 0). */
@@ -194,6 +261,14 @@ struct arena_uring_submit {
 	__u32 schedule;
 	__u32 flags;          /* must be 0 */
 	__u64 seqno;          /* user pointer to a __u64, or 0 */
+};
+
+/* The sealed variant (see "Sealed submissions"). */
+struct arena_uring_submit_sealed {
+	__u32 schedule;
+	__u32 flags;          /* must be 0 */
+	__u64 seqno;          /* user pointer to a __u64, or 0 */
+	__u64 seal;
 };
 
 /* ---- Kernels ----------------------------------------------------------
