@@ -164,7 +164,9 @@ struct drm_arena_schedule_submit {
  * shared by every dup'ed, forked or SCM_RIGHTS-passed fd of it) sealed,
  * for good: from then on DRM_IOCTL_ARENA_SCHEDULE_SUBMIT and
  * ARENA_URING_CMD_SUBMIT on it fail with ENOKEY, and only the sealed
- * variants run schedules.  Sealing twice succeeds.  A driver may also be
+ * variants run schedules.  Sealing twice succeeds, and says the same
+ * `context`: a checker that cannot compare fds with kcmp(2) learns from
+ * it which of its fds share one context.  A driver may also be
  * told to seal every context from its open (the simulator's
  * ARENASIM_REQUIRE_SEAL=1; a kernel driver's module parameter), so that
  * an open the checker never saw is not a way around it.  A driver
@@ -180,6 +182,10 @@ struct drm_arena_schedule_submit {
 struct drm_arena_seal {
 	__u32 flags;          /* must be 0 */
 	__u32 pad;
+	__u64 context;        /* out: the context's identity, the same on
+			       * every fd (in any process) of this open file
+			       * description and never that of another one
+			       * while either is open; never 0 */
 };
 
 struct drm_arena_schedule_submit_sealed {
