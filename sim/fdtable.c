@@ -16,6 +16,7 @@
 static struct sim_file **table;   /* indexed by fd */
 static size_t table_len;
 static atomic_size_t n_device;    /* fds in the table */
+static uint64_t last_context;     /* context identities handed out */
 
 int fd_any(void)
 {
@@ -83,6 +84,8 @@ int fd_open_device(int fd)
 		return -ENOMEM;
 	/* Fake mmap offsets start where DRM's do (DRM_FILE_PAGE_OFFSET). */
 	f->next_mmap_offset = 0x100000000ull;
+	f->context = ++last_context;
+	f->sealed = sim_require_seal;
 	int rc = fd_attach(fd, f);
 	if (rc)
 		free(f);

@@ -19,6 +19,7 @@
 
 struct sim_real sim_real;
 int sim_poison;
+int sim_require_seal;
 __thread int sim_depth;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -58,10 +59,17 @@ static void resolve(void)
  * environment is set up. */
 static pthread_once_t options_once = PTHREAD_ONCE_INIT;
 
+/* An option is on when set to anything but "" or "0". */
+static int option(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 static void read_options(void)
 {
-	const char *p = getenv("ARENASIM_POISON");
-	sim_poison = p && *p && strcmp(p, "0") != 0;
+	sim_poison = option("ARENASIM_POISON");
+	sim_require_seal = option("ARENASIM_REQUIRE_SEAL");
 }
 
 void sim_options(void)

@@ -101,8 +101,26 @@ static int h_schedule_append(struct sim_file *f, void *arg)
 static int h_schedule_submit(struct sim_file *f, void *arg)
 {
 	struct drm_arena_schedule_submit *s = arg;
+	const struct sim_seal_check unsealed = { 0, 0 };
 	uint64_t seqno = 0;
-	int rc = schedule_submit(f, s->schedule, s->flags, &seqno, 0);
+	int rc = schedule_submit(f, s->schedule, s->flags, &unsealed,
+				 &seqno, 0);
+	if (!rc)
+		s->seqno = seqno;
+	return rc;
+}
+
+static int h_seal(struct sim_file *f, void *arg)
+{
+	return file_seal(f, arg);
+}
+
+static int h_schedule_submit_sealed(struct sim_file *f, void *arg)
+{
+	struct drm_arena_schedule_submit_sealed *s = arg;
+	const struct sim_seal_check check = { 1, s->seal };
+	uint64_t seqno = 0;
+	int rc = schedule_submit(f, s->schedule, s->flags, &check, &seqno, 0);
 	if (!rc)
 		s->seqno = seqno;
 	return rc;
@@ -139,6 +157,10 @@ static const struct desc driver[] = {
 	[DRM_ARENA_WAIT] = { DRM_IOCTL_ARENA_WAIT, h_wait },
 	[DRM_ARENA_SCHEDULE_DESTROY] = { DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
 					 h_schedule_destroy },
+	[DRM_ARENA_SEAL] = { DRM_IOCTL_ARENA_SEAL, h_seal },
+	[DRM_ARENA_SCHEDULE_SUBMIT_SEALED] = {
+		DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
+		h_schedule_submit_sealed },
 };
 
 #define IN (_IOC_WRITE << _IOC_DIRSHIFT)

@@ -145,6 +145,8 @@ int program_create(struct sim_file *f, struct drm_arena_program_create *arg)
 		rc = copy_from_user(image, arg->image, arg->size);
 	if (!rc)
 		rc = program_load(p, image, arg->size);
+	if (!rc)
+		arena_seal_program(&p->seal, image, arg->size);
 	free(image);
 	if (!rc)
 		rc = handles_add(&f->programs, p, &arg->handle);

@@ -8,6 +8,7 @@
  * sequence numbers are kept (ascending, as they are handed out).
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ int schedule_create(struct sim_file *f, struct drm_arena_schedule_create *arg)
 	if (!s)
 		return -ENOMEM;
 	s->program = p;
+	s->seal = p->seal;
 	int rc = handles_add(&f->schedules, s, &arg->handle);
 	if (rc) {
 		free(s);
@@ -102,6 +104,8 @@ int schedule_append(struct sim_file *f,
 		memcpy(&s->refs[s->n_refs], refs, arg->count * sizeof(*refs));
 		s->n_refs += arg->count;
 		s->executed = executed;
+		arena_seal_refs(&s->seal, (const struct drm_arena_ref *)refs,
+				arg->count);
 	}
 	free(refs);
 	return rc;
@@ -121,15 +125,21 @@ static int reserve_fault(struct sim_file *f)
 }
 
 int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
-		    uint64_t *seqno, uint64_t seqno_user)
+		    const struct sim_seal_check *check, uint64_t *seqno,
+		    uint64_t seqno_user)
 {
+	assert(check && seqno);
 	if (flags)
 		return -EINVAL;
+	if (!check->sealed && f->sealed)
+		return -ENOKEY;
 	struct sim_schedule *s = handles_get(&f->schedules, schedule);
 	if (!s)
 		return -ENOENT;
 	if (s->busy)
 		return -EBUSY;
+	if (check->sealed && check->seal != arena_seal_value(&s->seal))
+		return -EKEYREJECTED;
 	/* Everything that can fail, before anything runs. */
 	uint64_t next = f->last_seqno + 1;
 	int rc = reserve_fault(f);
@@ -179,5 +189,14 @@ int schedule_destroy(struct sim_file *f, const struct drm_arena_handle *arg)
 		return -EBUSY;
 	handles_remove(&f->schedules, arg->handle);
 	schedule_free(s);
+	return 0;
+}
+
+int file_seal(struct sim_file *f, struct drm_arena_seal *arg)
+{
+	if (arg->flags || arg->pad)
+		return -EINVAL;
+	f->sealed = 1;
+	arg->context = f->context;
 	return 0;
 }

@@ -30,6 +30,8 @@
 #include <arenaguard/certify.h>
 #include <arenaguard/uapi.h>
 
+#include "seal.h"
+
 /* ---- init.c ---- */
 
 /* The next definitions (RTLD_NEXT) of the libc functions that device
@@ -50,8 +52,11 @@ void *sim_next(const char *name);
 void interpose_resolve(void);
 
 /* ARENASIM_POISON=1 when the node is first opened: poison fresh planes
- * per instance.  sim_options() reads the environment, once. */
+ * per instance.  ARENASIM_REQUIRE_SEAL=1: every context is sealed from
+ * its open (uapi.h, "Sealed submissions").  sim_options() reads the
+ * environment, once. */
 extern int sim_poison;
+extern int sim_require_seal;
 void sim_options(void);
 
 void sim_lock(void);
@@ -94,6 +99,8 @@ struct sim_file {
 	uint64_t last_seqno;          /* handed out: 1 .. last_seqno */
 	uint64_t *faulted;            /* faulted seqnos, ascending */
 	uint64_t n_faulted, cap_faulted;
+	uint64_t context;             /* identity (DRM_IOCTL_ARENA_SEAL) */
+	int sealed;                   /* unsealed submits refused, for good */
 };
 
 /* A new open of the node on real fd `fd`; -errno on failure. */
@@ -145,6 +152,7 @@ struct sim_program {
 	int64_t *slot_of;
 	uint32_t max_words;           /* largest word_count of a launch */
 	uint64_t *scratch;            /* max_words words: one launch at t */
+	struct arena_seal seal;       /* after the image (uapi.h) */
 };
 
 int program_create(struct sim_file *f, struct drm_arena_program_create *arg);
@@ -163,6 +171,7 @@ struct sim_schedule {
 	uint64_t n_refs, cap_refs;
 	uint64_t executed;            /* launches of the executed sequence */
 	int busy;                     /* executing (always 0: submit is sync) */
+	struct arena_seal seal;       /* program's, then every accepted ref */
 };
 
 /* Hard cap on one append batch (EINVAL beyond): bounds the copy. */
@@ -171,11 +180,22 @@ struct sim_schedule {
 int schedule_create(struct sim_file *f, struct drm_arena_schedule_create *arg);
 int schedule_append(struct sim_file *f,
 		    const struct drm_arena_schedule_append *arg);
+/* What a submission asks of the seal: none (the plain submit, refused
+ * with ENOKEY on a sealed context) or this value (EKEYREJECTED unless it
+ * is the schedule's seal). */
+struct sim_seal_check {
+	int sealed;
+	uint64_t seal;
+};
+
 /* Executes the schedule; *seqno gets its sequence number.  If
  * seqno_user is not 0 the number is stored there first (EFAULT before
- * anything runs). */
+ * anything runs).  Every refusal comes before a number is consumed. */
 int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
-		    uint64_t *seqno, uint64_t seqno_user);
+		    const struct sim_seal_check *check, uint64_t *seqno,
+		    uint64_t seqno_user);
+/* DRM_IOCTL_ARENA_SEAL. */
+int file_seal(struct sim_file *f, struct drm_arena_seal *arg);
 int schedule_wait(struct sim_file *f, const struct drm_arena_wait *arg);
 int schedule_destroy(struct sim_file *f, const struct drm_arena_handle *arg);
 void schedule_free(struct sim_schedule *s);

@@ -298,11 +298,25 @@ static int cmd_append(struct sim_file *f, const uint8_t *cmd)
 static int cmd_submit(struct sim_file *f, const uint8_t *cmd)
 {
 	struct arena_uring_submit s;
+	const struct sim_seal_check unsealed = { 0, 0 };
 	uint64_t seqno;
 	memcpy(&s, cmd, sizeof(s));
 	if (!all_zero(cmd + sizeof(s), CMD_BYTES - sizeof(s)))
 		return -EINVAL;
-	return schedule_submit(f, s.schedule, s.flags, &seqno, s.seqno);
+	return schedule_submit(f, s.schedule, s.flags, &unsealed, &seqno,
+			       s.seqno);
+}
+
+static int cmd_submit_sealed(struct sim_file *f, const uint8_t *cmd)
+{
+	struct arena_uring_submit_sealed s;
+	uint64_t seqno;
+	memcpy(&s, cmd, sizeof(s));
+	if (!all_zero(cmd + sizeof(s), CMD_BYTES - sizeof(s)))
+		return -EINVAL;
+	const struct sim_seal_check check = { 1, s.seal };
+	return schedule_submit(f, s.schedule, s.flags, &check, &seqno,
+			       s.seqno);
 }
 
 /* The driver's uring_cmd: 0 or -errno, as the matching ioctl. */
@@ -319,6 +333,8 @@ static int uring_cmd(struct sim_file *f, const struct io_uring *ring,
 		return cmd_append(f, sqe->cmd);
 	case ARENA_URING_CMD_SUBMIT:
 		return cmd_submit(f, sqe->cmd);
+	case ARENA_URING_CMD_SUBMIT_SEALED:
+		return cmd_submit_sealed(f, sqe->cmd);
 	default:
 		return -ENOTTY;
 	}

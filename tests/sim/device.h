@@ -20,9 +20,12 @@ Suite *suite_bo(void);        /* test_bo.c */
 Suite *suite_program(void);   /* test_program.c */
 Suite *suite_execute(void);   /* test_execute.c */
 Suite *suite_uring(void);     /* test_uring.c */
+Suite *suite_seal(void);      /* test_seal.c */
 
 /* `sim-tests --poison-demo NAME`: test_execute.c's child mode. */
 int poison_demo(const char *name);
+/* `sim-tests --require-seal-demo`: test_seal.c's child mode. */
+int require_seal_demo(void);
 
 /* Opens the node (fails the test if it cannot). */
 int dev_open(void);

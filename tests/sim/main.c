@@ -3,7 +3,8 @@
  * sim-tests: the simulated device (libarenasim.so), which meson preloads
  * with LD_PRELOAD.  Runs every suite and ends with the line
  * "N passed, N failed".  `sim-tests --poison-demo NAME` is a child mode
- * used by the poisoning tests (the option is read once per process).
+ * used by the poisoning tests (the option is read once per process);
+ * `sim-tests --require-seal-demo` is the ARENASIM_REQUIRE_SEAL test's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +13,13 @@
 #include "../summary.h"
 #include "device.h"
 
-static const char *demo_name;
+static const char *demo_name;   /* --poison-demo's, or NULL */
 
-/* The device helpers assert with Check, so the demo runs as a test. */
+/* The device helpers assert with Check, so a child mode runs as a test. */
 START_TEST(demo)
 {
-	ck_assert_int_eq(poison_demo(demo_name), 0);
+	ck_assert_int_eq(demo_name ? poison_demo(demo_name)
+				   : require_seal_demo(), 0);
 }
 END_TEST
 
@@ -40,12 +42,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--poison-demo") == 0)
 		return run_demo(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "--require-seal-demo") == 0)
+		return run_demo(NULL);
 
 	SRunner *sr = srunner_create(suite_node());
 	srunner_add_suite(sr, suite_bo());
 	srunner_add_suite(sr, suite_program());
 	srunner_add_suite(sr, suite_execute());
 	srunner_add_suite(sr, suite_uring());
+	srunner_add_suite(sr, suite_seal());
 
 	return run_and_summarize(sr);
 }

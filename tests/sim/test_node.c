@@ -230,7 +230,7 @@ START_TEST(unknown_ioctls)
 	int fd = dev_open();
 	char buf[64] = { 0 };
 	unsigned long unknown_driver =
-		DRM_IOWR(DRM_COMMAND_BASE + 0x0c, struct drm_arena_handle);
+		DRM_IOWR(DRM_COMMAND_BASE + 0x0e, struct drm_arena_handle);
 	ck_assert_int_eq(xioctl(fd, unknown_driver, buf), EINVAL);
 	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_GET_CAP, buf), ENOTTY);
 	ck_assert_int_eq(xioctl(fd, FIONREAD, buf), ENOTTY);
