@@ -271,6 +271,13 @@ int device_forward(struct device *dev)
 {
 	uint64_t seqno = 0;
 	int rc = submit(dev, &seqno);
+	/* A driver told to require sealed submissions (uapi.h, "Sealed
+	 * submissions") runs only what a checker certified and sealed:
+	 * this client does not seal, libarenaguard does. */
+	if (rc == -ENOKEY)
+		fprintf(stderr, "arena-infer: the driver requires sealed "
+			"submissions: run under the guard (tools/arenaguard "
+			"arena-infer ...)\n");
 	if (rc != 0)
 		return rc;
 	/* EIO here is the device faulting on a launch (uapi.h). */

@@ -24,7 +24,7 @@
 
 #define OUTPUT_MAX 65536
 
-enum env { NO_SIM, SIM, SIM_POISON };
+enum env { NO_SIM, SIM, SIM_POISON, SIM_REQUIRE_SEAL };
 
 struct result {
 	int status;            /* exit status, or -1 if killed */
@@ -37,11 +37,14 @@ static void child(int out, enum env env, char *const argv[])
 	dup2(out, STDERR_FILENO);
 	close(out);
 	unsetenv("ARENASIM_POISON");
+	unsetenv("ARENASIM_REQUIRE_SEAL");
 	unsetenv("LD_PRELOAD");
 	if (env != NO_SIM)
 		setenv("LD_PRELOAD", AG_PRELOAD_FIRST AG_ARENASIM, 1);
 	if (env == SIM_POISON)
 		setenv("ARENASIM_POISON", "1", 1);
+	if (env == SIM_REQUIRE_SEAL)
+		setenv("ARENASIM_REQUIRE_SEAL", "1", 1);
 	execv(AG_ARENA_INFER, argv);
 	_exit(127);
 }
@@ -175,6 +178,23 @@ START_TEST(correct_reports_verdict_0)
 }
 END_TEST
 
+/* A driver that requires sealed submissions refuses the unguarded
+ * client's plain submit (ENOKEY), on both paths, and the client says
+ * what to do: a device error, exit 2. */
+START_TEST(require_seal_says_run_under_the_guard)
+{
+	need_sim();
+	INFER(&r, SIM_REQUIRE_SEAL, "--quiet");
+	EXPECT(&r, 2);
+	ck_assert_ptr_nonnull(strstr(r.output, "requires sealed submissions: "
+					       "run under the guard"));
+	INFER(&r, SIM_REQUIRE_SEAL, "--uring", "--quiet");
+	EXPECT(&r, 2);
+	ck_assert_ptr_nonnull(strstr(r.output, "requires sealed submissions: "
+					       "run under the guard"));
+}
+END_TEST
+
 /* Without the simulator there is no /dev/accel/accel0 here: a device
  * error, exit 2. */
 START_TEST(no_device_is_exit_2)
@@ -213,6 +233,7 @@ Suite *suite_device(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cli");
+	tcase_add_test(tc, require_seal_says_run_under_the_guard);
 	tcase_add_test(tc, no_device_is_exit_2);
 	tcase_add_test(tc, usage_error_is_exit_2);
 	suite_add_tcase(s, tc);
