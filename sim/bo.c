@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Buffer objects: device memory at a fixed device address.  Each is a
- * memfd, so that the application's mmap of the fake offset and the
- * simulator's own mapping (what kernels read and write) share pages, and
- * a mapping outlives the buffer's destruction as a GEM mapping does.
- * The address space belongs to the open file (one context per open);
- * by_address keeps its buffers sorted for lookups by device address.
- * Ranges are compared by their last byte so that a buffer may end at
- * 2^64 without overflow.
+ * Buffer objects: device memory at a fixed device address.  A buffer's
+ * bytes are a page-aligned range of the context's memfd (context.c), so
+ * that the application's mmap of the fake offset, in any process sharing
+ * the context, and the simulator's own mapping (what kernels read and
+ * write) share pages; a mapping outlives the buffer's destruction as a
+ * GEM mapping does (buffer memory is never reused within a context).  The
+ * address space belongs to the context; by_address keeps its buffers
+ * sorted for lookups by device address.  Ranges are compared by their
+ * last byte so that a buffer may end at 2^64 without overflow.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,11 +22,33 @@
 
 #define PAGE 4096ull
 
+/* A buffer in the context. */
 struct sim_bo {
 	uint64_t address, size, mmap_offset;
-	uint8_t *map;                 /* the simulator's mapping */
-	int memfd;
+	uint64_t data;                /* offset of its bytes in the memfd */
 };
+
+static struct sim_bo *bo_at(const struct sim_file *f, uint64_t rec)
+{
+	return rec ? ctx_at(f, rec) : NULL;
+}
+
+static struct sim_bo *bo_get(const struct sim_file *f, uint32_t handle)
+{
+	return bo_at(f, handles_get(f, &f->ctx->bos, handle));
+}
+
+/* The i-th buffer by address. */
+static struct sim_bo *by_address(const struct sim_file *f, uint32_t i)
+{
+	const uint64_t *a = ctx_at(f, f->ctx->by_address);
+	return bo_at(f, a[i]);
+}
+
+static uint8_t *bo_bytes(const struct sim_file *f, const struct sim_bo *bo)
+{
+	return ctx_at(f, bo->data);
+}
 
 static uint64_t last_byte(const struct sim_bo *bo)
 {
@@ -36,10 +59,10 @@ static uint64_t last_byte(const struct sim_bo *bo)
 static uint32_t first_ending_at_or_after(const struct sim_file *f,
 					 uint64_t address)
 {
-	uint32_t lo = 0, hi = f->n_by_address;
+	uint32_t lo = 0, hi = f->ctx->n_by_address;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (last_byte(f->by_address[mid]) < address)
+		if (last_byte(by_address(f, mid)) < address)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -47,90 +70,77 @@ static uint32_t first_ending_at_or_after(const struct sim_file *f,
 	return lo;
 }
 
-static int insert_sorted(struct sim_file *f, struct sim_bo *bo)
+static int insert_sorted(struct sim_file *f, uint64_t rec)
 {
+	struct sim_ctx *c = f->ctx;
+	struct sim_bo *bo = bo_at(f, rec);
 	uint32_t i = first_ending_at_or_after(f, bo->address);
-	if (i < f->n_by_address && f->by_address[i]->address <= last_byte(bo))
+	if (i < c->n_by_address && by_address(f, i)->address <= last_byte(bo))
 		return -EBUSY;
-	if (f->n_by_address == f->cap_by_address) {
-		uint32_t cap = f->cap_by_address ? 2 * f->cap_by_address : 16;
-		struct sim_bo **a = realloc(f->by_address, cap * sizeof(*a));
-		if (!a)
+	if (c->n_by_address == c->cap_by_address) {
+		uint32_t cap = c->cap_by_address ? 2 * c->cap_by_address : 16;
+		uint64_t grown = ctx_alloc(f, (uint64_t)cap * sizeof(uint64_t));
+		if (!grown)
 			return -ENOMEM;
-		f->by_address = a;
-		f->cap_by_address = cap;
+		if (c->n_by_address)
+			memcpy(ctx_at(f, grown), ctx_at(f, c->by_address),
+			       c->n_by_address * sizeof(uint64_t));
+		ctx_free(f, c->by_address, c->cap_by_address * sizeof(uint64_t));
+		c->by_address = grown;
+		c->cap_by_address = cap;
 	}
-	memmove(&f->by_address[i + 1], &f->by_address[i],
-		(f->n_by_address - i) * sizeof(*f->by_address));
-	f->by_address[i] = bo;
-	f->n_by_address++;
+	uint64_t *a = ctx_at(f, c->by_address);
+	memmove(&a[i + 1], &a[i], (c->n_by_address - i) * sizeof(*a));
+	a[i] = rec;
+	c->n_by_address++;
 	return 0;
 }
 
-static void remove_sorted(struct sim_file *f, struct sim_bo *bo)
+static void remove_sorted(struct sim_file *f, const struct sim_bo *bo)
 {
+	struct sim_ctx *c = f->ctx;
 	uint32_t i = first_ending_at_or_after(f, bo->address);
-	memmove(&f->by_address[i], &f->by_address[i + 1],
-		(f->n_by_address - i - 1) * sizeof(*f->by_address));
-	f->n_by_address--;
-}
-
-static void bo_free(struct sim_bo *bo)
-{
-	if (bo->map)
-		munmap(bo->map, bo->size);
-	if (bo->memfd >= 0)
-		sim_real.close(bo->memfd);
-	free(bo);
-}
-
-/* Memory for a buffer: a memfd of its size, mapped. */
-static int bo_back(struct sim_bo *bo)
-{
-	if (bo->size > INT64_MAX)
-		return -ENOMEM;
-	bo->memfd = memfd_create("arena-bo", MFD_CLOEXEC);
-	if (bo->memfd < 0)
-		return -ENOMEM;
-	if (ftruncate(bo->memfd, (off_t)bo->size) != 0)
-		return -ENOMEM;
-	void *map = sim_real.mmap(NULL, bo->size, PROT_READ | PROT_WRITE,
-				  MAP_SHARED, bo->memfd, 0);
-	if (map == MAP_FAILED)
-		return -ENOMEM;
-	bo->map = map;
-	return 0;
+	uint64_t *a = ctx_at(f, c->by_address);
+	memmove(&a[i], &a[i + 1], (c->n_by_address - i - 1) * sizeof(*a));
+	c->n_by_address--;
 }
 
 int bo_create(struct sim_file *f, struct drm_arena_bo_create *arg)
 {
+	struct sim_ctx *c = f->ctx;
 	if (arg->flags || arg->address % PAGE || arg->size % PAGE ||
 	    arg->size < PAGE || arg->address + (arg->size - 1) < arg->address)
 		return -EINVAL;
 	/* The fake offset must stay a valid off_t for mmap(2). */
-	if (arg->size > (uint64_t)INT64_MAX - f->next_mmap_offset)
+	if (arg->size > (uint64_t)INT64_MAX - c->next_mmap_offset)
 		return -ENOMEM;
-	struct sim_bo *bo = calloc(1, sizeof(*bo));
-	if (!bo)
+	uint64_t rec = ctx_alloc(f, sizeof(struct sim_bo));
+	if (!rec)
 		return -ENOMEM;
+	struct sim_bo *bo = bo_at(f, rec);
 	bo->address = arg->address;
 	bo->size = arg->size;
-	bo->memfd = -1;
-	int rc = insert_sorted(f, bo);
+	int rc = insert_sorted(f, rec);
 	if (rc) {
-		free(bo);
+		ctx_free(f, rec, sizeof(*bo));
 		return rc;
 	}
-	rc = bo_back(bo);
-	if (!rc)
-		rc = handles_add(&f->bos, bo, &arg->handle);
+	/* Memory last: it is never given back. */
+	rc = handles_add(f, &c->bos, rec, &arg->handle);
+	if (!rc) {
+		bo->data = ctx_alloc_data(f, bo->size);
+		if (!bo->data) {
+			handles_remove(f, &c->bos, arg->handle);
+			rc = -ENOMEM;
+		}
+	}
 	if (rc) {
 		remove_sorted(f, bo);
-		bo_free(bo);
+		ctx_free(f, rec, sizeof(*bo));
 		return rc;
 	}
-	bo->mmap_offset = f->next_mmap_offset;
-	f->next_mmap_offset += bo->size;
+	bo->mmap_offset = c->next_mmap_offset;
+	c->next_mmap_offset += bo->size;
 	return 0;
 }
 
@@ -138,7 +148,7 @@ int bo_mmap_offset(struct sim_file *f, struct drm_arena_bo_mmap *arg)
 {
 	if (arg->pad)
 		return -EINVAL;
-	struct sim_bo *bo = handles_get(&f->bos, arg->handle);
+	struct sim_bo *bo = bo_get(f, arg->handle);
 	if (!bo)
 		return -ENOENT;
 	arg->offset = bo->mmap_offset;
@@ -149,12 +159,12 @@ int bo_rw(struct sim_file *f, const struct drm_arena_bo_rw *arg, int write)
 {
 	if (arg->pad)
 		return -EINVAL;
-	struct sim_bo *bo = handles_get(&f->bos, arg->handle);
+	struct sim_bo *bo = bo_get(f, arg->handle);
 	if (!bo)
 		return -ENOENT;
 	if (arg->offset > bo->size || arg->size > bo->size - arg->offset)
 		return -EINVAL;
-	uint8_t *mem = bo->map + arg->offset;
+	uint8_t *mem = bo_bytes(f, bo) + arg->offset;
 	return write ? copy_from_user(mem, arg->data, arg->size)
 		     : copy_to_user(arg->data, mem, arg->size);
 }
@@ -163,30 +173,20 @@ int bo_destroy(struct sim_file *f, const struct drm_arena_handle *arg)
 {
 	if (arg->pad)
 		return -EINVAL;
-	struct sim_bo *bo = handles_remove(&f->bos, arg->handle);
-	if (!bo)
+	uint64_t rec = handles_remove(f, &f->ctx->bos, arg->handle);
+	if (!rec)
 		return -ENOENT;
-	remove_sorted(f, bo);
-	bo_free(bo);
+	remove_sorted(f, bo_at(f, rec));
+	ctx_free(f, rec, sizeof(struct sim_bo));
 	return 0;
 }
 
-void bo_free_all(struct sim_file *f)
-{
-	for (uint32_t i = 0; i < f->bos.cap; i++) {
-		struct sim_bo *bo = handles_at(&f->bos, i);
-		if (bo)
-			bo_free(bo);
-	}
-	f->n_by_address = 0;
-}
-
-void *bo_map(struct sim_file *f, void *addr, size_t len, int prot,
+void *bo_map(struct sim_file *f, int fd, void *addr, size_t len, int prot,
 	     int flags, uint64_t offset, int *err)
 {
 	struct sim_bo *bo = NULL;
-	for (uint32_t i = 0; i < f->bos.cap && !bo; i++) {
-		struct sim_bo *b = handles_at(&f->bos, i);
+	for (uint32_t i = 0; i < f->ctx->bos.cap && !bo; i++) {
+		struct sim_bo *b = bo_at(f, handles_at(f, &f->ctx->bos, i));
 		if (b && b->mmap_offset == offset)
 			bo = b;
 	}
@@ -198,7 +198,7 @@ void *bo_map(struct sim_file *f, void *addr, size_t len, int prot,
 		*err = EINVAL;
 		return MAP_FAILED;
 	}
-	void *p = sim_real.mmap(addr, len, prot, flags, bo->memfd, 0);
+	void *p = sim_real.mmap(addr, len, prot, flags, fd, (off_t)bo->data);
 	if (p == MAP_FAILED)
 		*err = errno;
 	return p;
@@ -207,15 +207,15 @@ void *bo_map(struct sim_file *f, void *addr, size_t len, int prot,
 uint8_t *bo_range(struct sim_file *f, uint64_t address, uint64_t len)
 {
 	uint32_t i = first_ending_at_or_after(f, address);
-	if (i == f->n_by_address)
+	if (i == f->ctx->n_by_address)
 		return NULL;
-	struct sim_bo *bo = f->by_address[i];
+	struct sim_bo *bo = by_address(f, i);
 	if (address < bo->address)
 		return NULL;
 	uint64_t off = address - bo->address;
 	if (len > bo->size - off)
 		return NULL;
-	return bo->map + off;
+	return bo_bytes(f, bo) + off;
 }
 
 void bo_fill(struct sim_file *f, uint64_t address, uint64_t size, int byte)
@@ -226,10 +226,11 @@ void bo_fill(struct sim_file *f, uint64_t address, uint64_t size, int byte)
 	if (last < address)
 		last = UINT64_MAX;
 	for (uint32_t i = first_ending_at_or_after(f, address);
-	     i < f->n_by_address && f->by_address[i]->address <= last; i++) {
-		struct sim_bo *bo = f->by_address[i];
+	     i < f->ctx->n_by_address && by_address(f, i)->address <= last;
+	     i++) {
+		struct sim_bo *bo = by_address(f, i);
 		uint64_t lo = address > bo->address ? address : bo->address;
 		uint64_t hi = last < last_byte(bo) ? last : last_byte(bo);
-		memset(bo->map + (lo - bo->address), byte, hi - lo + 1);
+		memset(bo_bytes(f, bo) + (lo - bo->address), byte, hi - lo + 1);
 	}
 }

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which fds are the device.  Opening the node opens /dev/null for real,
- * so the fd number is the kernel's and stays unique; the fd table maps
- * it to a struct sim_file, the simulated open file description.  dup()
- * shares the sim_file, as a dup'ed fd shares a drm_file in a kernel, and
- * the last reference (an fd or a registered io_uring slot) frees it.
+ * Which fds of this process are the device, and which context each is.
+ * Opening the node creates a context's memfd (context.c): the fd number
+ * is the kernel's, and the open file description is the kernel's, shared
+ * by dup, fork and SCM_RIGHTS like a drm_file.  The fd table maps fd
+ * numbers to this process's struct sim_file, one per context it holds
+ * (found by the memfd's identity, so that two fds of one context in one
+ * process share it, however they arrived).  An fd the table does not
+ * know is probed when it is used: a forked child's table is a copy, but
+ * an fd received by SCM_RIGHTS or inherited over exec is new here.  The
+ * last reference in this process (an fd or a registered io_uring slot)
+ * unmaps the context; the kernel frees the memfd with its last fd.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,18 +22,21 @@
 static struct sim_file **table;   /* indexed by fd */
 static size_t table_len;
 static atomic_size_t n_device;    /* fds in the table */
-static uint64_t last_context;     /* context identities handed out */
+static struct sim_file *files;    /* every sim_file of this process */
 
 int fd_any(void)
 {
 	return atomic_load_explicit(&n_device, memory_order_relaxed) != 0;
 }
 
-struct sim_file *fd_file(int fd)
+int fd_maybe_device(int fd)
 {
-	if (fd < 0 || (size_t)fd >= table_len)
-		return NULL;
-	return table[fd];
+	if (fd < 0)
+		return 0;
+	if (fd_any())
+		return 1;
+	uint64_t dev, ino;
+	return ctx_probe(fd, &dev, &ino);
 }
 
 static int grow(size_t fd)
@@ -47,6 +56,49 @@ static int grow(size_t fd)
 	return 0;
 }
 
+/* This process's view of the context fd is, made if needed; NULL when
+ * it cannot be mapped. */
+static struct sim_file *view(int fd, uint64_t dev, uint64_t ino)
+{
+	for (struct sim_file *f = files; f; f = f->next)
+		if (f->dev == dev && f->ino == ino)
+			return f;
+	struct sim_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	if (ctx_map(f, fd) != 0) {
+		free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = ino;
+	f->next = files;
+	files = f;
+	return f;
+}
+
+struct sim_file *fd_file(int fd)
+{
+	if (fd < 0)
+		return NULL;
+	if ((size_t)fd < table_len && table[fd])
+		return table[fd];
+	uint64_t dev, ino;
+	if (!ctx_probe(fd, &dev, &ino))
+		return NULL;
+	struct sim_file *f = view(fd, dev, ino);
+	if (!f)
+		return NULL;
+	if (fd_attach(fd, f) != 0) {
+		if (!f->refs) {
+			f->refs = 1;
+			file_put(f);
+		}
+		return NULL;
+	}
+	return f;
+}
+
 int fd_attach(int fd, struct sim_file *f)
 {
 	if (fd < 0)
@@ -54,8 +106,8 @@ int fd_attach(int fd, struct sim_file *f)
 	int rc = grow((size_t)fd);
 	if (rc)
 		return rc;
-	fd_detach(fd);
 	file_get(f);
+	fd_detach(fd);
 	table[fd] = f;
 	atomic_fetch_add(&n_device, 1);
 	return 0;
@@ -63,9 +115,9 @@ int fd_attach(int fd, struct sim_file *f)
 
 void fd_detach(int fd)
 {
-	struct sim_file *f = fd_file(fd);
-	if (!f)
+	if (fd < 0 || (size_t)fd >= table_len || !table[fd])
 		return;
+	struct sim_file *f = table[fd];
 	table[fd] = NULL;
 	atomic_fetch_sub(&n_device, 1);
 	file_put(f);
@@ -77,19 +129,22 @@ void fd_detach_range(unsigned int first, unsigned int last)
 		fd_detach((int)fd);
 }
 
-int fd_open_device(int fd)
+int fd_open_device(int flags)
 {
-	struct sim_file *f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	/* Fake mmap offsets start where DRM's do (DRM_FILE_PAGE_OFFSET). */
-	f->next_mmap_offset = 0x100000000ull;
-	f->context = ++last_context;
-	f->sealed = sim_require_seal;
+	struct sim_file *f;
+	int fd = ctx_create(flags, &f);
+	if (fd < 0)
+		return fd;
+	f->next = files;
+	files = f;
 	int rc = fd_attach(fd, f);
-	if (rc)
-		free(f);
-	return rc;
+	if (rc) {
+		f->refs = 1;
+		file_put(f);
+		sim_real.close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 void file_get(struct sim_file *f)
@@ -101,15 +156,12 @@ void file_put(struct sim_file *f)
 {
 	if (--f->refs)
 		return;
-	for (uint32_t i = 0; i < f->schedules.cap; i++)
-		schedule_free(handles_at(&f->schedules, i));
-	for (uint32_t i = 0; i < f->programs.cap; i++)
-		program_free(handles_at(&f->programs, i));
-	bo_free_all(f);
-	handles_fini(&f->schedules);
-	handles_fini(&f->programs);
-	handles_fini(&f->bos);
-	free(f->by_address);
-	free(f->faulted);
+	for (struct sim_file **p = &files; *p; p = &(*p)->next)
+		if (*p == f) {
+			*p = f->next;
+			break;
+		}
+	program_cache_fini(f);
+	ctx_unmap(f);
 	free(f);
 }

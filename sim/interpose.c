@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The libc entry points an application reaches the device through.  The
- * node ARENA_NODE_PATH exists only here: opening it opens /dev/null for
- * real (a unique fd number) and records the fd as the device; stat says
+ * node ARENA_NODE_PATH exists only here: opening it creates a context's
+ * memfd (context.c) and records the fd as the device; stat says
  * character device 261:0; ioctl and mmap on a device fd go to the
  * driver, everything else to the real function, untouched.
  *
@@ -107,7 +107,7 @@ static int is_node(const char *path)
 /* Whether fd is a device fd (a hint: the answer may change right after). */
 static int is_device(int fd)
 {
-	if (sim_depth || !fd_any())
+	if (sim_depth || !fd_maybe_device(fd))
 		return 0;
 	sim_lock();
 	int yes = fd_file(fd) != NULL;
@@ -130,17 +130,10 @@ static int open_node(int flags)
 	if (flags & O_DIRECTORY)
 		return fail(ENOTDIR);
 	sim_options();
-	int fd = real_open("/dev/null", O_RDWR | (flags & (O_CLOEXEC | O_NONBLOCK)));
-	if (fd < 0)
-		return -1;
 	sim_lock();
-	int rc = fd_open_device(fd);
+	int fd = fd_open_device(flags & (O_CLOEXEC | O_NONBLOCK));
 	sim_unlock();
-	if (rc) {
-		real_close(fd);
-		return fail(-rc);
-	}
-	return fd;
+	return fd < 0 ? fail(-fd) : fd;
 }
 
 static mode_t mode_arg(int flags, va_list ap)
@@ -234,7 +227,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
  * when oldfd is.  Returns newfd, or -1 when it cannot be tracked. */
 static int track_dup(int oldfd, int newfd)
 {
-	if (newfd < 0 || sim_depth || !fd_any())
+	if (newfd < 0 || sim_depth || !fd_maybe_device(oldfd))
 		return newfd;
 	sim_lock();
 	struct sim_file *f = fd_file(oldfd);
@@ -307,13 +300,18 @@ static int is_node_at(int dirfd, const char *path, int flags)
 	       is_device(dirfd);
 }
 
-/* Stats /dev/null (what a device fd really is), then dresses it up. */
+/* Stats /dev/null (the node) or the fd (a context's memfd), then
+ * dresses it up as the character device.  A device fd keeps its memfd's
+ * st_dev and st_ino: they tell open file descriptions apart. */
 #define STAT_NODE(call, st)                                      \
 	do {                                                     \
 		int rc_ = (call);                                \
 		if (rc_ == 0) {                                  \
 			(st)->st_mode = NODE_MODE;               \
 			(st)->st_rdev = NODE_RDEV;               \
+			(st)->st_nlink = 1;                      \
+			(st)->st_size = 0;                       \
+			(st)->st_blocks = 0;                     \
 		}                                                \
 		return rc_;                                      \
 	} while (0)
@@ -520,7 +518,7 @@ int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	sim_init();
-	if (!sim_depth && fd_any()) {
+	if (!sim_depth && fd_maybe_device(fd)) {
 		sim_lock();
 		struct sim_file *f = fd_file(fd);
 		/* The kernel's ioctl takes an unsigned int command. */
@@ -537,7 +535,7 @@ static void *map_device(void *addr, size_t len, int prot, int flags, int fd,
 			off_t offset, int *handled)
 {
 	*handled = 0;
-	if (fd < 0 || sim_depth || !fd_any())
+	if (fd < 0 || sim_depth || !fd_maybe_device(fd))
 		return MAP_FAILED;
 	int err = 0;
 	void *p = MAP_FAILED;
@@ -545,7 +543,9 @@ static void *map_device(void *addr, size_t len, int prot, int flags, int fd,
 	struct sim_file *f = fd_file(fd);
 	if (f) {
 		*handled = 1;
-		p = bo_map(f, addr, len, prot, flags, (uint64_t)offset, &err);
+		ctx_lock(f);
+		p = bo_map(f, fd, addr, len, prot, flags, (uint64_t)offset, &err);
+		ctx_unlock(f);
 	}
 	sim_unlock();
 	if (p == MAP_FAILED && *handled)

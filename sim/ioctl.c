@@ -185,7 +185,9 @@ static int drm_call(struct sim_file *f, const struct desc *d,
 	int rc = copy_from_user(kdata, arg, in);
 	if (!rc) {
 		memset((char *)kdata + in, 0, ksize - in);
+		ctx_lock(f);
 		rc = d->fn(f, kdata);
+		ctx_unlock(f);
 		if (copy_to_user(arg, kdata, out))
 			rc = -EFAULT;
 	}

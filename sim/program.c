@@ -6,8 +6,15 @@
  * launch table; the plan matters only to poisoning.  What execution
  * needs again and again is computed once here: where repeat bodies
  * start, and per body word its summed deltas and table slot (spec 1.2).
+ *
+ * A program's image is kept in the context (sim.h), so that a process
+ * sharing it that did not create the program can parse it too, once:
+ * each process keeps its parses by handle, tagged with the program's
+ * identity, which is never reused, so a handle destroyed and reused by
+ * another process is parsed afresh.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,40 +139,133 @@ static int program_load(struct sim_program *p, const void *image,
 	return rc ? rc : index_words(p);
 }
 
+/* A new parse of image; -EINVAL when malformed, -ENOMEM. */
+static int program_parse(const void *image, uint64_t size,
+			 struct sim_program **out)
+{
+	struct sim_program *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	int rc = program_load(p, image, size);
+	if (rc) {
+		program_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+/* Remembers this process's parse of program `id` under handle. */
+static int cache_put(struct sim_file *f, uint32_t handle, uint64_t id,
+		     struct sim_program *p)
+{
+	assert(handle != 0);
+	if (handle > f->n_cache) {
+		uint32_t n = f->n_cache ? f->n_cache : 16;
+		while (n < handle)
+			n *= 2;
+		struct sim_cached *c = realloc(f->cache, n * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		memset(c + f->n_cache, 0, (n - f->n_cache) * sizeof(*c));
+		f->cache = c;
+		f->n_cache = n;
+	}
+	struct sim_cached *slot = &f->cache[handle - 1];
+	program_free(slot->program);
+	slot->id = id;
+	slot->program = p;
+	return 0;
+}
+
+int program_get(struct sim_file *f, uint32_t handle,
+		struct sim_program_rec **rec, const struct sim_program **p)
+{
+	uint64_t off = handles_get(f, &f->ctx->programs, handle);
+	if (!off)
+		return -ENOENT;
+	struct sim_program_rec *r = ctx_at(f, off);
+	*rec = r;
+	if (!p)
+		return 0;
+	if (handle <= f->n_cache && f->cache[handle - 1].id == r->id) {
+		*p = f->cache[handle - 1].program;
+		return 0;
+	}
+	/* Made by another process, or since replaced: parse it here. */
+	struct sim_program *made;
+	int rc = program_parse(ctx_at(f, r->image), r->size, &made);
+	if (rc)
+		return rc;
+	rc = cache_put(f, handle, r->id, made);
+	if (rc) {
+		program_free(made);
+		return rc;
+	}
+	*p = made;
+	return 0;
+}
+
+void program_cache_fini(struct sim_file *f)
+{
+	for (uint32_t i = 0; i < f->n_cache; i++)
+		program_free(f->cache[i].program);
+	free(f->cache);
+	f->cache = NULL;
+	f->n_cache = 0;
+}
+
 int program_create(struct sim_file *f, struct drm_arena_program_create *arg)
 {
+	struct sim_ctx *c = f->ctx;
 	if (arg->flags || arg->size == 0)
 		return -EINVAL;
 	if (arg->size > SIZE_MAX)
 		return -ENOMEM;
-	void *image = malloc(arg->size);
-	struct sim_program *p = calloc(1, sizeof(*p));
-	int rc = image && p ? 0 : -ENOMEM;
+	/* The image's bytes go straight into the context, where every
+	 * process sharing it reads them. */
+	uint64_t image = ctx_alloc(f, arg->size);
+	uint64_t off = ctx_alloc(f, sizeof(struct sim_program_rec));
+	int rc = image && off ? 0 : -ENOMEM;
 	if (!rc)
-		rc = copy_from_user(image, arg->image, arg->size);
+		rc = copy_from_user(ctx_at(f, image), arg->image, arg->size);
+	struct sim_program *p = NULL;
 	if (!rc)
-		rc = program_load(p, image, arg->size);
+		rc = program_parse(ctx_at(f, image), arg->size, &p);
 	if (!rc)
-		arena_seal_program(&p->seal, image, arg->size);
-	free(image);
-	if (!rc)
-		rc = handles_add(&f->programs, p, &arg->handle);
-	if (rc)
+		rc = handles_add(f, &c->programs, off, &arg->handle);
+	if (rc) {
 		program_free(p);
-	return rc;
+		ctx_free(f, image, arg->size);
+		ctx_free(f, off, sizeof(struct sim_program_rec));
+		return rc;
+	}
+	struct sim_program_rec *r = ctx_at(f, off);
+	r->id = ++c->last_program_id;
+	r->image = image;
+	r->size = arg->size;
+	arena_seal_program(&r->seal, ctx_at(f, image), arg->size);
+	/* Without room to remember it, it is parsed again when used. */
+	if (cache_put(f, arg->handle, r->id, p) != 0)
+		program_free(p);
+	return 0;
 }
 
 int program_destroy(struct sim_file *f, const struct drm_arena_handle *arg)
 {
 	if (arg->pad)
 		return -EINVAL;
-	struct sim_program *p = handles_get(&f->programs, arg->handle);
-	if (!p)
-		return -ENOENT;
-	if (p->schedules)
+	struct sim_program_rec *r;
+	int rc = program_get(f, arg->handle, &r, NULL);
+	if (rc)
+		return rc;
+	if (r->schedules)
 		return -EBUSY;
-	handles_remove(&f->programs, arg->handle);
-	program_free(p);
+	if (arg->handle <= f->n_cache && f->cache[arg->handle - 1].id == r->id)
+		cache_put(f, arg->handle, 0, NULL);
+	uint64_t off = handles_remove(f, &f->ctx->programs, arg->handle);
+	ctx_free(f, r->image, r->size);
+	ctx_free(f, off, sizeof(*r));
 	return 0;
 }
 

@@ -6,6 +6,8 @@
  * number of the open file.  WAIT then only reports what happened: 0, or
  * EIO for a submission that faulted.  Faults are rare, so only their
  * sequence numbers are kept (ascending, as they are handed out).
+ * Schedules, their references and the sequence numbers live in the
+ * context (sim.h), shared by every process holding it.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -19,58 +21,64 @@
 /* Spec 1.3: an executed sequence of 2^62 launches or more is malformed. */
 #define MAX_EXECUTED (1ull << 62)
 
+static struct sim_schedule *schedule_get(const struct sim_file *f,
+					 uint32_t handle)
+{
+	uint64_t off = handles_get(f, &f->ctx->schedules, handle);
+	return off ? ctx_at(f, off) : NULL;
+}
+
 int schedule_create(struct sim_file *f, struct drm_arena_schedule_create *arg)
 {
-	struct sim_program *p = handles_get(&f->programs, arg->program);
-	if (!p)
-		return -ENOENT;
-	struct sim_schedule *s = calloc(1, sizeof(*s));
-	if (!s)
+	struct sim_program_rec *p;
+	int rc = program_get(f, arg->program, &p, NULL);
+	if (rc)
+		return rc;
+	uint64_t off = ctx_alloc(f, sizeof(struct sim_schedule));
+	if (!off)
 		return -ENOMEM;
-	s->program = p;
-	s->seal = p->seal;
-	int rc = handles_add(&f->schedules, s, &arg->handle);
+	rc = handles_add(f, &f->ctx->schedules, off, &arg->handle);
 	if (rc) {
-		free(s);
+		ctx_free(f, off, sizeof(struct sim_schedule));
 		return rc;
 	}
+	struct sim_schedule *s = ctx_at(f, off);
+	s->program = arg->program;
+	s->seal = p->seal;
 	p->schedules++;
 	return 0;
 }
 
-void schedule_free(struct sim_schedule *s)
-{
-	if (!s)
-		return;
-	s->program->schedules--;
-	free(s->refs);
-	free(s);
-}
-
-static int reserve_refs(struct sim_schedule *s, uint64_t more)
+static int reserve_refs(struct sim_file *f, struct sim_schedule *s,
+			uint64_t more)
 {
 	if (s->n_refs + more <= s->cap_refs)
 		return 0;
 	uint64_t cap = s->cap_refs ? s->cap_refs : 16;
 	while (cap < s->n_refs + more)
 		cap *= 2;
-	if (cap > SIZE_MAX / sizeof(*s->refs))
+	if (cap > SIM_CTX_BYTES / sizeof(struct ac_ref))
 		return -ENOMEM;
-	struct ac_ref *refs = realloc(s->refs, cap * sizeof(*refs));
-	if (!refs)
+	uint64_t grown = ctx_alloc(f, cap * sizeof(struct ac_ref));
+	if (!grown)
 		return -ENOMEM;
-	s->refs = refs;
+	if (s->n_refs)
+		memcpy(ctx_at(f, grown), ctx_at(f, s->refs),
+		       s->n_refs * sizeof(struct ac_ref));
+	ctx_free(f, s->refs, s->cap_refs * sizeof(struct ac_ref));
+	s->refs = grown;
 	s->cap_refs = cap;
 	return 0;
 }
 
 /* Checks a whole batch before any of it is appended (atomic). */
-static int check_batch(const struct sim_schedule *s, const struct ac_ref *refs,
+static int check_batch(const struct sim_schedule *s,
+		       const struct sim_program *p, const struct ac_ref *refs,
 		       uint32_t count, uint64_t *executed)
 {
 	*executed = s->executed;
 	for (uint32_t i = 0; i < count; i++) {
-		int rc = program_check_ref(s->program, &refs[i], executed);
+		int rc = program_check_ref(p, &refs[i], executed);
 		if (rc)
 			return rc;
 	}
@@ -80,7 +88,7 @@ static int check_batch(const struct sim_schedule *s, const struct ac_ref *refs,
 int schedule_append(struct sim_file *f,
 		    const struct drm_arena_schedule_append *arg)
 {
-	struct sim_schedule *s = handles_get(&f->schedules, arg->schedule);
+	struct sim_schedule *s = schedule_get(f, arg->schedule);
 	if (!s)
 		return -ENOENT;
 	if (s->busy)
@@ -91,17 +99,23 @@ int schedule_append(struct sim_file *f,
 		return -EINVAL;
 	_Static_assert(sizeof(struct drm_arena_ref) == sizeof(struct ac_ref),
 		       "a uapi reference is a model reference");
+	struct sim_program_rec *rec;
+	const struct sim_program *p;
+	int rc = program_get(f, s->program, &rec, &p);
+	if (rc)
+		return rc;
 	struct ac_ref *refs = malloc(arg->count * sizeof(*refs));
 	if (!refs)
 		return -ENOMEM;
 	uint64_t executed;
-	int rc = copy_from_user(refs, arg->refs, arg->count * sizeof(*refs));
+	rc = copy_from_user(refs, arg->refs, arg->count * sizeof(*refs));
 	if (!rc)
-		rc = check_batch(s, refs, arg->count, &executed);
+		rc = check_batch(s, p, refs, arg->count, &executed);
 	if (!rc)
-		rc = reserve_refs(s, arg->count);
+		rc = reserve_refs(f, s, arg->count);
 	if (!rc) {
-		memcpy(&s->refs[s->n_refs], refs, arg->count * sizeof(*refs));
+		struct ac_ref *all = ctx_at(f, s->refs);
+		memcpy(&all[s->n_refs], refs, arg->count * sizeof(*refs));
 		s->n_refs += arg->count;
 		s->executed = executed;
 		arena_seal_refs(&s->seal, (const struct drm_arena_ref *)refs,
@@ -113,14 +127,19 @@ int schedule_append(struct sim_file *f,
 
 static int reserve_fault(struct sim_file *f)
 {
-	if (f->n_faulted < f->cap_faulted)
+	struct sim_ctx *c = f->ctx;
+	if (c->n_faulted < c->cap_faulted)
 		return 0;
-	uint64_t cap = f->cap_faulted ? 2 * f->cap_faulted : 8;
-	uint64_t *a = realloc(f->faulted, cap * sizeof(*a));
-	if (!a)
+	uint64_t cap = c->cap_faulted ? 2 * c->cap_faulted : 8;
+	uint64_t grown = ctx_alloc(f, cap * sizeof(uint64_t));
+	if (!grown)
 		return -ENOMEM;
-	f->faulted = a;
-	f->cap_faulted = cap;
+	if (c->n_faulted)
+		memcpy(ctx_at(f, grown), ctx_at(f, c->faulted),
+		       c->n_faulted * sizeof(uint64_t));
+	ctx_free(f, c->faulted, c->cap_faulted * sizeof(uint64_t));
+	c->faulted = grown;
+	c->cap_faulted = cap;
 	return 0;
 }
 
@@ -129,11 +148,12 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 		    uint64_t seqno_user)
 {
 	assert(check && seqno);
+	struct sim_ctx *c = f->ctx;
 	if (flags)
 		return -EINVAL;
-	if (!check->sealed && f->sealed)
+	if (!check->sealed && c->sealed)
 		return -ENOKEY;
-	struct sim_schedule *s = handles_get(&f->schedules, schedule);
+	struct sim_schedule *s = schedule_get(f, schedule);
 	if (!s)
 		return -ENOENT;
 	if (s->busy)
@@ -141,29 +161,40 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 	if (check->sealed && check->seal != arena_seal_value(&s->seal))
 		return -EKEYREJECTED;
 	/* Everything that can fail, before anything runs. */
-	uint64_t next = f->last_seqno + 1;
-	int rc = reserve_fault(f);
+	struct sim_program_rec *rec;
+	const struct sim_program *p;
+	int rc = program_get(f, s->program, &rec, &p);
+	uint64_t next = c->last_seqno + 1;
+	if (!rc)
+		rc = reserve_fault(f);
 	if (!rc && seqno_user)
 		rc = copy_to_user(seqno_user, &next, sizeof(next));
 	if (rc)
 		return rc;
-	f->last_seqno = next;
+	c->last_seqno = next;
 	*seqno = next;
 	s->busy = 1;
-	if (execute(f, s->program, s->refs, s->n_refs) != 0)
-		f->faulted[f->n_faulted++] = next;
+	const struct ac_ref *refs = s->n_refs ? ctx_at(f, s->refs) : NULL;
+	if (execute(f, p, refs, s->n_refs) != 0) {
+		uint64_t *faulted = ctx_at(f, c->faulted);
+		faulted[c->n_faulted++] = next;
+	}
 	s->busy = 0;
 	return 0;
 }
 
 static int faulted(const struct sim_file *f, uint64_t seqno)
 {
-	uint64_t lo = 0, hi = f->n_faulted;
+	const struct sim_ctx *c = f->ctx;
+	if (!c->n_faulted)
+		return 0;
+	const uint64_t *a = ctx_at(f, c->faulted);
+	uint64_t lo = 0, hi = c->n_faulted;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (f->faulted[mid] == seqno)
+		if (a[mid] == seqno)
 			return 1;
-		if (f->faulted[mid] < seqno)
+		if (a[mid] < seqno)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -173,7 +204,7 @@ static int faulted(const struct sim_file *f, uint64_t seqno)
 
 int schedule_wait(struct sim_file *f, const struct drm_arena_wait *arg)
 {
-	if (arg->seqno == 0 || arg->seqno > f->last_seqno)
+	if (arg->seqno == 0 || arg->seqno > f->ctx->last_seqno)
 		return -EINVAL;
 	return faulted(f, arg->seqno) ? -EIO : 0;
 }
@@ -182,13 +213,17 @@ int schedule_destroy(struct sim_file *f, const struct drm_arena_handle *arg)
 {
 	if (arg->pad)
 		return -EINVAL;
-	struct sim_schedule *s = handles_get(&f->schedules, arg->handle);
+	struct sim_schedule *s = schedule_get(f, arg->handle);
 	if (!s)
 		return -ENOENT;
 	if (s->busy)
 		return -EBUSY;
-	handles_remove(&f->schedules, arg->handle);
-	schedule_free(s);
+	struct sim_program_rec *rec;
+	if (program_get(f, s->program, &rec, NULL) == 0)
+		rec->schedules--;
+	uint64_t off = handles_remove(f, &f->ctx->schedules, arg->handle);
+	ctx_free(f, s->refs, s->cap_refs * sizeof(struct ac_ref));
+	ctx_free(f, off, sizeof(*s));
 	return 0;
 }
 
@@ -196,7 +231,7 @@ int file_seal(struct sim_file *f, struct drm_arena_seal *arg)
 {
 	if (arg->flags || arg->pad)
 		return -EINVAL;
-	f->sealed = 1;
-	arg->context = f->context;
+	f->ctx->sealed = 1;
+	arg->context = f->ctx->context;
 	return 0;
 }

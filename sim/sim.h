@@ -24,6 +24,7 @@
 #define ARENASIM_SIM_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -69,51 +70,119 @@ void sim_unlock(void);
  */
 extern __thread int sim_depth;
 
-/* ---- handles.c: small integer handles, lowest free first (like idr) ---- */
+/* ---- context.c: a context's state, in a memfd shared like a drm_file ----
+ *
+ * Opening the node creates a memfd: the real open file description,
+ * which the kernel shares across dup, fork and SCM_RIGHTS as it shares a
+ * drm_file.  The context's whole state lives in that memfd, mapped by
+ * every process holding an fd of it, under a process-shared mutex in its
+ * header: objects refer to each other by offsets into it, never by
+ * pointers.  The file has a fixed (sparse) size and is mapped once per
+ * process, so a process's pointers into it stay valid while it is
+ * mapped.  Bookkeeping is allocated from the bottom (freed blocks are
+ * reused), buffer memory from the top (never reused, so that a mapping
+ * that outlives its buffer never aliases another).
+ */
 
+#define SIM_CTX_BYTES (32ull << 30)   /* the memfd's size: 32 GiB sparse */
+
+/* A handle table (small nonzero integers, lowest free first, like idr):
+ * `slot` is the offset of cap uint64_t record offsets, 0 for free. */
 struct sim_handles {
-	void **slot;          /* handle h lives in slot[h - 1] */
+	uint64_t slot;
 	uint32_t cap;
 	uint32_t used;
 };
 
-int handles_add(struct sim_handles *h, void *obj, uint32_t *handle);
-void *handles_get(const struct sim_handles *h, uint32_t handle);
-void *handles_remove(struct sim_handles *h, uint32_t handle);
-/* The object at index i (0-based), for teardown walks; NULL if free. */
-void *handles_at(const struct sim_handles *h, uint32_t i);
-void handles_fini(struct sim_handles *h);
+struct sim_ctx;
 
-/* ---- fdtable.c: open file state shared by dup'ed fds ---- */
-
-struct sim_bo;
-
-/* The state behind one open of the node (a drm_file): handles, the
- * device address space, sequence numbers. */
+/* One process's view of one context (the drm_file it shares): its
+ * mapping, and the programs it has parsed. */
 struct sim_file {
-	unsigned int refs;            /* fds and registered ring slots */
+	unsigned int refs;            /* this process's fds and ring slots */
+	uint64_t dev, ino;            /* the memfd's identity */
+	uint8_t *map;                 /* SIM_CTX_BYTES of it */
+	struct sim_ctx *ctx;          /* == map */
+	struct sim_cached *cache;     /* by program handle - 1 */
+	uint32_t n_cache;
+	struct sim_file *next;        /* every sim_file of this process */
+};
+
+/* The shared state, at offset 0 of the memfd. */
+struct sim_ctx {
+	uint64_t magic, version;      /* SIM_CTX_MAGIC, 1: this is a context */
+	pthread_mutex_t lock;         /* process-shared, robust */
+	uint64_t context;             /* identity (DRM_IOCTL_ARENA_SEAL) */
+	int sealed;                   /* unsealed submits refused, for good */
+	uint64_t meta_top;            /* bookkeeping: [page, meta_top) used */
+	uint64_t data_bottom;         /* buffers: [data_bottom, size) used */
+	uint64_t free_list[40];       /* freed blocks of 64 << class bytes */
 	struct sim_handles bos, programs, schedules;
-	struct sim_bo **by_address;   /* live buffers sorted by address */
+	uint64_t by_address;          /* offsets of live buffers, by address */
 	uint32_t n_by_address, cap_by_address;
 	uint64_t next_mmap_offset;
 	uint64_t last_seqno;          /* handed out: 1 .. last_seqno */
-	uint64_t *faulted;            /* faulted seqnos, ascending */
+	uint64_t faulted;             /* offset of faulted seqnos, ascending */
 	uint64_t n_faulted, cap_faulted;
-	uint64_t context;             /* identity (DRM_IOCTL_ARENA_SEAL) */
-	int sealed;                   /* unsealed submits refused, for good */
+	uint64_t last_program_id;     /* program identities, never reused */
 };
 
-/* A new open of the node on real fd `fd`; -errno on failure. */
-int fd_open_device(int fd);
-/* The file behind fd, or NULL when fd is not the device. */
+/* Creates a context on a new memfd (O_CLOEXEC, O_NONBLOCK of flags
+ * honoured) and maps it: its fd, or -errno. */
+int ctx_create(int flags, struct sim_file **out);
+/* Whether fd is a context's memfd (fstat identity, then the magic);
+ * fills dev/ino.  Without the lock: an fd that is not one costs one
+ * fstat. */
+int ctx_probe(int fd, uint64_t *dev, uint64_t *ino);
+/* Maps the context fd is (ctx_probe said so) into f; -errno. */
+int ctx_map(struct sim_file *f, int fd);
+void ctx_unmap(struct sim_file *f);
+/* The shared mutex, taken under sim_lock (lock order: sim_lock first). */
+void ctx_lock(struct sim_file *f);
+void ctx_unlock(struct sim_file *f);
+/* Memory at offset off (not 0) of the context. */
+static inline void *ctx_at(const struct sim_file *f, uint64_t off)
+{
+	return f->map + off;
+}
+/* size zeroed bytes of bookkeeping (8-aligned): its offset, 0 when full.
+ * ctx_free takes the same size back. */
+uint64_t ctx_alloc(struct sim_file *f, uint64_t size);
+void ctx_free(struct sim_file *f, uint64_t off, uint64_t size);
+/* size zeroed bytes of buffer memory, page-aligned, never reused. */
+uint64_t ctx_alloc_data(struct sim_file *f, uint64_t size);
+
+/* ---- handles.c: handle tables in the context ---- */
+
+/* Adds record `rec` (an offset); -ENOMEM. */
+int handles_add(struct sim_file *f, struct sim_handles *h, uint64_t rec,
+		uint32_t *handle);
+/* The record of handle, or 0. */
+uint64_t handles_get(const struct sim_file *f, const struct sim_handles *h,
+		     uint32_t handle);
+uint64_t handles_remove(struct sim_file *f, struct sim_handles *h,
+			uint32_t handle);
+/* The record at index i (0-based), 0 if free. */
+uint64_t handles_at(const struct sim_file *f, const struct sim_handles *h,
+		    uint32_t i);
+
+/* ---- fdtable.c: which fds of this process are which context ---- */
+
+/* Opens the node: a new context; its fd, or -errno. */
+int fd_open_device(int flags);
+/* The context behind fd, or NULL when fd is not the device.  An fd this
+ * process did not open or dup itself (inherited over exec, received by
+ * SCM_RIGHTS, dup'ed behind our back) is recognised here. */
 struct sim_file *fd_file(int fd);
 /* fd now refers to f as well (dup); -ENOMEM. */
 int fd_attach(int fd, struct sim_file *f);
 /* fd no longer refers to the device (close, or dup2 over it). */
 void fd_detach(int fd);
 void fd_detach_range(unsigned int first, unsigned int last);
-/* Lock-free hint: 0 means no fd is the device, so skip the lock. */
+/* Lock-free hints: 0 means no fd in the table (fd_any), or fd is not
+ * the device (fd_maybe_device: an fd the table lacks costs an fstat). */
 int fd_any(void);
+int fd_maybe_device(int fd);
 
 void file_get(struct sim_file *f);
 void file_put(struct sim_file *f);
@@ -124,9 +193,9 @@ int bo_create(struct sim_file *f, struct drm_arena_bo_create *arg);
 int bo_mmap_offset(struct sim_file *f, struct drm_arena_bo_mmap *arg);
 int bo_rw(struct sim_file *f, const struct drm_arena_bo_rw *arg, int write);
 int bo_destroy(struct sim_file *f, const struct drm_arena_handle *arg);
-void bo_free_all(struct sim_file *f);
-/* mmap(2) of a fake offset; MAP_FAILED with *err set on failure. */
-void *bo_map(struct sim_file *f, void *addr, size_t len, int prot,
+/* mmap(2) of a fake offset through the device fd `fd`; MAP_FAILED with
+ * *err set on failure. */
+void *bo_map(struct sim_file *f, int fd, void *addr, size_t len, int prot,
 	     int flags, uint64_t offset, int *err);
 /* Host memory for device range [address, address + len) when it lies in
  * one buffer; NULL otherwise.  len 0 is never asked for. */
@@ -152,11 +221,32 @@ struct sim_program {
 	int64_t *slot_of;
 	uint32_t max_words;           /* largest word_count of a launch */
 	uint64_t *scratch;            /* max_words words: one launch at t */
+};
+
+/* A program in the context: its image (the exact bytes given to
+ * PROGRAM_CREATE) and what every process needs; each process parses the
+ * image into a struct sim_program once (sim_cached). */
+struct sim_program_rec {
+	uint64_t id;                  /* never reused within the context */
+	uint64_t image, size;         /* offset and length of the image */
+	uint64_t schedules;           /* live schedules (EBUSY on destroy) */
 	struct arena_seal seal;       /* after the image (uapi.h) */
+};
+
+/* This process's parse of program `id` (0: none). */
+struct sim_cached {
+	uint64_t id;
+	struct sim_program *program;
 };
 
 int program_create(struct sim_file *f, struct drm_arena_program_create *arg);
 int program_destroy(struct sim_file *f, const struct drm_arena_handle *arg);
+/* The record of handle (NULL: none) and, when p is not NULL, this
+ * process's parse of it in *p (-ENOMEM when it cannot be made). */
+int program_get(struct sim_file *f, uint32_t handle,
+		struct sim_program_rec **rec, const struct sim_program **p);
+/* Drops this process's parses (the file is going away here). */
+void program_cache_fini(struct sim_file *f);
 void program_free(struct sim_program *p);
 /* Checks one reference (spec 1.3) and adds the launches it executes to
  * *executed (saturating); -EINVAL when malformed. */
@@ -165,12 +255,13 @@ int program_check_ref(const struct sim_program *p, const struct ac_ref *ref,
 
 /* ---- schedule.c ---- */
 
+/* A schedule in the context. */
 struct sim_schedule {
-	struct sim_program *program;
-	struct ac_ref *refs;
+	uint32_t program;             /* its handle */
+	uint32_t busy;                /* executing (always 0: submit is sync) */
+	uint64_t refs;                /* offset of cap_refs struct ac_ref */
 	uint64_t n_refs, cap_refs;
 	uint64_t executed;            /* launches of the executed sequence */
-	int busy;                     /* executing (always 0: submit is sync) */
 	struct arena_seal seal;       /* program's, then every accepted ref */
 };
 
@@ -198,7 +289,6 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 int file_seal(struct sim_file *f, struct drm_arena_seal *arg);
 int schedule_wait(struct sim_file *f, const struct drm_arena_wait *arg);
 int schedule_destroy(struct sim_file *f, const struct drm_arena_handle *arg);
-void schedule_free(struct sim_schedule *s);
 
 /* ---- execute.c ---- */
 

@@ -368,8 +368,12 @@ static void run_pending(struct io_uring *ring)
 			}
 			struct sim_file *f = target(ring, sqe);
 			if (f) {
-				int res = chain_failed ? -ECANCELED
-						       : uring_cmd(f, ring, sqe);
+				int res = -ECANCELED;
+				if (!chain_failed) {
+					ctx_lock(f);
+					res = uring_cmd(f, ring, sqe);
+					ctx_unlock(f);
+				}
 				if (res < 0 && (sqe->flags & IOSQE_IO_LINK))
 					chain_failed = 1;
 				sqe_complete_with(sqe, res);
