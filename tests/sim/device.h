@@ -21,11 +21,14 @@ Suite *suite_program(void);   /* test_program.c */
 Suite *suite_execute(void);   /* test_execute.c */
 Suite *suite_uring(void);     /* test_uring.c */
 Suite *suite_seal(void);      /* test_seal.c */
+Suite *suite_shared(void);    /* test_shared.c */
 
 /* `sim-tests --poison-demo NAME`: test_execute.c's child mode. */
 int poison_demo(const char *name);
 /* `sim-tests --require-seal-demo`: test_seal.c's child mode. */
 int require_seal_demo(void);
+/* `sim-tests --scm-demo SOCK`: test_shared.c's receiving process. */
+int scm_demo(int sock);
 
 /* Opens the node (fails the test if it cannot). */
 int dev_open(void);

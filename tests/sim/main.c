@@ -4,7 +4,8 @@
  * with LD_PRELOAD.  Runs every suite and ends with the line
  * "N passed, N failed".  `sim-tests --poison-demo NAME` is a child mode
  * used by the poisoning tests (the option is read once per process);
- * `sim-tests --require-seal-demo` is the ARENASIM_REQUIRE_SEAL test's.
+ * `sim-tests --require-seal-demo` is the ARENASIM_REQUIRE_SEAL test's,
+ * `sim-tests --scm-demo SOCK` the SCM_RIGHTS test's receiving process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
 		return run_demo(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "--require-seal-demo") == 0)
 		return run_demo(NULL);
+	if (argc == 3 && strcmp(argv[1], "--scm-demo") == 0)
+		return scm_demo(atoi(argv[2]));
 
 	SRunner *sr = srunner_create(suite_node());
 	srunner_add_suite(sr, suite_bo());
@@ -51,6 +54,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, suite_execute());
 	srunner_add_suite(sr, suite_uring());
 	srunner_add_suite(sr, suite_seal());
+	srunner_add_suite(sr, suite_shared());
 
 	return run_and_summarize(sr);
 }
