@@ -6,8 +6,9 @@
  *
  *   init.c       the real libc functions, the device lock, options
  *   interpose.c  libc entry points: open/stat/ioctl/mmap/dup/close
- *   fdtable.c    which fds are the device, and their open file state
- *   handles.c    handle tables (idr-like)
+ *   context.c    a context's state in a memfd shared across processes
+ *   fdtable.c    which fds are the device, which context each is
+ *   handles.c    handle tables (idr-like), in the context
  *   bo.c         buffer objects and the device address space
  *   program.c    program images
  *   schedule.c   schedules, submissions and sequence numbers
@@ -16,9 +17,11 @@
  *   ioctl.c      the DRM ioctl dispatcher
  *   uring.c      liburing interposition: URING_CMD -> injected NOP
  *
- * Locking: one mutex (sim_lock) guards every piece of device state and
- * the fd table; functions below that take a struct sim_file expect it
- * held.  Errors are returned as -errno, as in a kernel.
+ * Locking: one mutex per process (sim_lock) guards the fd table and the
+ * process's views of contexts; each context's process-shared mutex
+ * (ctx_lock, taken inside sim_lock) guards its shared state.  Functions
+ * below that take a struct sim_file expect both held, unless they say
+ * otherwise.  Errors are returned as -errno, as in a kernel.
  */
 #ifndef ARENASIM_SIM_H
 #define ARENASIM_SIM_H
