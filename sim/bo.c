@@ -79,13 +79,12 @@ static int insert_sorted(struct sim_file *f, uint64_t rec)
 		return -EBUSY;
 	if (c->n_by_address == c->cap_by_address) {
 		uint32_t cap = c->cap_by_address ? 2 * c->cap_by_address : 16;
-		uint64_t grown = ctx_alloc(f, (uint64_t)cap * sizeof(uint64_t));
+		uint64_t grown = ctx_grow(f, c->by_address,
+					  c->cap_by_address * sizeof(uint64_t),
+					  c->n_by_address * sizeof(uint64_t),
+					  (uint64_t)cap * sizeof(uint64_t));
 		if (!grown)
 			return -ENOMEM;
-		if (c->n_by_address)
-			memcpy(ctx_at(f, grown), ctx_at(f, c->by_address),
-			       c->n_by_address * sizeof(uint64_t));
-		ctx_free(f, c->by_address, c->cap_by_address * sizeof(uint64_t));
 		c->by_address = grown;
 		c->cap_by_address = cap;
 	}

@@ -192,6 +192,19 @@ void ctx_free(struct sim_file *f, uint64_t off, uint64_t size)
 	c->free_list[k] = off;
 }
 
+uint64_t ctx_grow(struct sim_file *f, uint64_t off, uint64_t size,
+		  uint64_t used, uint64_t grown)
+{
+	assert(used <= size && size < grown);
+	uint64_t to = ctx_alloc(f, grown);
+	if (!to)
+		return 0;
+	if (used)
+		memcpy(ctx_at(f, to), ctx_at(f, off), used);
+	ctx_free(f, off, size);
+	return to;
+}
+
 uint64_t ctx_alloc_data(struct sim_file *f, uint64_t size)
 {
 	struct sim_ctx *c = f->ctx;

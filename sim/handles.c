@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
-#include <string.h>
 
 #include "sim.h"
 
@@ -31,12 +30,11 @@ int handles_add(struct sim_file *f, struct sim_handles *h, uint64_t rec,
 		if (h->cap >= UINT32_MAX / 2)
 			return -ENOMEM;
 		uint32_t cap = h->cap ? 2 * h->cap : 16;
-		uint64_t grown = ctx_alloc(f, (uint64_t)cap * sizeof(*slot));
+		uint64_t old = (uint64_t)h->cap * sizeof(*slot);
+		uint64_t grown = ctx_grow(f, h->slot, old, old,
+					  (uint64_t)cap * sizeof(*slot));
 		if (!grown)
 			return -ENOMEM;
-		if (h->cap)
-			memcpy(ctx_at(f, grown), slot, h->cap * sizeof(*slot));
-		ctx_free(f, h->slot, (uint64_t)h->cap * sizeof(*slot));
 		h->slot = grown;
 		h->cap = cap;
 		slot = slots(f, h);

@@ -59,13 +59,11 @@ static int reserve_refs(struct sim_file *f, struct sim_schedule *s,
 		cap *= 2;
 	if (cap > SIM_CTX_BYTES / sizeof(struct ac_ref))
 		return -ENOMEM;
-	uint64_t grown = ctx_alloc(f, cap * sizeof(struct ac_ref));
+	uint64_t grown = ctx_grow(f, s->refs, s->cap_refs * sizeof(struct ac_ref),
+				  s->n_refs * sizeof(struct ac_ref),
+				  cap * sizeof(struct ac_ref));
 	if (!grown)
 		return -ENOMEM;
-	if (s->n_refs)
-		memcpy(ctx_at(f, grown), ctx_at(f, s->refs),
-		       s->n_refs * sizeof(struct ac_ref));
-	ctx_free(f, s->refs, s->cap_refs * sizeof(struct ac_ref));
 	s->refs = grown;
 	s->cap_refs = cap;
 	return 0;
@@ -131,13 +129,11 @@ static int reserve_fault(struct sim_file *f)
 	if (c->n_faulted < c->cap_faulted)
 		return 0;
 	uint64_t cap = c->cap_faulted ? 2 * c->cap_faulted : 8;
-	uint64_t grown = ctx_alloc(f, cap * sizeof(uint64_t));
+	uint64_t grown = ctx_grow(f, c->faulted, c->cap_faulted * sizeof(uint64_t),
+				  c->n_faulted * sizeof(uint64_t),
+				  cap * sizeof(uint64_t));
 	if (!grown)
 		return -ENOMEM;
-	if (c->n_faulted)
-		memcpy(ctx_at(f, grown), ctx_at(f, c->faulted),
-		       c->n_faulted * sizeof(uint64_t));
-	ctx_free(f, c->faulted, c->cap_faulted * sizeof(uint64_t));
 	c->faulted = grown;
 	c->cap_faulted = cap;
 	return 0;

@@ -152,6 +152,11 @@ static inline void *ctx_at(const struct sim_file *f, uint64_t off)
  * ctx_free takes the same size back. */
 uint64_t ctx_alloc(struct sim_file *f, uint64_t size);
 void ctx_free(struct sim_file *f, uint64_t off, uint64_t size);
+/* Moves the first `used` bytes of block off (size bytes; 0: none) to a
+ * new block of grown bytes, freeing the old: its offset, 0 when full
+ * (the old block is kept then). */
+uint64_t ctx_grow(struct sim_file *f, uint64_t off, uint64_t size,
+		  uint64_t used, uint64_t grown);
 /* size zeroed bytes of buffer memory, page-aligned, never reused. */
 uint64_t ctx_alloc_data(struct sim_file *f, uint64_t size);
 

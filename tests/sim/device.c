@@ -86,6 +86,35 @@ uint64_t sched_submit(int fd, uint32_t schedule)
 	return s.seqno;
 }
 
+int dev_seal(int fd, uint64_t *context)
+{
+	struct drm_arena_seal a = { 0 };
+	int rc = xioctl(fd, DRM_IOCTL_ARENA_SEAL, &a);
+	*context = a.context;
+	return rc;
+}
+
+int sched_submit_sealed(int fd, uint32_t schedule, uint64_t seal,
+			uint64_t *seqno)
+{
+	struct drm_arena_schedule_submit_sealed a = { .schedule = schedule,
+						      .seal = seal };
+	int rc = xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED, &a);
+	*seqno = a.seqno;
+	return rc;
+}
+
+uint8_t *two_fills_image(size_t *len)
+{
+	struct pb *b = pb_new();
+	pb_phase(b, "P");
+	pb_launch(b, "P", PB_WORDS(ARENA_K_FILL, 0x10000, 1, f32_bits(1.0f)));
+	pb_launch(b, "P", PB_WORDS(ARENA_K_FILL, 0x10010, 1, f32_bits(2.0f)));
+	uint8_t *img = pb_image(b, len);
+	pb_free(b);
+	return img;
+}
+
 int dev_wait(int fd, uint64_t seqno)
 {
 	struct drm_arena_wait w = { .seqno = seqno, .timeout_ns = -1 };

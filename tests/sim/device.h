@@ -47,6 +47,13 @@ int sched_append(int fd, uint32_t schedule, const struct drm_arena_ref *refs,
 		 uint32_t count);          /* errno */
 /* Submits; returns the sequence number. */
 uint64_t sched_submit(int fd, uint32_t schedule);
+/* DRM_IOCTL_ARENA_SEAL's errno; *context gets its out field. */
+int dev_seal(int fd, uint64_t *context);
+/* DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED's errno; *seqno its out field. */
+int sched_submit_sealed(int fd, uint32_t schedule, uint64_t seal,
+			uint64_t *seqno);
+/* The image of two FILL launches: 1.0 at 0x10000, 2.0 at 0x10010. */
+uint8_t *two_fills_image(size_t *len);
 /* DRM_IOCTL_ARENA_WAIT's errno. */
 int dev_wait(int fd, uint64_t seqno);
 /* Appends one reference [first, first + count), submits, waits: errno

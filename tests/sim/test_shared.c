@@ -32,18 +32,6 @@
 			_exit(__LINE__ % 250 + 1);          \
 	} while (0)
 
-/* Two FILL launches: 1.0 at 0x10000 and 2.0 at 0x10010. */
-static uint8_t *two_fills(size_t *len)
-{
-	struct pb *b = pb_new();
-	pb_phase(b, "P");
-	pb_launch(b, "P", PB_WORDS(ARENA_K_FILL, 0x10000, 1, f32_bits(1.0f)));
-	pb_launch(b, "P", PB_WORDS(ARENA_K_FILL, 0x10010, 1, f32_bits(2.0f)));
-	uint8_t *img = pb_image(b, len);
-	pb_free(b);
-	return img;
-}
-
 /* The seal of a schedule of image holding the one reference ref. */
 static uint64_t seal_of(const uint8_t *img, size_t len,
 			struct drm_arena_ref ref)
@@ -56,18 +44,8 @@ static uint64_t seal_of(const uint8_t *img, size_t len,
 
 static uint64_t context_of(int fd)
 {
-	struct drm_arena_seal a = { 0 };
-	return xioctl(fd, DRM_IOCTL_ARENA_SEAL, &a) == 0 ? a.context : 0;
-}
-
-static int submit_sealed(int fd, uint32_t schedule, uint64_t seal,
-			 uint64_t *seqno)
-{
-	struct drm_arena_schedule_submit_sealed a = { .schedule = schedule,
-						      .seal = seal };
-	int rc = xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED, &a);
-	*seqno = a.seqno;
-	return rc;
+	uint64_t context = 0;
+	return dev_seal(fd, &context) == 0 ? context : 0;
 }
 
 static int wait_child(pid_t pid)
@@ -88,21 +66,40 @@ static float *map_bo(int fd, uint32_t bo)
 	return p;
 }
 
+/* A context holding buffer 1 over 0x10000, program 1 (two_fills_image)
+ * and its schedule 1 with the reference {0, 1}, submitted once. */
+struct one {
+	int fd;
+	uint32_t bo, prog, schedule;
+	uint8_t *img;
+	size_t len;
+};
+
+static void one_setup(struct one *o)
+{
+	o->fd = dev_open();
+	o->bo = bo_new(o->fd, 0x10000, 4096);
+	o->img = two_fills_image(&o->len);
+	o->prog = prog_from_image(o->fd, o->img, o->len);
+	o->schedule = sched_new(o->fd, o->prog);
+	ck_assert_uint_eq(o->bo, 1);
+	ck_assert_uint_eq(o->prog, 1);
+	ck_assert_uint_eq(o->schedule, 1);
+	struct drm_arena_ref first = { 0, 1 };
+	ck_assert_int_eq(sched_append(o->fd, o->schedule, &first, 1), 0);
+	ck_assert_uint_eq(sched_submit(o->fd, o->schedule), 1);
+}
+
 /* The issue's scenario: after fork the child destroys schedule 1 and
  * creates another, which the driver numbers 1 again; the parent's
  * sealed submit of 1 with the old seal is refused, and nothing runs. */
 START_TEST(fork_replaces_schedule)
 {
-	int fd = dev_open();
-	uint32_t bo = bo_new(fd, 0x10000, 4096);
-	size_t len;
-	uint8_t *img = two_fills(&len);
-	uint32_t prog = prog_from_image(fd, img, len);
-	uint32_t s = sched_new(fd, prog);
-	ck_assert_uint_eq(s, 1);
+	struct one o;
+	one_setup(&o);
+	int fd = o.fd;
 	struct drm_arena_ref first = { 0, 1 }, second = { 1, 1 };
-	ck_assert_int_eq(sched_append(fd, s, &first, 1), 0);
-	uint64_t old_seal = seal_of(img, len, first);
+	uint64_t old_seal = seal_of(o.img, o.len, first);
 	uint64_t context = context_of(fd);          /* sealed from here */
 	ck_assert_uint_ne(context, 0);
 
@@ -112,7 +109,7 @@ START_TEST(fork_replaces_schedule)
 		CHILD_CHECK(context_of(fd) == context);
 		struct drm_arena_handle h = { .handle = 1 };
 		CHILD_CHECK(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &h) == 0);
-		struct drm_arena_schedule_create c = { .program = prog };
+		struct drm_arena_schedule_create c = { .program = o.prog };
 		CHILD_CHECK(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c) == 0);
 		CHILD_CHECK(c.handle == 1);
 		CHILD_CHECK(sched_append(fd, 1, &second, 1) == 0);
@@ -120,22 +117,25 @@ START_TEST(fork_replaces_schedule)
 	}
 	ck_assert_int_eq(wait_child(pid), 0);
 
+	const float zero[5] = { 0 };
+	bo_put(fd, o.bo, 0, zero, sizeof(zero));
 	uint64_t seqno = 0;
 	struct drm_arena_schedule_submit plain = { .schedule = 1 };
 	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &plain),
 			 ENOKEY);
-	ck_assert_int_eq(submit_sealed(fd, 1, old_seal, &seqno), EKEYREJECTED);
-	ck_assert_int_eq(dev_wait(fd, 1), EINVAL);  /* no number consumed */
+	ck_assert_int_eq(sched_submit_sealed(fd, 1, old_seal, &seqno),
+			 EKEYREJECTED);
+	ck_assert_int_eq(dev_wait(fd, 2), EINVAL);  /* no number consumed */
 	float v[5];
-	bo_get(fd, bo, 0, v, sizeof(v));
-	ck_assert(v[0] == 0.0f && v[4] == 0.0f);
+	bo_get(fd, o.bo, 0, v, sizeof(v));
+	ck_assert(v[0] == 0.0f && v[4] == 0.0f);    /* nothing ran */
 	/* What the child made is what the driver holds: its seal runs it. */
-	ck_assert_int_eq(submit_sealed(fd, 1, seal_of(img, len, second),
-				       &seqno), 0);
-	ck_assert_uint_eq(seqno, 1);
-	bo_get(fd, bo, 0, v, sizeof(v));
+	ck_assert_int_eq(sched_submit_sealed(fd, 1, seal_of(o.img, o.len, second),
+					     &seqno), 0);
+	ck_assert_uint_eq(seqno, 2);
+	bo_get(fd, o.bo, 0, v, sizeof(v));
 	ck_assert(v[0] == 0.0f && v[4] == 2.0f);
-	free(img);
+	free(o.img);
 	close(fd);
 }
 END_TEST
@@ -143,16 +143,12 @@ END_TEST
 /* Both processes create, append, submit and map: one context. */
 START_TEST(fork_shares_everything)
 {
-	int fd = dev_open();
-	uint32_t bo = bo_new(fd, 0x10000, 4096);
-	float *mine = map_bo(fd, bo);
-	size_t len;
-	uint8_t *img = two_fills(&len);
-	uint32_t prog = prog_from_image(fd, img, len);
-	uint32_t s1 = sched_new(fd, prog);
-	struct drm_arena_ref first = { 0, 1 }, second = { 1, 1 };
-	ck_assert_int_eq(sched_append(fd, s1, &first, 1), 0);
-	ck_assert_uint_eq(sched_submit(fd, s1), 1);
+	struct one o;
+	one_setup(&o);
+	int fd = o.fd;
+	uint32_t s1 = o.schedule;
+	float *mine = map_bo(fd, o.bo);
+	struct drm_arena_ref second = { 1, 1 };
 
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -163,14 +159,14 @@ START_TEST(fork_shares_everything)
 		CHILD_CHECK(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub) == 0);
 		CHILD_CHECK(sub.seqno == 2);
 		/* A new one, numbered after the parent's. */
-		struct drm_arena_schedule_create c = { .program = prog };
+		struct drm_arena_schedule_create c = { .program = o.prog };
 		CHILD_CHECK(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c) == 0);
 		CHILD_CHECK(c.handle == s1 + 1);
 		/* The parent's mapping is this one's too; a new mapping
 		 * here sees what kernels wrote. */
 		CHILD_CHECK(mine[4] == 2.0f);
 		mine[100] = 42.0f;
-		float *again = map_bo(fd, bo);
+		float *again = map_bo(fd, o.bo);
 		CHILD_CHECK(again[0] == 1.0f && again[100] == 42.0f);
 		again[101] = 43.0f;
 		_exit(0);
@@ -178,7 +174,7 @@ START_TEST(fork_shares_everything)
 	ck_assert_int_eq(wait_child(pid), 0);
 	ck_assert(mine[100] == 42.0f && mine[101] == 43.0f);
 	float v;
-	bo_get(fd, bo, 101 * 4, &v, sizeof(v));
+	bo_get(fd, o.bo, 101 * 4, &v, sizeof(v));
 	ck_assert(v == 43.0f);
 	/* The child's schedule is here: empty, it runs (seqno 3). */
 	ck_assert_uint_eq(sched_submit(fd, s1 + 1), 3);
@@ -186,7 +182,7 @@ START_TEST(fork_shares_everything)
 	struct drm_arena_handle h = { .handle = s1 + 1 };
 	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &h), 0);
 	munmap(mine, 4096);
-	free(img);
+	free(o.img);
 	close(fd);
 }
 END_TEST
@@ -284,18 +280,9 @@ int scm_demo(int sock)
 
 START_TEST(scm_rights_shares_context)
 {
-	int fd = dev_open();
-	uint32_t bo = bo_new(fd, 0x10000, 4096);
-	size_t len;
-	uint8_t *img = two_fills(&len);
-	uint32_t prog = prog_from_image(fd, img, len);
-	uint32_t s = sched_new(fd, prog);
-	ck_assert_uint_eq(prog, 1);
-	ck_assert_uint_eq(s, 1);
-	ck_assert_uint_eq(bo, 1);
-	struct drm_arena_ref first = { 0, 1 };
-	ck_assert_int_eq(sched_append(fd, s, &first, 1), 0);
-	ck_assert_uint_eq(sched_submit(fd, s), 1);
+	struct one o;
+	one_setup(&o);
+	int fd = o.fd;
 
 	int sv[2], out[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
@@ -334,16 +321,16 @@ START_TEST(scm_rights_shares_context)
 	ck_assert_uint_eq(seqno, 2);                /* after the parent's 1 */
 	/* Its append and run are here: the schedule holds both refs. */
 	float v[201];
-	bo_get(fd, bo, 0, v, sizeof(v));
+	bo_get(fd, o.bo, 0, v, sizeof(v));
 	ck_assert(v[0] == 1.0f && v[4] == 2.0f && v[200] == 7.0f);
 	struct arena_seal both;
 	struct drm_arena_ref refs[] = { { 0, 1 }, { 1, 1 } };
-	arena_seal_program(&both, img, len);
+	arena_seal_program(&both, o.img, o.len);
 	arena_seal_refs(&both, refs, 2);
 	uint64_t got;
-	ck_assert_int_eq(submit_sealed(fd, 1, arena_seal_value(&both), &got), 0);
+	ck_assert_int_eq(sched_submit_sealed(fd, 1, arena_seal_value(&both), &got), 0);
 	ck_assert_uint_eq(got, 3);
-	free(img);
+	free(o.img);
 	close(fd);
 }
 END_TEST

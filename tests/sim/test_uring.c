@@ -2,7 +2,8 @@
 /*
  * IORING_OP_URING_CMD through a real io_uring: the device's commands
  * complete with the driver's result and the application's user_data;
- * everything else on the ring is the kernel's, untouched.
+ * everything else on the ring is the kernel's, untouched.  Sealed
+ * submissions too (test_seal.c has the ioctl side).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <liburing.h>
 
 #include "device.h"
+#include "seal.h"
 
 /* One FILL launch of 1.0 at 0x10000. */
 struct setup {
@@ -271,6 +273,82 @@ START_TEST(links)
 }
 END_TEST
 
+/* Sealed submissions (uapi.h): a plain SUBMIT runs on an unsealed
+ * context and is refused with ENOKEY on a sealed one; SUBMIT_SEALED runs
+ * on both when the seal is right, and is refused with EKEYREJECTED,
+ * without consuming a number or writing the seqno, when it is not. */
+static struct io_uring_sqe *submit_sealed(struct io_uring *ring, int fd,
+					  uint32_t schedule, uint64_t *seqno,
+					  uint64_t seal, uint64_t user_data)
+{
+	struct arena_uring_submit_sealed s = { .schedule = schedule,
+					       .seqno = (uintptr_t)seqno,
+					       .seal = seal };
+	return cmd(ring, fd, ARENA_URING_CMD_SUBMIT_SEALED, &s, sizeof(s),
+		   user_data);
+}
+
+START_TEST(sealed_submits)
+{
+	int fd = dev_open();
+	uint32_t bo = bo_new(fd, 0x10000, 4096);
+	size_t len;
+	uint8_t *img = two_fills_image(&len);
+	uint32_t schedule = sched_new(fd, prog_from_image(fd, img, len));
+	struct drm_arena_ref ref = { 0, 1 };
+	struct arena_seal want;
+	arena_seal_program(&want, img, len);
+	arena_seal_refs(&want, &ref, 1);
+	uint64_t seal = arena_seal_value(&want);
+	struct io_uring ring;
+	ring_init(&ring, IORING_SETUP_SQE128);
+	uint64_t seq_plain = 0, seq_unsealed = 0, seq_wrong = 55, seq_right = 0;
+	int res[16];
+
+	/* Unsealed: both run. */
+	append(&ring, fd, schedule, &ref, 1, 0);
+	submit(&ring, fd, schedule, &seq_plain, 1);
+	submit_sealed(&ring, fd, schedule, &seq_unsealed, seal, 2);
+	ck_assert_int_eq(io_uring_submit(&ring), 3);
+	reap(&ring, 3, res);
+	ck_assert_int_eq(res[0], 0);
+	ck_assert_int_eq(res[1], 0);
+	ck_assert_int_eq(res[2], 0);
+	ck_assert_uint_eq(seq_plain, 1);
+	ck_assert_uint_eq(seq_unsealed, 2);
+
+	uint64_t context;
+	ck_assert_int_eq(dev_seal(fd, &context), 0);
+	const float zero = 0.0f;
+	bo_put(fd, bo, 0, &zero, sizeof(zero));
+	submit(&ring, fd, schedule, &seq_plain, 3);
+	submit_sealed(&ring, fd, schedule, &seq_wrong, seal + 1, 4);
+	ck_assert_int_eq(io_uring_submit(&ring), 2);
+	reap(&ring, 2, res);
+	ck_assert_int_eq(res[3], -ENOKEY);
+	ck_assert_int_eq(res[4], -EKEYREJECTED);
+	ck_assert_uint_eq(seq_plain, 1);
+	ck_assert_uint_eq(seq_wrong, 55);
+	float v;
+	bo_get(fd, bo, 0, &v, sizeof(v));
+	ck_assert(v == 0.0f);                        /* nothing ran */
+	ck_assert_int_eq(dev_wait(fd, 3), EINVAL);   /* no number consumed */
+	submit_sealed(&ring, fd, schedule, &seq_right, seal, 5);
+	/* Nonzero bytes after the struct are padding: EINVAL. */
+	submit_sealed(&ring, fd, schedule, &seq_right, seal, 6)->cmd[40] = 1;
+	ck_assert_int_eq(io_uring_submit(&ring), 2);
+	reap(&ring, 2, res);
+	ck_assert_int_eq(res[5], 0);
+	ck_assert_int_eq(res[6], -EINVAL);
+	ck_assert_uint_eq(seq_right, 3);
+	bo_get(fd, bo, 0, &v, sizeof(v));
+	ck_assert(v == 1.0f);
+	io_uring_queue_exit(&ring);
+	free(img);
+	close(fd);
+}
+END_TEST
+
 /* Every liburing submit entry point runs the device's commands. */
 START_TEST(submit_variants)
 {
@@ -354,6 +432,7 @@ Suite *suite_uring(void)
 	tcase_add_test(tc, fixed_file);
 	tcase_add_test(tc, links);
 	tcase_add_test(tc, submit_variants);
+	tcase_add_test(tc, sealed_submits);
 	tcase_add_test(tc, passthrough);
 	suite_add_tcase(s, tc);
 	return s;
