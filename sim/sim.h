@@ -87,7 +87,7 @@ extern __thread int sim_depth;
  * that outlives its buffer never aliases another).
  */
 
-#define SIM_CTX_BYTES (32ull << 30)   /* the memfd's size: 32 GiB sparse */
+#define SIM_CTX_BYTES (4ull << 30)    /* the memfd's size: 4 GiB sparse */
 
 /* A handle table (small nonzero integers, lowest free first, like idr):
  * `slot` is the offset of cap uint64_t record offsets, 0 for free. */
