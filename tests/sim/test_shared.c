@@ -187,6 +187,43 @@ START_TEST(fork_shares_everything)
 }
 END_TEST
 
+/* Two processes at once on one schedule: the context's mutex keeps
+ * every append and every sequence number (all references are equal, so
+ * the seal does not depend on their order, only on their number). */
+START_TEST(fork_concurrent)
+{
+	enum { EACH = 500 };
+	struct one o;
+	one_setup(&o);                     /* 1 reference, seqno 1 used */
+	struct drm_arena_ref first = { 0, 1 };
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	for (int i = 0; i < EACH; i++) {
+		struct drm_arena_schedule_submit sub = { .schedule = 1 };
+		int rc = sched_append(o.fd, 1, &first, 1);
+		if (!rc)
+			rc = xioctl(o.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub);
+		if (pid == 0)
+			CHILD_CHECK(rc == 0);
+		else
+			ck_assert_int_eq(rc, 0);
+	}
+	if (pid == 0)
+		_exit(0);
+	ck_assert_int_eq(wait_child(pid), 0);
+	struct arena_seal want;
+	arena_seal_program(&want, o.img, o.len);
+	for (int i = 0; i < 1 + 2 * EACH; i++)
+		arena_seal_refs(&want, &first, 1);
+	uint64_t seqno;
+	ck_assert_int_eq(sched_submit_sealed(o.fd, 1, arena_seal_value(&want),
+					     &seqno), 0);
+	ck_assert_uint_eq(seqno, 2 + 2 * EACH);
+	free(o.img);
+	close(o.fd);
+}
+END_TEST
+
 /* Another open stays another context, after fork too. */
 START_TEST(fork_keeps_opens_apart)
 {
@@ -341,6 +378,7 @@ Suite *suite_shared(void)
 	TCase *tc = tcase_create("shared");
 	tcase_add_test(tc, fork_replaces_schedule);
 	tcase_add_test(tc, fork_shares_everything);
+	tcase_add_test(tc, fork_concurrent);
 	tcase_add_test(tc, fork_keeps_opens_apart);
 	tcase_add_test(tc, scm_rights_shares_context);
 	suite_add_tcase(s, tc);
