@@ -12,8 +12,10 @@
 #include <check.h>
 #include <errno.h>
 #include <liburing.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -387,6 +389,36 @@ START_TEST(test_sqe_rewritten_after_check)
 }
 END_TEST
 
+/* ---- the launcher ---- */
+
+/* Issue 11 hole 6: a library path with a space or a colon, which ld.so
+ * splits: the launcher refuses it (125, saying why) rather than run the
+ * command unguarded. */
+START_TEST(test_launcher_refuses_split_path)
+{
+	static const char *const dirs[] = { "with space", "with:colon" };
+	for (int i = 0; i < 2; i++) {
+		char dir[1024], lib[1100];
+		snprintf(dir, sizeof(dir), "%s", scratch_path(dirs[i]));
+		ck_assert_int_eq(mkdir(dir, 0755), 0);
+		snprintf(lib, sizeof(lib), "%s/libarenaguard.so", dir);
+		ck_assert_int_eq(symlink(AG_GUARD_LIB, lib), 0);
+		struct run r;
+		const char *env[] = { PRELOAD_SIM, NULL };
+		const char *argv[] = { AG_ARENAGUARD, "--lib", lib, "--",
+				       "/bin/sh", "-c", "echo ran", NULL };
+		spawn(&r, env, argv);
+		ck_assert_msg(r.status == 125, "exit %d\n%s\n%s", r.status,
+			      r.out, r.err);
+		ck_assert_msg(!strstr(r.out, "ran"), "%s", r.out);
+		ck_assert_msg(strstr(r.err, "has a space or a colon"), "%s",
+			      r.err);
+		run_free(&r);
+		unlink(lib);
+	}
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -407,6 +439,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);
 	tcase_add_test(t, test_sqe_rewritten_after_check);
+	tcase_add_test(t, test_launcher_refuses_split_path);
 	suite_add_tcase(s, t);
 	return s;
 }
