@@ -43,6 +43,32 @@ static void forget(int fd, struct ag_file *f)
 	ag_file_unref(f);
 }
 
+/* The fake driver, a sealed file on FAKE_FD and a good program on it. */
+static struct ag_file *start(uint32_t *prog)
+{
+	fake_setup();
+	struct ag_file *f = attach(FAKE_FD);
+	*prog = fake_program(f, PROG_GOOD);
+	return f;
+}
+
+/* Through fd: schedule h destroyed and made again, failing (D), under
+ * the same handle.  Whether it all succeeded (no ck_assert: a forked
+ * child calls it too). */
+static int remake_failing(struct ag_file *f, int fd, uint32_t prog,
+			  uint32_t h)
+{
+	struct drm_arena_handle d = { .handle = h };
+	struct drm_arena_schedule_create c = { .program = prog };
+	if (fake_call_fd(f, fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &d) != 0 ||
+	    fake_call_fd(f, fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c) != 0 ||
+	    c.handle != h)
+		return 0;
+	struct drm_arena_schedule_append a = {
+		.schedule = h, .count = 4, .refs = (uintptr_t)prog_bad_d_refs };
+	return fake_call_fd(f, fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a) == 0;
+}
+
 /* References the mirror holds for schedule h of f. */
 static uint64_t mirrored(struct ag_file *f, uint32_t h)
 {
@@ -95,9 +121,8 @@ static struct ac_ref *many_refs(uint64_t n)
 
 START_TEST(test_batch_limit_ioctl)
 {
-	fake_setup();
-	struct ag_file *f = attach(FAKE_FD);
-	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 0, 1);
 	struct ac_ref *v = many_refs(BATCH_LIMIT + 1);
 	const uint32_t counts[] = { BATCH_LIMIT + 1, UINT32_MAX };
@@ -127,9 +152,8 @@ END_TEST
  * refuses (2^20 + 1), and answered ENOMEM for 2^32 - 1. */
 START_TEST(test_batch_limit_uring)
 {
-	fake_setup();
-	struct ag_file *f = attach(FAKE_FD);
-	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 0, 1);
 	struct ac_ref *v = many_refs(BATCH_LIMIT + 1);
 	struct io_uring ring;
@@ -207,9 +231,8 @@ END_TEST
  * writes one clear record and counts it blocked. */
 START_TEST(test_divergence_refused)
 {
-	fake_setup();
-	struct ag_file *f = attach(FAKE_FD);
-	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
 	struct drm_arena_schedule_append raw = {
 		.schedule = h, .count = 4, .refs = (uintptr_t)prog_bad_d_refs };
@@ -275,17 +298,7 @@ START_TEST(test_fd_copy_shares_mirror)
 	uint32_t prog = fake_program(f, PROG_GOOD);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
 	ck_assert_int_eq(fake_submit(f, h), 0);
-	struct drm_arena_handle d = { .handle = h };
-	ck_assert_int_eq(fake_call_fd(copy, FAKE_FD_COPY,
-				      DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &d), 0);
-	struct drm_arena_schedule_create c = { .program = prog };
-	ck_assert_int_eq(fake_call_fd(copy, FAKE_FD_COPY,
-				      DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c), 0);
-	ck_assert_uint_eq(c.handle, h);           /* reused */
-	struct drm_arena_schedule_append a = {
-		.schedule = h, .count = 4, .refs = (uintptr_t)prog_bad_d_refs };
-	ck_assert_int_eq(fake_call_fd(copy, FAKE_FD_COPY,
-				      DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a), 0);
+	ck_assert(remake_failing(copy, FAKE_FD_COPY, prog, h));
 	ck_assert_int_eq(fake_submit(f, h), -EPERM);
 	ck_assert_int_eq(fake_ran().n, 1);
 	forget(FAKE_FD_OTHER, other);
@@ -300,24 +313,14 @@ END_TEST
  * process's mirror still says certified, and the driver refuses it. */
 START_TEST(test_other_process_refused)
 {
-	fake_setup();
-	struct ag_file *f = attach(FAKE_FD);
-	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
 	ck_assert_int_eq(fake_submit(f, h), 0);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		struct drm_arena_handle d = { .handle = h };
-		int ok = fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &d) == 0;
-		struct drm_arena_schedule_create c = { .program = prog };
-		ok = ok && fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c) == 0;
-		struct drm_arena_schedule_append a = {
-			.schedule = c.handle, .count = 4,
-			.refs = (uintptr_t)prog_bad_d_refs };
-		ok = ok && fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a) == 0;
-		_exit(ok && c.handle == h ? 0 : 1);
-	}
+	if (pid == 0)
+		_exit(remake_failing(f, FAKE_FD, prog, h) ? 0 : 1);
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -337,9 +340,8 @@ END_TEST
  * references the mirror lacks. */
 START_TEST(test_uring_append_unknown)
 {
-	fake_setup();
-	struct ag_file *f = attach(FAKE_FD);
-	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
 	struct io_uring ring;
 	ring_open(&ring);
 	uint32_t next = prog + 1;      /* the handle the next create gets */
@@ -367,9 +369,8 @@ END_TEST
  * driver refuses the other. */
 START_TEST(test_sqe_rewritten_after_check)
 {
-	fake_setup();
-	struct ag_file *f = attach(FAKE_FD);
-	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
 	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 2);
 	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 4);
 	struct io_uring ring;
