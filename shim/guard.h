@@ -276,6 +276,12 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 /* The schedule with this handle, referenced and locked (and alive), or
  * NULL when the guard does not know it. */
 struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
+/* When the mirror does not know schedule `handle`, calls fn(ctx) with the
+ * file's lock held, so that no create can give the handle to a new
+ * schedule meanwhile, and returns its answer (0 or -errno); 1, without
+ * calling it, when the mirror knows the schedule (look it up again). */
+int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
+			 int (*fn)(void *ctx), void *ctx);
 void ag_sched_unlock(struct ag_sched *s);
 /* Waits (lock held) until no io_uring submit other than `own` of them
  * holds the schedule. */

@@ -25,6 +25,7 @@
  * known.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +244,16 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle)
 		pthread_mutex_unlock(&s->lock);
 		ag_sched_unref(s);
 	}
+}
+
+int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
+			 int (*fn)(void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = ag_handles_get(&f->schedules, handle) ? 1 : fn(ctx);
+	pthread_mutex_unlock(&f->lock);
+	assert(rc <= 1);
+	return rc;
 }
 
 void ag_sched_unlock(struct ag_sched *s)

@@ -127,28 +127,46 @@ static int append_read(struct ag_call *c, struct ag_sched *s,
 	return rc;
 }
 
-/* An append to a schedule the mirror does not know.  By ioctl the
- * driver answers (ENOENT, or it is another process's schedule, whose
- * submits are blocked).  By io_uring the kernel would run it later,
- * when a create the guard mirrors may have given the handle to a new
- * schedule, whose references the mirror would then lack: ENOENT now,
- * the driver's answer for a handle that does not exist (issue 11,
- * hole 7). */
+struct unknown_append {
+	struct ag_call *c;
+	struct drm_arena_schedule_append *a;
+};
+
+static int forward_unknown(void *ctx)
+{
+	struct unknown_append *u = ctx;
+	return u->c->front->forward(u->c, NULL,
+				    DRM_IOCTL_ARENA_SCHEDULE_APPEND, u->a);
+}
+
+/*
+ * An append to a schedule the mirror does not know.  By ioctl the driver
+ * answers (ENOENT, or it is another process's schedule, whose submits
+ * are blocked), with the file's lock held: a create racing it (another
+ * thread's) could otherwise give the handle to a new schedule between
+ * the lookup and the driver, which would take references the mirror
+ * lacks.  By io_uring the kernel runs it later, when such a create may
+ * have come: ENOENT now, the driver's answer for a handle that does not
+ * exist (issue 11, hole 7).  1: the schedule is known after all.
+ */
 static int append_unknown(struct ag_call *c,
 			  struct drm_arena_schedule_append *a)
 {
 	if (c->front->deferred)
 		return -ENOENT;
-	return c->front->forward(c, NULL, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);
+	struct unknown_append u = { c, a };
+	return ag_mirror_if_unknown(c->f, a->schedule, forward_unknown, &u);
 }
 
 static int append(struct ag_call *c, void *arg)
 {
 	struct drm_arena_schedule_append *a = arg;
-	struct ag_sched *s = ag_sched_lock(c->f, a->schedule);
-	if (!s)
-		return append_unknown(c, a);
-	int rc = c->front->wait_holds(c, s);
+	struct ag_sched *s;
+	int rc;
+	while (!(s = ag_sched_lock(c->f, a->schedule)))
+		if ((rc = append_unknown(c, a)) != 1)
+			return rc;
+	rc = c->front->wait_holds(c, s);
 	/* uapi.h's limit, before anything is read or mirrored: the
 	 * driver's answer whatever the references are. */
 	if (rc == 0 && a->count > MAX_BATCH)

@@ -35,6 +35,7 @@ struct state {
 };
 
 static struct state *st;
+static void (*append_hook)(void);
 static struct {
 	unsigned int cmd;
 	int err, times;
@@ -95,6 +96,8 @@ static int schedule_create(struct drm_arena_schedule_create *a)
 
 static int schedule_append(const struct drm_arena_schedule_append *a)
 {
+	if (append_hook)
+		append_hook();
 	if (a->count > MAX_BATCH)
 		return -EINVAL;
 	struct object *s = get(a->schedule, SCHEDULE);
@@ -224,6 +227,7 @@ void fake_setup(void)
 	}
 	memset(st, 0, sizeof(*st));
 	ag_driver_ioctl = fake_ioctl;
+	append_hook = NULL;
 	failing.times = 0;
 	memset(fake_calls, 0, sizeof(fake_calls));
 	unsetenv("ARENAGUARD");
@@ -237,6 +241,11 @@ void fake_setup(void)
 void fake_without_seals(void)
 {
 	st->no_seals = 1;
+}
+
+void fake_on_append(void (*fn)(void))
+{
+	append_hook = fn;
 }
 
 void fake_fail(unsigned int cmd, int err, int times)

@@ -36,6 +36,11 @@ void fake_setup(void);
  * EINVAL, as a driver without them (an unknown number in its range). */
 void fake_without_seals(void);
 
+/* fn (NULL: none) runs at the start of every SCHEDULE_APPEND the driver
+ * gets, before it looks the schedule up: another thread's request
+ * landing in the middle of one. */
+void fake_on_append(void (*fn)(void));
+
 /* The next `times` requests `cmd` fail in the driver with -err before
  * it does anything (EINTR: a signal came; EAGAIN). */
 void fake_fail(unsigned int cmd, int err, int times);

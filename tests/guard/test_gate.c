@@ -12,6 +12,8 @@
 #include <check.h>
 #include <errno.h>
 #include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +366,63 @@ START_TEST(test_uring_append_unknown)
 }
 END_TEST
 
+/* The same race by ioctl: another thread's create lands while an
+ * append to a handle the mirror does not know is in the driver.  The
+ * append is forwarded with the file's lock held, so the create comes
+ * after it and its schedule holds only what the mirror holds. */
+static struct {
+	struct ag_file *f;
+	uint32_t prog, handle;
+	int rc;
+	atomic_int done;
+	pthread_t thread;
+} racer;
+
+static void *create_racing(void *unused)
+{
+	(void)unused;
+	struct drm_arena_schedule_create c = { .program = racer.prog };
+	racer.rc = fake_call(racer.f, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c);
+	racer.handle = c.handle;
+	atomic_store(&racer.done, 1);
+	return NULL;
+}
+
+/* Starts the create and gives it 200 ms to land (it cannot, with the
+ * lock held: the wait is the test's whole cost). */
+static void create_during_append(void)
+{
+	fake_on_append(NULL);
+	ck_assert_int_eq(pthread_create(&racer.thread, NULL, create_racing,
+					NULL), 0);
+	for (int i = 0; i < 200 && !atomic_load(&racer.done); i++)
+		usleep(1000);
+}
+
+START_TEST(test_ioctl_append_unknown_races_create)
+{
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
+	racer.f = f;
+	racer.prog = prog;
+	atomic_store(&racer.done, 0);
+	fake_on_append(create_during_append);
+	uint32_t next = prog + 1;      /* the handle the next create gets */
+	struct drm_arena_schedule_append a = {
+		.schedule = next, .count = 4, .refs = (uintptr_t)prog_bad_d_refs };
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a), 0);
+	ck_assert_int_eq(pthread_join(racer.thread, NULL), 0);
+	ck_assert_int_eq(racer.rc, 0);
+	ck_assert_uint_eq(racer.handle, next);
+	a = (struct drm_arena_schedule_append){
+		.schedule = next, .count = 2, .refs = (uintptr_t)prog_good_refs };
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a), 0);
+	ck_assert_int_eq(fake_submit(f, next), 0);
+	ck_assert_uint_eq(fake_ran().n_refs, 2);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* Issue 11 hole 8: another thread rewrites an approved SQE's schedule
  * after the check; the SQE carries the checked schedule's seal, and the
  * driver refuses the other. */
@@ -439,6 +498,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_fd_copy_shares_mirror);
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);
+	tcase_add_test(t, test_ioctl_append_unknown_races_create);
 	tcase_add_test(t, test_sqe_rewritten_after_check);
 	tcase_add_test(t, test_launcher_refuses_split_path);
 	suite_add_tcase(s, t);
