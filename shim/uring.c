@@ -26,9 +26,10 @@
  * schedule; anything else the driver refuses (EBUSY, ENOMEM) leaves the
  * mirror longer than the device's schedule, and a sealed driver then
  * refuses its submits (EKEYREJECTED in the CQE, which the guard does not
- * see); an unsealed one runs them (docs/guard.md: a known limit).  An approved submit holds its schedule
- * until the next function returns, so that no other thread's append
- * slips in between the check and the driver.
+ * see); an unsealed one runs them (docs/guard.md: a known limit).  An
+ * approved submit holds its schedule until the next function returns,
+ * so that no other thread's append slips in between the check and the
+ * driver.
  *
  * Registered files: the registration functions are interposed too; a
  * slot holds the file it had when registered.  SQEs that change slots
@@ -435,7 +436,6 @@ struct walk {
 struct uring_call {
 	struct walk *w;
 	struct io_uring_sqe *sqe;
-	const struct ag_request *req;
 };
 
 /*
@@ -458,6 +458,7 @@ static int uring_forward(struct ag_call *c, struct ag_sched *s,
 	 * appends would then be certified with references the driver does
 	 * not have (fuzz_guard). */
 	if (s && req->uring_op == ARENA_URING_CMD_APPEND &&
+	    ((const struct drm_arena_schedule_append *)arg)->count &&
 	    u->w->chain_may_fail)
 		ag_sched_poison(s, "an io_uring append linked after a request "
 				"that may fail and cancel it: the guard cannot "
@@ -504,7 +505,7 @@ static int handle_cmd(struct walk *w, struct ag_file *f,
 	uint64_t arg[CMD_BYTES / 8] = { 0 };
 	assert(req->size <= sizeof(arg));
 	memcpy(arg, sqe->cmd, req->uring_size);
-	struct uring_call u = { w, sqe, req };
+	struct uring_call u = { w, sqe };
 	/* A registered slot has no fd: name one the file was seen on. */
 	int fd = sqe->flags & IOSQE_FIXED_FILE ? f->fd : sqe->fd;
 	struct ag_call c = { &uring_front, f, fd, &u };
