@@ -12,6 +12,11 @@
  *   - the driver never reads the application's own image or references
  *     when the guard could read them: it is handed the guard's copy,
  *     so that what was certified is what runs.
+ *
+ * It seals as uapi.h says (common/seal.c): an open file that was sealed
+ * refuses plain submits (ENOKEY), and a sealed submit runs only with the
+ * seal of the driver's own program and references (EKEYREJECTED); a
+ * driver "without seals" answers EINVAL to both requests.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include <string.h>
 
 #include "fake_driver.h"
+#include "seal.h"
 #include "usercopy.h"
 
 #define MAX_IMAGE (1u << 20)    /* larger: ENOMEM, unread */
@@ -29,6 +35,7 @@ struct fake_program {
 	struct ac_model *m;
 	ac_program *p;
 	int schedules;
+	struct arena_seal seal;
 };
 
 struct fake_schedule {
@@ -36,16 +43,18 @@ struct fake_schedule {
 	ac_schedule *check;     /* strict: validates batches */
 	struct ac_ref *refs;
 	uint64_t n;
+	struct arena_seal seal;
 };
 
 struct fake_file {
 	void *programs[FAKE_HANDLES];
 	void *schedules[FAKE_HANDLES];
+	int sealed;
 };
 
 struct fake_watch fake_watch;
 static struct fake_file files[FAKE_FILES];
-static int strict;
+static int strict, seals;
 
 /* ---- handles ---- */
 
@@ -87,6 +96,7 @@ static int program_load(struct fake_file *f, const uint8_t *image,
 	if (ac_model_read_image(image, len, &p->m, NULL) == 0 &&
 	    p->m->n_refs == 0 && (p->p = ac_program_new(p->m, NULL)))
 		rc = add(f->programs, p, handle);
+	arena_seal_program(&p->seal, image, len);
 	if (rc)
 		program_free(p);
 	return rc;
@@ -153,6 +163,7 @@ static int schedule_create(struct fake_file *f,
 	struct fake_schedule *s = calloc(1, sizeof(*s));
 	FUZZ_CHECK(s, "calloc");
 	s->program = p;
+	s->seal = p->seal;
 	p->schedules++;
 	if (strict) {
 		s->check = ac_schedule_new(p->p);
@@ -177,6 +188,7 @@ static int schedule_take(struct fake_schedule *s, const struct ac_ref *refs,
 	memcpy(v + s->n, refs, count * sizeof(*v));
 	s->refs = v;
 	s->n += count;
+	arena_seal_refs(&s->seal, (const struct drm_arena_ref *)refs, count);
 	return 0;
 }
 
@@ -229,6 +241,38 @@ static int schedule_submit(int file, uint32_t handle, uint32_t flags,
 			  : 0;
 }
 
+/* A plain submit: refused on a sealed open file. */
+static int schedule_submit_plain(int file, uint32_t handle, uint32_t flags,
+				 uint64_t seqno_user)
+{
+	if (files[file].sealed)
+		return -ENOKEY;
+	return schedule_submit(file, handle, flags, seqno_user);
+}
+
+/* A sealed submit runs only what the seal names (on any open file). */
+static int schedule_submit_sealed(int file, uint32_t handle, uint32_t flags,
+				  uint64_t seqno_user, uint64_t seal)
+{
+	if (!seals || flags)
+		return -EINVAL;
+	const struct fake_schedule *s = get(files[file].schedules, handle);
+	if (!s)
+		return -ENOENT;
+	if (arena_seal_value(&s->seal) != seal)
+		return -EKEYREJECTED;
+	return schedule_submit(file, handle, flags, seqno_user);
+}
+
+static int seal_file(int file, struct drm_arena_seal *a)
+{
+	if (!seals || a->flags || a->pad)
+		return -EINVAL;
+	files[file].sealed = 1;
+	a->context = (uint64_t)file + 1;
+	return 0;
+}
+
 static int schedule_destroy(struct fake_file *f,
 			    const struct drm_arena_handle *a)
 {
@@ -256,7 +300,7 @@ const struct ac_ref *fake_schedule_refs(int file, uint32_t handle,
 
 /* ---- entry points ---- */
 
-void fake_reset(int strict_batches)
+void fake_reset(int strict_batches, int with_seals)
 {
 	for (int i = 0; i < FAKE_FILES; i++) {
 		for (int h = 0; h < FAKE_HANDLES; h++)
@@ -266,6 +310,7 @@ void fake_reset(int strict_batches)
 	}
 	memset(files, 0, sizeof(files));
 	strict = strict_batches;
+	seals = with_seals;
 }
 
 int fake_file_of(int fd)
@@ -295,11 +340,21 @@ static int dispatch(int file, unsigned int cmd, void *arg)
 		return schedule_append(f, arg);
 	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT: {
 		struct drm_arena_schedule_submit *s = arg;
-		int rc = schedule_submit(file, s->schedule, s->flags, 0);
+		int rc = schedule_submit_plain(file, s->schedule, s->flags, 0);
 		if (rc == 0)
 			s->seqno = 1;
 		return rc;
 	}
+	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED: {
+		struct drm_arena_schedule_submit_sealed *s = arg;
+		int rc = schedule_submit_sealed(file, s->schedule, s->flags, 0,
+						s->seal);
+		if (rc == 0)
+			s->seqno = 1;
+		return rc;
+	}
+	case DRM_IOCTL_ARENA_SEAL:
+		return seal_file(file, arg);
 	case DRM_IOCTL_ARENA_SCHEDULE_DESTROY:
 		return schedule_destroy(f, arg);
 	default:
@@ -332,6 +387,7 @@ int fake_uring_cmd(int file, int sqe128, const struct io_uring_sqe *sqe)
 		return -EINVAL;
 	struct drm_arena_schedule_append a;
 	struct arena_uring_submit s;
+	struct arena_uring_submit_sealed ss;
 	switch (sqe->cmd_op) {
 	case ARENA_URING_CMD_APPEND:
 		memcpy(&a, sqe->cmd, sizeof(a));
@@ -342,7 +398,13 @@ int fake_uring_cmd(int file, int sqe128, const struct io_uring_sqe *sqe)
 		memcpy(&s, sqe->cmd, sizeof(s));
 		if (!all_zero(sqe->cmd + sizeof(s), CMD_BYTES - sizeof(s)))
 			return -EINVAL;
-		return schedule_submit(file, s.schedule, s.flags, s.seqno);
+		return schedule_submit_plain(file, s.schedule, s.flags, s.seqno);
+	case ARENA_URING_CMD_SUBMIT_SEALED:
+		memcpy(&ss, sqe->cmd, sizeof(ss));
+		if (!all_zero(sqe->cmd + sizeof(ss), CMD_BYTES - sizeof(ss)))
+			return -EINVAL;
+		return schedule_submit_sealed(file, ss.schedule, ss.flags,
+					      ss.seqno, ss.seal);
 	default:
 		return -ENOTTY;
 	}

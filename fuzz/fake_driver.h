@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The driver beneath the guard in fuzz_guard.c (fake_driver.c): the arena
- * driver's program and schedule requests, by ioctl and by URING_CMD,
- * answered as the simulator answers them, on two open files.
+ * driver's program, schedule and seal requests, by ioctl and by
+ * URING_CMD, answered as the simulator answers them, on two open files.
  */
 #ifndef ARENAGUARD_FUZZ_FAKE_DRIVER_H
 #define ARENAGUARD_FUZZ_FAKE_DRIVER_H
@@ -37,8 +37,9 @@ extern struct fake_watch fake_watch;
 
 /* Empties both files; strict: batches the certificate calls malformed
  * are refused (EINVAL), as the simulator refuses them; else any batch
- * is taken. */
-void fake_reset(int strict);
+ * is taken.  seals: the driver offers sealed submissions (uapi.h), else
+ * it answers EINVAL to SEAL and SUBMIT_SEALED. */
+void fake_reset(int strict, int seals);
 
 /* The open file behind one of the fds above, or -1. */
 int fake_file_of(int fd);

@@ -6,7 +6,8 @@
  *
  *   byte 0     bit 0: a strict driver (refuses malformed batches, as the
  *              simulator does), else a lax one (takes any); bit 1: the
- *              ring has 128-byte SQEs (IORING_SETUP_SQE128)
+ *              ring has 128-byte SQEs (IORING_SETUP_SQE128); bit 2: a
+ *              driver without seals (else the guard seals both files)
  *   u16 LE n, then n bytes: the application's memory (the pool's start)
  *   operations to the end, each a byte (mod 4) and its operands:
  *     0 ioctl     fd byte, u32 request, u64 argument pointer, 32 bytes of
@@ -34,14 +35,16 @@
  *     afterwards, but for a blocked submit (EPERM) and an image of
  *     2^64 - 1 bytes (ENOMEM), which do not reach the driver;
  *   - the guard rewrites no SQE but device commands: into an injected
- *     NOP with a negative result and the same user_data, or an append
- *     pointed at a copy of the same references;
+ *     NOP with a negative result and the same user_data, an append
+ *     pointed at a copy of the same references, or a submit into the
+ *     sealed submit of the same schedule;
  *   - (fake_driver.c) every submission reaching the driver is certified,
  *     and the driver is handed the guard's copies;
  *   - each check (op 3, and at the end) submits every schedule of the
  *     driver by ioctl: a schedule the guard mirrors in good health holds
  *     the driver's references exactly, and is blocked exactly when
- *     libarenacert does not certify them.
+ *     libarenacert does not certify them; a sealed driver refuses a
+ *     submit (EKEYREJECTED) only of a schedule whose mirror diverged.
  *
  * Left out: image sizes and reference counts the guard would allocate
  * gigabytes for (an allocation of the application's size is the guard's
@@ -169,7 +172,8 @@ static int guarded(unsigned int cmd)
 	return _IOC_TYPE(cmd) == DRM_IOCTL_BASE && _IOC_NR(cmd) >= DRM_COMMAND_BASE &&
 	       (nr == DRM_ARENA_PROGRAM_CREATE || nr == DRM_ARENA_PROGRAM_DESTROY ||
 		nr == DRM_ARENA_SCHEDULE_CREATE || nr == DRM_ARENA_SCHEDULE_APPEND ||
-		nr == DRM_ARENA_SCHEDULE_SUBMIT || nr == DRM_ARENA_SCHEDULE_DESTROY);
+		nr == DRM_ARENA_SCHEDULE_SUBMIT || nr == DRM_ARENA_SCHEDULE_DESTROY ||
+		nr == DRM_ARENA_SEAL || nr == DRM_ARENA_SCHEDULE_SUBMIT_SEALED);
 }
 
 /* Where the application's image or references pointer is in a
@@ -202,9 +206,12 @@ static void check_ioctl_result(unsigned int cmd, uint64_t arg, int rc,
 			   fake_watch.calls);
 		return;
 	}
-	/* Not asked: a blocked submit, or no memory in the guard (an image
-	 * of 2^64 - 1 bytes). */
-	int refused = nr == DRM_ARENA_SCHEDULE_SUBMIT ? -EPERM : -ENOMEM;
+	/* Not asked: a blocked submit, an append beyond uapi.h's batch
+	 * limit (EINVAL, the driver's answer), or no memory in the guard
+	 * (an image of 2^64 - 1 bytes). */
+	int refused = nr == DRM_ARENA_SCHEDULE_SUBMIT ||
+		      nr == DRM_ARENA_SCHEDULE_SUBMIT_SEALED ? -EPERM
+		      : nr == DRM_ARENA_SCHEDULE_APPEND ? -EINVAL : -ENOMEM;
 	FUZZ_CHECK(fake_watch.calls <= 1, "%d driver calls", fake_watch.calls);
 	if (!in_pool(arg, out)) {
 		FUZZ_CHECK(rc == -EFAULT, "unwritable argument: %d", rc);
@@ -254,7 +261,8 @@ static void op_ioctl(struct fuzz_in *in)
  * (nothing made it distrust the mirror) holds the driver's references,
  * and the guard blocked it exactly when libarenacert does not certify
  * them (the driver checks the other half). */
-static void check_mirror(int file, uint32_t handle, int blocked)
+static void check_mirror(int file, uint32_t handle, int blocked,
+			 int refused)
 {
 	struct ag_sched *s = ag_sched_lock(devices[file], handle);
 	FUZZ_CHECK(s, "the driver's schedule %u is not mirrored", handle);
@@ -270,6 +278,9 @@ static void check_mirror(int file, uint32_t handle, int blocked)
 		fake_schedule_certify(file, handle, &o);
 		FUZZ_CHECK(!blocked || o.rc != 0 || o.verdict != 0,
 			   "schedule %u is certified, and blocked", handle);
+		FUZZ_CHECK(!refused, "schedule %u: the mirror holds the "
+			   "driver's references, and its seal was refused",
+			   handle);
 	}
 	ag_sched_unlock(s);
 }
@@ -284,10 +295,11 @@ static void check_schedules(void)
 			struct drm_arena_schedule_submit sub = { .schedule = h };
 			int rc = call(fds[file], DRM_IOCTL_ARENA_SCHEDULE_SUBMIT,
 				      (uintptr_t)&sub);
-			FUZZ_CHECK(rc == 0 ? fake_watch.calls == 1
+			FUZZ_CHECK(rc == 0 || rc == -EKEYREJECTED
+				   ? fake_watch.calls == 1
 				   : rc == -EPERM && fake_watch.calls == 0,
 				   "submit of schedule %u: %d", h, rc);
-			check_mirror(file, h, rc != 0);
+			check_mirror(file, h, rc == -EPERM, rc == -EKEYREJECTED);
 		}
 }
 
@@ -307,7 +319,8 @@ static int is_device_cmd(const struct io_uring_sqe *sqe)
 {
 	return sqe->opcode == IORING_OP_URING_CMD &&
 	       (sqe->cmd_op == ARENA_URING_CMD_APPEND ||
-		sqe->cmd_op == ARENA_URING_CMD_SUBMIT);
+		sqe->cmd_op == ARENA_URING_CMD_SUBMIT ||
+		sqe->cmd_op == ARENA_URING_CMD_SUBMIT_SEALED);
 }
 
 /* One SQE from the input: opcodes with the top bit set are URING_CMDs;
@@ -332,6 +345,25 @@ static void read_sqe(struct fuzz_in *in, struct io_uring_sqe *sqe)
 	fuzz_put(sqe->cmd + 8, 8, p ? user_ptr(p) : 0);
 }
 
+/* An approved submit becomes the sealed submit of the same schedule,
+ * flags and sequence number pointer (or stays the plain one on a file
+ * without seals): only cmd_op and the seal may change. */
+static void check_submit_rewrite(const struct io_uring_sqe *was,
+				 const struct io_uring_sqe *now)
+{
+	size_t op_at = offsetof(struct io_uring_sqe, cmd_op);
+	size_t seal_at = offsetof(struct io_uring_sqe, cmd) +
+			 offsetof(struct arena_uring_submit_sealed, seal);
+	const uint8_t *a = (const void *)was, *b = (const void *)now;
+	FUZZ_CHECK((now->cmd_op == ARENA_URING_CMD_SUBMIT_SEALED ||
+		    now->cmd_op == ARENA_URING_CMD_SUBMIT) &&
+		   memcmp(a, b, op_at) == 0 &&
+		   memcmp(a + op_at + 4, b + op_at + 4, seal_at - op_at - 4) == 0 &&
+		   memcmp(a + seal_at + 8, b + seal_at + 8,
+			  sqe_size() - seal_at - 8) == 0,
+		   "a submit changed beyond its command and seal");
+}
+
 /* What the guard may have done to one SQE: nothing, unless it is a
  * device command; then an injected failure, or an append pointed at a
  * copy of the same references. */
@@ -348,6 +380,10 @@ static void check_rewrite(const struct io_uring_sqe *was,
 		FUZZ_CHECK(now->rw_flags == IORING_NOP_INJECT_RESULT &&
 			   (int)now->len < 0 && now->user_data == was->user_data,
 			   "a device command rewritten into something else");
+		return;
+	}
+	if (was->cmd_op != ARENA_URING_CMD_APPEND) {
+		check_submit_rewrite(was, now);
 		return;
 	}
 	size_t refs_at = offsetof(struct io_uring_sqe, cmd) + 8;
@@ -487,11 +523,20 @@ static void ring_reset(unsigned int flags)
 	n_slots = 0;
 }
 
-static void files_open(void)
+/* As the guard's probe makes them: attached (sealed, and the dup'ed fd
+ * matched to its file by the context id, or, without seals, by hand as
+ * kcmp would). */
+static void files_open(int with_seals)
 {
 	static const int fds[] = { FAKE_FD_DEV0, FAKE_FD_DEV1, FAKE_FD_DEV0_DUP };
-	for (int i = 0; i < FAKE_FILES; i++)
-		devices[i] = ag_file_new();
+	devices[0] = ag_file_attach(FAKE_FD_DEV0);
+	devices[1] = ag_file_attach(FAKE_FD_DEV1);
+	FUZZ_CHECK(devices[0] && devices[1] && devices[0] != devices[1],
+		   "attach");
+	struct ag_file *dup = ag_file_attach(FAKE_FD_DEV0_DUP);
+	FUZZ_CHECK(!with_seals || dup == devices[0],
+		   "the dup'ed fd was not matched by its context id");
+	ag_file_unref(dup);
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		ag_fd_set(fds[i], devices[fake_file_of(fds[i])]);
 }
@@ -534,9 +579,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int config = (unsigned int)fuzz_take(&in, 1);
 	memset(pool, 0, POOL_SIZE);
 	fuzz_take_bytes(&in, pool, (size_t)fuzz_take(&in, 2));
-	fake_reset(config & 1);
+	fake_reset(config & 1, !(config & 4));
 	ring_reset(config & 2 ? IORING_SETUP_SQE128 : 0);
-	files_open();
+	files_open(!(config & 4));
 	while (in.p < in.end) {
 		switch (fuzz_take(&in, 1) % 4) {
 		case 0:
@@ -555,6 +600,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	check_schedules();
 	files_close();
-	fake_reset(0);
+	fake_reset(0, 1);
 	return 0;
 }

@@ -200,6 +200,7 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	p->image = image;
 	p->len = len;
 	p->id = id;
+	arena_seal_program(&p->seal, image, len);
 	atomic_store(&p->refs, 1);
 	if (certify_program(p) != 0) {
 		program_free(p);

@@ -75,7 +75,7 @@ static slot_t *slot(int fd, int create)
 
 /* ---- files ---- */
 
-static int try_ref(struct ag_file *f)
+int ag_file_try_ref(struct ag_file *f)
 {
 	unsigned int n = atomic_load(&f->refs);
 	while (n != 0)
@@ -167,7 +167,7 @@ static struct ag_file *find_alias(int fd)
 			int other = (int)(c * CHUNK + i);
 			if (is_file(v) && other != fd &&
 			    same_file(fd, other) &&
-			    try_ref((struct ag_file *)v)) {
+			    ag_file_try_ref((struct ag_file *)v)) {
 				if (atomic_load(&chunk[i]) == v)
 					return (struct ag_file *)v;
 				ag_file_unref((struct ag_file *)v);
@@ -189,7 +189,7 @@ static uintptr_t probe(int fd)
 		return (uintptr_t)AG_FD_NOTDEV;
 	struct ag_file *f = find_alias(fd);
 	if (!f)
-		f = ag_file_new();
+		f = ag_file_attach(fd);     /* sealed, or matched by context */
 	if (!f)
 		errno = ENOMEM;
 	else if (f->fd < 0)
@@ -249,7 +249,7 @@ struct ag_file *ag_fd_file(int fd)
 			return (struct ag_file *)p;
 		}
 		struct ag_file *f = (struct ag_file *)v;
-		if (try_ref(f)) {
+		if (ag_file_try_ref(f)) {
 			if (atomic_load(s) == v)
 				return f;
 			ag_file_unref(f);

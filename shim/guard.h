@@ -10,8 +10,10 @@
  *   mirror.c     the driver's programs and schedules, mirrored per file
  *   cache.c      certified programs by image, verdicts by digest, hints
  *   decide.c     the submit-time decision: allow or block, and why
+ *   request.c    one handler per guarded request, for both front ends
+ *   attach.c     sealing each open file of the device (its context id)
  *   report.c     log records (deduplicated), dumps, counters
- *   ioctl.c      the ioctl front end: copy in, substitute, forward, out
+ *   ioctl.c      the ioctl front end: copy in, dispatch, copy out
  *   uring.c      walking liburing's pending SQEs; registered files
  *   interpose.c  every exported symbol, the real functions, fork
  *
@@ -31,6 +33,8 @@
 
 #define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
 #include <xxhash.h>
+
+#include "seal.h"
 
 /* ---- config.c ---------------------------------------------------------- */
 
@@ -98,6 +102,8 @@ void ag_fd_dup(int oldfd, int newfd);
 int ag_probe_device(int fd);
 
 void ag_file_ref(struct ag_file *f);
+/* A reference unless the count is 0 (the file is being emptied): 1 or 0. */
+int ag_file_try_ref(struct ag_file *f);
 void ag_file_unref(struct ag_file *f);
 /* A fresh file (tests; devices.c for a newly probed fd). */
 struct ag_file *ag_file_new(void);
@@ -141,6 +147,7 @@ struct ag_program {
 	uint8_t *image;             /* the guard's copy: what the driver got */
 	size_t len;
 	struct ag_digest id;        /* XXH3-128 of the image */
+	struct arena_seal seal;     /* uapi.h: the seal state after the image */
 	struct ac_model *model;     /* NULL when the image is malformed */
 	ac_program *prog;           /* NULL when malformed */
 	char *error;                /* why it cannot be certified, or NULL */
@@ -217,6 +224,10 @@ struct ag_file {
 	struct ag_handles programs; /* handle -> struct ag_program */
 	struct ag_handles schedules;/* handle -> struct ag_sched */
 	int fd;                     /* an fd it was seen on, for reports */
+	/* Set once by ag_file_attach before the file is published in the
+	 * fd table, cleared by teardown: */
+	int sealed;                 /* the driver checks seals on it */
+	uint64_t context;           /* the driver's context id, or 0 */
 	struct ag_file *all_next;   /* every file ever made (fork walks) */
 };
 
@@ -245,6 +256,11 @@ struct ag_sched {
 	struct ag_digest *prefixes; /* digest after each append batch */
 	uint64_t n_prefixes, cap_prefixes;
 	struct ag_verdict *last;    /* decided for n_refs == last->n_refs */
+	/* uapi.h's seal of exactly the image and references the guard
+	 * forwarded, its value kept current at append time so that a
+	 * submit reads it (valid while the schedule is recorded). */
+	struct arena_seal seal;
+	uint64_t seal_value;
 };
 
 /* Program create: the guard's image copy is certified (or found). */
@@ -260,6 +276,12 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 /* The schedule with this handle, referenced and locked (and alive), or
  * NULL when the guard does not know it. */
 struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
+/* When the mirror does not know schedule `handle`, calls fn(ctx) with the
+ * file's lock held, so that no create can give the handle to a new
+ * schedule meanwhile, and returns its answer (0 or -errno); 1, without
+ * calling it, when the mirror knows the schedule (look it up again). */
+int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
+			 int (*fn)(void *ctx), void *ctx);
 void ag_sched_unlock(struct ag_sched *s);
 /* Waits (lock held) until no io_uring submit other than `own` of them
  * holds the schedule. */
@@ -301,6 +323,80 @@ struct ag_submit {
  * guard): 0 allow, -EPERM block (enforce mode), after reporting.
  */
 int ag_decide(struct ag_sched *s, const struct ag_submit *sub);
+
+/* ---- request.c: one handler per request, for both front ends ----------- */
+
+struct ag_call;
+
+/*
+ * What differs between the ioctl and the URING_CMD front end; everything
+ * else about a request (its copy-in, checks, mirror update and what is
+ * forwarded) is the request's handler, written once.
+ */
+struct ag_front {
+	enum ag_path path;
+	/* The driver acts only after the handler has returned, and the
+	 * guard never sees its answer (io_uring): the mirror is updated
+	 * when the request is handed over, and what the guard cannot
+	 * mirror then is answered by the guard. */
+	int deferred;
+	/* Hands the driver request `cmd` (a DRM_IOCTL_ARENA_* number) with
+	 * argument `arg`, the guard's own copy (s: its schedule, locked, or
+	 * NULL).  ioctl: the driver's answer; io_uring: the SQE now holds
+	 * exactly that request, 0. */
+	int (*forward)(struct ag_call *c, struct ag_sched *s, unsigned int cmd,
+		       void *arg);
+	/* s locked: waits until no other submit holds it: 0, or -EBUSY
+	 * when this caller must not wait. */
+	int (*wait_holds)(struct ag_call *c, struct ag_sched *s);
+	/* An approved submit of s (locked) stays checked until the driver
+	 * has it: 0 or -ENOMEM.  NULL: the lock held across the forward
+	 * does that. */
+	int (*keep)(struct ag_call *c, struct ag_sched *s);
+};
+
+struct ag_call {
+	const struct ag_front *front;
+	struct ag_file *f;
+	int fd;                     /* the driver's fd; the one reported */
+	void *ctx;                  /* the front end's own (the SQE's walk) */
+};
+
+/*
+ * A guarded request: the argument the handler reads is `size` bytes, the
+ * caller's bytes zero extended (the submits all read the sealed layout,
+ * whose first fields are the plain submit's).  uring_op is its
+ * URING_CMD cmd_op (0: none) and uring_size the bytes of sqe->cmd it
+ * takes there.
+ */
+struct ag_request {
+	const char *name;
+	unsigned int cmd;           /* the canonical DRM_IOCTL_ARENA_* */
+	size_t size;
+	uint32_t uring_op;
+	size_t uring_size;
+	int (*handle)(struct ag_call *c, void *arg);
+};
+
+/* By DRM number (as drm_ioctl dispatches), or NULL. */
+const struct ag_request *ag_request_by_nr(unsigned int nr);
+/* By URING_CMD cmd_op, or NULL. */
+const struct ag_request *ag_request_by_uring_op(uint32_t op);
+
+/* ---- attach.c: sealing the device's open files -------------------------- */
+
+/*
+ * A device fd seen for the first time that no known fd shares an open
+ * file with by kcmp: seals its open file (DRM_IOCTL_ARENA_SEAL) and
+ * returns its struct ag_file (referenced): the one already known under
+ * the same context id (an fd that kcmp could not match), or a new one.
+ * On a driver without seals (EINVAL) says once what the guard then
+ * cannot guarantee, and returns a new, unsealed file.  NULL when memory
+ * runs out.
+ */
+struct ag_file *ag_file_attach(int fd);
+/* f is being emptied: its context id is no longer matched to it. */
+void ag_file_detach(struct ag_file *f);
 
 /* ---- report.c ----------------------------------------------------------- */
 
@@ -355,7 +451,8 @@ static inline int ag_is_guarded_request(unsigned int cmd)
 	unsigned int nr = cmd & 0xff, type = (cmd >> 8) & 0xff;
 	return type == DRM_IOCTL_BASE &&
 	       nr - (DRM_COMMAND_BASE + DRM_ARENA_PROGRAM_CREATE) <=
-		       DRM_ARENA_SCHEDULE_DESTROY - DRM_ARENA_PROGRAM_CREATE &&
+		       DRM_ARENA_SCHEDULE_SUBMIT_SEALED -
+			       DRM_ARENA_PROGRAM_CREATE &&
 	       nr != DRM_COMMAND_BASE + DRM_ARENA_WAIT;
 }
 

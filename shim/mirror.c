@@ -13,6 +13,10 @@
  * (after a lookup under the file's), which a destroy also takes: a
  * destroyed schedule is marked dead and a waiter looks again.
  *
+ * Each schedule also keeps uapi.h's seal of exactly what the guard
+ * forwarded (its program's image copy and the references), updated as
+ * batches are mirrored, so that a submit forwards it without hashing.
+ *
  * A schedule starts lazy: no ac_schedule, only the references and their
  * digest.  If the digest after an append is a hint (a prefix of a
  * schedule decided before), it stays lazy; otherwise it is materialised
@@ -21,6 +25,7 @@
  * known.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +147,8 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 	s->program = p;
 	if (s->state)
 		XXH3_128bits_reset(s->state);   /* the references' half */
+	s->seal = p->seal;
+	s->seal_value = arena_seal_value(&s->seal);
 	return s;
 }
 
@@ -237,6 +244,16 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle)
 		pthread_mutex_unlock(&s->lock);
 		ag_sched_unref(s);
 	}
+}
+
+int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
+			 int (*fn)(void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = ag_handles_get(&f->schedules, handle) ? 1 : fn(ctx);
+	pthread_mutex_unlock(&f->lock);
+	assert(rc <= 1);
+	return rc;
 }
 
 void ag_sched_unlock(struct ag_sched *s)
@@ -353,6 +370,9 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 	memcpy(&s->refv->v[s->n_refs], refs, n * sizeof(*refs));
 	s->n_refs += n;
 	push_prefix(s, &d);
+	/* The driver's seal after this batch, read by every submit. */
+	arena_seal_refs(&s->seal, (const struct drm_arena_ref *)refs, n);
+	s->seal_value = arena_seal_value(&s->seal);
 	return 0;
 }
 
@@ -374,10 +394,13 @@ static void sched_unref_each(void *v)
 
 void ag_file_teardown(struct ag_file *f)
 {
+	ag_file_detach(f);
 	pthread_mutex_lock(&f->lock);
 	ag_handles_each(&f->schedules, sched_unref_each);
 	ag_handles_each(&f->programs, program_unref_each);
 	ag_handles_free(&f->schedules);
 	ag_handles_free(&f->programs);
+	f->sealed = 0;
+	f->context = 0;
 	pthread_mutex_unlock(&f->lock);
 }

@@ -9,19 +9,27 @@
  *   APPEND  the references are copied once into a block the schedule
  *           keeps, certified, and the SQE is pointed at that block: the
  *           driver reads exactly what was checked
- *   SUBMIT  decided like the ioctl; a blocked one becomes a NOP whose
- *           completion carries -EPERM (IORING_NOP_INJECT_RESULT) and the
- *           application's user_data, an ordinary failed CQE
+ *   SUBMIT, SUBMIT_SEALED  decided like the ioctl; an approved one is
+ *           rewritten into the sealed submit of the schedule that was
+ *           checked, with the mirror's seal; a blocked one becomes a NOP
+ *           whose completion carries -EPERM (IORING_NOP_INJECT_RESULT)
+ *           and the application's user_data, an ordinary failed CQE
+ *
+ * The handling of each command is request.c's, shared with the ioctl
+ * path; this file is its front end (struct ag_front): which SQEs are
+ * device commands, and what forwarding means here (rewriting the SQE).
  *
  * A CQE is never seen here, so an append is mirrored when it is handed
  * over, not when the driver has done it; references the certificate
  * calls malformed are answered -EINVAL here (the driver's answer); an
  * append linked after a request that may fail and cancel it poisons its
  * schedule; anything else the driver refuses (EBUSY, ENOMEM) leaves the
- * mirror longer than the device's schedule (docs/guard.md: a known
- * limit once more is appended).  An approved submit holds its schedule
- * until the next function returns, so that no other thread's append
- * slips in between the check and the driver.
+ * mirror longer than the device's schedule, and a sealed driver then
+ * refuses its submits (EKEYREJECTED in the CQE, which the guard does not
+ * see); an unsealed one runs them (docs/guard.md: a known limit).  An
+ * approved submit holds its schedule until the next function returns,
+ * so that no other thread's append slips in between the check and the
+ * driver.
  *
  * Registered files: the registration functions are interposed too; a
  * slot holds the file it had when registered.  SQEs that change slots
@@ -36,9 +44,11 @@
  * taken them yet, and reported otherwise.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <liburing.h>
@@ -420,75 +430,86 @@ struct walk {
 					 * kernel cancels the rest */
 };
 
-static int cmd_append(struct walk *w, struct ag_file *f,
-		      struct io_uring_sqe *sqe)
+/* ---- the URING_CMD front end (request.c has the handlers) ---- */
+
+/* One device command being checked. */
+struct uring_call {
+	struct walk *w;
+	struct io_uring_sqe *sqe;
+};
+
+/*
+ * The SQE becomes exactly the request the handler approved: its command
+ * and the whole argument the guard checked (an approved submit carries
+ * the mirror's seal, so that a thread rewriting the SQE after this gets
+ * a refused submission, never another schedule run).  An append linked
+ * after a request that may fail and cancel it cannot be known taken.
+ */
+static int uring_forward(struct ag_call *c, struct ag_sched *s,
+			 unsigned int cmd, void *arg)
 {
-	struct drm_arena_schedule_append a;
-	memcpy(&a, sqe->cmd, sizeof(a));
-	struct ag_sched *s = ag_sched_lock(f, a.schedule);
-	if (!s)        /* the driver's answer; its submits are blocked */
-		return 0;
-	/* Another thread's submit of s is between its check and the
-	 * driver.  Wait for it, unless this walk holds schedules itself:
-	 * two walks could then wait for each other.  EBUSY is the driver's
-	 * answer to an append while the schedule executes, which it is
-	 * about to. */
-	unsigned int own = own_holds(w->held, s);
-	int rc = 0;
-	if (s->holds > own && w->held && w->held->n > 0)
-		rc = -EBUSY;
-	else
-		ag_sched_wait_holds(s, own);
-	if (rc == 0 && a.count) {
-		size_t bytes = (size_t)a.count * sizeof(struct ac_ref);
-		struct ag_block *b = malloc(sizeof(*b) + bytes);
-		struct ac_error err;
-		if (!b)
-			rc = -ENOMEM;
-		else if (copy_from_user(b->v, a.refs, bytes) != 0)
-			rc = -EFAULT;
-		else
-			rc = ag_sched_append(s, b->v, a.count, &err);
-		if (rc == -ENOMEM)     /* the driver is not handed it */
-			ag_no_memory("URING_CMD APPEND");
-		if (rc == 0) {
-			b->next = s->blocks;
-			s->blocks = b;
-			a.refs = (uintptr_t)b->v;
-			memcpy(sqe->cmd, &a, sizeof(a));
-			/* No CQE is seen here: mirrored, but maybe never
-			 * taken, and later appends would then be certified
-			 * with references the driver does not have
-			 * (fuzz_guard). */
-			if (w->chain_may_fail)
-				ag_sched_poison(s, "an io_uring append linked "
-						"after a request that may fail "
-						"and cancel it: the guard cannot "
-						"know whether the driver took it");
-		} else {
-			free(b);
-		}
-	}
-	ag_sched_unlock(s);
-	return rc;
+	struct uring_call *u = c->ctx;
+	const struct ag_request *req = ag_request_by_nr(_IOC_NR(cmd));
+	assert(req && req->uring_op && req->uring_size <= CMD_BYTES);
+	u->sqe->cmd_op = req->uring_op;
+	memcpy(u->sqe->cmd, arg, req->uring_size);
+	memset(u->sqe->cmd + req->uring_size, 0, CMD_BYTES - req->uring_size);
+	/* No CQE is seen here: mirrored, but maybe never taken, and later
+	 * appends would then be certified with references the driver does
+	 * not have (fuzz_guard). */
+	if (s && req->uring_op == ARENA_URING_CMD_APPEND &&
+	    ((const struct drm_arena_schedule_append *)arg)->count &&
+	    u->w->chain_may_fail)
+		ag_sched_poison(s, "an io_uring append linked after a request "
+				"that may fail and cancel it: the guard cannot "
+				"know whether the driver took it");
+	return 0;
 }
 
-static int cmd_submit(struct walk *w, struct ag_file *f,
-		      struct io_uring_sqe *sqe)
+/* Another thread's submit of s is between its check and the driver.
+ * Wait for it, unless this walk holds schedules itself: two walks could
+ * then wait for each other.  EBUSY is the driver's answer to an append
+ * while the schedule executes, which it is about to. */
+static int uring_wait_holds(struct ag_call *c, struct ag_sched *s)
 {
-	struct arena_uring_submit u;
-	memcpy(&u, sqe->cmd, sizeof(u));
+	struct walk *w = ((struct uring_call *)c->ctx)->w;
+	unsigned int own = own_holds(w->held, s);
+	if (s->holds > own && w->held && w->held->n > 0)
+		return -EBUSY;
+	ag_sched_wait_holds(s, own);
+	return 0;
+}
+
+static int uring_keep(struct ag_call *c, struct ag_sched *s)
+{
+	struct walk *w = ((struct uring_call *)c->ctx)->w;
+	if (hold(&w->held, s) != 0)
+		return ag_no_memory("URING_CMD SUBMIT");  /* cannot keep it
+							   * checked */
+	return 0;
+}
+
+static const struct ag_front uring_front = {
+	.path = AG_PATH_URING,
+	.deferred = 1,
+	.forward = uring_forward,
+	.wait_holds = uring_wait_holds,
+	.keep = uring_keep,
+};
+
+/* The command's argument copied out of the SQE, zero extended, and
+ * handled: 0 or -errno (the SQE then fails with it). */
+static int handle_cmd(struct walk *w, struct ag_file *f,
+		      struct io_uring_sqe *sqe, const struct ag_request *req)
+{
+	uint64_t arg[CMD_BYTES / 8] = { 0 };
+	assert(req->size <= sizeof(arg));
+	memcpy(arg, sqe->cmd, req->uring_size);
+	struct uring_call u = { w, sqe };
 	/* A registered slot has no fd: name one the file was seen on. */
 	int fd = sqe->flags & IOSQE_FIXED_FILE ? f->fd : sqe->fd;
-	struct ag_submit sub = { fd, u.schedule, AG_PATH_URING };
-	struct ag_sched *s = ag_sched_lock(f, u.schedule);
-	int rc = ag_decide(s, &sub);
-	if (rc == 0 && s && hold(&w->held, s) != 0)
-		rc = ag_no_memory("URING_CMD SUBMIT");   /* cannot keep it
-							  * checked */
-	if (s)
-		ag_sched_unlock(s);
-	return rc;
+	struct ag_call c = { &uring_front, f, fd, &u };
+	return req->handle(&c, arg);
 }
 
 /* The device file an SQE is aimed at (referenced), NULL, or UNCERTAIN;
@@ -519,8 +540,8 @@ static void fail_cmd(struct walk *w, struct io_uring_sqe *sqe, int rc)
 
 static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 {
-	if (sqe->cmd_op != ARENA_URING_CMD_APPEND &&
-	    sqe->cmd_op != ARENA_URING_CMD_SUBMIT)
+	const struct ag_request *req = ag_request_by_uring_op(sqe->cmd_op);
+	if (!req)
 		return;
 	struct ag_file *f = target(w, sqe);
 	if (!f && errno == ENOMEM)
@@ -540,9 +561,7 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 			fail_cmd(w, sqe, -EPERM);
 		return;
 	}
-	size_t arg = sqe->cmd_op == ARENA_URING_CMD_APPEND
-		     ? sizeof(struct drm_arena_schedule_append)
-		     : sizeof(struct arena_uring_submit);
+	size_t arg = req->uring_size;
 	if (!(w->ring->flags & IORING_SETUP_SQE128))
 		rc = 0;    /* no payload: the driver refuses it unread */
 	else if (w->chain_blocked)
@@ -550,10 +569,8 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	else if (sqe->__pad1 || sqe->uring_cmd_flags ||
 		 !all_zero(sqe->cmd + arg, CMD_BYTES - arg))
 		rc = -EINVAL;      /* uapi.h: nonzero padding */
-	else if (sqe->cmd_op == ARENA_URING_CMD_APPEND)
-		rc = cmd_append(w, f, sqe);
 	else
-		rc = cmd_submit(w, f, sqe);
+		rc = handle_cmd(w, f, sqe, req);
 	ag_file_unref(f);
 	if (rc < 0)
 		fail_cmd(w, sqe, rc);

@@ -12,6 +12,8 @@
  * before the device does) and execs the command.  The library is found
  * next to the executable's build tree (../shim/), else where it was
  * installed (AG_GUARD_LIB), unless --lib or ARENAGUARD_LIB names it.
+ * A library path that LD_PRELOAD cannot carry (a space or a colon) is
+ * refused (exit 125): the command is never run unguarded silently.
  * Manual: docs/arenaguard.1.
  */
 #define _GNU_SOURCE
@@ -86,6 +88,14 @@ static const char *find_lib(const char *option, char *buf, size_t len)
 	if (build_tree_lib(buf, len) == 0)
 		return buf;
 	return AG_GUARD_LIB;
+}
+
+/* ld.so splits LD_PRELOAD at spaces and colons and has no escape: a
+ * path with either would be preloaded as pieces that do not exist
+ * ("cannot be preloaded ... ignored"), and the command run unguarded. */
+static int preloadable(const char *path)
+{
+	return path[strcspn(path, " :")] == 0;
 }
 
 static int set(const char *name, const char *value)
@@ -206,6 +216,14 @@ int main(int argc, char **argv)
 	if (!readable(path)) {
 		fprintf(stderr, "arenaguard: cannot find the guard library "
 			"(tried %s); use --lib\n", path);
+		return 125;
+	}
+	if (!preloadable(path)) {
+		fprintf(stderr, "arenaguard: the guard library's path '%s' "
+			"has a space or a colon, where ld.so splits "
+			"LD_PRELOAD: COMMAND would run unguarded; not run "
+			"(use --lib with a path without them, e.g. a "
+			"symbolic link)\n", path);
 		return 125;
 	}
 	if ((mode && set("ARENAGUARD", mode)) ||

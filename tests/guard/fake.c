@@ -1,47 +1,233 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fake.h"
+#include "seal.h"
 #include "spawn.h"
+#include "usercopy.h"
+
+#define OBJECTS 4096
+#define MAX_BATCH (1u << 20)          /* uapi.h */
+#define MAX_IMAGE (16u << 20)         /* larger: not read, unsealable */
 
 int fake_calls[16];
 
-static uint32_t fake_next;
+enum kind { FREE, PROGRAM, SCHEDULE };
+
+struct object {
+	enum kind kind;
+	int seal_known;               /* the driver could read what it took */
+	struct arena_seal seal;
+	uint64_t n_refs;
+};
+
+/* The driver's state, shared with forked children. */
+struct state {
+	int no_seals;
+	int sealed[2];                /* per open file */
+	struct object obj[OBJECTS];   /* handle h is obj[h - 1] */
+	struct fake_ran ran;
+};
+
+static struct state *st;
+static void (*append_hook)(void);
 static struct {
 	unsigned int cmd;
 	int err, times;
 } failing;
 
+static int open_of(int fd)
+{
+	return fd == FAKE_FD_OTHER;
+}
+
+static struct object *get(uint32_t handle, enum kind kind)
+{
+	if (handle < 1 || handle > OBJECTS || st->obj[handle - 1].kind != kind)
+		return NULL;
+	return &st->obj[handle - 1];
+}
+
+static int add(enum kind kind, uint32_t *handle)
+{
+	for (uint32_t i = 0; i < OBJECTS; i++)
+		if (st->obj[i].kind == FREE) {
+			memset(&st->obj[i], 0, sizeof(st->obj[i]));
+			st->obj[i].kind = kind;
+			*handle = i + 1;
+			return 0;
+		}
+	return -ENOMEM;
+}
+
+static int program_create(struct drm_arena_program_create *a)
+{
+	int rc = add(PROGRAM, &a->handle);
+	if (rc)
+		return rc;
+	struct object *p = get(a->handle, PROGRAM);
+	uint8_t *image = a->size <= MAX_IMAGE ? malloc(a->size + 1) : NULL;
+	if (image && copy_from_user(image, a->image, a->size) == 0) {
+		arena_seal_program(&p->seal, image, a->size);
+		p->seal_known = 1;
+	}
+	free(image);
+	return 0;
+}
+
+static int schedule_create(struct drm_arena_schedule_create *a)
+{
+	struct object *p = get(a->program, PROGRAM);
+	int rc = add(SCHEDULE, &a->handle);
+	if (rc)
+		return rc;
+	struct object *s = get(a->handle, SCHEDULE);
+	if (p) {
+		s->seal = p->seal;
+		s->seal_known = p->seal_known;
+	}
+	return 0;
+}
+
+static int schedule_append(const struct drm_arena_schedule_append *a)
+{
+	if (append_hook)
+		append_hook();
+	if (a->count > MAX_BATCH)
+		return -EINVAL;
+	struct object *s = get(a->schedule, SCHEDULE);
+	if (!s || a->count == 0)
+		return 0;
+	size_t bytes = (size_t)a->count * sizeof(struct drm_arena_ref);
+	struct drm_arena_ref *refs = malloc(bytes);
+	if (refs && copy_from_user(refs, a->refs, bytes) == 0)
+		arena_seal_refs(&s->seal, refs, a->count);
+	else
+		s->seal_known = 0;
+	free(refs);
+	s->n_refs += a->count;
+	return 0;
+}
+
+static void destroy(uint32_t handle, enum kind kind)
+{
+	struct object *o = get(handle, kind);
+	if (o)
+		o->kind = FREE;
+}
+
+static int run(uint32_t handle)
+{
+	struct object *s = get(handle, SCHEDULE);
+	st->ran.n++;
+	st->ran.schedule = handle;
+	st->ran.n_refs = s ? s->n_refs : 0;
+	return 0;
+}
+
+static int submit(int open, uint32_t handle)
+{
+	return st->sealed[open] ? -ENOKEY : run(handle);
+}
+
+static int submit_sealed(uint32_t handle, uint64_t seal)
+{
+	if (st->no_seals)
+		return -EINVAL;
+	struct object *s = get(handle, SCHEDULE);
+	if (!s || !s->seal_known || arena_seal_value(&s->seal) != seal)
+		return -EKEYREJECTED;
+	return run(handle);
+}
+
 static int fake_ioctl(int fd, unsigned int cmd, void *arg)
 {
-	(void)fd;
 	if (cmd == failing.cmd && failing.times > 0) {
 		failing.times--;
 		return -failing.err;
 	}
 	fake_calls[_IOC_NR(cmd) - DRM_COMMAND_BASE]++;
+	int open = open_of(fd);
 	switch (cmd) {
 	case DRM_IOCTL_ARENA_PROGRAM_CREATE:
-		((struct drm_arena_program_create *)arg)->handle = ++fake_next;
-		return 0;
+		return program_create(arg);
 	case DRM_IOCTL_ARENA_SCHEDULE_CREATE:
-		((struct drm_arena_schedule_create *)arg)->handle = ++fake_next;
+		return schedule_create(arg);
+	case DRM_IOCTL_ARENA_SCHEDULE_APPEND:
+		return schedule_append(arg);
+	case DRM_IOCTL_ARENA_PROGRAM_DESTROY:
+		destroy(((struct drm_arena_handle *)arg)->handle, PROGRAM);
 		return 0;
-	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT:
-		((struct drm_arena_schedule_submit *)arg)->seqno = 1;
+	case DRM_IOCTL_ARENA_SCHEDULE_DESTROY:
+		destroy(((struct drm_arena_handle *)arg)->handle, SCHEDULE);
+		return 0;
+	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT: {
+		struct drm_arena_schedule_submit *s = arg;
+		int rc = submit(open, s->schedule);
+		if (rc == 0)
+			s->seqno = 1;
+		return rc;
+	}
+	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED: {
+		struct drm_arena_schedule_submit_sealed *s = arg;
+		int rc = submit_sealed(s->schedule, s->seal);
+		if (rc == 0)
+			s->seqno = 1;
+		return rc;
+	}
+	case DRM_IOCTL_ARENA_SEAL:
+		if (st->no_seals)
+			return -EINVAL;
+		st->sealed[open] = 1;
+		((struct drm_arena_seal *)arg)->context = 1000 + (uint64_t)open;
 		return 0;
 	default:
 		return 0;
 	}
 }
 
+int fake_run_sqe(const struct io_uring_sqe *sqe)
+{
+	if (sqe->opcode == IORING_OP_NOP)
+		return (int)sqe->len;          /* the guard's injected result */
+	ck_assert_int_eq(sqe->opcode, IORING_OP_URING_CMD);
+	int open = open_of(sqe->fd);
+	struct drm_arena_schedule_append a;
+	struct arena_uring_submit_sealed s;
+	memcpy(&a, sqe->cmd, sizeof(a));
+	memcpy(&s, sqe->cmd, sizeof(s));
+	switch (sqe->cmd_op) {
+	case ARENA_URING_CMD_APPEND:
+		return schedule_append(&a);
+	case ARENA_URING_CMD_SUBMIT:
+		return submit(open, s.schedule);
+	case ARENA_URING_CMD_SUBMIT_SEALED:
+		return submit_sealed(s.schedule, s.seal);
+	default:
+		return -ENOTTY;
+	}
+}
+
+struct fake_ran fake_ran(void)
+{
+	return st->ran;
+}
+
 void fake_setup(void)
 {
+	if (!st) {
+		st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		ck_assert_ptr_ne(st, MAP_FAILED);
+	}
+	memset(st, 0, sizeof(*st));
 	ag_driver_ioctl = fake_ioctl;
-	fake_next = 0;
+	append_hook = NULL;
 	failing.times = 0;
 	memset(fake_calls, 0, sizeof(fake_calls));
 	unsetenv("ARENAGUARD");
@@ -52,6 +238,16 @@ void fake_setup(void)
 	ag_report_reset();
 }
 
+void fake_without_seals(void)
+{
+	st->no_seals = 1;
+}
+
+void fake_on_append(void (*fn)(void))
+{
+	append_hook = fn;
+}
+
 void fake_fail(unsigned int cmd, int err, int times)
 {
 	failing.cmd = cmd;
@@ -59,9 +255,14 @@ void fake_fail(unsigned int cmd, int err, int times)
 	failing.times = times;
 }
 
+int fake_call_fd(struct ag_file *f, int fd, unsigned int cmd, void *arg)
+{
+	return ag_ioctl(f, fd, cmd, (uintptr_t)arg);
+}
+
 int fake_call(struct ag_file *f, unsigned int cmd, void *arg)
 {
-	return ag_ioctl(f, 42, cmd, (uintptr_t)arg);
+	return fake_call_fd(f, FAKE_FD, cmd, arg);
 }
 
 uint32_t fake_program(struct ag_file *f, enum prog_kind kind)

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sealing the device's open files (uapi.h "Sealed submissions").  When
+ * the guard first recognises a device fd, it seals the open file behind
+ * it: from then on the driver runs a schedule only when the submission
+ * carries the seal of exactly the program image and references it holds,
+ * and the guard gives the seal of what it certified.  A mirror that
+ * diverged from the driver (a request the guard never saw, another
+ * process sharing the open file, a raced SQE) then ends in a refused
+ * submission, never in an uncertified run.
+ *
+ * SEAL also says the open file's context id, the same on every fd of one
+ * open file description: an fd that kcmp(2) could not match to a known
+ * one (kcmp denied, as container seccomp profiles do) is matched by it,
+ * so that an F_DUPFD copy shares its original's mirror.  Files are found
+ * by context in a short list (one entry per open file of the device the
+ * guard knows), under a leaf lock that no other lock is taken under.
+ *
+ * A driver without seals answers EINVAL: the guard says once which
+ * guarantees it then cannot give, and goes on checking what it sees.
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "guard.h"
+
+struct context {
+	uint64_t id;
+	struct ag_file *f;          /* not referenced: detached at teardown */
+	struct context *next;
+};
+
+static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct context *contexts;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void lock_contexts(void)
+{
+	pthread_mutex_lock(&context_lock);
+}
+
+static void unlock_contexts(void)
+{
+	pthread_mutex_unlock(&context_lock);
+}
+
+/* A fork while another thread holds the lock must not leave the child
+ * a lock nobody will release. */
+static void register_atfork(void)
+{
+	pthread_atfork(lock_contexts, unlock_contexts, unlock_contexts);
+}
+
+/* The file known under context id (referenced), or NULL.  Lock held. */
+static struct ag_file *by_context(uint64_t id)
+{
+	for (struct context *c = contexts; c; c = c->next)
+		if (c->id == id && ag_file_try_ref(c->f))
+			return c->f;
+	return NULL;
+}
+
+/* DRM_IOCTL_ARENA_SEAL on fd: 0 with *id, or -errno (EINTR retried). */
+static int seal_fd(int fd, uint64_t *id)
+{
+	struct drm_arena_seal s = { 0 };
+	int rc;
+	do {
+		s = (struct drm_arena_seal){ 0 };
+		rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SEAL, &s);
+	} while (rc == -EINTR);
+	if (rc == 0 && s.context == 0)
+		rc = -EPROTO;               /* uapi.h: never 0 */
+	*id = s.context;
+	return rc;
+}
+
+/* Once per process: what an unsealed open file leaves to chance. */
+static void report_unsealed(int fd, int rc)
+{
+	ag_report_once("no seals", "the driver does not seal submissions "
+		       "(DRM_IOCTL_ARENA_SEAL on fd %d: %s): the guard "
+		       "checks every request it sees, but it cannot "
+		       "guarantee what runs when its picture of the device "
+		       "diverged: requests it does not see (a raw system "
+		       "call, io_uring SQEs outside liburing's submit "
+		       "functions), another process sharing the open file "
+		       "(fork, SCM_RIGHTS), an SQE rewritten after its "
+		       "check, or an fd copy kcmp(2) cannot match",
+		       fd, rc == -EINVAL ? "EINVAL, a driver without them"
+					 : "refused");
+}
+
+struct ag_file *ag_file_attach(int fd)
+{
+	assert(fd >= 0);
+	pthread_once(&atfork_once, register_atfork);
+	uint64_t id = 0;
+	int rc = seal_fd(fd, &id);
+	if (rc != 0) {
+		report_unsealed(fd, rc);
+		return ag_file_new();
+	}
+	pthread_mutex_lock(&context_lock);
+	struct ag_file *f = by_context(id);
+	pthread_mutex_unlock(&context_lock);
+	if (f)
+		return f;
+
+	struct context *c = malloc(sizeof(*c));
+	f = c ? ag_file_new() : NULL;
+	if (!f) {
+		free(c);
+		return NULL;
+	}
+	f->sealed = 1;
+	f->context = id;
+	pthread_mutex_lock(&context_lock);
+	struct ag_file *first = by_context(id);     /* another thread's */
+	if (!first) {
+		*c = (struct context){ id, f, contexts };
+		contexts = c;
+	}
+	pthread_mutex_unlock(&context_lock);
+	if (first) {
+		free(c);
+		ag_file_unref(f);
+		return first;
+	}
+	return f;
+}
+
+void ag_file_detach(struct ag_file *f)
+{
+	assert(f);
+	if (!f->context)
+		return;
+	pthread_mutex_lock(&context_lock);
+	for (struct context **pp = &contexts; *pp; pp = &(*pp)->next) {
+		if ((*pp)->f == f) {
+			struct context *c = *pp;
+			*pp = c->next;
+			free(c);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&context_lock);
+}

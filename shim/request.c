@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guarded requests, one handler each, shared by the ioctl front end
+ * (ioctl.c) and the URING_CMD front end (uring.c), as sim/ioctl.c
+ * dispatches the driver's from one table.  A handler is given the
+ * guard's copy of the argument (copied in once by the front end); it
+ * makes the checks, copies in what the argument points to (once: the
+ * driver is handed that copy), updates the mirror and forwards the
+ * request through its front end (struct ag_front), which is all that
+ * differs between the two paths.
+ *
+ * Every approved submit is forwarded as the sealed variant carrying the
+ * mirror's seal of the schedule (uapi.h "Sealed submissions") whenever
+ * the open file is sealed or the application itself asked for a sealed
+ * submit: the driver then runs only what the guard certified.  The seal
+ * is kept current at append time (mirror.c), so a submit only reads it.
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "guard.h"
+#include "usercopy.h"
+
+/* uapi.h: a batch of more references is refused (EINVAL). */
+#define MAX_BATCH (1u << 20)
+
+/* ---- create and destroy: the mirror forwards them itself ---- */
+
+static int program_create(struct ag_call *c, void *arg)
+{
+	return ag_mirror_program_create(c->f, c->fd, arg);
+}
+
+static int program_destroy(struct ag_call *c, void *arg)
+{
+	return ag_mirror_program_destroy(c->f, c->fd, arg);
+}
+
+static int schedule_create(struct ag_call *c, void *arg)
+{
+	return ag_mirror_schedule_create(c->f, c->fd, arg);
+}
+
+static int schedule_destroy(struct ag_call *c, void *arg)
+{
+	return ag_mirror_schedule_destroy(c->f, c->fd, arg);
+}
+
+/* ---- append ---- */
+
+/* The references could not be read: by ioctl the driver gives its own
+ * error (ENOENT, EINVAL, EFAULT come in its order), and if it takes the
+ * batch after all (another thread mapped the memory meanwhile), the
+ * guard does not know what it took.  By io_uring the driver would read
+ * the same pointer later, unseen: EFAULT here. */
+static int append_unread(struct ag_call *c, struct ag_sched *s,
+			 struct drm_arena_schedule_append *a)
+{
+	if (c->front->deferred)
+		return -EFAULT;
+	int rc = c->front->forward(c, s, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);
+	if (rc == 0)
+		ag_sched_poison(s, "the guard could not read appended "
+				"references the driver took");
+	return rc;
+}
+
+/* The driver has taken the guard's copy (ioctl): the mirror follows.
+ * References the certificate calls malformed that the driver took
+ * anyway leave a mirror that cannot be trusted. */
+static void mirror_taken(struct ag_sched *s, const struct ac_ref *refs,
+			 uint32_t n)
+{
+	struct ac_error err;
+	char text[512], why[600];
+	if (ag_sched_append(s, refs, n, &err) == -EINVAL) {
+		snprintf(why, sizeof(why), "the driver accepted references "
+			 "the certificate calls malformed: %s",
+			 ac_error_text(&err, text, sizeof(text)));
+		ag_sched_poison(s, why);
+	}
+}
+
+/*
+ * The batch, read into block b, to a schedule the mirror knows (locked,
+ * room reserved).  ioctl: forwarded first and mirrored once the driver
+ * took it (a refusal leaves nothing to undo).  io_uring: the driver's
+ * answer will not be seen, so the mirror takes it first (malformed
+ * references are answered EINVAL here, as the driver would), then the
+ * SQE is pointed at b, which lives as long as the schedule since the
+ * kernel reads it later.  Returns 0 or -errno, and whether b was kept.
+ */
+static int append_read(struct ag_call *c, struct ag_sched *s,
+		       struct drm_arena_schedule_append *a,
+		       struct ag_block *b, int *kept)
+{
+	uint64_t user_refs = a->refs;
+	a->refs = (uintptr_t)b->v;
+	int rc;
+	*kept = 0;
+	if (!c->front->deferred) {
+		rc = c->front->forward(c, s, DRM_IOCTL_ARENA_SCHEDULE_APPEND,
+				       a);
+		if (rc == 0)
+			mirror_taken(s, b->v, a->count);
+	} else {
+		struct ac_error err;
+		rc = ag_sched_append(s, b->v, a->count, &err);
+		assert(rc != -ENOMEM);      /* room was reserved */
+		if (rc == 0)
+			rc = c->front->forward(c, s,
+					       DRM_IOCTL_ARENA_SCHEDULE_APPEND,
+					       a);
+		if (rc == 0) {
+			b->next = s->blocks;
+			s->blocks = b;
+			*kept = 1;
+		}
+	}
+	a->refs = user_refs;
+	return rc;
+}
+
+struct unknown_append {
+	struct ag_call *c;
+	struct drm_arena_schedule_append *a;
+};
+
+static int forward_unknown(void *ctx)
+{
+	struct unknown_append *u = ctx;
+	return u->c->front->forward(u->c, NULL,
+				    DRM_IOCTL_ARENA_SCHEDULE_APPEND, u->a);
+}
+
+/*
+ * An append to a schedule the mirror does not know.  By ioctl the driver
+ * answers (ENOENT, or it is another process's schedule, whose submits
+ * are blocked), with the file's lock held: a create racing it (another
+ * thread's) could otherwise give the handle to a new schedule between
+ * the lookup and the driver, which would take references the mirror
+ * lacks.  By io_uring the kernel runs it later, when such a create may
+ * have come: ENOENT now, the driver's answer for a handle that does not
+ * exist (issue 11, hole 7).  1: the schedule is known after all.
+ */
+static int append_unknown(struct ag_call *c,
+			  struct drm_arena_schedule_append *a)
+{
+	if (c->front->deferred)
+		return -ENOENT;
+	struct unknown_append u = { c, a };
+	return ag_mirror_if_unknown(c->f, a->schedule, forward_unknown, &u);
+}
+
+static int append(struct ag_call *c, void *arg)
+{
+	struct drm_arena_schedule_append *a = arg;
+	struct ag_sched *s;
+	int rc;
+	while (!(s = ag_sched_lock(c->f, a->schedule)))
+		if ((rc = append_unknown(c, a)) != 1)
+			return rc;
+	rc = c->front->wait_holds(c, s);
+	/* uapi.h's limit, before anything is read or mirrored: the
+	 * driver's answer whatever the references are. */
+	if (rc == 0 && a->count > MAX_BATCH)
+		rc = -EINVAL;
+	else if (rc == 0 && a->count == 0)
+		rc = c->front->forward(c, s, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);
+	else if (rc == 0) {
+		size_t bytes = (size_t)a->count * sizeof(struct ac_ref);
+		struct ag_block *b = malloc(sizeof(*b) + bytes);
+		int kept = 0;
+		if (!b || ag_sched_reserve(s, a->count) != 0)
+			rc = ag_no_memory(c->front->deferred
+					  ? "URING_CMD APPEND"
+					  : "SCHEDULE_APPEND");
+		else if (copy_from_user(b->v, a->refs, bytes) != 0)
+			rc = append_unread(c, s, a);
+		else
+			rc = append_read(c, s, a, b, &kept);
+		if (!kept)
+			free(b);
+	}
+	ag_sched_unlock(s);
+	return rc;
+}
+
+/* ---- submit ---- */
+
+/* The driver refused what the guard approved because its seal is not
+ * that of what the driver holds: the mirror diverged (ioctl: seen). */
+static void report_refused(const struct ag_submit *sub, struct ag_sched *s,
+			   int rc)
+{
+	atomic_fetch_add(&ag_stats.blocked, 1);
+	ag_report_submission(sub, s, NULL, rc == -EKEYREJECTED
+		? "the driver refused the sealed submission (EKEYREJECTED): "
+		  "what it holds for this schedule is not what the guard "
+		  "certified (a request the guard did not see, or another "
+		  "process sharing the open file, changed it)"
+		: "the driver refused the submission (ENOKEY): the open file "
+		  "is sealed and the guard could not seal this submission",
+		1);
+}
+
+/*
+ * A submit, plain or sealed (arg in the sealed layout, its seal 0 for a
+ * plain one): decided, and if approved forwarded with the mirror's seal
+ * (never the application's), the schedule locked from the decision to
+ * the forward so that nothing is appended in between.
+ */
+static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed *a,
+		     int sealed_request)
+{
+	struct ag_sched *s = ag_sched_lock(c->f, a->schedule);
+	struct ag_submit sub = { c->fd, a->schedule, c->front->path };
+	int rc = ag_decide(s, &sub);
+	if (rc == 0 && s && c->front->keep)
+		rc = c->front->keep(c, s);
+	if (rc == 0) {
+		uint64_t user_seal = a->seal;
+		/* A schedule unknown to the guard (warn mode) has no seal
+		 * to give: the driver answers whatever the request carries. */
+		int sealed = c->f->sealed || sealed_request;
+		if (sealed && s)
+			a->seal = s->seal_value;
+		rc = c->front->forward(c, s, sealed
+				       ? DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED
+				       : DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, a);
+		a->seal = user_seal;
+		if (rc == -EKEYREJECTED || rc == -ENOKEY)
+			report_refused(&sub, s, rc);
+	}
+	if (s)
+		ag_sched_unlock(s);
+	return rc;
+}
+
+static int submit(struct ag_call *c, void *arg)
+{
+	return submit_as(c, arg, 0);
+}
+
+static int submit_sealed(struct ag_call *c, void *arg)
+{
+	return submit_as(c, arg, 1);
+}
+
+/* ---- seal ---- */
+
+/* The application seals its open file itself: the driver's answer (the
+ * guard sealed it already where the driver offers seals). */
+static int seal(struct ag_call *c, void *arg)
+{
+	return c->front->forward(c, NULL, DRM_IOCTL_ARENA_SEAL, arg);
+}
+
+/* ---- the table ---- */
+
+_Static_assert(sizeof(struct ac_ref) == sizeof(struct drm_arena_ref),
+	       "the guard hands its ac_ref copies to the driver");
+_Static_assert(offsetof(struct drm_arena_schedule_submit_sealed, seqno) ==
+		       offsetof(struct drm_arena_schedule_submit, seqno) &&
+	       offsetof(struct arena_uring_submit_sealed, seal) ==
+		       offsetof(struct drm_arena_schedule_submit_sealed, seal) &&
+	       sizeof(struct arena_uring_submit) ==
+		       sizeof(struct drm_arena_schedule_submit),
+	       "every submit reads the sealed layout");
+
+#define SUBMIT_SIZE sizeof(struct drm_arena_schedule_submit_sealed)
+
+static const struct ag_request requests[] = {
+	{ "PROGRAM_CREATE", DRM_IOCTL_ARENA_PROGRAM_CREATE,
+	  sizeof(struct drm_arena_program_create), 0, 0, program_create },
+	{ "PROGRAM_DESTROY", DRM_IOCTL_ARENA_PROGRAM_DESTROY,
+	  sizeof(struct drm_arena_handle), 0, 0, program_destroy },
+	{ "SCHEDULE_CREATE", DRM_IOCTL_ARENA_SCHEDULE_CREATE,
+	  sizeof(struct drm_arena_schedule_create), 0, 0, schedule_create },
+	{ "SCHEDULE_APPEND", DRM_IOCTL_ARENA_SCHEDULE_APPEND,
+	  sizeof(struct drm_arena_schedule_append), ARENA_URING_CMD_APPEND,
+	  sizeof(struct drm_arena_schedule_append), append },
+	{ "SCHEDULE_SUBMIT", DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, SUBMIT_SIZE,
+	  ARENA_URING_CMD_SUBMIT, sizeof(struct arena_uring_submit), submit },
+	{ "SCHEDULE_DESTROY", DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
+	  sizeof(struct drm_arena_handle), 0, 0, schedule_destroy },
+	{ "SEAL", DRM_IOCTL_ARENA_SEAL, sizeof(struct drm_arena_seal), 0, 0,
+	  seal },
+	{ "SCHEDULE_SUBMIT_SEALED", DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
+	  SUBMIT_SIZE, ARENA_URING_CMD_SUBMIT_SEALED,
+	  sizeof(struct arena_uring_submit_sealed), submit_sealed },
+};
+
+#define N_REQUESTS (sizeof(requests) / sizeof(requests[0]))
+
+const struct ag_request *ag_request_by_nr(unsigned int nr)
+{
+	for (size_t i = 0; i < N_REQUESTS; i++)
+		if (_IOC_NR(requests[i].cmd) == nr)
+			return &requests[i];
+	return NULL;
+}
+
+const struct ag_request *ag_request_by_uring_op(uint32_t op)
+{
+	for (size_t i = 0; op && i < N_REQUESTS; i++)
+		if (requests[i].uring_op == op)
+			return &requests[i];
+	return NULL;
+}
