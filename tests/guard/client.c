@@ -35,7 +35,8 @@
  *                under its handle, while another thread submits it;
  *                then the fd closed under that thread
  *   forkhalf N   N forks with schedules half built and another thread
- *                busy: each child finishes them; the parent is unchanged
+ *                busy: each child finishes them; the context is shared,
+ *                so the seal refuses all but the first to finish
  *   image FILE   the program image FILE (as arena-certify reads it: plan,
  *                launches and schedule) run as a driver user runs it: the
  *                program without its schedule, then the schedule's
@@ -1212,17 +1213,29 @@ static void *build_loop(void *arg)
 	return NULL;
 }
 
-/* The half-built schedules finished by ioctl, in `who`. */
+/*
+ * The half-built schedules finished by ioctl, in `who`.  The device's
+ * context is shared with every process that forked from the one that
+ * opened it (as a kernel driver's is), so only the first to finish the
+ * certified schedule has a mirror that matches the device: `first` says
+ * whether `who` is that one.  The others' seal no longer matches what
+ * the device holds and the driver refuses to run it (EKEYREJECTED), with
+ * the device's memory untouched; the failing one is blocked either way.
+ */
 static void finish_half_built(struct cdev *d, uint32_t prog, uint32_t good,
-			      uint32_t bad, const char *who)
+			      uint32_t bad, const char *who, int first)
 {
 	cdev_zero(d);
 	int rc = cdev_append(d, good, &prog_good_refs[1], 1);
 	check(rc == 0, "%s: the rest appended: %d", who, rc);
 	rc = cdev_run(d, good);
-	check(rc == 0 && cdev_all(d, PROG_OUT, 64, 1.0f),
-	      "%s: the certified schedule finished runs: %d", who,
-	      rc);
+	if (first)
+		check(rc == 0 && cdev_all(d, PROG_OUT, 64, 1.0f),
+		      "%s: the certified schedule finished runs: %d", who, rc);
+	else
+		check(rc == -EKEYREJECTED && cdev_all(d, PROG_OUT, 64, 0.0f),
+		      "%s: the certified schedule another process finished "
+		      "first is refused by the seal: %d", who, rc);
 	cdev_zero(d);
 	rc = cdev_append(d, bad, prog_bad_d_refs + 2, 2);
 	check(rc == 0, "%s: the rest of the failing one appended: %d",
@@ -1239,8 +1252,10 @@ static void finish_half_built(struct cdev *d, uint32_t prog, uint32_t good,
 /*
  * Schedules half built (a certified one and a failing one), another
  * thread building, submitting and destroying its own, and `forks`
- * children that each finish the half-built ones; then the parent's are
- * what they were, and finish the same way.
+ * children that each finish the half-built ones in turn; the first
+ * child's certified schedule runs, every later process's copy of it is
+ * refused by the driver's seal (the first child changed it under them),
+ * the failing one is blocked everywhere, and new schedules run.
  */
 static void cmd_forkhalf(int forks)
 {
@@ -1256,7 +1271,7 @@ static void cmd_forkhalf(int forks)
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid == 0) {
-			finish_half_built(&d, prog, good, bad, "child");
+			finish_half_built(&d, prog, good, bad, "child", i == 0);
 			fflush(stdout);
 			_exit(atomic_load(&failures) ? 1 : 0);
 		}
@@ -1269,9 +1284,12 @@ static void cmd_forkhalf(int forks)
 	check(children == forks && b.errors == 0, "%d of %d children finished "
 	      "the half-built schedules; the other thread: %d errors",
 	      children, forks, b.errors);
-	/* The parent's: the prefix still runs, then they finish alike. */
-	check(cdev_run(&d, good) == 0, "parent: the half-built one runs");
-	finish_half_built(&d, prog, good, bad, "parent");
+	/* The parent's prefix runs only if no child changed it. */
+	int rc = cdev_run(&d, good);
+	check(rc == (forks ? -EKEYREJECTED : 0),
+	      "parent: the half-built one runs unless a child changed it: %d",
+	      rc);
+	finish_half_built(&d, prog, good, bad, "parent", forks == 0);
 	cdev_close(&d);
 }
 

@@ -143,8 +143,3 @@ int count(const char *haystack, const char *needle)
 		n++;
 	return n;
 }
-
-int seal_notices(const char *text)
-{
-	return count(text, "arenaguard: the driver does not seal submissions");
-}

@@ -28,9 +28,6 @@ void assert_clean(const struct run *r);
 
 /* Occurrences of needle in haystack. */
 int count(const char *haystack, const char *needle);
-/* The guard's notice that the driver offers no seals (once per process,
- * one record) in text: 0 on a driver with seals. */
-int seal_notices(const char *text);
 
 /* A scratch directory for the current test; paths inside it. */
 const char *scratch(void);

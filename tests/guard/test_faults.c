@@ -242,8 +242,13 @@ START_TEST(test_fork_half_built)
 	ck_assert_int_eq(count(r.out, "ok: child: a new schedule runs"), 12);
 	ck_assert_int_eq(count(r.out, "ok: child: the failing schedule "
 			       "finished is blocked"), 12);
+	ck_assert_int_eq(count(r.out, "ok: child: the certified schedule "
+			       "finished runs"), 1);
+	ck_assert_int_eq(count(r.out, "ok: child: the certified schedule "
+			       "another process finished first is refused"), 11);
 	ck_assert_msg(strstr(r.out, "ok: parent: the certified schedule "
-			     "finished runs"), "%s", r.out);
+			     "another process finished first is refused"),
+		      "%s", r.out);
 	run_free(&r);
 }
 END_TEST

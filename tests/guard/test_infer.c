@@ -39,7 +39,7 @@ START_TEST(test_correct)
 	infer(&r, env, path_arg(_i), "--decode", "3");
 	ck_assert_msg(r.status == 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
 	ck_assert_msg(strstr(r.out, "matches the reference"), "%s", r.out);
-	ck_assert_msg(count(r.err, "arenaguard") == seal_notices(r.err), "%s",
+	ck_assert_msg(count(r.err, "arenaguard") == 0, "%s",
 		      r.err);
 	run_free(&r);
 }
@@ -87,7 +87,7 @@ START_TEST(test_buggy_off)
 	const char *env[] = { PRELOAD_GUARD, "ARENAGUARD=off", NULL };
 	infer(&r, env, path_arg(_i), "--buggy", NULL);
 	ck_assert_msg(r.status == 1, "exit %d\n%s\n%s", r.status, r.out, r.err);
-	ck_assert_msg(count(r.err, "arenaguard") == seal_notices(r.err), "%s",
+	ck_assert_msg(count(r.err, "arenaguard") == 0, "%s",
 		      r.err);
 	run_free(&r);
 }
@@ -178,7 +178,7 @@ START_TEST(test_launcher_correct_dump)
 			       AG_ARENA_INFER, "--uring", "-q", NULL };
 	spawn(&r, env, argv);
 	ck_assert_msg(r.status == 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
-	ck_assert_msg(count(r.err, "arenaguard") == seal_notices(r.err), "%s",
+	ck_assert_msg(count(r.err, "arenaguard") == 0, "%s",
 		      r.err);
 	run_free(&r);
 }
