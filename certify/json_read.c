@@ -273,7 +273,7 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 	const char *expected = "an unsigned 64-bit value (integer 0 .. 2^53, "
 		"or a decimal or 0x string below 2^64)";
 	if (json_is_number(v)) {
-		json_int_t n;
+		json_int_t n = 0;   /* set when exact_integer returns 0 */
 		if (exact_integer(r, v, path, &n))
 			return -1;
 		if (n < 0)
@@ -303,7 +303,7 @@ static int parse_i64(struct reader *r, const json_t *v, const char *path,
 	const char *expected = "a signed 64-bit value (integer -2^53 .. "
 		"2^53, or a decimal or 0x string, optionally with '-')";
 	if (json_is_number(v)) {
-		json_int_t n;
+		json_int_t n = 0;   /* set when exact_integer returns 0 */
 		if (exact_integer(r, v, path, &n))
 			return -1;
 		*out = (int64_t)n;
