@@ -102,9 +102,11 @@ static void put_wide(struct text *t, struct ac_wide v)
 	put(t, "%s", ac_wide_text(v, buf, sizeof(buf)));
 }
 
+/* [offset, offset + size); a well-formed end is at most 2^64, which does
+ * not fit in 64 bits and is written as such. */
 static void put_range(struct text *t, uint64_t offset, uint64_t size)
 {
-	if (size && size - 1 > UINT64_MAX - offset)
+	if (size > UINT64_MAX - offset)
 		put(t, "[0x%llx, 2^64)", (unsigned long long)offset);
 	else
 		put(t, "[0x%llx, 0x%llx)", (unsigned long long)offset,
