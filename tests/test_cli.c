@@ -527,6 +527,79 @@ START_TEST(convert_usage)
 }
 END_TEST
 
+/* A program read but malformed (spec 1: alignment 48, an empty window)
+ * is not converted: OUT is neither created nor replaced. */
+START_TEST(convert_malformed_writes_nothing)
+{
+	const char *bad = tmp("bad48.json"), *out = tmp("never.bin");
+	const char *text = "{\"alignment\": 48, \"windows\": [{\"base\": 0, "
+			   "\"size\": 0}]}";
+	write_text(bad, text, strlen(text));
+	struct run r = run_cli(NULL, "--convert", out, bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	ck_assert_ptr_null(strstr(r.err, "wrote"));
+	ck_assert_msg(strstr(r.err, "nothing written to") && strstr(r.err, out),
+		      "stderr: %s", r.err);
+	ck_assert_ptr_nonnull(strstr(r.out, "error: alignment"));
+	run_free(&r);
+
+	/* An existing OUT is left as it was. */
+	write_text(out, "old", 3);
+	r = run_cli(NULL, "--quiet", "--convert", out, bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	size_t len = 0;
+	char *kept = util_read_file(out, &len);
+	ck_assert(kept && len == 3 && memcmp(kept, "old", 3) == 0);
+	free(kept);
+	run_free(&r);
+}
+END_TEST
+
+/* A NUL byte is named as such, at its byte, wherever it is; after a
+ * number jansson alone would skip it and accept the program. */
+START_TEST(nul_byte_named)
+{
+	static const struct { const char *text; size_t len; const char *want; } cases[] = {
+		{ "{\"alignment\": 64}\0garbage", 25,
+		  "line 1, column 18: invalid JSON: a NUL byte at byte 18" },
+		{ "{\"alignment\": 64\0 }", 19,
+		  "line 1, column 17: invalid JSON: a NUL byte at byte 17" },
+		{ "{\"alignment\": 64,\n\"windows\": [\0]}", 33,
+		  "line 2, column 13: invalid JSON: a NUL byte at byte 31" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const char *path = tmp("nul.json");
+		write_text(path, cases[c].text, cases[c].len);
+		struct run r = run_cli(NULL, path, NULL);
+		ck_assert_msg(r.status == 2, "case %zu: status %d", c, r.status);
+		char want[600], got[600];
+		snprintf(want, sizeof(want), "%s: error: %s", path, cases[c].want);
+		ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* A tensor ending at exactly 2^64 is written [offset, 2^64), not
+ * [offset, 0x0). */
+START_TEST(range_ending_at_2_64)
+{
+	const char *path = tmp("top.json");
+	const char *text = "{\"alignment\": 64, \"globals\": ["
+		"{\"name\": \"g\", \"offset\": \"0xfffffffffffff000\", \"size\": 4096},"
+		"{\"name\": \"h\", \"offset\": \"0xffffffffffffffc0\", \"size\": 64}]}";
+	write_text(path, text, strlen(text));
+	struct run r = run_cli(NULL, path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.out, "global 'g' (globals[0]) [0xfffffffffffff000, 2^64) "
+			     "overlaps global 'h' (globals[1]) [0xffffffffffffffc0, 2^64)"),
+		      "output: %s", r.out);
+	ck_assert_ptr_null(strstr(r.out, "0x0)"));
+	run_free(&r);
+}
+END_TEST
+
 /* ---- options ---- */
 
 START_TEST(options)
@@ -947,6 +1020,9 @@ Suite *suite_cli(void)
 	tcase_add_test(tc, unreadable);
 	tcase_add_test(tc, convert_round_trip);
 	tcase_add_test(tc, convert_usage);
+	tcase_add_test(tc, convert_malformed_writes_nothing);
+	tcase_add_test(tc, nul_byte_named);
+	tcase_add_test(tc, range_ending_at_2_64);
 	tcase_add_test(tc, options);
 	tcase_add_test(tc, huge_verdict);
 	tcase_add_loop_test(tc, html_examples, 0, N_EXAMPLES);

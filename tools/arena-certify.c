@@ -56,7 +56,8 @@ static const char usage_text[] =
 	"  --json         one JSON object per file, one per line\n"
 	"  --quiet, -q    the verdict lines only, no explanations\n"
 	"  --convert OUT  also write the program (exactly one FILE) to OUT:\n"
-	"                 JSON if OUT ends in .json, else a binary image\n"
+	"                 JSON if OUT ends in .json, else a binary image;\n"
+	"                 nothing is written for a malformed program\n"
 	"  --html OUT     also write a report (exactly one FILE) to OUT: one\n"
 	"                 self-contained HTML page drawing the program's\n"
 	"                 memory over time, the failing objects marked\n"
@@ -564,8 +565,6 @@ static int certify_file(const struct options *opt, const char *file,
 	/* the model may point into data: freed after it */
 	if (ac_model_view(data, len, &model, &err) != 0)
 		goto fail;
-	if (opt->convert && convert(opt, model) != 0)
-		*write_failed = 1;
 	program = ac_program_new(model, &err);
 	if (!program)
 		goto fail;
@@ -578,6 +577,10 @@ static int certify_file(const struct options *opt, const char *file,
 	if (ac_schedule_append(schedule, model->refs, (size_t)model->n_refs,
 			       &err) != 0)
 		goto fail;
+	/* Only a well-formed program is converted: nothing is written for
+	 * one that is malformed (reported below, at fail). */
+	if (opt->convert && convert(opt, model) != 0)
+		*write_failed = 1;
 
 	struct ac_diag diag;
 	memset(&diag, 0, sizeof(diag));
@@ -595,6 +598,9 @@ static int certify_file(const struct options *opt, const char *file,
 	goto done;
 fail:
 	report_error(opt, file, &err);
+	if (opt->convert)
+		fprintf(stderr, "arena-certify: nothing written to %s: %s is "
+			"malformed or unreadable\n", opt->convert, file);
 	if (opt->html)
 		fprintf(stderr, "arena-certify: no report written to %s: %s has "
 			"no verdict\n", opt->html, file);
