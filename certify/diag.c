@@ -273,3 +273,15 @@ const char *ac_diag_render(const struct ac_diag *d, const ac_program *p,
 	}
 	return buf;
 }
+
+const char *ac_advisory_render(const struct ac_advisory *a,
+			       const ac_program *p, char *buf, size_t len)
+{
+	struct text t = { buf, len, 0 };
+	if (len)
+		buf[0] = 0;
+	put(&t, "%s: ", ac_advisory_kind_name(a->kind));
+	put_tensor(&t, p->m, a->tensor);
+	put(&t, " has byte 0x%llx in no window", (unsigned long long)a->outside);
+	return buf;
+}
