@@ -597,6 +597,17 @@ START_TEST(range_ending_at_2_64)
 		      "output: %s", r.out);
 	ck_assert_ptr_null(strstr(r.out, "0x0)"));
 	run_free(&r);
+
+	/* and the report's texts (tools/report_fail.c) */
+	const char *page_path = tmp("top.html");
+	r = run_cli(NULL, "-q", "--html", page_path, path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	run_free(&r);
+	char *page = util_read_file(page_path, NULL);
+	ck_assert_ptr_nonnull(page);
+	ck_assert_ptr_nonnull(strstr(page, "[0xffffffffffffffc0, 2^64)"));
+	ck_assert_ptr_null(strstr(page, "0x0)"));
+	free(page);
 }
 END_TEST
 
