@@ -220,6 +220,23 @@ static int naive_outside(const struct ac_model *m, const struct ac_tensor *t,
 	return 0;
 }
 
+/* Advisory *k of the library's n is the naive one for tensor t (named
+ * ref), if t has one; returns whether it had. */
+static int expect_next(const struct ac_model *m, const struct ac_tensor *t,
+		       struct ac_tensor_ref ref, const struct ac_advisory *a,
+		       uint64_t n, uint64_t *k)
+{
+	uint64_t at;
+	if (!naive_outside(m, t, &at))
+		return 0;
+	ck_assert_uint_lt(*k, n);
+	ck_assert_uint_eq(a[*k].tensor.phase, ref.phase);
+	ck_assert_uint_eq(a[*k].tensor.index, ref.index);
+	ck_assert_uint_eq(a[*k].outside, at);
+	(*k)++;
+	return 1;
+}
+
 /* Library and naive agree on one program; counts what it had. */
 static void compare(const struct ac_model *m, uint64_t *with, uint64_t *globals,
 		    uint64_t *planes)
@@ -231,30 +248,13 @@ static void compare(const struct ac_model *m, uint64_t *with, uint64_t *globals,
 	struct ac_advisory *a = NULL;
 	uint64_t n = 0, k = 0;
 	ck_assert_int_eq(ac_program_advisories(p, &a, &n, &err), 0);
-	for (uint32_t g = 0; g < m->n_globals; g++) {
-		uint64_t at;
-		if (!naive_outside(m, &m->globals[g], &at))
-			continue;
-		ck_assert_uint_lt(k, n);
-		ck_assert_uint_eq(a[k].tensor.phase, AC_NONE);
-		ck_assert_uint_eq(a[k].tensor.index, g);
-		ck_assert_uint_eq(a[k].outside, at);
-		k++;
-		(*globals)++;
-	}
-	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
-		for (uint32_t j = 0; j < m->phases[ph].plane_count; j++) {
-			uint64_t at;
-			if (!naive_outside(m, &m->planes[m->phases[ph].plane_first + j], &at))
-				continue;
-			ck_assert_uint_lt(k, n);
-			ck_assert_uint_eq(a[k].tensor.phase, ph);
-			ck_assert_uint_eq(a[k].tensor.index, j);
-			ck_assert_uint_eq(a[k].outside, at);
-			k++;
-			(*planes)++;
-		}
-	}
+	for (uint32_t g = 0; g < m->n_globals; g++)
+		*globals += expect_next(m, &m->globals[g],
+					(struct ac_tensor_ref){ AC_NONE, g }, a, n, &k);
+	for (uint32_t ph = 0; ph < m->n_phases; ph++)
+		for (uint32_t j = 0; j < m->phases[ph].plane_count; j++)
+			*planes += expect_next(m, &m->planes[m->phases[ph].plane_first + j],
+					       (struct ac_tensor_ref){ ph, j }, a, n, &k);
 	ck_assert_uint_eq(k, n);
 	*with += n > 0;
 	free(a);
