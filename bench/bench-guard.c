@@ -62,7 +62,7 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static void die(const char *what, int err)
+_Noreturn static void die(const char *what, int err)
 {
 	fprintf(stderr, "bench-guard: %s: %s\n", what, strerror(err));
 	exit(1);
@@ -129,8 +129,8 @@ static void uring_read(void *ctx)
 	io_uring_prep_read(io_uring_get_sqe(&r->ring), r->fd, &r->buf,
 			   sizeof(r->buf), 0);
 	int rc = io_uring_submit_and_wait(&r->ring, 1);
-	if (rc == 1)
-		rc = io_uring_wait_cqe(&r->ring, &cqe);
+	/* Nothing submitted (rc 0) leaves no completion to read. */
+	rc = rc == 1 ? io_uring_wait_cqe(&r->ring, &cqe) : rc < 0 ? rc : -EIO;
 	if (rc < 0 || cqe->res != sizeof(r->buf))
 		die("io_uring read", rc < 0 ? -rc : EIO);
 	io_uring_cqe_seen(&r->ring, cqe);

@@ -102,9 +102,11 @@ static void put_wide(struct text *t, struct ac_wide v)
 	put(t, "%s", ac_wide_text(v, buf, sizeof(buf)));
 }
 
+/* [offset, offset + size); a well-formed end is at most 2^64, which does
+ * not fit in 64 bits and is written as such. */
 static void put_range(struct text *t, uint64_t offset, uint64_t size)
 {
-	if (size && size - 1 > UINT64_MAX - offset)
+	if (size > UINT64_MAX - offset)
 		put(t, "[0x%llx, 2^64)", (unsigned long long)offset);
 	else
 		put(t, "[0x%llx, 0x%llx)", (unsigned long long)offset,
@@ -269,5 +271,17 @@ const char *ac_diag_render(const struct ac_diag *d, const ac_program *p,
 		render_layout(&t, d, m);
 		break;
 	}
+	return buf;
+}
+
+const char *ac_advisory_render(const struct ac_advisory *a,
+			       const ac_program *p, char *buf, size_t len)
+{
+	struct text t = { buf, len, 0 };
+	if (len)
+		buf[0] = 0;
+	put(&t, "%s: ", ac_advisory_kind_name(a->kind));
+	put_tensor(&t, p->m, a->tensor);
+	put(&t, " has byte 0x%llx in no window", (unsigned long long)a->outside);
 	return buf;
 }

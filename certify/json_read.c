@@ -273,7 +273,7 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 	const char *expected = "an unsigned 64-bit value (integer 0 .. 2^53, "
 		"or a decimal or 0x string below 2^64)";
 	if (json_is_number(v)) {
-		json_int_t n;
+		json_int_t n = 0;   /* set when exact_integer returns 0 */
 		if (exact_integer(r, v, path, &n))
 			return -1;
 		if (n < 0)
@@ -303,7 +303,7 @@ static int parse_i64(struct reader *r, const json_t *v, const char *path,
 	const char *expected = "a signed 64-bit value (integer -2^53 .. "
 		"2^53, or a decimal or 0x string, optionally with '-')";
 	if (json_is_number(v)) {
-		json_int_t n;
+		json_int_t n = 0;   /* set when exact_integer returns 0 */
 		if (exact_integer(r, v, path, &n))
 			return -1;
 		*out = (int64_t)n;
@@ -952,6 +952,25 @@ static int syntax_error(struct ac_error *err, const json_error_t *je)
 		       je->position);
 }
 
+/* A raw NUL byte is never valid JSON (inside a string it is a control
+ * character), and jansson skips one after a number: the first is an
+ * error of its own, placed as jansson places its errors (1-based). */
+static int nul_error(struct ac_error *err, const char *text, size_t len)
+{
+	const char *nul = memchr(text, 0, len);
+	if (!nul)
+		return 0;
+	size_t at = (size_t)(nul - text), line = 1, line_start = 0;
+	for (size_t i = 0; i < at; i++)
+		if (text[i] == '\n')
+			line++, line_start = i + 1;
+	char where[PATH_LEN];
+	snprintf(where, sizeof(where), "line %zu, column %zu", line,
+		 at - line_start + 1);
+	return ac_fail(err, where, "invalid JSON: a NUL byte at byte %zu",
+		       at + 1);
+}
+
 int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
 		       struct ac_error *err)
 {
@@ -960,6 +979,8 @@ int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
 		*out = NULL;
 	if (!text)
 		text = "", len = 0;
+	if (nul_error(err, text, len))
+		return -1;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES |
 				  JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
 	if (!root)

@@ -527,6 +527,224 @@ START_TEST(convert_usage)
 }
 END_TEST
 
+/* A program read but malformed (spec 1: alignment 48, an empty window)
+ * is not converted: OUT is neither created nor replaced. */
+START_TEST(convert_malformed_writes_nothing)
+{
+	const char *bad = tmp("bad48.json"), *out = tmp("never.bin");
+	const char *text = "{\"alignment\": 48, \"windows\": [{\"base\": 0, "
+			   "\"size\": 0}]}";
+	write_text(bad, text, strlen(text));
+	struct run r = run_cli(NULL, "--convert", out, bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	ck_assert_ptr_null(strstr(r.err, "wrote"));
+	ck_assert_msg(strstr(r.err, "nothing written to") && strstr(r.err, out),
+		      "stderr: %s", r.err);
+	ck_assert_ptr_nonnull(strstr(r.out, "error: alignment"));
+	run_free(&r);
+
+	/* An existing OUT is left as it was. */
+	write_text(out, "old", 3);
+	r = run_cli(NULL, "--quiet", "--convert", out, bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	size_t len = 0;
+	char *kept = util_read_file(out, &len);
+	ck_assert(kept && len == 3 && memcmp(kept, "old", 3) == 0);
+	free(kept);
+	run_free(&r);
+}
+END_TEST
+
+/* A NUL byte is named as such, at its byte, wherever it is; after a
+ * number jansson alone would skip it and accept the program. */
+START_TEST(nul_byte_named)
+{
+	static const struct { const char *text; size_t len; const char *want; } cases[] = {
+		{ "{\"alignment\": 64}\0garbage", 25,
+		  "line 1, column 18: invalid JSON: a NUL byte at byte 18" },
+		{ "{\"alignment\": 64\0 }", 19,
+		  "line 1, column 17: invalid JSON: a NUL byte at byte 17" },
+		{ "{\"alignment\": 64,\n\"windows\": [\0]}", 33,
+		  "line 2, column 13: invalid JSON: a NUL byte at byte 31" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const char *path = tmp("nul.json");
+		write_text(path, cases[c].text, cases[c].len);
+		struct run r = run_cli(NULL, path, NULL);
+		ck_assert_msg(r.status == 2, "case %zu: status %d", c, r.status);
+		char want[600], got[600];
+		snprintf(want, sizeof(want), "%s: error: %s", path, cases[c].want);
+		ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* A tensor ending at exactly 2^64 is written [offset, 2^64), not
+ * [offset, 0x0). */
+START_TEST(range_ending_at_2_64)
+{
+	const char *path = tmp("top.json");
+	const char *text = "{\"alignment\": 64, \"globals\": ["
+		"{\"name\": \"g\", \"offset\": \"0xfffffffffffff000\", \"size\": 4096},"
+		"{\"name\": \"h\", \"offset\": \"0xffffffffffffffc0\", \"size\": 64}]}";
+	write_text(path, text, strlen(text));
+	struct run r = run_cli(NULL, path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.out, "global 'g' (globals[0]) [0xfffffffffffff000, 2^64) "
+			     "overlaps global 'h' (globals[1]) [0xffffffffffffffc0, 2^64)"),
+		      "output: %s", r.out);
+	ck_assert_ptr_null(strstr(r.out, "0x0)"));
+	run_free(&r);
+
+	/* and the report's texts (tools/report_fail.c) */
+	const char *page_path = tmp("top.html");
+	r = run_cli(NULL, "-q", "--html", page_path, path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	run_free(&r);
+	char *page = util_read_file(page_path, NULL);
+	ck_assert_ptr_nonnull(page);
+	ck_assert_ptr_nonnull(strstr(page, "[0xffffffffffffffc0, 2^64)"));
+	ck_assert_ptr_null(strstr(page, "0x0)"));
+	free(page);
+}
+END_TEST
+
+/* ---- advisories and --strict (spec section 6) ---- */
+
+/* Certified, with global 'out' and plane 'b' partly or wholly outside
+ * the one window; with `word` 0x1800 instead of 0x1400 it fails (C). */
+static const char *advised(const char *word)
+{
+	static char text[1024];
+	snprintf(text, sizeof(text),
+		"{\"alignment\": 64,"
+		" \"windows\": [{\"name\": \"arena0\", \"base\": \"0x1000\", \"size\": \"0x1000\"}],"
+		" \"globals\": [{\"name\": \"out\", \"offset\": \"0x1fc0\", \"size\": 128}],"
+		" \"phases\": [{\"identity\": \"P\", \"planes\": ["
+		"   {\"name\": \"a\", \"offset\": \"0x1400\", \"size\": 64, \"carried\": false},"
+		"   {\"name\": \"b\", \"offset\": \"0x3000\", \"size\": 64, \"carried\": false}]}],"
+		" \"launches\": [{\"phase\": \"P\", \"words\": [\"%s\"]}],"
+		" \"schedule\": [{\"first\": 0, \"count\": 1}]}", word);
+	const char *path = tmp("advised.json");
+	write_text(path, text, strlen(text));
+	return path;
+}
+
+START_TEST(advisories_plain)
+{
+	const char *path = advised("0x1400");
+	char got[600], want[600];
+	struct run r = run_cli(NULL, path, NULL);
+	ck_assert_int_eq(r.status, 0);     /* advisories change nothing */
+	snprintf(want, sizeof(want), "%s: verdict 0", path);
+	ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+	ck_assert_str_eq(line(r.out, 2, got, sizeof(got)),
+		"  advisory tensor-outside-windows: global 'out' (globals[0]) "
+		"[0x1fc0, 0x2040) has byte 0x2000 in no window");
+	ck_assert_str_eq(line(r.out, 3, got, sizeof(got)),
+		"  advisory tensor-outside-windows: fresh plane 'b' "
+		"(phases[0].planes[1]) [0x3000, 0x3040) has byte 0x3000 in no window");
+	ck_assert_int_eq(count_lines(r.out), 4);
+	run_free(&r);
+
+	/* --strict: not certified, and says so */
+	r = run_cli(NULL, "--strict", path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(line(r.out, 4, got, sizeof(got)),
+			 "  strict: fails (2 advisories)");
+	run_free(&r);
+
+	/* --quiet --strict: the verdict line and the strict line */
+	r = run_cli(NULL, "--quiet", "--strict", path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_int_eq(count_lines(r.out), 2);
+	ck_assert_str_eq(line(r.out, 1, got, sizeof(got)),
+			 "  strict: fails (2 advisories)");
+	run_free(&r);
+
+	/* a failing verdict keeps its advisories and its status */
+	path = advised("0x1800");
+	r = run_cli(NULL, "--strict", path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	snprintf(want, sizeof(want), "%s: verdict 2", path);
+	ck_assert_str_eq(line(r.out, 0, got, sizeof(got)), want);
+	ck_assert_ptr_nonnull(strstr(r.out, "  advisory tensor-outside-windows: global 'out'"));
+	ck_assert_ptr_nonnull(strstr(r.out, "  strict: fails"));
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(advisories_json)
+{
+	const char *path = advised("0x1400");
+	struct run r = run_cli(NULL, "--json", path, NULL);
+	ck_assert_int_eq(r.status, 0);
+	json_t *j = json_line(r.out, 0);
+	json_t *adv = json_object_get(j, "advisories");
+	ck_assert_uint_eq(json_array_size(adv), 2);
+	json_t *a0 = json_array_get(adv, 0), *a1 = json_array_get(adv, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(a0, "kind")),
+			 "tensor-outside-windows");
+	json_t *t0 = json_object_get(a0, "tensor");
+	ck_assert_int_eq(json_integer_value(json_object_get(t0, "global")), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(t0, "name")), "out");
+	ck_assert_str_eq(json_string_value(json_object_get(a0, "outside")), "0x2000");
+	json_t *t1 = json_object_get(a1, "tensor");
+	ck_assert_int_eq(json_integer_value(json_object_get(t1, "phase")), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(t1, "plane")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(t1, "name")), "b");
+	ck_assert_str_eq(json_string_value(json_object_get(a1, "outside")), "0x3000");
+	ck_assert_ptr_null(json_object_get(j, "strict"));
+	json_decref(j);
+	run_free(&r);
+
+	r = run_cli(NULL, "--json", "--strict", path, EXAMPLES "ex1.json", NULL);
+	ck_assert_int_eq(r.status, 1);
+	j = json_line(r.out, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "strict")), "fails");
+	json_decref(j);
+	/* no advisories: an empty list, and strict holds */
+	j = json_line(r.out, 1);
+	ck_assert(json_is_array(json_object_get(j, "advisories")));
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "advisories")), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "strict")), "holds");
+	json_decref(j);
+	run_free(&r);
+}
+END_TEST
+
+/* Without advisories --strict changes nothing; a malformed program has
+ * none (it has an error) and still exits 2. */
+START_TEST(strict_status)
+{
+	char path[512];
+	for (int i = 0; i < N_EXAMPLES; i++) {
+		example_path(i, path, sizeof(path));
+		uint64_t v = example_expect(i);
+		struct run r = run_cli(NULL, "--strict", path, NULL);
+		ck_assert_int_eq(r.status, v == 0 ? 0 : 1);
+		ck_assert_ptr_null(strstr(r.out, "advisory"));
+		ck_assert_ptr_null(strstr(r.out, "strict"));
+		run_free(&r);
+	}
+	const char *bad = tmp("bad.json");
+	const char *text = "{\"alignment\": 48, \"globals\": [{\"name\": \"g\","
+			   " \"offset\": 0, \"size\": 48}]}";
+	write_text(bad, text, strlen(text));
+	struct run r = run_cli(NULL, "--json", "--strict", bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	json_t *j = json_line(r.out, 0);
+	ck_assert_ptr_null(json_object_get(j, "advisories"));
+	json_decref(j);
+	run_free(&r);
+	r = run_cli(NULL, "--strict", advised("0x1400"), bad, NULL);
+	ck_assert_int_eq(r.status, 2);
+	run_free(&r);
+}
+END_TEST
+
 /* ---- options ---- */
 
 START_TEST(options)
@@ -788,6 +1006,52 @@ START_TEST(html_names_objects)
 }
 END_TEST
 
+/* Advisories in the report: listed in the static header (with strict's
+ * verdict under --strict), each tensor an "advisory" mark across the
+ * chart, for a certified and a failing program. */
+START_TEST(html_marks_advisories)
+{
+	const char *out = tmp("adv.html");
+	const char *words[] = { "0x1400", "0x1800" };
+	for (int k = 0; k < 2; k++) {
+		struct run r = run_cli(NULL, "-q", "--strict", "--html", out,
+				       advised(words[k]), NULL);
+		ck_assert_int_eq(r.status, 1);
+		run_free(&r);
+		char *page = util_read_file(out, NULL);
+		ck_assert_ptr_nonnull(page);
+		ck_assert_ptr_nonnull(strstr(page, "<p id=\"strict\" class=\"bad\">strict: fails</p>"));
+		ck_assert_ptr_nonnull(strstr(page, "<li class=\"advisory\">advisory "
+			"tensor-outside-windows: global &#39;out&#39; (globals[0]) "
+			"[0x1fc0, 0x2040) has byte 0x2000 in no window</li>"));
+		json_t *data = html_data(page);
+		json_t *marks = json_object_get(json_object_get(data, "fail"), "marks");
+		int n = 0;
+		size_t i;
+		json_t *m;
+		json_array_foreach(marks, i, m) {
+			if (strcmp(json_string_value(json_object_get(m, "role")), "advisory"))
+				continue;
+			ck_assert(json_is_true(json_object_get(m, "full")));
+			ck_assert_uint_eq(json_array_size(json_object_get(m, "y")), 1);
+			n++;
+		}
+		ck_assert_int_eq(n, 2);
+		ck_assert_ptr_nonnull(strstr(mark_title(data, "advisory"), "global 'out'"));
+		json_decref(data);
+		free(page);
+	}
+	/* without --strict: listed, no strict verdict */
+	struct run r = run_cli(NULL, "-q", "--html", out, advised("0x1400"), NULL);
+	ck_assert_int_eq(r.status, 0);
+	run_free(&r);
+	char *page = util_read_file(out, NULL);
+	ck_assert_ptr_null(strstr(page, "id=\"strict\""));
+	ck_assert_ptr_nonnull(strstr(page, "<ul id=\"advisories\">"));
+	free(page);
+}
+END_TEST
+
 /* Names are arbitrary bytes: none may end the script or open markup. */
 START_TEST(html_escapes_names)
 {
@@ -947,10 +1211,17 @@ Suite *suite_cli(void)
 	tcase_add_test(tc, unreadable);
 	tcase_add_test(tc, convert_round_trip);
 	tcase_add_test(tc, convert_usage);
+	tcase_add_test(tc, convert_malformed_writes_nothing);
+	tcase_add_test(tc, nul_byte_named);
+	tcase_add_test(tc, range_ending_at_2_64);
+	tcase_add_test(tc, advisories_plain);
+	tcase_add_test(tc, advisories_json);
+	tcase_add_test(tc, strict_status);
 	tcase_add_test(tc, options);
 	tcase_add_test(tc, huge_verdict);
 	tcase_add_loop_test(tc, html_examples, 0, N_EXAMPLES);
 	tcase_add_test(tc, html_names_objects);
+	tcase_add_test(tc, html_marks_advisories);
 	tcase_add_test(tc, html_escapes_names);
 	tcase_add_test(tc, html_usage);
 	tcase_add_test(tc, html_long_walk);

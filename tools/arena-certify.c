@@ -2,7 +2,8 @@
 /*
  * arena-certify - the command-line certifier.
  *
- *   arena-certify [--json] [--quiet] [--convert OUT] [--html OUT] FILE...
+ *   arena-certify [--json] [--quiet] [--strict] [--convert OUT] [--html OUT]
+ *                 FILE...
  *
  * Reads each FILE ("-" is standard input) as a JSON program or a binary
  * program image, decides its certificate and reports the verdict with what
@@ -44,19 +45,24 @@ enum { EXIT_CERTIFIED = 0, EXIT_VERDICT = 1, EXIT_BAD_INPUT = 2 };
 struct options {
 	int json;             /* one JSON object per file */
 	int quiet;            /* no explanations, no conversion note */
+	int strict;           /* a program with advisories is not certified */
 	const char *convert;  /* write the program to this path, or NULL */
 	const char *html;     /* write the HTML report to this path, or NULL */
 };
 
 static const char usage_text[] =
-	"Usage: arena-certify [--json] [--quiet] [--convert OUT] [--html OUT] FILE...\n"
+	"Usage: arena-certify [--json] [--quiet] [--strict] [--convert OUT]\n"
+	"                     [--html OUT] FILE...\n"
 	"Decide the device-arena certificate of each program FILE (JSON or\n"
 	"binary program image; \"-\" reads standard input).\n"
 	"\n"
 	"  --json         one JSON object per file, one per line\n"
 	"  --quiet, -q    the verdict lines only, no explanations\n"
+	"  --strict       a program with advisories (a tensor outside every\n"
+	"                 window, ...) counts as not certified\n"
 	"  --convert OUT  also write the program (exactly one FILE) to OUT:\n"
-	"                 JSON if OUT ends in .json, else a binary image\n"
+	"                 JSON if OUT ends in .json, else a binary image;\n"
+	"                 nothing is written for a malformed program\n"
 	"  --html OUT     also write a report (exactly one FILE) to OUT: one\n"
 	"                 self-contained HTML page drawing the program's\n"
 	"                 memory over time, the failing objects marked\n"
@@ -64,8 +70,9 @@ static const char usage_text[] =
 	"  --version, -V  show the version\n"
 	"\n"
 	"Exit status: 0 every file certified, 1 every file got a verdict and\n"
-	"some verdict is not 0, 2 some file is malformed or unreadable (or a\n"
-	"usage or conversion error).\n";
+	"some verdict is not 0 (or, with --strict, some program has an\n"
+	"advisory), 2 some file is malformed or unreadable (or a usage or\n"
+	"conversion error).\n";
 
 /* ---- reading ---- */
 
@@ -499,20 +506,73 @@ static void explain(char *text, uint64_t verdict, const struct ac_diag *diag,
 		ac_diag_render(diag, program, text, RENDER_LEN);
 }
 
-/* Reports a verdict with its explanation (text, "" for none). */
+/* A program's advisories (spec section 6), computed once per file. */
+struct advisories {
+	struct ac_advisory *list;
+	uint64_t n;
+};
+
+/* [{"kind", "tensor": {...}, "outside": "0x...", "explanation"}...] */
+static json_t *json_advisories(const ac_program *program,
+			       const struct advisories *adv, int explain)
+{
+	const struct ac_model *m = ac_program_model(program);
+	json_t *list = json_array();
+	for (uint64_t i = 0; i < adv->n; i++) {
+		const struct ac_advisory *a = &adv->list[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "kind",
+				    json_string(ac_advisory_kind_name(a->kind)));
+		json_object_set_new(o, "tensor", json_tensor(m, a->tensor));
+		json_object_set_new(o, "outside", json_hex(a->outside));
+		if (explain) {
+			char text[1024];
+			ac_advisory_render(a, program, text, sizeof(text));
+			json_object_set_new(o, "explanation",
+					    json_text(text, strlen(text)));
+		}
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
+/* Plain: one indented line per advisory (not when quiet), then, in strict
+ * mode, "strict: fails" when there are any. */
+static void print_advisories(const struct options *opt,
+			     const ac_program *program,
+			     const struct advisories *adv)
+{
+	char text[1024];
+	for (uint64_t i = 0; i < adv->n && !opt->quiet; i++)
+		printf("  advisory %s\n", ac_advisory_render(&adv->list[i],
+			program, text, sizeof(text)));
+	if (opt->strict && adv->n)
+		printf("  strict: fails (%" PRIu64 " advisor%s)\n", adv->n,
+		       adv->n == 1 ? "y" : "ies");
+}
+
+/* Reports a verdict with its explanation (text, "" for none) and the
+ * advisories. */
 static void report_verdict(const struct options *opt, const char *file,
 			   uint64_t verdict, const struct ac_diag *diag,
-			   const ac_program *program, const char *text)
+			   const ac_program *program, const char *text,
+			   const struct advisories *adv)
 {
 	if (!opt->json) {
 		printf("%s: verdict %" PRIu64 "\n", file, verdict);
 		print_indented(text);
+		print_advisories(opt, program, adv);
 		return;
 	}
 	json_t *rest = json_diag(ac_program_model(program), diag);
 	if (text[0])
 		json_object_set_new(rest, "explanation",
 				    json_text(text, strlen(text)));
+	json_object_set_new(rest, "advisories",
+			    json_advisories(program, adv, !opt->quiet));
+	if (opt->strict)
+		json_object_set_new(rest, "strict",
+				    json_string(adv->n ? "fails" : "holds"));
 	print_json_line(file, &verdict, rest);
 }
 
@@ -520,9 +580,10 @@ static void report_verdict(const struct options *opt, const char *file,
 static int write_html(const struct options *opt, const char *file,
 		      uint64_t verdict, const struct ac_diag *diag,
 		      const ac_program *program, uint64_t executed,
-		      const char *text)
+		      const char *text, const struct advisories *adv)
 {
-	struct report_input in = { file, program, verdict, diag, executed, text };
+	struct report_input in = { file, program, verdict, diag, executed, text,
+				   adv->list, adv->n, opt->strict };
 	size_t len = 0;
 	char *page = html_report(&in, &len);
 	if (!page) {
@@ -555,6 +616,7 @@ static int certify_file(const struct options *opt, const char *file,
 	struct ac_model *model = NULL;
 	ac_program *program = NULL;
 	ac_schedule *schedule = NULL;
+	struct advisories adv = { NULL, 0 };
 	char *data = NULL;
 	size_t len = 0;
 	int status = EXIT_BAD_INPUT;
@@ -564,8 +626,6 @@ static int certify_file(const struct options *opt, const char *file,
 	/* the model may point into data: freed after it */
 	if (ac_model_view(data, len, &model, &err) != 0)
 		goto fail;
-	if (opt->convert && convert(opt, model) != 0)
-		*write_failed = 1;
 	program = ac_program_new(model, &err);
 	if (!program)
 		goto fail;
@@ -578,6 +638,12 @@ static int certify_file(const struct options *opt, const char *file,
 	if (ac_schedule_append(schedule, model->refs, (size_t)model->n_refs,
 			       &err) != 0)
 		goto fail;
+	/* Only a well-formed program is converted: nothing is written for
+	 * one that is malformed (reported below, at fail). */
+	if (opt->convert && convert(opt, model) != 0)
+		*write_failed = 1;
+	if (ac_program_advisories(program, &adv.list, &adv.n, &err) != 0)
+		goto fail;
 
 	struct ac_diag diag;
 	memset(&diag, 0, sizeof(diag));
@@ -587,18 +653,24 @@ static int certify_file(const struct options *opt, const char *file,
 	text[0] = 0;
 	if (!opt->quiet || opt->html)   /* the report explains even when quiet */
 		explain(text, verdict, &diag, program, executed);
-	report_verdict(opt, file, verdict, &diag, program, opt->quiet ? "" : text);
+	report_verdict(opt, file, verdict, &diag, program, opt->quiet ? "" : text,
+		       &adv);
 	if (opt->html && write_html(opt, file, verdict, &diag, program, executed,
-				    text) != 0)
+				    text, &adv) != 0)
 		*write_failed = 1;
-	status = verdict == 0 ? EXIT_CERTIFIED : EXIT_VERDICT;
+	status = verdict == 0 && !(opt->strict && adv.n) ? EXIT_CERTIFIED
+							 : EXIT_VERDICT;
 	goto done;
 fail:
 	report_error(opt, file, &err);
+	if (opt->convert)
+		fprintf(stderr, "arena-certify: nothing written to %s: %s is "
+			"malformed or unreadable\n", opt->convert, file);
 	if (opt->html)
 		fprintf(stderr, "arena-certify: no report written to %s: %s has "
 			"no verdict\n", opt->html, file);
 done:
+	free(adv.list);
 	ac_schedule_free(schedule);
 	ac_program_free(program);
 	ac_model_free(model);
@@ -617,7 +689,7 @@ static int usage_error(const char *what, const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct options opt = { 0, 0, NULL, NULL };
+	struct options opt = { 0, 0, 0, NULL, NULL };
 	char **files = argv;  /* the operands, compacted in place */
 	int n_files = 0, options_done = 0;
 
@@ -631,6 +703,8 @@ int main(int argc, char **argv)
 			opt.json = 1;
 		else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
 			opt.quiet = 1;
+		else if (strcmp(a, "--strict") == 0)
+			opt.strict = 1;
 		else if (strcmp(a, "--convert") == 0) {
 			if (i + 1 == argc)
 				return usage_error("missing output file after ", a);

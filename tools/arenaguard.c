@@ -10,10 +10,11 @@
  * puts libarenaguard.so first in LD_PRELOAD (before anything already
  * there, such as the simulated device: the guard must see a request
  * before the device does) and execs the command.  The library is found
- * next to the executable's build tree (../shim/), else where it was
- * installed (AG_GUARD_LIB), unless --lib or ARENAGUARD_LIB names it.
- * A library path that LD_PRELOAD cannot carry (a space or a colon) is
- * refused (exit 125): the command is never run unguarded silently.
+ * in the build tree (../shim/) when this is the build tree's executable,
+ * else where it was installed (AG_GUARD_LIB), unless --lib or
+ * ARENAGUARD_LIB names it.  A library path that LD_PRELOAD cannot carry
+ * (a space or a colon) is refused (exit 125): the command is never run
+ * unguarded silently.
  * Manual: docs/arenaguard.1.
  */
 #define _GNU_SOURCE
@@ -29,6 +30,9 @@
 
 #ifndef AG_GUARD_LIB
 #error "AG_GUARD_LIB (the installed libarenaguard.so) must be defined"
+#endif
+#ifndef AG_BUILD_TOOLS_DIR
+#error "AG_BUILD_TOOLS_DIR (where this executable is built) must be defined"
 #endif
 #ifndef AG_VERSION
 #define AG_VERSION "unknown"
@@ -59,7 +63,9 @@ static int readable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* ../shim/libarenaguard.so relative to this executable: the build tree. */
+/* ../shim/libarenaguard.so relative to this executable, when it is the
+ * build tree's (AG_BUILD_TOOLS_DIR): an installed copy preloads the
+ * installed guard, whatever lies beside it. */
 static int build_tree_lib(char *out, size_t len)
 {
 	char self[PATH_MAX];
@@ -67,8 +73,13 @@ static int build_tree_lib(char *out, size_t len)
 	if (n <= 0)
 		return -1;
 	self[n] = 0;
-	int w = snprintf(out, len, "%s/../shim/libarenaguard.so",
-			 dirname(self));
+	const char *dir = dirname(self);
+	char *built = realpath(AG_BUILD_TOOLS_DIR, NULL);
+	int in_tree = built && strcmp(built, dir) == 0;
+	free(built);
+	if (!in_tree)
+		return -1;
+	int w = snprintf(out, len, "%s/../shim/libarenaguard.so", dir);
 	if (w < 0 || (size_t)w >= len || !readable(out))
 		return -1;
 	char *real = realpath(out, NULL);

@@ -211,6 +211,10 @@ static json_t *data_json(const struct report_input *in)
 	if (tl) {
 		/* fail_json may add columns: the columns come after it */
 		json_t *fail = fail_json(p, in->diag, axis, tl, &found);
+		json_t *adv = advisory_marks(p, in->advisories,
+					     in->n_advisories, axis);
+		json_array_extend(json_object_get(fail, "marks"), adv);
+		json_decref(adv);
 		data = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			"meta", meta_json(in, tl), "panes", axis_json(axis),
 			"globals", globals_json(m, axis), "fail", fail,
@@ -311,6 +315,26 @@ static void add_head(struct buf *b, const struct report_input *in)
 	adds(b, "</style>\n</head>\n");
 }
 
+/* The advisories as static text (spec section 6), and in strict mode
+ * that they fail the program. */
+static void add_advisories(struct buf *b, const struct report_input *in)
+{
+	if (!in->n_advisories)
+		return;
+	if (in->strict)
+		adds(b, "<p id=\"strict\" class=\"bad\">strict: fails</p>\n");
+	adds(b, "<ul id=\"advisories\">\n");
+	for (uint64_t i = 0; i < in->n_advisories; i++) {
+		char text[1024];
+		ac_advisory_render(&in->advisories[i], in->program, text,
+				   sizeof(text));
+		adds(b, "<li class=\"advisory\">advisory ");
+		add_escaped(b, text, strlen(text));
+		adds(b, "</li>\n");
+	}
+	adds(b, "</ul>\n");
+}
+
 /* The header is static, so the verdict reads even without script. */
 static void add_header(struct buf *b, const struct report_input *in)
 {
@@ -330,7 +354,9 @@ static void add_header(struct buf *b, const struct report_input *in)
 	adds(b, line);
 	adds(b, "<p id=\"explanation\">");
 	add_escaped(b, in->explanation, strlen(in->explanation));
-	adds(b, "</p>\n<ol id=\"objects\"></ol>\n<p id=\"stats\"></p>\n</header>\n");
+	adds(b, "</p>\n");
+	add_advisories(b, in);
+	adds(b, "<ol id=\"objects\"></ol>\n<p id=\"stats\"></p>\n</header>\n");
 }
 
 static void add_body(struct buf *b, const char *data)

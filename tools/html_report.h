@@ -28,6 +28,9 @@ struct report_input {
 	const struct ac_diag *diag;
 	uint64_t executed;           /* executed launches */
 	const char *explanation;     /* what arena-certify prints for it */
+	const struct ac_advisory *advisories;  /* spec 6, each tensor marked */
+	uint64_t n_advisories;
+	int strict;                  /* advisories fail (--strict) */
 };
 
 /* The page (malloc'ed, *len bytes), or NULL when memory runs out. */

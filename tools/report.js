@@ -22,7 +22,9 @@
  *           flags (1 starts carried, 2 its key was not intact, 4 carried on)
  *   fail    {cols: [[column, role]], marks: [{role, c0, c1, full,
  *            y: [[y0, y1]], title, label, info: [[label, text]],
- *            values (a word in a repeat): [[iteration, "0x..", [[y0, y1]]]]}]}
+ *            values (a word in a repeat): [[iteration, "0x..", [[y0, y1]]]]}]};
+ *           role "advisory" (spec 6, any verdict): a tensor outside the
+ *           windows, full width
  * y is in axis units, 0 .. 1e6, top to bottom; columns index cols.
  * Instance numbers past 2^53 arrive as strings.
  *
@@ -795,6 +797,10 @@
     item('folded iterations', function (s) { rect(s, { fill: '#eef1f6', stroke: '#b8bfcc' }); });
     item('instances not drawn', function (s) { rect(s, { fill: '#f3f4f6', stroke: '#b8bfcc', 'stroke-dasharray': '2 2' }); });
     item('failing object', function (s) { rect(s, { fill: 'none', stroke: '#d62728', 'stroke-width': 3 }); });
+    if (marks.some(function (m) { return m.role === 'advisory'; }))
+      item('advisory: a tensor with bytes outside every window', function (s) {
+        rect(s, { class: 'fail-advisory' });
+      });
   }
 
   objects();

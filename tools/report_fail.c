@@ -48,7 +48,7 @@ static void put_name(struct text *t, struct ac_bytes b)
 
 static void put_range(struct text *t, uint64_t offset, uint64_t size)
 {
-	if (size && size - 1 > UINT64_MAX - offset)
+	if (size > UINT64_MAX - offset)   /* ends at 2^64 */
 		put(t, "[0x%" PRIx64 ", 2^64)", offset);
 	else
 		put(t, "[0x%" PRIx64 ", 0x%" PRIx64 ")", offset, offset + size);
@@ -543,4 +543,35 @@ json_t *fail_json(const ac_program *p, const struct ac_diag *d,
 		break;
 	}
 	return json_pack("{s:o, s:o}", "cols", o.cols, "marks", o.marks);
+}
+
+/* ---- advisories ---- */
+
+json_t *advisory_marks(const ac_program *p, const struct ac_advisory *adv,
+		       uint64_t n, const struct axis *a)
+{
+	const struct ac_model *m = ac_program_model(p);
+	json_t *marks = json_array();
+	for (uint64_t i = 0; i < n; i++) {
+		const struct ac_tensor *x = tensor_of(m, adv[i].tensor);
+		if (!x)
+			continue;
+		char why[1024];
+		ac_advisory_render(&adv[i], p, why, sizeof(why));
+		struct text label = { .n = 0 }, outside = { .n = 0 };
+		put_name(&label, x->name);
+		put(&label, " outside the windows");
+		put(&outside, "0x%" PRIx64, adv[i].outside);
+		json_t *info = tensor_info(m, adv[i].tensor);
+		json_array_append_new(info, pair("advisory",
+			json_string(ac_advisory_kind_name(adv[i].kind))));
+		json_array_append_new(info, pair("first byte outside",
+						 done(&outside)));
+		uint64_t lo, hi;
+		bytes_of(x, &lo, &hi);
+		json_array_append_new(marks, mark("advisory", AC_NONE, AC_NONE, 1,
+			ys_of(a, lo, hi), json_text(why, strlen(why)),
+			done(&label), info));
+	}
+	return marks;
 }

@@ -14,6 +14,8 @@
  *             earlier declaration j ("earlier"), the instance between
  *             ("intervening") and the plane it declared ("overwriter")
  *             over the carried plane's bytes ("overlap").
+ *
+ * and, whatever the verdict, the advisories' tensors (advisory_marks).
  */
 #ifndef ARENAGUARD_REPORT_FAIL_H
 #define ARENAGUARD_REPORT_FAIL_H
@@ -42,5 +44,14 @@ int fail_cut(const struct ac_diag *d, uint64_t out[2]);
 json_t *fail_json(const ac_program *p, const struct ac_diag *d,
 		  const struct axis *a, struct timeline *tl,
 		  const struct tl_found *found);
+
+/*
+ * The advisories' marks (spec section 6), role "advisory", one per
+ * advisory: its tensor across the whole chart (bytes in no window are
+ * reachable from any instance), titled as arena-certify explains it, the
+ * first byte outside in its info.
+ */
+json_t *advisory_marks(const ac_program *p, const struct ac_advisory *adv,
+		       uint64_t n, const struct axis *a);
 
 #endif /* ARENAGUARD_REPORT_FAIL_H */

@@ -201,6 +201,48 @@ const char *ac_condition_name(enum ac_condition condition);
 const char *ac_reason_name(enum ac_reason reason);
 const char *ac_identity_problem_name(enum ac_identity_problem problem);
 
+/*
+ * Advisories (spec section 6): facts about a well-formed program that
+ * leave its certificate weaker than it reads.  They never change the
+ * verdict; strict mode (a front end's flag or setting) treats a program
+ * with any advisory as not certified.
+ */
+enum ac_advisory_kind {
+	/* Some byte of a non-empty global or plane lies in no window (the
+	 * union of the windows, which may overlap): (C) never checks it, so
+	 * any launch may reach it whatever its phase. */
+	AC_ADVISORY_TENSOR_OUTSIDE_WINDOWS = 1,
+};
+
+struct ac_advisory {
+	enum ac_advisory_kind kind;
+	struct ac_tensor_ref tensor;  /* a global (phase AC_NONE) or a plane */
+	uint64_t outside;             /* its first byte in no window */
+};
+
+/*
+ * The advisories of a program, in model order (globals, then phases and
+ * their planes; one per tensor), for any verdict.  On success returns 0
+ * with *count advisories in a malloc'ed array *out (free with free();
+ * NULL when *count is 0).  Returns -1 with *err filled when memory runs
+ * out.  Cost: O((W + T) log W) for W windows and T tensors.
+ */
+int ac_program_advisories(const ac_program *program, struct ac_advisory **out,
+			  uint64_t *count, struct ac_error *err);
+
+/*
+ * An advisory as text, naming the tensor as ac_diag_render does and the
+ * first byte outside, e.g. "tensor-outside-windows: global 'w'
+ * (globals[0]) [0x1000, 0x1100) has byte 0x10c0 in no window".  Returns
+ * buf (always NUL-terminated).
+ */
+const char *ac_advisory_render(const struct ac_advisory *advisory,
+			       const ac_program *program, char *buf,
+			       size_t len);
+
+/* "tensor-outside-windows" (the spec's name), or "?". */
+const char *ac_advisory_kind_name(enum ac_advisory_kind kind);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,8 @@ struct outcome {
 	struct ac_diag diag;              /* why the program is rejected */
 	int differs;
 	int reuses;                       /* two keys shared bytes in the run */
+	uint64_t advisories;              /* spec 6: how many, and the first */
+	struct ac_advisory advisory;
 	char what[256];                   /* the first difference */
 };
 
@@ -310,6 +312,13 @@ static void examine(const struct ac_model *m, const uint8_t *init,
 		      "%s: the relocation needs [0x%" PRIx64 ", 0x%" PRIx64 ")",
 		      who, PRIVATE_BASE, rel->end);
 	o->relocated_verdict = util_verdict_model(&rel->model, &err);
+	ac_program *p = ac_program_new(m, &err);
+	struct ac_advisory *adv = NULL;
+	ck_assert(p && ac_program_advisories(p, &adv, &o->advisories, &err) == 0);
+	if (o->advisories)
+		o->advisory = adv[0];
+	free(adv);
+	ac_program_free(p);
 	struct memory *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
 	ck_assert(a && b);
 	run(m, init, a);
@@ -439,8 +448,11 @@ static void check_program(struct tally *t, const struct config *c,
 	struct outcome o;
 	fill_init(init, c->seed, i);
 	examine(m, init, &rel, &o, who);
-	/* Honest programs keep (A) and (B) by construction. */
+	/* Honest programs keep (A) and (B), and their tensors inside the
+	 * windows (no advisory: what soundness needs), by construction. */
 	ck_assert_msg(o.verdict != 1, "%s: verdict 1", who);
+	ck_assert_msg(o.advisories == 0, "%s: %" PRIu64 " advisories", who,
+		      o.advisories);
 	int k = classify(&o);
 	t->programs++;
 	t->n[k]++;
@@ -604,7 +616,8 @@ END_TEST
  * which names no plane, reads P's plane a through such a word: certified,
  * and Q's output depends on where a lies.  Soundness holds for plans
  * whose planes lie inside windows (honest.h keeps them there); this
- * pins the precondition down.
+ * pins the precondition down, and that the program has an advisory
+ * (spec 6: strict mode rejects it).
  */
 START_TEST(outside_windows)
 {
@@ -621,6 +634,11 @@ START_TEST(outside_windows)
 	examine_made(b, &o);
 	ck_assert_uint_eq(o.verdict, 0);
 	ck_assert(o.differs);
+	ck_assert_uint_eq(o.advisories, 1);
+	ck_assert_int_eq(o.advisory.kind, AC_ADVISORY_TENSOR_OUTSIDE_WINDOWS);
+	ck_assert_uint_eq(o.advisory.tensor.phase, 0);
+	ck_assert_uint_eq(o.advisory.tensor.index, 0);
+	ck_assert_uint_eq(o.advisory.outside, W);
 	/* P's 1.5; the relocation reads whatever lies at a's old place. */
 	const char *want = "global 'out' [0x300000000, +64) f32 0: "
 			   "0x3fc00000, relocated 0x";
