@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -148,12 +149,46 @@ static void consume(int sig, int was_pending, int raised)
 		;
 }
 
+/* One piece of a write that must not wait: 0, or an errno (EAGAIN: it
+ * would have waited).  A socket is sent to with MSG_DONTWAIT (and
+ * MSG_NOSIGNAL); anything else but a regular file is polled with a zero
+ * time-out first and given at most PIPE_BUF bytes, which a pipe with
+ * room takes without waiting.  *done: the bytes written. */
+static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
+		       size_t *done)
+{
+	ssize_t n;
+	*done = 0;
+	if (kind == S_IFSOCK) {
+		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} else {
+		if (kind != S_IFREG) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			int ready = poll(&p, 1, 0);
+			if (ready < 0)
+				return errno;
+			if (p.revents & POLLNVAL)
+				return EBADF;
+			if (ready == 0)
+				return EAGAIN;
+			if (len > PIPE_BUF)
+				len = PIPE_BUF;
+		}
+		n = write(fd, buf, len);
+	}
+	if (n < 0)
+		return errno;
+	if (n == 0)
+		return ENOSPC;
+	*done = (size_t)n;
+	return 0;
+}
+
 /*
  * Writes buf[0, len) to fd, all of it or up to the first failure: 0 or
- * an errno (EAGAIN: it would have waited).  Nothing waits: anything but
- * a regular file is written in pieces of PIPE_BUF, each after a poll
- * with a zero time-out says there is room (a pipe's write of at most
- * PIPE_BUF bytes then does not wait); no signal reaches the application.
+ * an errno (EAGAIN: it would have waited).  Nothing waits (write_piece)
+ * and no signal reaches the application: SIGPIPE and SIGXFSZ are blocked
+ * in this thread meanwhile, and the one the write raised is consumed.
  */
 static int write_quietly(int fd, const void *data, size_t len)
 {
@@ -163,33 +198,13 @@ static int write_quietly(int fd, const void *data, size_t len)
 	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 	sigpending(&pending);
 	struct stat st;
-	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t kind = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
 	int err = 0;
-	while (len > 0 && !err) {
-		size_t piece = regular || len <= PIPE_BUF ? len : PIPE_BUF;
-		if (!regular) {
-			struct pollfd p = { .fd = fd, .events = POLLOUT };
-			int ready = poll(&p, 1, 0);
-			if (ready < 0 && errno == EINTR)
-				continue;
-			if (ready < 0 || p.revents & POLLNVAL) {
-				err = ready < 0 ? errno : EBADF;
-				break;
-			}
-			if (ready == 0) {
-				err = EAGAIN;
-				break;
-			}
-		}
-		ssize_t n = write(fd, buf, piece);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? errno : ENOSPC;
-			break;
-		}
-		buf += n;
-		len -= (size_t)n;
+	while (len > 0 && (err == 0 || err == EINTR)) {
+		size_t done;
+		err = write_piece(fd, kind, buf, len, &done);
+		buf += done;
+		len -= done;
 	}
 	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == EPIPE);
 	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == EFBIG);
@@ -216,6 +231,22 @@ static struct own_fd log_out = { -1, 0, 0 };   /* ARENAGUARD_LOG */
 static struct own_fd err_out = { -1, 0, 0 };   /* stderr at load time */
 static struct own_fd dump_out = { -1, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
 static int log_failure_said;                   /* under out_lock */
+
+/* out_lock, with cancellation off while it is held: a thread cancelled
+ * in a write (a cancellation point) must not leave it locked. */
+static int lock_out(void)
+{
+	int state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	pthread_mutex_lock(&out_lock);
+	return state;
+}
+
+static void unlock_out(int state)
+{
+	pthread_mutex_unlock(&out_lock);
+	pthread_setcancelstate(state, NULL);
+}
 
 /* close(2) itself: the interposed close would come back here. */
 static void close_own(int fd)
@@ -288,7 +319,7 @@ static void emit_locked(const char *text, size_t len)
 		err = write_quietly(fd, text, len);
 	if (err > 0 && !log_failure_said) {
 		log_failure_said = 1;
-		char buf[AG_PATH_MAX * 4 + 256];
+		char buf[4096];
 		struct text t = { buf, sizeof(buf), 0 };
 		put(&t, "arenaguard: cannot write the log %s: %s; records "
 		    "that it cannot take go to standard error",
@@ -309,9 +340,9 @@ static void emit_locked(const char *text, size_t len)
 static void emit(const char *text, size_t len)
 {
 	int saved = errno;
-	pthread_mutex_lock(&out_lock);
+	int state = lock_out();
 	emit_locked(text, len);
-	pthread_mutex_unlock(&out_lock);
+	unlock_out(state);
 	errno = saved;
 }
 
@@ -352,19 +383,45 @@ static int open_dump_dir(void)
 	return fd < 0 ? errno : keep(&dump_out, fd, 0);
 }
 
+/* Standard error, when it is a pipe or FIFO, opened again as the
+ * guard's own description (O_NONBLOCK: a write that would wait fails,
+ * even when the application writes to it at the same time), or -1:
+ * anything else is duplicated (reopening a device could have effects
+ * on it; a socket is sent to with MSG_DONTWAIT). */
+static int reopen_fifo(int fd)
+{
+	struct stat st, again;
+	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return -1;
+	char path[40];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int own_fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (own_fd < 0)
+		return -1;
+	if (fstat(own_fd, &again) != 0 || again.st_dev != st.st_dev ||
+	    again.st_ino != st.st_ino) {
+		close_own(own_fd);
+		return -1;
+	}
+	return own_fd;
+}
+
 void ag_output_open(void)
 {
-	pthread_mutex_lock(&out_lock);
+	int state = lock_out();
 	release(&log_out);
 	release(&err_out);
 	release(&dump_out);
 	log_failure_said = 0;
 	int on = ag_cfg.mode != AG_OFF;
-	if (on && fcntl(STDERR_FILENO, F_GETFD) >= 0)
+	int own_err = on ? reopen_fifo(STDERR_FILENO) : -1;
+	if (own_err >= 0)
+		keep(&err_out, own_err, 0);
+	else if (on && fcntl(STDERR_FILENO, F_GETFD) >= 0)
 		keep(&err_out, STDERR_FILENO, 1);
 	int log_err = on && ag_cfg.log_path[0] ? open_log() : 0;
 	int dump_err = on && ag_cfg.dump_dir[0] ? open_dump_dir() : 0;
-	pthread_mutex_unlock(&out_lock);
+	unlock_out(state);
 	if (!on)
 		return;
 
@@ -407,6 +464,14 @@ static void step_aside(struct own_fd *o, unsigned int first,
 	atomic_store(&o->fd, to < 0 ? -1 : to);
 }
 
+/* Whether fd is open on the file the guard's o was opened on. */
+static int same_file(int fd, const struct own_fd *o)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == o->dev &&
+	       st.st_ino == o->ino;
+}
+
 void ag_report_fds_taken(unsigned int first, unsigned int last)
 {
 	struct own_fd *all[] = { &log_out, &err_out, &dump_out };
@@ -417,13 +482,21 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 		mine |= fd >= 0 && (unsigned int)fd >= first &&
 			(unsigned int)fd <= last;
 	}
-	if (!mine)
+	int stderr_too = first <= STDERR_FILENO && STDERR_FILENO <= last &&
+			 atomic_load_explicit(&err_out.fd,
+					      memory_order_relaxed) >= 0;
+	if (!mine && !stderr_too)
 		return;
 	int saved = errno;
-	pthread_mutex_lock(&out_lock);
+	int state = lock_out();
+	/* The application lets go of its standard error (a daemon
+	 * detaching, a redirection): so does the guard, whose copy would
+	 * otherwise keep a pipe's reader from ever seeing its end. */
+	if (stderr_too && same_file(STDERR_FILENO, &err_out))
+		release(&err_out);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		step_aside(all[i], first, last);
-	pthread_mutex_unlock(&out_lock);
+	unlock_out(state);
 	errno = saved;
 }
 
@@ -548,7 +621,7 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
 	/* unreadable: the bytes as the driver got them */
 	const uint8_t *bytes = image ? image : p->image;
 	int err = EBADF;
-	pthread_mutex_lock(&out_lock);
+	int state = lock_out();
 	int dir = own(&dump_out);
 	/* A name taken already (by an earlier process with this pid, or
 	 * planted): the next sequence number. */
@@ -564,7 +637,7 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
 		if (err != EEXIST)
 			break;
 	}
-	pthread_mutex_unlock(&out_lock);
+	unlock_out(state);
 	free(image);
 	return err;
 }
@@ -583,7 +656,7 @@ struct pending {
 	struct ag_program *program;     /* to dump, or NULL */
 	struct ag_refs *refv;
 	uint64_t n_refs, verdict;
-	char buf[8192];
+	char buf[3 * AG_PATH_MAX + 8192];   /* three dump paths, the rest */
 };
 
 static __thread struct pending *pending_head
@@ -630,12 +703,15 @@ static void finish(struct pending *p)
 		char name[128];
 		int err = ag_dump(p->program, p->refv ? p->refv->v : NULL,
 				  p->n_refs, p->verdict, name, sizeof(name));
-		if (err == 0)
-			put(&p->t, "arenaguard:   dumped to %s/%s; render with: "
-			    "arena-certify %s/%s (a picture: arena-certify "
-			    "--html report.html %s/%s)", ag_cfg.dump_dir, name,
-			    ag_cfg.dump_dir, name, ag_cfg.dump_dir, name);
-		else
+		/* One put per path: each is up to 4095 bytes. */
+		if (err == 0) {
+			put(&p->t, "arenaguard:   dumped to %s/%s", ag_cfg.dump_dir,
+			    name);
+			put(&p->t, "; render with: arena-certify %s/%s",
+			    ag_cfg.dump_dir, name);
+			put(&p->t, " (a picture: arena-certify --html "
+			    "report.html %s/%s)", ag_cfg.dump_dir, name);
+		} else
 			put(&p->t, "arenaguard:   could not write a dump in %s: "
 			    "%s", ag_cfg.dump_dir, strerror(err));
 		end_line(&p->t);

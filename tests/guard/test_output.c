@@ -224,10 +224,9 @@ START_TEST(test_daemon_data_file)
 	assert_clean(&r);
 	char *got = slurp(data);
 	ck_assert_str_eq(got, "app record 1\napp record 2\n");
-	/* The records went to standard error as it was at start, unless
-	 * the daemon closed that too (fill: closefrom). */
-	ck_assert_int_eq(count(r.err, "arenaguard: blocked submission of"),
-			 _i ? 0 : 1);
+	/* Nor to standard error as it was at start: the application let
+	 * go of it, and so did the guard. */
+	ck_assert_int_eq(count(r.err, "arenaguard: blocked submission of"), 0);
 	free(got);
 	run_free(&r);
 }
@@ -375,6 +374,71 @@ START_TEST(test_sigpipe_consumed_not_eaten)
 }
 END_TEST
 
+/* ---- in process: the application's descriptors and the guard's ---- */
+
+/* The application closes its standard error, a pipe: the guard's copy
+ * goes too, so that the reader sees the end of the pipe at once. */
+START_TEST(test_stderr_let_go)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(dup2(p[1], STDERR_FILENO), STDERR_FILENO);
+	close(p[1]);
+	fake_setup();
+	unsetenv("ARENAGUARD_LOG");
+	ag_config_load();
+	ag_report_fds_taken(STDERR_FILENO, STDERR_FILENO);   /* close(2) */
+	close(STDERR_FILENO);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	char c;
+	ck_assert_int_eq(read(p[0], &c, 1), 0);               /* the end */
+	unsigned long long lost = atomic_load(&ag_stats.records_lost);
+	ag_log("arenaguard: nowhere to go");
+	ck_assert_uint_eq(atomic_load(&ag_stats.records_lost), lost + 1);
+	close(p[0]);
+}
+END_TEST
+
+/* The fd the log is on, found by its path. */
+static int fd_of(const char *path)
+{
+	for (int fd = 3; fd < 4096; fd++) {
+		char link[64], target[512];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0 && (target[n] = 0, !strcmp(target, path)))
+			return fd;
+	}
+	return -1;
+}
+
+/* The application dup2s its data file onto the number the guard's log
+ * is on: the log moves out of the way first, and the records go on
+ * into it, none into the data file. */
+START_TEST(test_log_steps_aside)
+{
+	fake_setup();
+	char log[300];
+	snprintf(log, sizeof(log), "%s", scratch_path("log"));
+	int guard_fd = fd_of(log);
+	ck_assert_int_ge(guard_fd, 3);
+	int data = open(scratch_path("data"), O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(data, 0);
+	ag_report_fds_taken((unsigned)guard_fd, (unsigned)guard_fd);
+	ck_assert_int_eq(dup2(data, guard_fd), guard_fd);
+	ag_log("arenaguard: after the dup2");
+	char *in_data = slurp(scratch_path("data"));
+	char *in_log = slurp(log);
+	ck_assert_str_eq(in_data, "");
+	ck_assert_str_eq(in_log, "arenaguard: after the dup2\n");
+	ck_assert_int_gt(fd_of(log), guard_fd);
+	free(in_data);
+	free(in_log);
+	close(data);
+	close(guard_fd);
+}
+END_TEST
+
 /* ---- in process: dumps ---- */
 
 /* Names of this process's first dumps planted as symlinks to a victim
@@ -506,6 +570,8 @@ Suite *suite_output(void)
 	tcase_add_test(t, test_long_settings);
 	tcase_add_test(t, test_newline_in_setting);
 	tcase_add_test(t, test_sigpipe_consumed_not_eaten);
+	tcase_add_test(t, test_stderr_let_go);
+	tcase_add_test(t, test_log_steps_aside);
 	tcase_add_test(t, test_dump_planted_symlinks);
 	tcase_add_test(t, test_dump_efbig);
 	tcase_add_test(t, test_record_after_unlock);
