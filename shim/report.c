@@ -406,6 +406,12 @@ static int reopen_fifo(int fd)
 	return own_fd;
 }
 
+static void say_too_long(const char *name, size_t len, const char *so)
+{
+	ag_log("arenaguard: %s is %zu bytes long, longer than a path can be "
+	       "(%d): %s", name, len, AG_PATH_MAX, so);
+}
+
 void ag_output_open(void)
 {
 	int state = lock_out();
@@ -432,16 +438,14 @@ void ag_output_open(void)
 		       ag_cfg.bad_mode_len >= sizeof(ag_cfg.bad_mode) ? "..."
 								    : "");
 	if (ag_cfg.log_too_long)
-		ag_log("arenaguard: ARENAGUARD_LOG is %zu bytes long, longer "
-		       "than a path can be (%d): records go to standard error",
-		       ag_cfg.log_too_long, AG_PATH_MAX);
+		say_too_long("ARENAGUARD_LOG", ag_cfg.log_too_long,
+			     "records go to standard error");
 	if (log_err)
 		ag_log("arenaguard: cannot open the log %s: %s; records go to "
 		       "standard error", ag_cfg.log_path, strerror(log_err));
 	if (ag_cfg.dump_too_long)
-		ag_log("arenaguard: ARENAGUARD_DUMP is %zu bytes long, longer "
-		       "than a path can be (%d): no dumps are written",
-		       ag_cfg.dump_too_long, AG_PATH_MAX);
+		say_too_long("ARENAGUARD_DUMP", ag_cfg.dump_too_long,
+			     "no dumps are written");
 	if (dump_err)
 		ag_log("arenaguard: cannot use the dump directory %s: %s; no "
 		       "dumps are written", ag_cfg.dump_dir,

@@ -464,9 +464,7 @@ START_TEST(test_dump_planted_symlinks)
 	setenv("ARENAGUARD_DUMP", scratch(), 1);
 	ag_config_load();
 	struct ag_file *f = ag_file_new();
-	uint32_t prog = fake_program(f, PROG_GOOD);
-	uint32_t s = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
-	ck_assert_int_eq(fake_submit(f, s), -EPERM);
+	ck_assert_int_eq(fake_submit(f, fake_bad_d(f)), -EPERM);
 	char *log = slurp(scratch_path("log"));
 	const char *p = strstr(log, "arenaguard:   dumped to ");
 	ck_assert_msg(p, "%s", log);
@@ -501,8 +499,7 @@ START_TEST(test_dump_efbig)
 	ag_config_load();
 	signal(SIGXFSZ, SIG_DFL);
 	struct ag_file *f = ag_file_new();
-	uint32_t prog = fake_program(f, PROG_GOOD);
-	uint32_t s = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	uint32_t s = fake_bad_d(f);
 	/* Only around the submit: Check's own messages go to a file. */
 	struct rlimit rl, small;
 	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
@@ -533,8 +530,7 @@ START_TEST(test_record_after_unlock)
 {
 	fake_setup();
 	struct ag_file *f = ag_file_new();
-	uint32_t prog = fake_program(f, PROG_GOOD);
-	uint32_t h = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	uint32_t h = fake_bad_d(f);
 	struct ag_sched *s = ag_sched_lock(f, h);
 	ck_assert_ptr_nonnull(s);
 	struct ag_submit sub = { 42, h, AG_PATH_IOCTL };

@@ -342,9 +342,7 @@ START_TEST(test_dump_reproduces)
 	setenv("ARENAGUARD_DUMP", scratch(), 1);
 	ag_config_load();
 	struct ag_file *f = ag_file_new();
-	uint32_t prog = fake_program(f, PROG_GOOD);
-	uint32_t s = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
-	ck_assert_int_eq(fake_submit(f, s), -EPERM);
+	ck_assert_int_eq(fake_submit(f, fake_bad_d(f)), -EPERM);
 	char *log = slurp(scratch_path("log"));
 	const char *p = strstr(log, "render with: arena-certify ");
 	ck_assert_msg(p, "%s", log);
