@@ -127,14 +127,6 @@ static void end_line(struct text *t)
 
 /* ---- writing without waiting or signalling ---- */
 
-/* SIGPIPE and SIGXFSZ, which a write raises in the writing thread. */
-static void write_signals(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGPIPE);
-	sigaddset(set, SIGXFSZ);
-}
-
 /* Takes the pending sig if this thread's write raised it (err says so)
  * and it was not pending before: one the application had is kept. */
 static void consume(int sig, int was_pending, int raised)
@@ -187,15 +179,14 @@ static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
 /*
  * Writes buf[0, len) to fd, all of it or up to the first failure: 0 or
  * an errno (EAGAIN: it would have waited).  Nothing waits (write_piece)
- * and no signal reaches the application: SIGPIPE and SIGXFSZ are blocked
- * in this thread meanwhile, and the one the write raised is consumed.
+ * and no signal reaches the application: signals are blocked in this
+ * thread (lock_out: out_lock held), and the SIGPIPE or SIGXFSZ the
+ * write raised is consumed.
  */
 static int write_quietly(int fd, const void *data, size_t len)
 {
 	const char *buf = data;
-	sigset_t sigs, old, pending;
-	write_signals(&sigs);
-	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	sigset_t pending;
 	sigpending(&pending);
 	struct stat st;
 	mode_t kind = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
@@ -208,7 +199,6 @@ static int write_quietly(int fd, const void *data, size_t len)
 	}
 	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == EPIPE);
 	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == EFBIG);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
 
@@ -232,20 +222,36 @@ static struct own_fd err_out = { -1, 0, 0 };   /* stderr at load time */
 static struct own_fd dump_out = { -1, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
 static int log_failure_said;                   /* under out_lock */
 
-/* out_lock, with cancellation off while it is held: a thread cancelled
- * in a write (a cancellation point) must not leave it locked. */
-static int lock_out(void)
+/* What lock_out changed in the thread, for unlock_out to restore. */
+struct out_state {
+	int cancel;
+	sigset_t mask;
+};
+
+/*
+ * out_lock, with every signal blocked and cancellation off while it is
+ * held: a handler that closes or dup2s onto fd 2 (log rotation) takes
+ * it too, and must not interrupt its own thread's holder; a thread
+ * cancelled in a write (a cancellation point) must not leave it
+ * locked; SIGPIPE and SIGXFSZ from the guard's writes stay pending
+ * for write_quietly to consume.
+ */
+static struct out_state lock_out(void)
 {
-	int state;
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	struct out_state st;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &st.mask);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st.cancel);
 	pthread_mutex_lock(&out_lock);
-	return state;
+	return st;
 }
 
-static void unlock_out(int state)
+static void unlock_out(struct out_state st)
 {
 	pthread_mutex_unlock(&out_lock);
-	pthread_setcancelstate(state, NULL);
+	pthread_setcancelstate(st.cancel, NULL);
+	pthread_sigmask(SIG_SETMASK, &st.mask, NULL);
 }
 
 /* close(2) itself: the interposed close would come back here. */
@@ -340,7 +346,7 @@ static void emit_locked(const char *text, size_t len)
 static void emit(const char *text, size_t len)
 {
 	int saved = errno;
-	int state = lock_out();
+	struct out_state state = lock_out();
 	emit_locked(text, len);
 	unlock_out(state);
 	errno = saved;
@@ -414,7 +420,7 @@ static void say_too_long(const char *name, size_t len, const char *so)
 
 void ag_output_open(void)
 {
-	int state = lock_out();
+	struct out_state state = lock_out();
 	release(&log_out);
 	release(&err_out);
 	release(&dump_out);
@@ -492,7 +498,7 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 	if (!mine && !stderr_too)
 		return;
 	int saved = errno;
-	int state = lock_out();
+	struct out_state state = lock_out();
 	/* The application lets go of its standard error (a daemon
 	 * detaching, a redirection): so does the guard, whose copy would
 	 * otherwise keep a pipe's reader from ever seeing its end. */
@@ -625,7 +631,7 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
 	/* unreadable: the bytes as the driver got them */
 	const uint8_t *bytes = image ? image : p->image;
 	int err = EBADF;
-	int state = lock_out();
+	struct out_state state = lock_out();
 	int dir = own(&dump_out);
 	/* A name taken already (by an earlier process with this pid, or
 	 * planted): the next sequence number. */
