@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,6 +440,52 @@ START_TEST(test_log_steps_aside)
 }
 END_TEST
 
+/* Threads writing records while another one dup2s the application's
+ * data file onto the log's number, again and again: every record is in
+ * the log, none in the data file. */
+#define WRITERS 4
+#define RECORDS 200
+#define TAKES 50
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < RECORDS; i++)
+		ag_log("arenaguard: record %d", i);
+	return NULL;
+}
+
+START_TEST(test_log_steps_aside_threads)
+{
+	fake_setup();
+	char log[300], data_path[300];
+	snprintf(log, sizeof(log), "%s", scratch_path("log"));
+	snprintf(data_path, sizeof(data_path), "%s", scratch_path("data"));
+	int data = open(data_path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(data, 0);
+	pthread_t t[WRITERS];
+	for (int i = 0; i < WRITERS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, writer, NULL), 0);
+	for (int i = 0; i < TAKES; i++) {
+		int fd = fd_of(log);
+		ck_assert_int_ge(fd, 3);
+		ag_report_fds_taken((unsigned)fd, (unsigned)fd);
+		ck_assert_int_eq(dup2(data, fd), fd);
+		close(fd);
+	}
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(t[i], NULL);
+	char *in_data = slurp(data_path);
+	char *in_log = slurp(log);
+	ck_assert_str_eq(in_data, "");
+	ck_assert_int_eq(count(in_log, "arenaguard: record "),
+			 WRITERS * RECORDS);
+	free(in_data);
+	free(in_log);
+	close(data);
+}
+END_TEST
+
 /* ---- in process: dumps ---- */
 
 /* Names of this process's first dumps planted as symlinks to a victim
@@ -568,6 +615,7 @@ Suite *suite_output(void)
 	tcase_add_test(t, test_sigpipe_consumed_not_eaten);
 	tcase_add_test(t, test_stderr_let_go);
 	tcase_add_test(t, test_log_steps_aside);
+	tcase_add_test(t, test_log_steps_aside_threads);
 	tcase_add_test(t, test_dump_planted_symlinks);
 	tcase_add_test(t, test_dump_efbig);
 	tcase_add_test(t, test_record_after_unlock);
