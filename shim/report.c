@@ -78,7 +78,7 @@ struct text {
  * \t, \\, \xHH); an escape that does not fit is left out whole. */
 static void put_escaped(struct text *t, const char *s, size_t n)
 {
-	assert(t->cap > 1 && t->used < t->cap);
+	assert(t->cap > 1 && t->used <= t->cap);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char esc[5];

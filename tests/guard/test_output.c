@@ -319,6 +319,27 @@ START_TEST(test_newline_in_setting)
 }
 END_TEST
 
+/* A value that escapes to more than a record holds: one line, cut
+ * short, ending in its newline, with no raw control byte. */
+START_TEST(test_long_value_one_line)
+{
+	fake_setup();
+	char value[3000];
+	memset(value, '\n', sizeof(value) - 1);
+	value[sizeof(value) - 1] = 0;
+	ag_log("arenaguard: %s", value);
+	ag_report_once("long", "%s%s", value, value);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_int_eq(count(log, "\n"), 2);
+	size_t len = strlen(log);
+	ck_assert_uint_gt(len, 4000);
+	ck_assert_int_eq(log[len - 1], '\n');
+	ck_assert_ptr_eq(strchr(log, '\n'), log + strcspn(log, "\n"));
+	ck_assert_int_eq(count(log, "arenaguard: \\n\\n"), 2);
+	free(log);
+}
+END_TEST
+
 /* ---- in process: the signals a write raises ---- */
 
 static int pending(int sig)
@@ -612,6 +633,7 @@ Suite *suite_output(void)
 	tcase_add_loop_test(t, test_daemon_data_file, 0, 2);
 	tcase_add_test(t, test_long_settings);
 	tcase_add_test(t, test_newline_in_setting);
+	tcase_add_test(t, test_long_value_one_line);
 	tcase_add_test(t, test_sigpipe_consumed_not_eaten);
 	tcase_add_test(t, test_stderr_let_go);
 	tcase_add_test(t, test_log_steps_aside);
