@@ -8,9 +8,12 @@
  *   ARENAGUARD_STATS  1: counters on stderr (or the log) at exit
  *
  * An ARENAGUARD value that is not understood means enforce: a typo must
- * not switch the guard off.
+ * not switch the guard off.  A value that cannot be honoured (not
+ * understood, or a path longer than a path can be) is kept as what it
+ * is, and report.c says so once, at start (ag_output_open).
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,23 +24,34 @@ struct ag_config ag_cfg = { .mode = AG_ENFORCE };
 
 __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
-static void copy_env(char *dst, size_t len, const char *name)
+/* Copies the variable into dst[0, len); returns 0, or the value's
+ * length when it does not fit (dst is then ""). */
+static size_t copy_env(char *dst, size_t len, const char *name)
 {
+	assert(len > 0);
 	const char *v = getenv(name);
+	size_t n = v ? strlen(v) : 0;
 	dst[0] = 0;
-	if (v && strlen(v) < len)
-		strcpy(dst, v);
+	if (n >= len)
+		return n;
+	if (v)
+		memcpy(dst, v, n + 1);
+	return 0;
 }
 
-static enum ag_mode parse_mode(const char *v, char *bad, size_t len)
+static enum ag_mode parse_mode(const char *v, char *bad, size_t len,
+			       size_t *bad_len)
 {
+	assert(len > 1);
 	bad[0] = 0;
+	*bad_len = 0;
 	if (!v || !*v || !strcasecmp(v, "enforce"))
 		return AG_ENFORCE;
 	if (!strcasecmp(v, "warn"))
 		return AG_WARN;
 	if (!strcasecmp(v, "off"))
 		return AG_OFF;
+	*bad_len = strlen(v);
 	strncpy(bad, v, len - 1);
 	bad[len - 1] = 0;
 	return AG_ENFORCE;
@@ -46,11 +60,16 @@ static enum ag_mode parse_mode(const char *v, char *bad, size_t len)
 void ag_config_load(void)
 {
 	ag_cfg.mode = parse_mode(getenv("ARENAGUARD"), ag_cfg.bad_mode,
-				 sizeof(ag_cfg.bad_mode));
-	copy_env(ag_cfg.log_path, sizeof(ag_cfg.log_path), "ARENAGUARD_LOG");
-	copy_env(ag_cfg.dump_dir, sizeof(ag_cfg.dump_dir), "ARENAGUARD_DUMP");
+				 sizeof(ag_cfg.bad_mode), &ag_cfg.bad_mode_len);
+	ag_cfg.log_too_long = copy_env(ag_cfg.log_path,
+				       sizeof(ag_cfg.log_path),
+				       "ARENAGUARD_LOG");
+	ag_cfg.dump_too_long = copy_env(ag_cfg.dump_dir,
+					sizeof(ag_cfg.dump_dir),
+					"ARENAGUARD_DUMP");
 	const char *s = getenv("ARENAGUARD_STATS");
 	ag_cfg.stats = s && *s && strcmp(s, "0") != 0;
+	ag_output_open();
 }
 
 const char *ag_mode_name(enum ag_mode mode)

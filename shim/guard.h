@@ -40,17 +40,27 @@
 
 enum ag_mode { AG_OFF, AG_WARN, AG_ENFORCE };
 
+/* The longest path a setting may name (PATH_MAX less its NUL). */
+#define AG_PATH_MAX 4095
+
 struct ag_config {
 	enum ag_mode mode;
-	char log_path[1024];    /* "" : standard error */
-	char dump_dir[1024];    /* "" : no dumps */
+	char log_path[AG_PATH_MAX + 1];  /* "" : standard error */
+	char dump_dir[AG_PATH_MAX + 1];  /* "" : no dumps */
 	int stats;              /* print counters at exit */
 	char bad_mode[64];      /* an ARENAGUARD value not understood */
+	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
+	size_t log_too_long;    /* ARENAGUARD_LOG's length if over the max */
+	size_t dump_too_long;   /* ARENAGUARD_DUMP's length if over the max */
 };
 
 extern struct ag_config ag_cfg;
 
-/* Reads the environment into ag_cfg (idempotent: the latest call wins). */
+/*
+ * Reads the environment into ag_cfg and (re)opens the guard's outputs
+ * (ag_output_open): the latest call wins.  Settings that cannot be
+ * honoured are reported then, once per call.
+ */
 void ag_config_load(void);
 const char *ag_mode_name(enum ag_mode mode);
 
@@ -409,6 +419,7 @@ struct ag_stats {
 	atomic_ullong blocked;
 	atomic_ullong warned;
 	atomic_ullong records;              /* distinct records written */
+	atomic_ullong records_lost;         /* records no output took */
 	atomic_ullong certify_ns;
 	atomic_ullong unchecked_sqes;       /* seen too late */
 };
@@ -417,9 +428,39 @@ extern struct ag_stats ag_stats;
 
 uint64_t ag_now_ns(void);
 
+/*
+ * The output rules (docs/guard.md, Records and where they go), all kept
+ * by report.c:
+ *
+ * - records go only to descriptors the guard opened itself at start:
+ *   ARENAGUARD_LOG (its own open file description, O_NONBLOCK), and
+ *   standard error duplicated at load time (close-on-exec, at a high
+ *   number); never to fd 2 as it is later, which the application may
+ *   have closed and reused;
+ * - a write never waits (poll with a zero time-out on a description the
+ *   application shares; O_NONBLOCK only on the guard's own) and never
+ *   signals the application (SIGPIPE and SIGXFSZ are blocked for the
+ *   write in the writing thread, and only a signal the write caused is
+ *   consumed); a record no output takes is counted (records_lost);
+ * - records of a submission (and its dump) are written after the
+ *   schedule's lock is dropped (ag_report_flush);
+ * - a setting that cannot be honoured is said once, at start.
+ */
+/* Closes the outputs of an earlier load and opens those ag_cfg names,
+ * reporting what cannot be opened or honoured (config.c calls it). */
+void ag_output_open(void);
+/* Writes this thread's records (and dumps) composed while a schedule
+ * was locked; ag_sched_unlock calls it once the lock is dropped. */
+void ag_report_flush(void);
+/* The application is about to close, or replace, fds [first, last]
+ * (close, dup2, dup3, close_range): the guard's own descriptors among
+ * them move out of the way first (or are given up). */
+void ag_report_fds_taken(unsigned int first, unsigned int last);
+
 /* One record for a failing or uncertifiable submission (deduplicated by
  * program and verdict).  v may be NULL for the cases without a verdict,
- * with `why` then saying what went wrong. */
+ * with `why` then saying what went wrong.  s is locked (or NULL): the
+ * record is composed now and written by ag_report_flush. */
 void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			  const struct ag_verdict *v, const char *why,
 			  int blocked);
@@ -433,9 +474,10 @@ void ag_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * returns -ENOMEM. */
 int ag_no_memory(const char *request);
 void ag_report_stats(void);
-/* The dump file for a failing schedule; 0 with path filled, or -1. */
+/* The dump file for a failing schedule in the dump directory, written
+ * whole or not at all: 0 with its name in name[0, len), or an errno. */
 int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
-	    uint64_t n, uint64_t verdict, char *path, size_t len);
+	    uint64_t n, uint64_t verdict, char *name, size_t len);
 
 void ag_report_lock_all(void);
 void ag_report_unlock_all(int child);

@@ -117,12 +117,11 @@ static void init(void)
 	pthread_once(&once, resolve);
 }
 
+/* Load time: the settings are read and the outputs opened
+ * (ag_config_load), before the application can reuse fd 2. */
 __attribute__((constructor)) static void guard_load(void)
 {
 	init();
-	if (ag_cfg.bad_mode[0])
-		ag_log("arenaguard: ARENAGUARD=%s is not enforce, warn or off; "
-		       "enforcing", ag_cfg.bad_mode);
 }
 
 __attribute__((destructor)) static void guard_unload(void)
@@ -200,6 +199,7 @@ int close(int fd)
 	NEED(close, (errno = ENOSYS, -1));
 	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
+	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
 	int rc = next_close(fd);
 	ag_fd_closed(fd);
@@ -209,8 +209,10 @@ int close(int fd)
 int close_range(unsigned int first, unsigned int last, int flags)
 {
 	NEED(close_range, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC))
+	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
+		ag_report_fds_taken(first, last);
 		ag_fd_forget_range(first, last);
+	}
 	return next_close_range(first, last, flags);
 }
 
@@ -226,6 +228,8 @@ int dup(int fd)
 int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, (errno = ENOSYS, -1));
+	if (ag_cfg.mode != AG_OFF && oldfd != newfd)
+		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup2(oldfd, newfd);
 	if (rc >= 0 && ag_cfg.mode != AG_OFF)
 		ag_fd_dup(oldfd, newfd);
@@ -235,6 +239,8 @@ int dup2(int oldfd, int newfd)
 int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, (errno = ENOSYS, -1));
+	if (ag_cfg.mode != AG_OFF)
+		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup3(oldfd, newfd, flags);
 	if (rc >= 0 && ag_cfg.mode != AG_OFF)
 		ag_fd_dup(oldfd, newfd);

@@ -260,6 +260,7 @@ void ag_sched_unlock(struct ag_sched *s)
 {
 	pthread_mutex_unlock(&s->lock);
 	ag_sched_unref(s);
+	ag_report_flush();      /* records composed under the lock */
 }
 
 void ag_sched_wait_holds(struct ag_sched *s, unsigned int own)

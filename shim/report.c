@@ -6,22 +6,31 @@
  * one record and counts the rest; dumps of failing programs for
  * arena-certify; the counters printed at exit.
  *
- * A record is composed in full and written with one write(2), to stderr
- * or appended to ARENAGUARD_LOG (opened and closed per record, so the
- * guard keeps no fd of its own in the application's table).  A log that
- * cannot be written (a full disk) is said once on stderr, and the
- * records it could not take go there: nothing waits or fails for it.
- * Neither needs memory: the first records' keys fit a static table,
- * so that running out of memory is reported too.
+ * The output rules (guard.h, docs/guard.md) are kept here and nowhere
+ * else: every byte the guard writes goes through write_quietly, to a
+ * descriptor opened by ag_output_open, under out_lock (so that the
+ * application's close of that number, seen by ag_report_fds_taken,
+ * waits for the write).  Every value in a record is escaped (put): a
+ * record's lines are the guard's own.  Neither a record nor a notice
+ * needs memory: the first records' keys fit a static table, so that
+ * running out of memory is reported too.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,7 +45,6 @@ static uint64_t seen_static[SEEN_STATIC];
 static uint64_t *seen = seen_static;   /* hashes of reported keys; 0: empty */
 static size_t seen_cap = SEEN_STATIC, seen_used;
 static atomic_uint dump_seq;
-static atomic_flag log_failure_said = ATOMIC_FLAG_INIT;
 
 uint64_t ag_now_ns(void)
 {
@@ -56,72 +64,450 @@ char *ag_printf(const char *fmt, ...)
 	return s;
 }
 
-/* ---- output ---- */
+/* ---- text: records as lines of the guard's own ---- */
 
-/* 0, or the errno of the write that failed. */
-static int write_all(int fd, const char *buf, size_t len)
+/* A record being composed in buf[0, cap): whatever is put in it is
+ * escaped, so that only end_line ends a line; the last byte is kept for
+ * the newline, and a record cut short still ends with one. */
+struct text {
+	char *buf;
+	size_t cap, used;
+};
+
+/* Appends s[0, n), each control byte, DEL and backslash escaped (\n,
+ * \t, \\, \xHH); an escape that does not fit is left out whole. */
+static void put_escaped(struct text *t, const char *s, size_t n)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : ENOSPC;
-		buf += n;
-		len -= (size_t)n;
+	assert(t->cap > 1 && t->used <= t->cap);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[5];
+		size_t len = 1;
+		esc[0] = (char)c;
+		if (c == '\\' || c == '\n' || c == '\t') {
+			esc[0] = '\\';
+			esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : '\\';
+			len = 2;
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+			len = 4;
+		}
+		if (t->used + len + 1 > t->cap)
+			return;
+		memcpy(t->buf + t->used, esc, len);
+		t->used += len;
 	}
+}
+
+static void vput(struct text *t, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n > 0)
+		put_escaped(t, buf, (size_t)n < sizeof(buf) ? (size_t)n
+							    : sizeof(buf) - 1);
+}
+
+static void put(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput(t, fmt, ap);
+	va_end(ap);
+}
+
+static void end_line(struct text *t)
+{
+	if (t->used < t->cap)
+		t->buf[t->used++] = '\n';
+}
+
+/* ---- writing without waiting or signalling ---- */
+
+/* Takes the pending sig if this thread's write raised it (err says so)
+ * and it was not pending before: one the application had is kept. */
+static void consume(int sig, int was_pending, int raised)
+{
+	if (was_pending || !raised)
+		return;
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	struct timespec zero = { 0, 0 };
+	while (sigtimedwait(&one, NULL, &zero) < 0 && errno == EINTR)
+		;
+}
+
+/* One piece of a write that must not wait: 0, or an errno (EAGAIN: it
+ * would have waited).  A socket is sent to with MSG_DONTWAIT (and
+ * MSG_NOSIGNAL); anything else but a regular file is polled with a zero
+ * time-out first and given at most PIPE_BUF bytes, which a pipe with
+ * room takes without waiting.  *done: the bytes written. */
+static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
+		       size_t *done)
+{
+	ssize_t n;
+	*done = 0;
+	if (kind == S_IFSOCK) {
+		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} else {
+		if (kind != S_IFREG) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			int ready = poll(&p, 1, 0);
+			if (ready < 0)
+				return errno;
+			if (p.revents & POLLNVAL)
+				return EBADF;
+			if (ready == 0)
+				return EAGAIN;
+			if (len > PIPE_BUF)
+				len = PIPE_BUF;
+		}
+		n = write(fd, buf, len);
+	}
+	if (n < 0)
+		return errno;
+	if (n == 0)
+		return ENOSPC;
+	*done = (size_t)n;
 	return 0;
 }
 
-/* Appends to ARENAGUARD_LOG: 0 or an errno. */
-static int write_log(const char *text, size_t len)
+/*
+ * Writes buf[0, len) to fd, all of it or up to the first failure: 0 or
+ * an errno (EAGAIN: it would have waited).  Nothing waits (write_piece)
+ * and no signal reaches the application: signals are blocked in this
+ * thread (lock_out: out_lock held), and the SIGPIPE or SIGXFSZ the
+ * write raised is consumed.
+ */
+static int write_quietly(int fd, const void *data, size_t len)
 {
-	int fd = open(ag_cfg.log_path,
-		      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return errno;
-	int err = write_all(fd, text, len);
-	close(fd);
+	const char *buf = data;
+	sigset_t pending;
+	sigpending(&pending);
+	struct stat st;
+	mode_t kind = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
+	int err = 0;
+	while (len > 0 && (err == 0 || err == EINTR)) {
+		size_t done;
+		err = write_piece(fd, kind, buf, len, &done);
+		buf += done;
+		len -= done;
+	}
+	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == EPIPE);
+	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == EFBIG);
 	return err;
 }
 
-static void say_log_failure(int err)
+/* ---- the guard's descriptors ---- */
+
+/*
+ * One descriptor the guard opened: the number, and what it was opened
+ * on (device and inode), so that a number the application closed
+ * behind the guard's back (a raw close_range, closefrom) and reused for
+ * something else is never written to.
+ */
+struct own_fd {
+	_Atomic int fd;          /* -1: none */
+	dev_t dev;
+	ino_t ino;
+};
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct own_fd log_out = { -1, 0, 0 };   /* ARENAGUARD_LOG */
+static struct own_fd err_out = { -1, 0, 0 };   /* stderr at load time */
+static struct own_fd dump_out = { -1, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
+static int log_failure_said;                   /* under out_lock */
+
+/* What lock_out changed in the thread, for unlock_out to restore. */
+struct out_state {
+	int cancel;
+	sigset_t mask;
+};
+
+/*
+ * out_lock, with every signal blocked and cancellation off while it is
+ * held: a handler that closes or dup2s onto fd 2 (log rotation) takes
+ * it too, and must not interrupt its own thread's holder; a thread
+ * cancelled in a write (a cancellation point) must not leave it
+ * locked; SIGPIPE and SIGXFSZ from the guard's writes stay pending
+ * for write_quietly to consume.
+ */
+static struct out_state lock_out(void)
 {
-	if (atomic_flag_test_and_set(&log_failure_said))
-		return;
-	char buf[1200];
-	int n = snprintf(buf, sizeof(buf), "arenaguard: cannot write the log "
-			 "%s: %s; records that it cannot take go to standard "
-			 "error\n", ag_cfg.log_path, strerror(err));
-	if (n > 0)
-		write_all(STDERR_FILENO, buf, (size_t)n < sizeof(buf)
-					      ? (size_t)n : sizeof(buf) - 1);
+	struct out_state st;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &st.mask);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st.cancel);
+	pthread_mutex_lock(&out_lock);
+	return st;
+}
+
+static void unlock_out(struct out_state st)
+{
+	pthread_mutex_unlock(&out_lock);
+	pthread_setcancelstate(st.cancel, NULL);
+	pthread_sigmask(SIG_SETMASK, &st.mask, NULL);
+}
+
+/* close(2) itself: the interposed close would come back here. */
+static void close_own(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+/* The lowest number the guard's descriptors take: high, away from the
+ * numbers applications use and reuse, within the descriptor limit. */
+static int high_fd_base(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8)
+		return 3;
+	return rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
+}
+
+/* Moves fd (which the guard opened, or duplicated) to a high number,
+ * close-on-exec, and keeps it in o: 0 or an errno (fd is closed). */
+static int keep(struct own_fd *o, int fd, int dup_only)
+{
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_base());
+	int err = high < 0 ? errno : 0;
+	if (!dup_only)
+		close_own(fd);
+	if (high < 0)
+		return err;
+	struct stat st;
+	if (fstat(high, &st) != 0) {
+		err = errno;
+		close_own(high);
+		return err;
+	}
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	atomic_store(&o->fd, high);
+	return 0;
+}
+
+/* o's number if it is still what the guard opened, else -1 (given
+ * up: the application has the number now).  out_lock held. */
+static int own(struct own_fd *o)
+{
+	int fd = atomic_load(&o->fd);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino)
+		return fd;
+	atomic_store(&o->fd, -1);
+	return -1;
+}
+
+static void release(struct own_fd *o)
+{
+	int fd = own(o);
+	if (fd >= 0)
+		close_own(fd);
+	atomic_store(&o->fd, -1);
+}
+
+/* Writes a whole record: to the log, or to standard error when there is
+ * none or it fails (said once); counted as lost when neither takes it.
+ * out_lock held. */
+static void emit_locked(const char *text, size_t len)
+{
+	int err = -1;
+	int fd = own(&log_out);
+	if (fd >= 0)
+		err = write_quietly(fd, text, len);
+	if (err > 0 && !log_failure_said) {
+		log_failure_said = 1;
+		char buf[4096];
+		struct text t = { buf, sizeof(buf), 0 };
+		put(&t, "arenaguard: cannot write the log %s: %s; records "
+		    "that it cannot take go to standard error",
+		    ag_cfg.log_path, strerror(err));
+		end_line(&t);
+		int efd = own(&err_out);
+		if (efd >= 0)
+			write_quietly(efd, t.buf, t.used);
+	}
+	if (err != 0) {
+		int efd = own(&err_out);
+		err = efd >= 0 ? write_quietly(efd, text, len) : EBADF;
+	}
+	if (err != 0)
+		atomic_fetch_add(&ag_stats.records_lost, 1);
 }
 
 static void emit(const char *text, size_t len)
 {
 	int saved = errno;
-	int err = ag_cfg.log_path[0] ? write_log(text, len) : -1;
-	if (err > 0)
-		say_log_failure(err);
-	if (err != 0)
-		write_all(STDERR_FILENO, text, len);
+	struct out_state state = lock_out();
+	emit_locked(text, len);
+	unlock_out(state);
 	errno = saved;
+}
+
+static void vlog(const char *fmt, va_list ap)
+{
+	char buf[4096];
+	struct text t = { buf, sizeof(buf), 0 };
+	vput(&t, fmt, ap);
+	end_line(&t);
+	emit(t.buf, t.used);
 }
 
 void ag_log(const char *fmt, ...)
 {
-	char buf[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	vlog(fmt, ap);
 	va_end(ap);
-	if (n < 0)
+}
+
+/* ---- opening the outputs, and the settings said at start ---- */
+
+/* Opens ARENAGUARD_LOG: 0, or the errno said at start.  O_NONBLOCK: a
+ * FIFO without a reader is ENXIO, not a wait; the description is the
+ * guard's own, so nobody else sees the flag.  out_lock held. */
+static int open_log(void)
+{
+	int fd = open(ag_cfg.log_path, O_WRONLY | O_APPEND | O_CREAT |
+		      O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	return fd < 0 ? errno : keep(&log_out, fd, 0);
+}
+
+/* Opens ARENAGUARD_DUMP as a directory (O_PATH: only a place to create
+ * files in, as it was at start).  0 or an errno.  out_lock held. */
+static int open_dump_dir(void)
+{
+	int fd = open(ag_cfg.dump_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? errno : keep(&dump_out, fd, 0);
+}
+
+/* Standard error, when it is a pipe or FIFO, opened again as the
+ * guard's own description (O_NONBLOCK: a write that would wait fails,
+ * even when the application writes to it at the same time), or -1:
+ * anything else is duplicated (reopening a device could have effects
+ * on it; a socket is sent to with MSG_DONTWAIT). */
+static int reopen_fifo(int fd)
+{
+	struct stat st, again;
+	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return -1;
+	char path[40];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int own_fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (own_fd < 0)
+		return -1;
+	if (fstat(own_fd, &again) != 0 || again.st_dev != st.st_dev ||
+	    again.st_ino != st.st_ino) {
+		close_own(own_fd);
+		return -1;
+	}
+	return own_fd;
+}
+
+static void say_too_long(const char *name, size_t len, const char *so)
+{
+	ag_log("arenaguard: %s is %zu bytes long, longer than a path can be "
+	       "(%d): %s", name, len, AG_PATH_MAX, so);
+}
+
+void ag_output_open(void)
+{
+	struct out_state state = lock_out();
+	release(&log_out);
+	release(&err_out);
+	release(&dump_out);
+	log_failure_said = 0;
+	int on = ag_cfg.mode != AG_OFF;
+	int own_err = on ? reopen_fifo(STDERR_FILENO) : -1;
+	if (own_err >= 0)
+		keep(&err_out, own_err, 0);
+	else if (on && fcntl(STDERR_FILENO, F_GETFD) >= 0)
+		keep(&err_out, STDERR_FILENO, 1);
+	int log_err = on && ag_cfg.log_path[0] ? open_log() : 0;
+	int dump_err = on && ag_cfg.dump_dir[0] ? open_dump_dir() : 0;
+	unlock_out(state);
+	if (!on)
 		return;
-	size_t len = (size_t)n < sizeof(buf) - 1 ? (size_t)n : sizeof(buf) - 2;
-	if (len == 0 || buf[len - 1] != '\n')
-		buf[len++] = '\n';
-	emit(buf, len);
+
+	/* What cannot be honoured, once, now. */
+	if (ag_cfg.bad_mode[0])
+		ag_log("arenaguard: ARENAGUARD=%s%s is not enforce, warn or "
+		       "off; enforcing", ag_cfg.bad_mode,
+		       ag_cfg.bad_mode_len >= sizeof(ag_cfg.bad_mode) ? "..."
+								    : "");
+	if (ag_cfg.log_too_long)
+		say_too_long("ARENAGUARD_LOG", ag_cfg.log_too_long,
+			     "records go to standard error");
+	if (log_err)
+		ag_log("arenaguard: cannot open the log %s: %s; records go to "
+		       "standard error", ag_cfg.log_path, strerror(log_err));
+	if (ag_cfg.dump_too_long)
+		say_too_long("ARENAGUARD_DUMP", ag_cfg.dump_too_long,
+			     "no dumps are written");
+	if (dump_err)
+		ag_log("arenaguard: cannot use the dump directory %s: %s; no "
+		       "dumps are written", ag_cfg.dump_dir,
+		       strerror(dump_err));
+}
+
+/* The guard's descriptor o, if in [first, last], moves to a number
+ * outside it, or is given up when there is none.  out_lock held. */
+static void step_aside(struct own_fd *o, unsigned int first,
+		       unsigned int last)
+{
+	int fd = atomic_load(&o->fd);
+	if (fd < 0 || (unsigned int)fd < first || (unsigned int)fd > last)
+		return;
+	/* Never below: a daemon that closed its standard streams expects
+	 * its next open to get 0, 1 or 2. */
+	int to = last < INT_MAX ? fcntl(fd, F_DUPFD_CLOEXEC, (int)last + 1)
+				: -1;
+	/* The application's call closes fd itself. */
+	atomic_store(&o->fd, to < 0 ? -1 : to);
+}
+
+/* Whether fd is open on the file the guard's o was opened on. */
+static int same_file(int fd, const struct own_fd *o)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == o->dev &&
+	       st.st_ino == o->ino;
+}
+
+void ag_report_fds_taken(unsigned int first, unsigned int last)
+{
+	struct own_fd *all[] = { &log_out, &err_out, &dump_out };
+	int mine = 0;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		int fd = atomic_load_explicit(&all[i]->fd,
+					      memory_order_relaxed);
+		mine |= fd >= 0 && (unsigned int)fd >= first &&
+			(unsigned int)fd <= last;
+	}
+	int stderr_too = first <= STDERR_FILENO && STDERR_FILENO <= last &&
+			 atomic_load_explicit(&err_out.fd,
+					      memory_order_relaxed) >= 0;
+	if (!mine && !stderr_too)
+		return;
+	int saved = errno;
+	struct out_state state = lock_out();
+	/* The application lets go of its standard error (a daemon
+	 * detaching, a redirection): so does the guard, whose copy would
+	 * otherwise keep a pipe's reader from ever seeing its end. */
+	if (stderr_too && same_file(STDERR_FILENO, &err_out))
+		release(&err_out);
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		step_aside(all[i], first, last);
+	unlock_out(state);
+	errno = saved;
 }
 
 /* ---- deduplication ---- */
@@ -181,13 +567,16 @@ void ag_report_once(const char *key, const char *fmt, ...)
 	pthread_mutex_unlock(&report_lock);
 	if (old)
 		return;
-	char buf[2048];
+	char buf[4096];
+	struct text t = { buf, sizeof(buf), 0 };
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	put(&t, "arenaguard: ");
+	vput(&t, fmt, ap);
 	va_end(ap);
+	end_line(&t);
 	atomic_fetch_add(&ag_stats.records, 1);
-	ag_log("arenaguard: %s", buf);
+	emit(t.buf, t.used);
 }
 
 int ag_no_memory(const char *request)
@@ -201,68 +590,87 @@ int ag_no_memory(const char *request)
 
 /* ---- dumps ---- */
 
-static int write_file(const char *path, const uint8_t *data, size_t len)
+/* Writes data as `name` in the dump directory (its fd: dir), whole or
+ * not at all: written under a temporary name first (O_EXCL|O_NOFOLLOW:
+ * no file or planted symlink is followed or overwritten), then linked
+ * to its name, which must not exist.  0 or an errno. */
+static int write_dump(int dir, const char *name, const uint8_t *data,
+		      size_t len)
 {
-	FILE *f = fopen(path, "wbx");
-	if (!f)
-		return -1;
-	int ok = fwrite(data, 1, len, f) == len;
-	if (fclose(f) != 0)
-		ok = 0;
-	if (!ok)
-		unlink(path);
-	return ok ? 0 : -1;
+	char part[160];
+	snprintf(part, sizeof(part), ".%s.part", name);
+	int fd = openat(dir, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	if (fd < 0)
+		return errno;
+	int err = write_quietly(fd, data, len);
+	if (close_own(fd), err == 0 &&
+	    linkat(dir, part, dir, name, 0) != 0)
+		err = errno;
+	unlinkat(dir, part, 0);
+	return err;
 }
 
 int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
-	    uint64_t n, uint64_t verdict, char *path, size_t len)
+	    uint64_t n, uint64_t verdict, char *name, size_t len)
 {
-	unsigned int seq = atomic_fetch_add(&dump_seq, 1);
-	if (verdict == AC_NONE)
-		snprintf(path, len, "%s/arenaguard-%d-%u-malformed.img",
-			 ag_cfg.dump_dir, (int)getpid(), seq);
-	else
-		snprintf(path, len, "%s/arenaguard-%d-%u-verdict-%" PRIu64
-			 ".img", ag_cfg.dump_dir, (int)getpid(), seq, verdict);
-	if (!p->model)        /* unreadable: the bytes as the driver got them */
-		return write_file(path, p->image, p->len);
-
-	/* The image with the schedule's references in its schedule
-	 * section: arena-certify then decides exactly what was submitted. */
-	struct ac_model m = *p->model;
-	m.refs = refs;
-	m.n_refs = n;
-	size_t size;
-	uint8_t *image = ac_model_write_image(&m, &size, NULL);
-	if (!image)
-		return -1;
-	int rc = write_file(path, image, size);
+	assert(len >= 64);
+	uint8_t *image = NULL;
+	size_t size = p->len;
+	if (p->model) {
+		/* The image with the schedule's references in its schedule
+		 * section: arena-certify then decides exactly what was
+		 * submitted. */
+		struct ac_model m = *p->model;
+		m.refs = refs;
+		m.n_refs = n;
+		image = ac_model_write_image(&m, &size, NULL);
+		if (!image)
+			return ENOMEM;
+	}
+	/* unreadable: the bytes as the driver got them */
+	const uint8_t *bytes = image ? image : p->image;
+	int err = EBADF;
+	struct out_state state = lock_out();
+	int dir = own(&dump_out);
+	/* A name taken already (by an earlier process with this pid, or
+	 * planted): the next sequence number. */
+	for (int tries = 0; dir >= 0 && tries < 16; tries++) {
+		unsigned int seq = atomic_fetch_add(&dump_seq, 1);
+		if (verdict == AC_NONE)
+			snprintf(name, len, "arenaguard-%d-%u-malformed.img",
+				 (int)getpid(), seq);
+		else
+			snprintf(name, len, "arenaguard-%d-%u-verdict-%" PRIu64
+				 ".img", (int)getpid(), seq, verdict);
+		err = write_dump(dir, name, bytes, size);
+		if (err != EEXIST)
+			break;
+	}
+	unlock_out(state);
 	free(image);
-	return rc;
+	return err;
 }
 
 /* ---- records ---- */
 
-struct text {
-	char buf[8192];
-	size_t used;
+/*
+ * A record composed while its schedule was locked, with what its dump
+ * needs (referenced: the program is immutable and a prefix of the
+ * references never changes), written by ag_report_flush once the lock
+ * is dropped: a slow disk never holds a schedule's lock.
+ */
+struct pending {
+	struct pending *next;
+	struct text t;
+	struct ag_program *program;     /* to dump, or NULL */
+	struct ag_refs *refv;
+	uint64_t n_refs, verdict;
+	char buf[3 * AG_PATH_MAX + 8192];   /* three dump paths, the rest */
 };
 
-static void put(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	if (t->used + 1 >= sizeof(t->buf))
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(t->buf + t->used, sizeof(t->buf) - t->used, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		t->used += (size_t)n < sizeof(t->buf) - t->used
-				   ? (size_t)n : sizeof(t->buf) - t->used - 1;
-}
+static __thread struct pending *pending_head
+	__attribute__((tls_model("initial-exec")));
 
 static const char *path_name(enum ag_path path)
 {
@@ -298,10 +706,46 @@ static void dedup_key(char *key, size_t len, const struct ag_submit *sub,
 			 p ? p->id.high : 0, p ? p->id.low : 0, why);
 }
 
+/* Dumps (if asked), adds the dump's line, writes and frees p. */
+static void finish(struct pending *p)
+{
+	if (p->program) {
+		char name[128];
+		int err = ag_dump(p->program, p->refv ? p->refv->v : NULL,
+				  p->n_refs, p->verdict, name, sizeof(name));
+		/* One put per path: each is up to 4095 bytes. */
+		if (err == 0) {
+			put(&p->t, "arenaguard:   dumped to %s/%s", ag_cfg.dump_dir,
+			    name);
+			put(&p->t, "; render with: arena-certify %s/%s",
+			    ag_cfg.dump_dir, name);
+			put(&p->t, " (a picture: arena-certify --html "
+			    "report.html %s/%s)", ag_cfg.dump_dir, name);
+		} else
+			put(&p->t, "arenaguard:   could not write a dump in %s: "
+			    "%s", ag_cfg.dump_dir, strerror(err));
+		end_line(&p->t);
+		ag_program_unref(p->program);
+		ag_refs_unref(p->refv);
+	}
+	emit(p->t.buf, p->t.used);
+	free(p);
+}
+
+void ag_report_flush(void)
+{
+	while (pending_head) {
+		struct pending *p = pending_head;
+		pending_head = p->next;
+		finish(p);
+	}
+}
+
 void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			  const struct ag_verdict *v, const char *why,
 			  int blocked)
 {
+	assert(sub && (v || why));
 	char key[320];
 	dedup_key(key, sizeof(key), sub, s, v, why);
 	pthread_mutex_lock(&report_lock);
@@ -311,39 +755,54 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		return;
 	atomic_fetch_add(&ag_stats.records, 1);
 
-	struct text *t = malloc(sizeof(*t));
-	struct text small;
-	if (!t)               /* no memory: the stack will do */
-		t = &small;
-	t->used = 0;
+	struct pending *p = malloc(sizeof(*p));
+	char small[2048];
+	struct text stack = { small, sizeof(small), 0 };
+	struct text *t = p ? &p->t : &stack;   /* no memory: the stack */
+	if (p)
+		*p = (struct pending){ .t = { p->buf, sizeof(p->buf), 0 } };
 	put(t, "arenaguard: %s ", blocked ? "blocked submission of"
 					  : "warning: submitting");
 	put_what(t, sub, s);
 	if (v)
-		put(t, ": verdict %" PRIu64 " (%s)\n", v->verdict,
+		put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
 		    ac_condition_name(v->diag.condition));
 	else
-		put(t, ": cannot certify\n");
-	put(t, "arenaguard:   %s\n", v ? v->text : why);
-	if (!blocked)
-		put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)\n");
-
-	char path[1200];
-	if (ag_cfg.dump_dir[0] && s && s->program) {
-		const struct ac_ref *refs = s->refv ? s->refv->v : NULL;
-		if (ag_dump(s->program, refs, s->n_refs,
-			    v ? v->verdict : AC_NONE, path, sizeof(path)) == 0)
-			put(t, "arenaguard:   dumped to %s; "
-			    "render with: arena-certify %s (a picture: "
-			    "arena-certify --html report.html %s)\n",
-			    path, path, path);
-		else
-			put(t, "arenaguard:   could not write a dump in %s: "
-			    "%s\n", ag_cfg.dump_dir, strerror(errno));
+		put(t, ": cannot certify");
+	end_line(t);
+	put(t, "arenaguard:   %s", v ? v->text : why);
+	end_line(t);
+	if (!blocked) {
+		put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)");
+		end_line(t);
 	}
-	emit(t->buf, t->used);
-	if (t != &small)
-		free(t);
+	int dump = atomic_load(&dump_out.fd) >= 0 && s && s->program;
+	if (!p) {
+		if (dump) {
+			put(t, "arenaguard:   could not write a dump in %s: %s",
+			    ag_cfg.dump_dir, strerror(ENOMEM));
+			end_line(t);
+		}
+		emit(t->buf, t->used);
+		return;
+	}
+	if (dump) {
+		p->program = s->program;
+		atomic_fetch_add(&p->program->refs, 1);
+		p->refv = s->refv;
+		if (p->refv)
+			atomic_fetch_add(&p->refv->refs, 1);
+		p->n_refs = s->n_refs;
+		p->verdict = v ? v->verdict : AC_NONE;
+	}
+	if (!s) {             /* no lock held: now */
+		finish(p);
+		return;
+	}
+	struct pending **tail = &pending_head;   /* in the order composed */
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = p;
 }
 
 void ag_report_stats(void)
@@ -352,7 +811,7 @@ void ag_report_stats(void)
 	ag_log("arenaguard: stats (pid %d, mode %s): programs certified %llu, "
 	       "schedules certified %llu, cache hits %llu (programs %llu, "
 	       "verdicts %llu), submissions %llu, blocked %llu, warned %llu, "
-	       "records %llu, unchecked SQEs %llu, time certifying %.3f ms",
+	       "records %llu (lost %llu), unchecked SQEs %llu, time certifying %.3f ms",
 	       (int)getpid(), ag_mode_name(ag_cfg.mode),
 	       atomic_load(&ag_stats.programs_certified),
 	       atomic_load(&ag_stats.schedules_certified),
@@ -364,16 +823,19 @@ void ag_report_stats(void)
 	       atomic_load(&ag_stats.blocked),
 	       atomic_load(&ag_stats.warned),
 	       atomic_load(&ag_stats.records),
+	       atomic_load(&ag_stats.records_lost),
 	       atomic_load(&ag_stats.unchecked_sqes), (double)ns / 1e6);
 }
 
 void ag_report_lock_all(void)
 {
 	pthread_mutex_lock(&report_lock);
+	pthread_mutex_lock(&out_lock);
 }
 
 void ag_report_unlock_all(int child)
 {
 	(void)child;
+	pthread_mutex_unlock(&out_lock);
 	pthread_mutex_unlock(&report_lock);
 }

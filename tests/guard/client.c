@@ -37,6 +37,13 @@
  *   forkhalf N   N forks with schedules half built and another thread
  *                busy: each child finishes them; the context is shared,
  *                so the seal refuses all but the first to finish
+ *   daemon FILE [fill]
+ *                as a daemon does: standard error closed, then FILE
+ *                opened (it gets fd 2) and written around a blocked
+ *                submission; with fill, every other fd closed first
+ *                (closefrom, behind the guard's back) and the numbers up
+ *                to 1100 taken by dups of FILE: the guard's records go
+ *                to none of them
  *   image FILE   the program image FILE (as arena-certify reads it: plan,
  *                launches and schedule) run as a driver user runs it: the
  *                program without its schedule, then the schedule's
@@ -56,6 +63,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1293,6 +1301,32 @@ static void cmd_forkhalf(int forks)
 	cdev_close(&d);
 }
 
+/* ---- daemon ---- */
+
+static void cmd_daemon(const char *file, int fill)
+{
+	close(STDERR_FILENO);
+	if (fill)
+		closefrom(3);
+	int data = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	check(data == STDERR_FILENO, "the data file is fd 2: %d", data);
+	check(write(data, "app record 1\n", 13) == 13, "app record 1");
+	struct rlimit rl;
+	int last = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 1116
+		   ? (int)rl.rlim_cur - 16 : 1100;
+	for (int fd = 3; fill && fd >= 0 && fd < last;)
+		fd = fcntl(data, F_DUPFD, 3);
+	struct cdev d;
+	open_dev(&d);
+	uint32_t good = program(&d, PROG_GOOD);
+	uint32_t bad_d = schedule(&d, good, prog_bad_d_refs, 4);
+	uint64_t seqno;
+	int rc = cdev_submit(&d, bad_d, &seqno);
+	check(rc == -EPERM, "(D) schedule blocked: %d", rc);
+	cdev_close(&d);
+	check(write(data, "app record 2\n", 13) == 13, "app record 2");
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -1342,6 +1376,8 @@ int main(int argc, char **argv)
 		cmd_teardown(n);
 	else if (!strcmp(cmd, "forkhalf"))
 		cmd_forkhalf(n);
+	else if (!strcmp(cmd, "daemon") && i + 1 < argc)
+		cmd_daemon(argv[i + 1], i + 2 < argc);
 	else if (!strcmp(cmd, "image") && i + 1 < argc)
 		cmd_image(argv[i + 1]);
 	else {

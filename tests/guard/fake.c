@@ -298,3 +298,9 @@ int fake_submit(struct ag_file *f, uint32_t s)
 	struct drm_arena_schedule_submit sub = { .schedule = s };
 	return fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub);
 }
+
+uint32_t fake_bad_d(struct ag_file *f)
+{
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	return fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+}

@@ -56,6 +56,9 @@ uint32_t fake_program(struct ag_file *f, enum prog_kind kind);
 uint32_t fake_schedule(struct ag_file *f, uint32_t prog,
 		       const struct ac_ref *refs, uint32_t n, uint32_t batch);
 int fake_submit(struct ag_file *f, uint32_t s);
+/* A schedule of the good program with the (D) references on f, whose
+ * submit the guard blocks (PROG_BAD_D_VERDICT): its handle. */
+uint32_t fake_bad_d(struct ag_file *f);
 
 /* The kernel running one SQE on the fake (a URING_CMD on fd, or the
  * NOP the guard injected): its CQE's res. */

@@ -75,6 +75,12 @@ char *slurp(const char *path)
 
 void spawn(struct run *r, const char *const env[], const char *const argv[])
 {
+	spawn_setup(r, env, argv, NULL, NULL);
+}
+
+void spawn_setup(struct run *r, const char *const env[],
+		 const char *const argv[], void (*setup)(void *), void *arg)
+{
 	static int seq;
 	char out[256], err[256];
 	snprintf(out, sizeof(out), "%s/stdout-%d", scratch(), seq);
@@ -101,6 +107,8 @@ void spawn(struct run *r, const char *const env[], const char *const argv[])
 		setenv("ASAN_OPTIONS", "allocator_may_return_null=1", 1);
 		for (int i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
+		if (setup)
+			setup(arg);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}

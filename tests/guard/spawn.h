@@ -19,6 +19,10 @@ struct run {
 #define PRELOAD_GUARD "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM
 
 void spawn(struct run *r, const char *const env[], const char *const argv[]);
+/* The same, with setup(arg) run in the child just before the exec (its
+ * standard streams, limits and signals as the test wants them). */
+void spawn_setup(struct run *r, const char *const env[],
+		 const char *const argv[], void (*setup)(void *), void *arg);
 void run_free(struct run *r);
 
 /* guard-client with args (a NULL-terminated list after the program
