@@ -182,13 +182,88 @@ static int index_positions(struct ac_program *p)
 	return 0;
 }
 
+/*
+ * Which planes (D) must follow, and the key numbers schedules see.
+ *
+ * A key is *watched* when some plane declares it carried: only watched
+ * keys' states are ever read.  A plane matters to (D) when its key is
+ * watched or it intersects a plane of a watched key (it may take that
+ * key's bytes).  Any other plane can be left out of the owner map without
+ * changing an answer: every byte it would own belongs, before and after
+ * it, to unwatched keys or nobody (a watched key owning one would
+ * intersect it), so no watched key gains or loses a byte through it.
+ *
+ * Keys are renumbered so the watched ones are 0 .. n_watched - 1 (the
+ * schedules keep a state for those alone), and every phase gets the list
+ * of its followed planes in phase order (the order (D) reports in).
+ * O(P log P): the positions are already sorted; two prefix sums over them.
+ */
+static int index_followed(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint32_t *renumber = calloc((size_t)p->n_keys + 1, sizeof(*renumber));
+	uint8_t *watched = calloc((size_t)p->n_keys + 1, 1);
+	/* covered[x]: followed positions below x covered by a watched key */
+	int64_t *covered = calloc(p->n_positions + 2, sizeof(*covered));
+	p->followed = malloc(((size_t)m->n_planes + 1) * sizeof(*p->followed));
+	p->followed_first = calloc((size_t)m->n_phases + 1,
+				   sizeof(*p->followed_first));
+	int rc = -1;
+	if (!renumber || !watched || !covered || !p->followed ||
+	    !p->followed_first)
+		goto out;
+	for (uint32_t i = 0; i < m->n_planes; i++)
+		if (m->planes[i].carried)
+			watched[p->spans[i].key] = 1;
+	uint32_t n_watched = 0, other = 0;
+	for (uint32_t k = 0; k < p->n_keys; k++)
+		n_watched += watched[k];
+	for (uint32_t k = 0, w = 0; k < p->n_keys; k++)
+		renumber[k] = watched[k] ? w++ : n_watched + other++;
+	/* how many watched planes start minus end at each position (a
+	 * difference array), then how many covered positions lie below */
+	for (uint32_t i = 0; i < m->n_planes; i++)
+		if (watched[p->spans[i].key]) {
+			covered[p->spans[i].lo]++;
+			covered[p->spans[i].hi]--;
+		}
+	int64_t depth = 0, below = 0;
+	for (uint64_t x = 0; x <= p->n_positions; x++) {
+		depth += covered[x];
+		covered[x] = below;
+		below += depth > 0;
+	}
+	uint32_t n = 0;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		p->followed_first[ph] = n;
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			uint32_t i = phase->plane_first + j;
+			const struct plane_span *sp = &p->spans[i];
+			if (watched[sp->key] || covered[sp->hi] > covered[sp->lo])
+				p->followed[n++] = i;
+		}
+	}
+	p->followed_first[m->n_phases] = n;
+	for (uint32_t i = 0; i < m->n_planes; i++)
+		p->spans[i].key = renumber[p->spans[i].key];
+	p->n_watched = n_watched;
+	rc = 0;
+out:
+	free(renumber);
+	free(watched);
+	free(covered);
+	return rc;
+}
+
 /* Everything (D) needs; only built for programs that pass (A)-(C). */
 static int index_for_schedules(struct ac_program *p)
 {
 	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
 	if (!p->spans)
 		return -1;
-	if (index_runs(p) || intern_keys(p) || index_positions(p))
+	if (index_runs(p) || intern_keys(p) || index_positions(p) ||
+	    index_followed(p))
 		return -1;
 	return 0;
 }
@@ -279,6 +354,8 @@ void ac_program_free(ac_program *p)
 	big_free(p->runs);
 	big_free(p->run_of);
 	free(p->spans);
+	free(p->followed);
+	free(p->followed_first);
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

@@ -6,9 +6,15 @@
  * (D) keeps one piece of state: for every byte, the key of the plane that
  * declared it last (owner_map.c).  A carried plane c is sound at instance
  * k iff its key was declared before and none of its bytes has been given
- * to another key since, i.e. iff the key is still "intact".  Per key we
- * keep whether it is intact, the instance that last declared it, and the
- * first instance that took one of its bytes since, for the diagnostic.
+ * to another key since, i.e. iff the key is still "intact".  Per watched
+ * key (one some plane carries) we keep whether it is intact, the instance
+ * that last declared it, and the first instance that took one of its
+ * bytes since, for the diagnostic.
+ *
+ * Only the planes the program marked followed (program.c, index_followed:
+ * of a watched key, or over one) are declared into the map: an instance
+ * of a phase with none costs O(1).  All state is lazy (lazy_array.h): a
+ * schedule's memory follows the keys and positions it declared.
  *
  * Repeats are not unrolled.  A body's declarations overwrite bytes with
  * values that depend only on the body, so running it twice leaves the map
@@ -21,10 +27,12 @@
  * failure of iteration 1, the first to have that state: its instance
  * numbers are shifted back by the jump.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "image.h"
+#include "lazy_array.h"
 #include "owner_map.h"
 #include "program_impl.h"
 
@@ -45,11 +53,12 @@ struct ac_schedule {
 
 	/* (D), only for programs that pass (A)-(C) */
 	int failed;
+	int out_of_memory;          /* sticky: the (D) state is incomplete */
 	struct ac_diag diag;
 	uint64_t next_instance;
 	uint32_t cur_phase;           /* phase of the open instance */
 	struct owner_map map;
-	struct key_state *keys;
+	struct lazy_array keys;       /* struct key_state per watched key */
 
 	/* the declaration in progress, for owner_taken() */
 	uint64_t decl_instance;
@@ -72,11 +81,10 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 	s->digest = XXH3_createState();
 	if (!s->digest || XXH3_128bits_reset(s->digest) == XXH_ERROR)
 		goto fail;
-	if (p->verdict == 0) {
-		s->keys = calloc(p->n_keys + 1, sizeof(*s->keys));
-		if (!s->keys || owner_map_init(&s->map, p->n_positions) != 0)
-			goto fail;
-	}
+	lazy_array_init(&s->keys, p->verdict == 0 ? p->n_watched : 0,
+			sizeof(struct key_state));
+	if (owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
+		goto fail;
 	return s;
 fail:
 	ac_schedule_free(s);
@@ -89,8 +97,14 @@ void ac_schedule_free(ac_schedule *s)
 		return;
 	XXH3_freeState(s->digest);
 	owner_map_free(&s->map);
-	free(s->keys);
+	lazy_array_free(&s->keys);
 	free(s);
+}
+
+/* (D) stops at its first failure, or when memory ran out. */
+static int stopped(const struct ac_schedule *s)
+{
+	return s->failed || s->out_of_memory;
 }
 
 static uint64_t remap(const struct ac_schedule *s, uint64_t instance)
@@ -98,12 +112,16 @@ static uint64_t remap(const struct ac_schedule *s, uint64_t instance)
 	return instance >= s->remap_from ? instance - s->remap_by : instance;
 }
 
+/* A key lost bytes to the declaration in progress.  Unwatched keys have
+ * no state; an intact key's state exists (it was written). */
 static void owner_taken(void *ctx, uint32_t key)
 {
 	struct ac_schedule *s = ctx;
-	struct key_state *ks = &s->keys[key];
-	if (!ks->intact)
+	if (key >= s->p->n_watched ||
+	    !((const struct key_state *)lazy_array_get(&s->keys, key))->intact)
 		return;
+	struct key_state *ks = lazy_array_at(&s->keys, key);
+	assert(ks);
 	ks->intact = 0;
 	ks->broken_instance = s->decl_instance;
 	ks->broken_phase = s->decl_phase;
@@ -137,29 +155,46 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 }
 
 /* Instance k of phase: its carried planes must be intact; then it declares
- * all its planes. */
+ * its followed planes (all the planes that can matter).  O(followed
+ * planes of the phase × log P), O(1) for a phase with none. */
 static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 			 uint64_t launch, uint64_t ordinal)
 {
 	const struct ac_program *p = s->p;
 	const struct ac_phase *ph = &p->m->phases[phase];
-	for (uint32_t j = 0; j < ph->plane_count; j++) {
-		uint32_t i = ph->plane_first + j;
-		const struct key_state *ks = &s->keys[p->spans[i].key];
-		if (p->m->planes[i].carried && !(ks->declared && ks->intact)) {
-			report_carried(s, k, phase, j, launch, ordinal, ks);
+	uint32_t first = p->followed_first[phase];
+	uint32_t end = p->followed_first[phase + 1];
+	for (uint32_t f = first; f < end; f++) {
+		uint32_t i = p->followed[f];
+		if (!p->m->planes[i].carried)
+			continue;
+		struct key_state ks = *(const struct key_state *)
+			lazy_array_get(&s->keys, p->spans[i].key);
+		if (!(ks.declared && ks.intact)) {
+			report_carried(s, k, phase, i - ph->plane_first, launch,
+				       ordinal, &ks);
 			return;
 		}
 	}
 	s->decl_instance = k;
 	s->decl_phase = phase;
-	for (uint32_t j = 0; j < ph->plane_count; j++) {
-		const struct plane_span *sp = &p->spans[ph->plane_first + j];
-		s->decl_plane = j;
-		owner_map_assign(&s->map, sp->lo, sp->hi, sp->key, owner_taken, s);
-		s->keys[sp->key] = (struct key_state){
-			.last_decl = k, .decl_phase = phase,
-			.declared = 1, .intact = 1 };
+	for (uint32_t f = first; f < end; f++) {
+		const struct plane_span *sp = &p->spans[p->followed[f]];
+		int watched = sp->key < p->n_watched;
+		/* lazy_array_at pointers stay valid: leaves never move */
+		struct key_state *ks = watched ? lazy_array_at(&s->keys, sp->key)
+					       : NULL;
+		s->decl_plane = p->followed[f] - ph->plane_first;
+		if ((watched && !ks) ||
+		    owner_map_assign(&s->map, sp->lo, sp->hi, sp->key,
+				     owner_taken, s) != 0) {
+			s->out_of_memory = 1;
+			return;
+		}
+		if (ks)
+			*ks = (struct key_state){
+				.last_decl = k, .decl_phase = phase,
+				.declared = 1, .intact = 1 };
 	}
 }
 
@@ -179,14 +214,14 @@ static void run_iteration(struct ac_schedule *s, const struct body *b,
 {
 	const struct run *runs = s->p->runs;
 	for (uint32_t r = b->run_first; r < b->run_first + b->run_count &&
-	     !s->failed; r++)
+	     !stopped(s); r++)
 		enter_phase(s, runs[r].phase, runs[r].first, ordinal);
 }
 
 static void run_body(struct ac_schedule *s, const struct body *b)
 {
 	run_iteration(s, b, 0);
-	if (b->iterations < 2 || s->failed)
+	if (b->iterations < 2 || stopped(s))
 		return;
 	uint64_t jump = (b->iterations - 2) * b->steady;
 	s->next_instance += jump;
@@ -203,7 +238,7 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 	const struct ac_program *p = s->p;
 	uint64_t end = ref->first + ref->count;
 	for (uint32_t r = p->run_of[ref->first]; r < p->n_runs &&
-	     p->runs[r].first < end && !s->failed;) {
+	     p->runs[r].first < end && !stopped(s);) {
 		const struct run *run = &p->runs[r];
 		if (run->body != UINT32_MAX) {
 			const struct body *b = &p->bodies[run->body];
@@ -288,18 +323,30 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 		       struct ac_error *err)
 {
 	uint64_t executed = s->executed;
+	if (s->out_of_memory)
+		return ac_fail(err, "", "out of memory (in an earlier append)");
 	for (size_t i = 0; i < count; i++)
 		if (check_reference(s->p, &refs[i], s->n_refs + i, &executed,
 				    err) != 0)
 			return -1;
 	for (size_t i = 0; i < count; i++) {
 		digest_reference(s->digest, &refs[i]);
-		if (s->p->verdict == 0 && !s->failed)
+		if (s->p->verdict == 0 && !stopped(s))
 			run_reference(s, &refs[i]);
 	}
+	/* A batch that ran out of memory half applied: the schedule can no
+	 * longer say anything, and says so on every later append. */
+	if (s->out_of_memory)
+		return ac_fail(err, "", "out of memory");
 	s->n_refs += count;
 	s->executed = executed;
 	return 0;
+}
+
+size_t schedule_state_bytes(const ac_schedule *s)
+{
+	return sizeof(*s) + lazy_array_bytes(&s->keys) +
+	       owner_map_bytes(&s->map);
 }
 
 uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *diag)
