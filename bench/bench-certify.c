@@ -5,7 +5,8 @@
  *   bench-certify [--quick] [--tsv FILE] [--max-words N] [--naive-words N]
  *                 [--only WORKLOAD] [--no-cost-model]
  *
- * First the cost model's ratios (cost_model.h), then every workload at
+ * First the cost model's ratios (cost_model.h) and the adversarial
+ * families (bounded.h), then every workload at
  * every decade of size against the XXH3 floor and the naive checker
  * (scaling.h), with a summary of log-log slopes.  --quick (what `meson
  * test --benchmark` runs) stops at 1e6 words with fewer repetitions.
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounded.h"
 #include "cost_model.h"
 #include "scaling.h"
 
@@ -69,8 +71,10 @@ int main(int argc, char **argv)
 		perror(tsv);
 		return 2;
 	}
-	if (cost_model)
+	if (cost_model) {
 		cost_model_run(quick);
+		bounded_run(quick);
+	}
 	int differs = scaling_run(&o);
 	if (o.tsv)
 		fclose(o.tsv);
