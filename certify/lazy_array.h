@@ -4,10 +4,11 @@
  * written and whose memory follows the elements written, not n: a live
  * schedule of a large program costs memory for what it touched (issue 13).
  *
- * Elements live in leaves of LAZY_FANOUT elements under a LAZY_FANOUT-ary
- * tree of pointers, all allocated on first write.  The empty array costs
- * its root; an access walks ceil(log64(n / 64)) pointers, and the last
- * leaf used is remembered, so runs of nearby indexes cost one compare.
+ * Elements live in leaves of at most LAZY_LEAF_BYTES (a power of two of
+ * elements) under a LAZY_FANOUT-ary tree of pointers, all allocated on
+ * first write.  The empty array allocates nothing; an access walks
+ * log16 of the leaves, and the last leaf used is remembered, so runs of
+ * nearby indexes cost one compare.
  */
 #ifndef ARENACERT_LAZY_ARRAY_H
 #define ARENACERT_LAZY_ARRAY_H
@@ -15,12 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LAZY_FANOUT 64
+#define LAZY_FANOUT 16         /* pointers per node */
+#define LAZY_FANOUT_SHIFT 4
+#define LAZY_LEAF_BYTES 512
 #define LAZY_MAX_ELEM 64       /* bytes */
 
 struct lazy_array {
 	void *root;            /* a leaf when depth == 0, else a node */
 	uint32_t depth;        /* node levels above the leaves */
+	uint32_t leaf_shift;   /* log2 of the elements per leaf */
 	size_t elem;           /* bytes per element */
 	uint64_t n;
 	uint64_t cached_leaf;  /* leaf number of `cached`, or UINT64_MAX */
@@ -41,10 +45,11 @@ uint8_t *lazy_array_leaf(struct lazy_array *a, uint64_t leaf, int create);
  * pointer is valid until the next lazy_array_at. */
 static inline const void *lazy_array_get(struct lazy_array *a, uint64_t i)
 {
-	uint64_t leaf = i / LAZY_FANOUT;
+	uint64_t leaf = i >> a->leaf_shift;
 	uint8_t *l = leaf == a->cached_leaf ? a->cached
 					    : lazy_array_leaf(a, leaf, 0);
-	return l ? l + (i % LAZY_FANOUT) * a->elem : a->zero;
+	uint64_t at = i & (((uint64_t)1 << a->leaf_shift) - 1);
+	return l ? l + at * a->elem : a->zero;
 }
 
 /* Element i (< n) for writing, allocated (zeroed) on first use; NULL when
@@ -52,10 +57,11 @@ static inline const void *lazy_array_get(struct lazy_array *a, uint64_t i)
  * lazy_array_free: leaves never move. */
 static inline void *lazy_array_at(struct lazy_array *a, uint64_t i)
 {
-	uint64_t leaf = i / LAZY_FANOUT;
+	uint64_t leaf = i >> a->leaf_shift;
 	uint8_t *l = leaf == a->cached_leaf ? a->cached
 					    : lazy_array_leaf(a, leaf, 1);
-	return l ? l + (i % LAZY_FANOUT) * a->elem : NULL;
+	uint64_t at = i & (((uint64_t)1 << a->leaf_shift) - 1);
+	return l ? l + at * a->elem : NULL;
 }
 
 /* Bytes allocated, for tests and benchmarks. */

@@ -198,7 +198,7 @@ int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
 	}
 	bit_tree_set(t, lo);
 	*owner_mut(map, lo) = key + 1;
-	return 0;
+	return 1;
 }
 
 size_t owner_map_bytes(const struct owner_map *map)

@@ -182,6 +182,44 @@ static int index_positions(struct ac_program *p)
 	return 0;
 }
 
+/* The phases declaring each watched key, grouped by key (a counting
+ * sort): O(P). */
+static int index_declaring(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	p->declaring_first = calloc((size_t)p->n_watched + 2,
+				    sizeof(*p->declaring_first));
+	p->declaring = malloc(((size_t)m->n_planes + 1) * sizeof(*p->declaring));
+	if (!p->declaring_first || !p->declaring)
+		return -1;
+	uint32_t *next = p->declaring_first + 1;  /* counts, then cursors */
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			uint32_t key = p->spans[phase->plane_first + j].key;
+			if (key < p->n_watched)
+				next[key]++;
+		}
+	}
+	for (uint32_t c = 0, sum = 0; c <= p->n_watched; c++) {
+		uint32_t count = next[c];
+		next[c] = sum;
+		sum += count;
+	}
+	/* phases in order; a phase holds a key at most once ((B)) */
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			uint32_t key = p->spans[phase->plane_first + j].key;
+			if (key < p->n_watched)
+				p->declaring[next[key]++] = ph;
+		}
+	}
+	/* each cursor ended at the next key's start: shift back one */
+	p->declaring_first[0] = 0;
+	return 0;
+}
+
 /*
  * Which planes (D) must follow, and the key numbers schedules see.
  *
@@ -248,7 +286,7 @@ static int index_followed(struct ac_program *p)
 	for (uint32_t i = 0; i < m->n_planes; i++)
 		p->spans[i].key = renumber[p->spans[i].key];
 	p->n_watched = n_watched;
-	rc = 0;
+	rc = index_declaring(p);
 out:
 	free(renumber);
 	free(watched);
@@ -356,6 +394,8 @@ void ac_program_free(ac_program *p)
 	free(p->spans);
 	free(p->followed);
 	free(p->followed_first);
+	free(p->declaring);
+	free(p->declaring_first);
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

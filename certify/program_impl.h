@@ -64,6 +64,10 @@ struct ac_program {
 	 * indexes in phase order. */
 	uint32_t *followed;
 	uint32_t *followed_first;/* n_phases + 1 */
+	/* The phases declaring watched key c: declaring[declaring_first[c] ..
+	 * declaring_first[c + 1]), for the diagnostic's latest declaration. */
+	uint32_t *declaring;
+	uint32_t *declaring_first;/* n_watched + 1 */
 
 	/* XXH3-128 of the image without its schedule: computed on the first
 	 * ac_schedule_digest, since certifying does not need it. */

@@ -7,14 +7,27 @@
  * declared it last (owner_map.c).  A carried plane c is sound at instance
  * k iff its key was declared before and none of its bytes has been given
  * to another key since, i.e. iff the key is still "intact".  Per watched
- * key (one some plane carries) we keep whether it is intact, the instance
- * that last declared it, and the first instance that took one of its
- * bytes since, for the diagnostic.
+ * key (one some plane carries) we keep whether it was declared, whether
+ * it is intact, and the first instance that took one of its bytes since,
+ * for the diagnostic; per phase, its last instance.  The latest instance
+ * that declared a key is the latest last instance among the phases that
+ * declare it (the program lists them), so declarations need not write it.
  *
- * Only the planes the program marked followed (program.c, index_followed:
- * of a watched key, or over one) are declared into the map: an instance
- * of a phase with none costs O(1).  All state is lazy (lazy_array.h): a
- * schedule's memory follows the keys and positions it declared.
+ * What an instance costs:
+ *
+ * - Only the planes the program marked followed (program.c,
+ *   index_followed: of a watched key, or over one) are declared into the
+ *   map: an instance of a phase with none costs O(1).
+ * - `version` counts the declarations that changed the map.  When it has
+ *   not moved since the phase's previous instance, that instance left
+ *   each of the phase's followed planes one segment of its own key and
+ *   nothing took a byte since: every carried plane is still intact and
+ *   every declaration would change nothing.  The instance then costs
+ *   O(1) too (a loop of phases that only reuse what they declared).
+ * - Otherwise O(followed planes x log P).
+ *
+ * All state is lazy (lazy_array.h): a schedule's memory follows the keys,
+ * positions and phases it touched, not the program's size.
  *
  * Repeats are not unrolled.  A body's declarations overwrite bytes with
  * values that depend only on the body, so running it twice leaves the map
@@ -39,11 +52,15 @@
 #define EXECUTED_LIMIT ((uint64_t)1 << 62)
 
 struct key_state {
-	uint64_t last_decl;         /* instance that last declared the key */
-	uint64_t broken_instance;   /* first instance since that took a byte */
+	uint64_t broken_instance;   /* first instance since the latest
+				     * declaration that took a byte */
 	uint32_t broken_phase, broken_plane;
-	uint32_t decl_phase;        /* phase of last_decl */
 	uint8_t declared, intact;
+};
+
+struct phase_state {
+	uint64_t last;              /* its latest instance + 1; 0: none yet */
+	uint64_t version;           /* the map's version after it */
 };
 
 struct ac_schedule {
@@ -58,7 +75,9 @@ struct ac_schedule {
 	uint64_t next_instance;
 	uint32_t cur_phase;           /* phase of the open instance */
 	struct owner_map map;
+	uint64_t version;             /* declarations that changed the map */
 	struct lazy_array keys;       /* struct key_state per watched key */
+	struct lazy_array phases;     /* struct phase_state per phase */
 
 	/* the declaration in progress, for owner_taken() */
 	uint64_t decl_instance;
@@ -83,6 +102,8 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 		goto fail;
 	lazy_array_init(&s->keys, p->verdict == 0 ? p->n_watched : 0,
 			sizeof(struct key_state));
+	lazy_array_init(&s->phases, p->verdict == 0 ? p->m->n_phases : 0,
+			sizeof(struct phase_state));
 	if (owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
 		goto fail;
 	return s;
@@ -98,6 +119,7 @@ void ac_schedule_free(ac_schedule *s)
 	XXH3_freeState(s->digest);
 	owner_map_free(&s->map);
 	lazy_array_free(&s->keys);
+	lazy_array_free(&s->phases);
 	free(s);
 }
 
@@ -128,10 +150,19 @@ static void owner_taken(void *ctx, uint32_t key)
 	ks->broken_plane = s->decl_plane;
 }
 
-static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
-			   uint32_t plane, uint64_t launch, uint64_t ordinal,
-			   const struct key_state *ks)
+static struct phase_state phase_state(struct ac_schedule *s, uint32_t phase)
 {
+	return *(const struct phase_state *)lazy_array_get(&s->phases, phase);
+}
+
+/* Carried plane `plane` of phase (key `key`, state *ks) fails instance k.
+ * Runs once per schedule: the latest declaration is looked up among all
+ * the key's declaring phases. */
+static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
+			   uint32_t plane, uint32_t key, uint64_t launch,
+			   uint64_t ordinal, const struct key_state *ks)
+{
+	const struct ac_program *p = s->p;
 	struct ac_diag *d = &s->diag;
 	diag_clear(d);
 	d->condition = AC_COND_D;
@@ -145,8 +176,17 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		d->reason = AC_CARRIED_UNDECLARED;
 	} else {
 		d->reason = AC_CARRIED_OVERWRITTEN;
-		d->earlier = remap(s, ks->last_decl);
-		d->earlier_phase = ks->decl_phase;
+		uint64_t latest = 0;
+		for (uint32_t x = p->declaring_first[key];
+		     x < p->declaring_first[key + 1]; x++) {
+			struct phase_state ps = phase_state(s, p->declaring[x]);
+			if (ps.last > latest) {
+				latest = ps.last;
+				d->earlier_phase = p->declaring[x];
+			}
+		}
+		assert(latest > 0);        /* declared */
+		d->earlier = remap(s, latest - 1);
 		d->intervening = remap(s, ks->broken_instance);
 		d->tensor[1] = (struct ac_tensor_ref){ ks->broken_phase,
 						       ks->broken_plane };
@@ -155,8 +195,9 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 }
 
 /* Instance k of phase: its carried planes must be intact; then it declares
- * its followed planes (all the planes that can matter).  O(followed
- * planes of the phase × log P), O(1) for a phase with none. */
+ * its followed planes (all the planes that can matter).  O(1) when the map
+ * is as the phase's previous instance left it, else O(followed planes of
+ * the phase × log P). */
 static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 			 uint64_t launch, uint64_t ordinal)
 {
@@ -164,6 +205,15 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 	const struct ac_phase *ph = &p->m->phases[phase];
 	uint32_t first = p->followed_first[phase];
 	uint32_t end = p->followed_first[phase + 1];
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	if (!ps) {
+		s->out_of_memory = 1;
+		return;
+	}
+	if (ps->last && ps->version == s->version) {
+		ps->last = k + 1;
+		return;
+	}
 	for (uint32_t f = first; f < end; f++) {
 		uint32_t i = p->followed[f];
 		if (!p->m->planes[i].carried)
@@ -171,8 +221,8 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		struct key_state ks = *(const struct key_state *)
 			lazy_array_get(&s->keys, p->spans[i].key);
 		if (!(ks.declared && ks.intact)) {
-			report_carried(s, k, phase, i - ph->plane_first, launch,
-				       ordinal, &ks);
+			report_carried(s, k, phase, i - ph->plane_first,
+				       p->spans[i].key, launch, ordinal, &ks);
 			return;
 		}
 	}
@@ -185,17 +235,19 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		struct key_state *ks = watched ? lazy_array_at(&s->keys, sp->key)
 					       : NULL;
 		s->decl_plane = p->followed[f] - ph->plane_first;
-		if ((watched && !ks) ||
-		    owner_map_assign(&s->map, sp->lo, sp->hi, sp->key,
-				     owner_taken, s) != 0) {
+		int changed = watched && !ks ? -1 :
+			owner_map_assign(&s->map, sp->lo, sp->hi, sp->key,
+					 owner_taken, s);
+		if (changed < 0) {
 			s->out_of_memory = 1;
 			return;
 		}
+		s->version += (uint64_t)changed;
 		if (ks)
-			*ks = (struct key_state){
-				.last_decl = k, .decl_phase = phase,
-				.declared = 1, .intact = 1 };
+			*ks = (struct key_state){ .declared = 1, .intact = 1 };
 	}
+	/* ps still points at the phase's state: leaves never move */
+	*ps = (struct phase_state){ .last = k + 1, .version = s->version };
 }
 
 /* The next executed launch is of this phase: a new instance unless the
@@ -346,7 +398,7 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 size_t schedule_state_bytes(const ac_schedule *s)
 {
 	return sizeof(*s) + lazy_array_bytes(&s->keys) +
-	       owner_map_bytes(&s->map);
+	       lazy_array_bytes(&s->phases) + owner_map_bytes(&s->map);
 }
 
 uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *diag)

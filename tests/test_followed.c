@@ -4,7 +4,8 @@
  * index_followed) and its lazy per-schedule state (certify/lazy_array.c).
  * Each case is a shortcut that would be wrong: a breaking phase that
  * carries nothing, breaking long before the carried plane is used, with
- * unfollowed phases in between; a phase mixing carried, followed and
+ * unfollowed phases in between; a break between two instances of a loop
+ * that had settled (each instance reusing its phase's last); a phase mixing carried, followed and
  * unfollowed planes, whose diagnostic must name planes by their index in
  * the phase; a different key over the same bytes; repeats; and the
  * memory of a small schedule of a large program.  Verdicts are checked
@@ -124,6 +125,51 @@ START_TEST(breaker_carrying_nothing_long_ago)
 	l[n] = -1;
 	json = program("2", l);
 	ck_assert_uint_eq(certify(json, &d, 1), 0);
+	free(json);
+}
+END_TEST
+
+/* Q and P alternate long enough that instances reuse what their phase's
+ * previous instance left (the O(1) path); then R breaks a, far from the
+ * next Q, which must notice. */
+START_TEST(break_between_instances_of_a_settled_loop)
+{
+	int l[1024], n = 0;
+	for (int i = 0; i < 100; i++) {
+		l[n++] = L_P;
+		l[n++] = L_Q;
+	}
+	for (int i = 0; i < 100; i++)
+		l[n++] = i % 2 ? L_V : L_U;
+	l[n++] = L_R;
+	for (int i = 0; i < 100; i++)
+		l[n++] = i % 2 ? L_V : L_U;
+	l[n++] = L_Q;
+	l[n] = -1;
+	char *json = program("2", l);
+	struct ac_diag d;
+	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 401);
+	ck_assert_uint_eq(d.earlier, 199);          /* the last Q */
+	ck_assert_uint_eq(d.intervening, 300);      /* R */
+	ck_assert_uint_eq(d.tensor[1].phase, PH_R);
+	free(json);
+
+	/* the same with M (a carried, among other planes) as the last
+	 * declarer: earlier names M's instance */
+	n = 0;
+	for (int i = 0; i < 50; i++) {
+		l[n++] = L_P;
+		l[n++] = L_Q;
+		l[n++] = L_M;
+	}
+	l[n++] = L_R;
+	l[n++] = L_Q;
+	l[n] = -1;
+	json = program("2", l);
+	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 151);
+	ck_assert_uint_eq(d.earlier, 149);
+	ck_assert_uint_eq(d.earlier_phase, PH_M);
+	ck_assert_uint_eq(d.intervening, 150);
 	free(json);
 }
 END_TEST
@@ -286,9 +332,10 @@ START_TEST(lazy_array_edges)
 		if (n > 130)
 			ck_assert_uint_eq(*(const uint32_t *)
 					  lazy_array_get(&a, n - 2 - 64), 0);
-		/* at most 4 leaves of 256 bytes and 4 paths of nodes */
+		/* at most 4 leaves and 4 paths of nodes */
 		ck_assert_uint_le(lazy_array_bytes(&a),
-				  4 * (256 + a.depth * 64 * sizeof(void *)));
+				  4 * (LAZY_LEAF_BYTES + a.depth * LAZY_FANOUT *
+				       sizeof(void *)));
 		lazy_array_free(&a);
 	}
 }
@@ -299,6 +346,7 @@ Suite *suite_followed(void)
 	Suite *s = suite_create("followed");
 	TCase *tc = tcase_create("followed");
 	tcase_add_test(tc, breaker_carrying_nothing_long_ago);
+	tcase_add_test(tc, break_between_instances_of_a_settled_loop);
 	tcase_add_test(tc, mixed_phase_names_planes_in_phase_order);
 	tcase_add_test(tc, other_key_over_the_same_bytes);
 	tcase_add_test(tc, repeats_of_a_breaking_body);
