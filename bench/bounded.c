@@ -71,13 +71,24 @@ static void release(struct family *f)
 	free(f->refs);
 }
 
-/* Seconds to certify A, B of K planes each with M alternating references;
- * B carries A's planes (same names) when `carry`, else lies over them
- * with other names. */
-static double time_alternating(uint32_t k, uint32_t m, int carry)
+enum alternation {
+	OVER,       /* B's planes over A's, other names: nothing watched */
+	CARRIED,    /* B carries A's planes */
+	WATCHED,    /* as OVER, and a third phase C (never run) carries A's
+		     * planes: every instance changes whom K planes belong to */
+};
+
+/* Seconds to certify A, B of K planes each with M alternating references
+ * (launches 0 and 1). */
+static double time_alternating(uint32_t k, uint32_t m, enum alternation how)
 {
 	struct family f;
-	build(&f, 2, k, carry, carry);
+	build(&f, how == WATCHED ? 3 : 2, k, how == CARRIED, how == CARRIED);
+	if (how == WATCHED)          /* C: A's names, carried */
+		for (uint32_t i = 0; i < k; i++) {
+			f.plane[2 * (size_t)k + i].name = f.plane[i].name;
+			f.plane[2 * (size_t)k + i].carried = 1;
+		}
 	f.refs = calloc(m, sizeof(*f.refs));
 	if (!f.refs)
 		abort();
@@ -94,14 +105,15 @@ static double time_alternating(uint32_t k, uint32_t m, int carry)
 	return t;
 }
 
-static void alternating(const char *what, uint32_t k, uint32_t m, int carry)
+static void alternating(const char *what, uint32_t k, uint32_t m,
+			enum alternation how)
 {
-	double small[3], large[3];
-	for (int round = 0; round < 3; round++) {  /* interleaved */
-		small[round] = time_alternating(k, m, carry);
-		large[round] = time_alternating(2 * k, 2 * m, carry);
+	double small[5], large[5];
+	for (int round = 0; round < 5; round++) {  /* interleaved */
+		small[round] = time_alternating(k, m, how);
+		large[round] = time_alternating(2 * k, 2 * m, how);
 	}
-	double s = timing_median(small, 3), l = timing_median(large, 3);
+	double s = timing_median(small, 5), l = timing_median(large, 5);
 	printf("(D) %s: K=%u M=%u %.3f s, K=%u M=%u %.3f s, ratio %.2f\n",
 	       what, k, m, s, 2 * k, 2 * m, l, l / s);
 }
@@ -150,7 +162,8 @@ static void live_schedules(void)
 void bounded_run(int quick)
 {
 	uint32_t k = quick ? 5000 : 20000, m = quick ? 50000 : 200000;
-	alternating("fresh", k, m, 0);
-	alternating("carried", k / 10, m / 10, 1);
+	alternating("fresh over fresh", k, m, OVER);
+	alternating("carried", k, m, CARRIED);
+	alternating("fresh over watched", k / 20, m / 20, WATCHED);
 	live_schedules();
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Zero-until-written arrays whose memory follows their writes (lazy_array.h). */
+/* Zero-until-written arrays whose memory follows their writes
+ * (lazy_array.h). */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>

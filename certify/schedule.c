@@ -329,26 +329,35 @@ static int cuts_body_at(const struct ac_program *p, uint64_t x)
 	return x > bd->first && x < (uint64_t)bd->first + bd->count;
 }
 
+/* "schedule[index]" in where[48], for an error's location. */
+static const char *at_ref(char *where, uint64_t index)
+{
+	snprintf(where, 48, "schedule[%llu]", (unsigned long long)index);
+	return where;
+}
+
 /* Checks reference `index` of the schedule; adds the launches it executes
  * to *executed.  Returns -1 with err when it is malformed. */
 static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
 			   uint64_t index, uint64_t *executed,
 			   struct ac_error *err)
 {
-	char where[48];
+	char where[48];   /* written only on a failure (at_ref) */
 	uint64_t n = p->m->n_launches;
-	snprintf(where, sizeof(where), "schedule[%llu]", (unsigned long long)index);
 	if (ref->count == 0)
-		return ac_fail(err, where, "a reference holds at least one launch");
+		return ac_fail(err, at_ref(where, index),
+			       "a reference holds at least one launch");
 	if (ref->first > n || ref->count > n - ref->first)
-		return ac_fail(err, where, "[%llu, +%llu) is not inside the "
-			       "launch table of %llu launches",
+		return ac_fail(err, at_ref(where, index),
+			       "[%llu, +%llu) is not inside the launch table "
+			       "of %llu launches",
 			       (unsigned long long)ref->first,
 			       (unsigned long long)ref->count,
 			       (unsigned long long)n);
 	uint64_t end = ref->first + ref->count;
 	if (cuts_body_at(p, ref->first) || cuts_body_at(p, end))
-		return ac_fail(err, where, "[%llu, %llu) cuts a repeat body",
+		return ac_fail(err, at_ref(where, index),
+			       "[%llu, %llu) cuts a repeat body",
 			       (unsigned long long)ref->first,
 			       (unsigned long long)end);
 	uint64_t extra = p->extra_prefix[bodies_from(p, end)] -
@@ -357,8 +366,9 @@ static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
 	 * 2^62 + 2^64 only if checked before adding, hence the subtraction. */
 	uint64_t adds = ref->count + extra;
 	if (adds >= EXECUTED_LIMIT - *executed)
-		return ac_fail(err, where, "the executed sequence would reach "
-			       "2^62 launches");
+		return ac_fail(err, at_ref(where, index),
+			       "the executed sequence would reach 2^62 "
+			       "launches");
 	*executed += adds;
 	return 0;
 }
