@@ -94,6 +94,23 @@ static uint64_t certify(const char *json, struct ac_diag *diag, int naive)
 	return verdict;
 }
 
+/* The schedule's instance k breaks (D): a's bytes, last declared by
+ * instance `earlier`, were taken by instance `intervening` of phase
+ * `breaker`. */
+static void expect_overwritten(const char *iterations, const int *launches,
+			       int naive, uint64_t k, uint64_t earlier,
+			       uint64_t intervening, uint64_t breaker)
+{
+	char *json = program(iterations, launches);
+	struct ac_diag d;
+	ck_assert_uint_eq(certify(json, &d, naive), 2 + N_LAUNCHES + k);
+	ck_assert_int_eq(d.reason, AC_CARRIED_OVERWRITTEN);
+	ck_assert_uint_eq(d.earlier, earlier);
+	ck_assert_uint_eq(d.intervening, intervening);
+	ck_assert_uint_eq(d.tensor[1].phase, breaker);
+	free(json);
+}
+
 START_TEST(breaker_carrying_nothing_long_ago)
 {
 	/* P R, then U V alternating 200 times (unfollowed), then Q */
@@ -104,13 +121,10 @@ START_TEST(breaker_carrying_nothing_long_ago)
 		l[n++] = i % 2 ? L_V : L_U;
 	l[n++] = L_Q;
 	l[n] = -1;
+	expect_overwritten("2", l, 1, 202, 0, 1, PH_R);
 	char *json = program("2", l);
 	struct ac_diag d;
-	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 202);
-	ck_assert_int_eq(d.reason, AC_CARRIED_OVERWRITTEN);
-	ck_assert_uint_eq(d.earlier, 0);
-	ck_assert_uint_eq(d.intervening, 1);
-	ck_assert_uint_eq(d.tensor[1].phase, PH_R);
+	certify(json, &d, 0);
 	ck_assert_uint_eq(d.tensor[1].index, 1);   /* z, after the y */
 	free(json);
 
@@ -146,13 +160,8 @@ START_TEST(break_between_instances_of_a_settled_loop)
 		l[n++] = i % 2 ? L_V : L_U;
 	l[n++] = L_Q;
 	l[n] = -1;
-	char *json = program("2", l);
-	struct ac_diag d;
-	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 401);
-	ck_assert_uint_eq(d.earlier, 199);          /* the last Q */
-	ck_assert_uint_eq(d.intervening, 300);      /* R */
-	ck_assert_uint_eq(d.tensor[1].phase, PH_R);
-	free(json);
+	/* earlier: the last Q; intervening: R */
+	expect_overwritten("2", l, 1, 401, 199, 300, PH_R);
 
 	/* the same with M (a carried, among other planes) as the last
 	 * declarer: earlier names M's instance */
@@ -165,11 +174,11 @@ START_TEST(break_between_instances_of_a_settled_loop)
 	l[n++] = L_R;
 	l[n++] = L_Q;
 	l[n] = -1;
-	json = program("2", l);
-	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 151);
-	ck_assert_uint_eq(d.earlier, 149);
+	expect_overwritten("2", l, 1, 151, 149, 150, PH_R);
+	char *json = program("2", l);
+	struct ac_diag d;
+	certify(json, &d, 0);
 	ck_assert_uint_eq(d.earlier_phase, PH_M);
-	ck_assert_uint_eq(d.intervening, 150);
 	free(json);
 }
 END_TEST
@@ -199,21 +208,10 @@ START_TEST(other_key_over_the_same_bytes)
 {
 	/* T's b has a's offset and size but another name: another key */
 	int l[] = { L_P, L_U, L_T, L_V, L_Q, -1 };
-	char *json = program("2", l);
-	struct ac_diag d;
-	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 4);
-	ck_assert_uint_eq(d.earlier, 0);
-	ck_assert_uint_eq(d.intervening, 2);
-	ck_assert_uint_eq(d.tensor[1].phase, PH_T);
-	free(json);
-
+	expect_overwritten("2", l, 1, 4, 0, 2, PH_T);
 	/* E's e straddles a's end: it takes a's last bytes */
 	int e[] = { L_P, L_E, L_U, L_M, -1 };
-	json = program("2", e);
-	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 3);
-	ck_assert_uint_eq(d.intervening, 1);
-	ck_assert_uint_eq(d.tensor[1].phase, PH_E);
-	free(json);
+	expect_overwritten("2", e, 1, 3, 0, 1, PH_E);
 }
 END_TEST
 
@@ -222,26 +220,18 @@ START_TEST(repeats_of_a_breaking_body)
 	/* P, then the body Q R: iteration 0 passes, R breaks a, iteration 1's
 	 * Q fails: instance 3, whatever the iteration count */
 	int l[] = { L_P, L_BODY, -1 };
-	struct ac_diag d;
-	char *json = program("1000", l);
-	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 3);
-	free(json);
-	json = program("4294967295", l);
-	ck_assert_uint_eq(certify(json, &d, 0), 2 + N_LAUNCHES + 3);
-	ck_assert_uint_eq(d.earlier, 1);
-	ck_assert_uint_eq(d.intervening, 2);
-	ck_assert_uint_eq(d.tensor[1].phase, PH_R);
-	free(json);
+	expect_overwritten("1000", l, 1, 3, 1, 2, PH_R);
+	expect_overwritten("4294967295", l, 0, 3, 1, 2, PH_R);
 
-	/* P, the body once, then P Q: fine; the body twice then Q fails
-	 * with the numbers of the real last iteration */
+	/* P, the body once, then P Q: fine; after P U, the body fails in
+	 * its iteration 1, numbered as such */
 	int once[] = { L_P, L_BODY, L_P, L_Q, -1 };
-	json = program("1", once);
+	struct ac_diag d;
+	char *json = program("1", once);
 	ck_assert_uint_eq(certify(json, &d, 1), 0);
 	free(json);
 	int after[] = { L_P, L_U, L_BODY, L_V, L_P, L_BODY, -1 };
 	json = program("4294967295", after);
-	/* instances: P U [Q R]... fails in the first body's iteration 1 */
 	ck_assert_uint_eq(certify(json, &d, 0), 2 + N_LAUNCHES + 4);
 	free(json);
 	json = program("1000", after);
