@@ -155,6 +155,19 @@ void owner_map_free(struct owner_map *map)
 	lazy_array_free(&map->owner);
 }
 
+/* The slots an assignment of [lo, hi) writes: position 0's, lo's, hi's. */
+int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi)
+{
+	struct bit_tree *t = &map->starts;
+	assert(lo < hi && hi <= map->n);
+	if ((!map->started && bit_tree_reserve(t, 0)) ||
+	    bit_tree_reserve(t, lo) || !lazy_array_at(&map->owner, lo) ||
+	    (hi < map->n && (bit_tree_reserve(t, hi) ||
+			     !lazy_array_at(&map->owner, hi))))
+		return -1;
+	return 0;
+}
+
 /* Position 0 starts a segment (owned by nobody) from the first assignment
  * on; before it the map is empty and every position is nobody's. */
 int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
@@ -168,11 +181,8 @@ int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
 	    (hi == map->n || bit_tree_test(t, hi)) &&
 	    bit_tree_next(t, lo + 1) >= hi)
 		return 0;
-	/* everything that can fail first: the slots lo, hi and 0 write */
-	if ((!map->started && bit_tree_reserve(t, 0)) ||
-	    bit_tree_reserve(t, lo) || !lazy_array_at(&map->owner, lo) ||
-	    (hi < map->n && (bit_tree_reserve(t, hi) ||
-			     !lazy_array_at(&map->owner, hi))))
+	/* everything that can fail first */
+	if (owner_map_reserve(map, lo, hi) != 0)
 		return -1;
 	if (!map->started) {
 		bit_tree_set(t, 0);          /* owner 0: nobody */

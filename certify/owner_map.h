@@ -52,6 +52,11 @@ typedef void (*owner_taken_fn)(void *ctx, uint32_t key);
 int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
 		     uint32_t key, owner_taken_fn taken, void *ctx);
 
+/* Allocates what owner_map_assign(map, lo, hi, ...) writes, so that it
+ * cannot fail afterwards; 0, or -1 when memory runs out (the map reads
+ * as before). */
+int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi);
+
 /* Bytes the map allocated. */
 size_t owner_map_bytes(const struct owner_map *map);
 

@@ -61,6 +61,7 @@ struct key_state {
 struct phase_state {
 	uint64_t last;              /* its latest instance + 1; 0: none yet */
 	uint64_t version;           /* the map's version after it */
+	uint8_t reserved;           /* everything its instances write exists */
 };
 
 struct ac_schedule {
@@ -70,7 +71,6 @@ struct ac_schedule {
 
 	/* (D), only for programs that pass (A)-(C) */
 	int failed;
-	int out_of_memory;          /* sticky: the (D) state is incomplete */
 	struct ac_diag diag;
 	uint64_t next_instance;
 	uint32_t cur_phase;           /* phase of the open instance */
@@ -121,12 +121,6 @@ void ac_schedule_free(ac_schedule *s)
 	lazy_array_free(&s->keys);
 	lazy_array_free(&s->phases);
 	free(s);
-}
-
-/* (D) stops at its first failure, or when memory ran out. */
-static int stopped(const struct ac_schedule *s)
-{
-	return s->failed || s->out_of_memory;
 }
 
 static uint64_t remap(const struct ac_schedule *s, uint64_t instance)
@@ -205,11 +199,9 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 	const struct ac_phase *ph = &p->m->phases[phase];
 	uint32_t first = p->followed_first[phase];
 	uint32_t end = p->followed_first[phase + 1];
+	/* reserve_phase allocated all this writes: nothing below fails */
 	struct phase_state *ps = lazy_array_at(&s->phases, phase);
-	if (!ps) {
-		s->out_of_memory = 1;
-		return;
-	}
+	assert(ps && ps->reserved);
 	if (ps->last && ps->version == s->version) {
 		ps->last = k + 1;
 		return;
@@ -235,19 +227,56 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		struct key_state *ks = watched ? lazy_array_at(&s->keys, sp->key)
 					       : NULL;
 		s->decl_plane = p->followed[f] - ph->plane_first;
-		int changed = watched && !ks ? -1 :
-			owner_map_assign(&s->map, sp->lo, sp->hi, sp->key,
-					 owner_taken, s);
-		if (changed < 0) {
-			s->out_of_memory = 1;
-			return;
-		}
+		int changed = owner_map_assign(&s->map, sp->lo, sp->hi,
+					       sp->key, owner_taken, s);
+		assert(changed >= 0 && (ks || !watched));
 		s->version += (uint64_t)changed;
 		if (ks)
 			*ks = (struct key_state){ .declared = 1, .intact = 1 };
 	}
 	/* ps still points at the phase's state: leaves never move */
-	*ps = (struct phase_state){ .last = k + 1, .version = s->version };
+	ps->last = k + 1;
+	ps->version = s->version;
+}
+
+/* Allocates everything an instance of phase writes (its state, its
+ * watched keys' states, the map's slots at its planes' ends), once per
+ * schedule: after it, run_instance cannot fail.  -1 when memory runs
+ * out; what was allocated reads as before (zero). */
+static int reserve_phase(struct ac_schedule *s, uint32_t phase)
+{
+	const struct ac_program *p = s->p;
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	if (!ps)
+		return -1;
+	if (ps->reserved)
+		return 0;
+	for (uint32_t f = p->followed_first[phase];
+	     f < p->followed_first[phase + 1]; f++) {
+		const struct plane_span *sp = &p->spans[p->followed[f]];
+		if ((sp->key < p->n_watched && !lazy_array_at(&s->keys, sp->key)) ||
+		    owner_map_reserve(&s->map, sp->lo, sp->hi) != 0)
+			return -1;
+	}
+	ps->reserved = 1;
+	return 0;
+}
+
+/* reserve_phase for every phase the references run: O(runs they cover)
+ * plus, once per schedule, O(planes) of each new phase.  A batch whose
+ * memory is not there fails before (D) changes anything. */
+static int reserve_references(struct ac_schedule *s, const struct ac_ref *refs,
+			      size_t count)
+{
+	const struct ac_program *p = s->p;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t end = refs[i].first + refs[i].count;
+		for (uint32_t r = p->run_of[refs[i].first];
+		     r < p->n_runs && p->runs[r].first < end; r++)
+			if (reserve_phase(s, p->runs[r].phase) != 0)
+				return -1;
+	}
+	return 0;
 }
 
 /* The next executed launch is of this phase: a new instance unless the
@@ -266,14 +295,14 @@ static void run_iteration(struct ac_schedule *s, const struct body *b,
 {
 	const struct run *runs = s->p->runs;
 	for (uint32_t r = b->run_first; r < b->run_first + b->run_count &&
-	     !stopped(s); r++)
+	     !s->failed; r++)
 		enter_phase(s, runs[r].phase, runs[r].first, ordinal);
 }
 
 static void run_body(struct ac_schedule *s, const struct body *b)
 {
 	run_iteration(s, b, 0);
-	if (b->iterations < 2 || stopped(s))
+	if (b->iterations < 2 || s->failed)
 		return;
 	uint64_t jump = (b->iterations - 2) * b->steady;
 	s->next_instance += jump;
@@ -290,7 +319,7 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 	const struct ac_program *p = s->p;
 	uint64_t end = ref->first + ref->count;
 	for (uint32_t r = p->run_of[ref->first]; r < p->n_runs &&
-	     p->runs[r].first < end && !stopped(s);) {
+	     p->runs[r].first < end && !s->failed;) {
 		const struct run *run = &p->runs[r];
 		if (run->body != UINT32_MAX) {
 			const struct body *b = &p->bodies[run->body];
@@ -385,21 +414,18 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 		       struct ac_error *err)
 {
 	uint64_t executed = s->executed;
-	if (s->out_of_memory)
-		return ac_fail(err, "", "out of memory (in an earlier append)");
 	for (size_t i = 0; i < count; i++)
 		if (check_reference(s->p, &refs[i], s->n_refs + i, &executed,
 				    err) != 0)
 			return -1;
+	int d = s->p->verdict == 0 && !s->failed;
+	if (d && reserve_references(s, refs, count) != 0)
+		return ac_fail(err, "", "out of memory");
 	for (size_t i = 0; i < count; i++) {
 		digest_reference(s->digest, &refs[i]);
-		if (s->p->verdict == 0 && !stopped(s))
+		if (d && !s->failed)
 			run_reference(s, &refs[i]);
 	}
-	/* A batch that ran out of memory half applied: the schedule can no
-	 * longer say anything, and says so on every later append. */
-	if (s->out_of_memory)
-		return ac_fail(err, "", "out of memory");
 	s->n_refs += count;
 	s->executed = executed;
 	return 0;
