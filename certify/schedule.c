@@ -78,6 +78,7 @@ struct ac_schedule {
 	uint64_t version;             /* declarations that changed the map */
 	struct lazy_array keys;       /* struct key_state per watched key */
 	struct lazy_array phases;     /* struct phase_state per phase */
+	uint64_t phases_reserved;     /* phases with reserved set */
 
 	/* the declaration in progress, for owner_taken() */
 	uint64_t decl_instance;
@@ -259,16 +260,20 @@ static int reserve_phase(struct ac_schedule *s, uint32_t phase)
 			return -1;
 	}
 	ps->reserved = 1;
+	s->phases_reserved++;
 	return 0;
 }
 
 /* reserve_phase for every phase the references run: O(runs they cover)
- * plus, once per schedule, O(planes) of each new phase.  A batch whose
+ * until every phase is reserved, O(1) after; plus, once per schedule,
+ * O(planes) of each new phase.  A batch whose
  * memory is not there fails before (D) changes anything. */
 static int reserve_references(struct ac_schedule *s, const struct ac_ref *refs,
 			      size_t count)
 {
 	const struct ac_program *p = s->p;
+	if (s->phases_reserved == p->m->n_phases)
+		return 0;                   /* every phase already is */
 	for (size_t i = 0; i < count; i++) {
 		uint64_t end = refs[i].first + refs[i].count;
 		for (uint32_t r = p->run_of[refs[i].first];
