@@ -3,18 +3,21 @@
  * bench-certify: libarenacert's performance record (docs/performance.md).
  *
  *   bench-certify [--quick] [--tsv FILE] [--max-words N] [--naive-words N]
- *                 [--only WORKLOAD] [--no-cost-model]
+ *                 [--only WORKLOAD] [--no-cost-model] [--bounded]
  *
- * First the cost model's ratios (cost_model.h), then every workload at
+ * First the cost model's ratios (cost_model.h) and the adversarial
+ * families (bounded.h), then every workload at
  * every decade of size against the XXH3 floor and the naive checker
  * (scaling.h), with a summary of log-log slopes.  --quick (what `meson
  * test --benchmark` runs) stops at 1e6 words with fewer repetitions.
- * Exit status 1 when a verdict differs from the constructed one.
+ * --bounded runs the adversarial families alone.  Exit status 1 when a
+ * verdict differs from the constructed one.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounded.h"
 #include "cost_model.h"
 #include "scaling.h"
 
@@ -22,7 +25,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench-certify [--quick] [--tsv FILE] "
 		"[--max-words N] [--naive-words N] [--only vit|vit-repeat|"
-		"decode|adjoint] [--no-cost-model]\n");
+		"decode|adjoint] [--no-cost-model] [--bounded]\n");
 	exit(2);
 }
 
@@ -40,7 +43,7 @@ int main(int argc, char **argv)
 	struct scaling_options o = {
 		.max_words = 100000000, .naive_words = 1000000, .reps = 5,
 	};
-	int quick = 0, cost_model = 1;
+	int quick = 0, cost_model = 1, bounded = 0;
 	const char *tsv = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
 			quick = 1;
 		else if (strcmp(a, "--no-cost-model") == 0)
 			cost_model = 0;
+		else if (strcmp(a, "--bounded") == 0)
+			bounded = 1;
 		else if (strcmp(a, "--tsv") == 0 && has_value)
 			tsv = argv[++i];
 		else if (strcmp(a, "--max-words") == 0 && has_value)
@@ -69,8 +74,14 @@ int main(int argc, char **argv)
 		perror(tsv);
 		return 2;
 	}
-	if (cost_model)
+	if (bounded) {
+		bounded_run(quick);
+		return 0;
+	}
+	if (cost_model) {
 		cost_model_run(quick);
+		bounded_run(quick);
+	}
 	int differs = scaling_run(&o);
 	if (o.tsv)
 		fclose(o.tsv);

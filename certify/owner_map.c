@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include <stdlib.h>
+#include <assert.h>
 #include <string.h>
 
 #include "owner_map.h"
@@ -18,9 +18,8 @@ static int bit_tree_init(struct bit_tree *t, uint64_t size)
 		if (t->levels == BIT_TREE_LEVELS)
 			return -1;
 		t->bits[t->levels] = bits;
-		t->level[t->levels] = calloc(words_for(bits), sizeof(uint64_t));
-		if (!t->level[t->levels])
-			return -1;
+		lazy_array_init(&t->level[t->levels], words_for(bits),
+				sizeof(uint64_t));
 		t->levels++;
 		bits = words_for(bits);
 	} while (bits > 1);
@@ -30,27 +29,52 @@ static int bit_tree_init(struct bit_tree *t, uint64_t size)
 static void bit_tree_free(struct bit_tree *t)
 {
 	for (uint32_t i = 0; i < t->levels; i++)
-		free(t->level[i]);
+		lazy_array_free(&t->level[i]);
 	memset(t, 0, sizeof(*t));
+}
+
+static uint64_t word(const struct bit_tree *t, uint32_t l, uint64_t w)
+{
+	/* reading never changes what the tree holds, only its leaf cache */
+	struct lazy_array *a = (struct lazy_array *)&t->level[l];
+	return *(const uint64_t *)lazy_array_get(a, w);
+}
+
+/* A word that exists: reserved by bit_tree_reserve or holding a set bit. */
+static uint64_t *word_mut(struct bit_tree *t, uint32_t l, uint64_t w)
+{
+	uint64_t *p = lazy_array_at(&t->level[l], w);
+	assert(p);
+	return p;
+}
+
+/* Allocates the words bit_tree_set(t, i) writes; -1 when memory runs out. */
+static int bit_tree_reserve(struct bit_tree *t, uint64_t i)
+{
+	for (uint32_t l = 0; l < t->levels; l++, i /= 64)
+		if (!lazy_array_at(&t->level[l], i / 64))
+			return -1;
+	return 0;
 }
 
 static int bit_tree_test(const struct bit_tree *t, uint64_t i)
 {
-	return (t->level[0][i / 64] >> (i % 64)) & 1;
+	return (word(t, 0, i / 64) >> (i % 64)) & 1;
 }
 
 static void bit_tree_set(struct bit_tree *t, uint64_t i)
 {
 	for (uint32_t l = 0; l < t->levels; l++, i /= 64)
-		t->level[l][i / 64] |= (uint64_t)1 << (i % 64);
+		*word_mut(t, l, i / 64) |= (uint64_t)1 << (i % 64);
 }
 
 static void bit_tree_clear(struct bit_tree *t, uint64_t i)
 {
 	/* Clear upwards only while a word becomes empty. */
 	for (uint32_t l = 0; l < t->levels; l++, i /= 64) {
-		t->level[l][i / 64] &= ~((uint64_t)1 << (i % 64));
-		if (t->level[l][i / 64])
+		uint64_t *w = word_mut(t, l, i / 64);
+		*w &= ~((uint64_t)1 << (i % 64));
+		if (*w)
 			break;
 	}
 }
@@ -64,7 +88,7 @@ static uint64_t bit_tree_next(const struct bit_tree *t, uint64_t i)
 	if (i >= t->size)
 		return t->size;
 	for (;;) {
-		uint64_t w = t->level[l][i / 64] & (~(uint64_t)0 << (i % 64));
+		uint64_t w = word(t, l, i / 64) & (~(uint64_t)0 << (i % 64));
 		if (w) {
 			i = (i & ~(uint64_t)63) + (uint64_t)__builtin_ctzll(w);
 			break;
@@ -75,7 +99,7 @@ static uint64_t bit_tree_next(const struct bit_tree *t, uint64_t i)
 	}
 	while (l > 0) {
 		l--;
-		i = i * 64 + (uint64_t)__builtin_ctzll(t->level[l][i]);
+		i = i * 64 + (uint64_t)__builtin_ctzll(word(t, l, i));
 	}
 	return i;
 }
@@ -87,7 +111,7 @@ static uint64_t bit_tree_prev(const struct bit_tree *t, uint64_t i)
 	for (;;) {
 		uint64_t mask = (i % 64 == 63) ? ~(uint64_t)0
 					       : (((uint64_t)1 << (i % 64 + 1)) - 1);
-		uint64_t w = t->level[l][i / 64] & mask;
+		uint64_t w = word(t, l, i / 64) & mask;
 		if (w) {
 			i = (i & ~(uint64_t)63) + 63 - (uint64_t)__builtin_clzll(w);
 			break;
@@ -99,53 +123,98 @@ static uint64_t bit_tree_prev(const struct bit_tree *t, uint64_t i)
 	}
 	while (l > 0) {
 		l--;
-		i = i * 64 + 63 - (uint64_t)__builtin_clzll(t->level[l][i]);
+		i = i * 64 + 63 - (uint64_t)__builtin_clzll(word(t, l, i));
 	}
 	return i;
+}
+
+static uint32_t owner_of(struct owner_map *map, uint64_t start)
+{
+	return *(const uint32_t *)lazy_array_get(&map->owner, start);
+}
+
+/* An owner slot that exists (reserved, or at a segment start). */
+static uint32_t *owner_mut(struct owner_map *map, uint64_t start)
+{
+	uint32_t *p = lazy_array_at(&map->owner, start);
+	assert(p);
+	return p;
 }
 
 int owner_map_init(struct owner_map *map, uint64_t n)
 {
 	memset(map, 0, sizeof(*map));
 	map->n = n;
-	map->owner = malloc((n ? n : 1) * sizeof(*map->owner));
-	if (!map->owner || bit_tree_init(&map->starts, n) != 0) {
-		owner_map_free(map);
-		return -1;
-	}
-	if (n) {
-		map->owner[0] = OWNER_NONE;
-		bit_tree_set(&map->starts, 0);
-	}
-	return 0;
+	lazy_array_init(&map->owner, n ? n : 1, sizeof(uint32_t));
+	return bit_tree_init(&map->starts, n);
 }
 
 void owner_map_free(struct owner_map *map)
 {
 	bit_tree_free(&map->starts);
-	free(map->owner);
-	map->owner = NULL;
+	lazy_array_free(&map->owner);
 }
 
-void owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
-		      uint32_t key, owner_taken_fn taken, void *ctx)
+/* The slots an assignment of [lo, hi) writes: position 0's, lo's, hi's. */
+int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi)
 {
 	struct bit_tree *t = &map->starts;
+	assert(lo < hi && hi <= map->n);
+	if ((!map->started && bit_tree_reserve(t, 0)) ||
+	    bit_tree_reserve(t, lo) || !lazy_array_at(&map->owner, lo) ||
+	    (hi < map->n && (bit_tree_reserve(t, hi) ||
+			     !lazy_array_at(&map->owner, hi))))
+		return -1;
+	return 0;
+}
+
+/* Position 0 starts a segment (owned by nobody) from the first assignment
+ * on; before it the map is empty and every position is nobody's. */
+int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
+		     uint32_t key, owner_taken_fn taken, void *ctx)
+{
+	struct bit_tree *t = &map->starts;
+	assert(lo < hi && hi <= map->n && key != UINT32_MAX);
+	/* Already so (a phase declaring again what it declared last):
+	 * [lo, hi) is one segment of key's, so nothing would change. */
+	if (bit_tree_test(t, lo) && owner_of(map, lo) == key + 1 &&
+	    (hi == map->n || bit_tree_test(t, hi)) &&
+	    bit_tree_next(t, lo + 1) >= hi)
+		return 0;
+	/* everything that can fail first */
+	if (owner_map_reserve(map, lo, hi) != 0)
+		return -1;
+	if (!map->started) {
+		bit_tree_set(t, 0);          /* owner 0: nobody */
+		map->started = 1;
+	}
 	/* Keep whatever follows hi: start a segment there with its owner. */
 	if (hi < map->n && !bit_tree_test(t, hi)) {
-		map->owner[hi] = map->owner[bit_tree_prev(t, hi)];
+		uint32_t after = owner_of(map, bit_tree_prev(t, hi));
+		*owner_mut(map, hi) = after;
 		bit_tree_set(t, hi);
 	}
 	/* The segment around lo, then every segment starting inside. */
 	uint64_t s = bit_tree_prev(t, lo);
-	if (map->owner[s] != key && map->owner[s] != OWNER_NONE)
-		taken(ctx, map->owner[s]);
+	uint32_t o = owner_of(map, s);
+	if (o != key + 1 && o != 0)
+		taken(ctx, o - 1);
 	for (uint64_t i = bit_tree_next(t, s + 1); i < hi;
 	     i = bit_tree_next(t, i + 1)) {
-		if (map->owner[i] != key && map->owner[i] != OWNER_NONE)
-			taken(ctx, map->owner[i]);
+		o = owner_of(map, i);
+		if (o != key + 1 && o != 0)
+			taken(ctx, o - 1);
 		bit_tree_clear(t, i);
 	}
 	bit_tree_set(t, lo);
-	map->owner[lo] = key;
+	*owner_mut(map, lo) = key + 1;
+	return 1;
+}
+
+size_t owner_map_bytes(const struct owner_map *map)
+{
+	size_t total = lazy_array_bytes(&map->owner);
+	for (uint32_t l = 0; l < map->starts.levels; l++)
+		total += lazy_array_bytes(&map->starts.level[l]);
+	return total;
 }

@@ -1,44 +1,63 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Who declared each byte last, for (D).  Addresses are compressed to
- * positions 0 .. n-1 (the elementary intervals between plane endpoints);
- * the map is a partition of the positions into segments, each owned by one
- * plane key (or by nobody).  A declaration assigns a key to a span of
- * positions.  Segment starts live in a 64-ary bit tree, so finding the
- * segment around a position costs O(log64 n), and each assignment costs
- * that plus the segments it swallows, which are never seen again: O(log n)
- * amortised per declaration.
+ * positions 0 .. n-1 (the elementary intervals between the endpoints of
+ * the planes (D) follows); the map is a partition of the positions into
+ * segments, each owned by one plane key (or by nobody).  A declaration
+ * assigns a key to a span of positions.  Segment starts live in a 64-ary
+ * bit tree, so finding the segment around a position costs O(log64 n),
+ * and each assignment costs that plus the segments it swallows, which are
+ * never seen again: O(log n) amortised per declaration.
+ *
+ * Every array is a lazy_array: an empty map allocates almost nothing, and
+ * one costs memory for the positions its schedule declared, not for n.
  */
 #ifndef ARENACERT_OWNER_MAP_H
 #define ARENACERT_OWNER_MAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define OWNER_NONE UINT32_MAX
+#include "lazy_array.h"
+
 #define BIT_TREE_LEVELS 6     /* 64^6 = 2^36 positions */
 
 struct bit_tree {
-	uint64_t *level[BIT_TREE_LEVELS];  /* level[0]: one bit a position */
-	uint64_t bits[BIT_TREE_LEVELS];    /* bits in each level */
+	struct lazy_array level[BIT_TREE_LEVELS]; /* words; level 0: a bit
+						    * a position */
+	uint64_t bits[BIT_TREE_LEVELS];           /* bits in each level */
 	uint32_t levels;
 	uint64_t size;
 };
 
 struct owner_map {
 	struct bit_tree starts;
-	uint32_t *owner;          /* key owning the segment at each start */
+	struct lazy_array owner;  /* key + 1 owning the segment at each start;
+				   * 0: nobody */
 	uint64_t n;
+	int started;              /* position 0 starts a segment */
 };
 
-/* One segment [0, n) owned by nobody.  -1 on out-of-memory. */
+/* One segment [0, n) owned by nobody.  -1 when n >= 2^36. */
 int owner_map_init(struct owner_map *map, uint64_t n);
 void owner_map_free(struct owner_map *map);
 
 /* Called for each key other than the assigned one that loses positions. */
 typedef void (*owner_taken_fn)(void *ctx, uint32_t key);
 
-/* Gives positions [lo, hi) to key. */
-void owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
-		      uint32_t key, owner_taken_fn taken, void *ctx);
+/* Gives positions [lo, hi) (lo < hi <= n) to key (< UINT32_MAX).  Returns
+ * 0 when [lo, hi) already was one segment of key's (nothing changed, no
+ * call of taken), 1 when the map may have changed, -1 when memory runs
+ * out, before anything changed or was reported. */
+int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
+		     uint32_t key, owner_taken_fn taken, void *ctx);
+
+/* Allocates what owner_map_assign(map, lo, hi, ...) writes, so that it
+ * cannot fail afterwards; 0, or -1 when memory runs out (the map reads
+ * as before). */
+int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi);
+
+/* Bytes the map allocated. */
+size_t owner_map_bytes(const struct owner_map *map);
 
 #endif

@@ -182,13 +182,126 @@ static int index_positions(struct ac_program *p)
 	return 0;
 }
 
+/* The phases declaring each watched key, grouped by key (a counting
+ * sort): O(P). */
+static int index_declaring(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	p->declaring_first = calloc((size_t)p->n_watched + 2,
+				    sizeof(*p->declaring_first));
+	p->declaring = malloc(((size_t)m->n_planes + 1) * sizeof(*p->declaring));
+	if (!p->declaring_first || !p->declaring)
+		return -1;
+	uint32_t *next = p->declaring_first + 1;  /* counts, then cursors */
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			uint32_t key = p->spans[phase->plane_first + j].key;
+			if (key < p->n_watched)
+				next[key]++;
+		}
+	}
+	for (uint32_t c = 0, sum = 0; c <= p->n_watched; c++) {
+		uint32_t count = next[c];
+		next[c] = sum;
+		sum += count;
+	}
+	/* phases in order; a phase holds a key at most once ((B)) */
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			uint32_t key = p->spans[phase->plane_first + j].key;
+			if (key < p->n_watched)
+				p->declaring[next[key]++] = ph;
+		}
+	}
+	/* each cursor ended at the next key's start: shift back one */
+	p->declaring_first[0] = 0;
+	return 0;
+}
+
+/*
+ * Which planes (D) must follow, and the key numbers schedules see.
+ *
+ * A key is *watched* when some plane declares it carried: only watched
+ * keys' states are ever read.  A plane matters to (D) when its key is
+ * watched or it intersects a plane of a watched key (it may take that
+ * key's bytes).  Any other plane can be left out of the owner map without
+ * changing an answer: every byte it would own belongs, before and after
+ * it, to unwatched keys or nobody (a watched key owning one would
+ * intersect it), so no watched key gains or loses a byte through it.
+ *
+ * Keys are renumbered so the watched ones are 0 .. n_watched - 1 (the
+ * schedules keep a state for those alone), and every phase gets the list
+ * of its followed planes in phase order (the order (D) reports in).
+ * O(P log P): the positions are already sorted; two prefix sums over them.
+ */
+static int index_followed(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint32_t *renumber = calloc((size_t)p->n_keys + 1, sizeof(*renumber));
+	uint8_t *watched = calloc((size_t)p->n_keys + 1, 1);
+	/* covered[x]: followed positions below x covered by a watched key */
+	int64_t *covered = calloc(p->n_positions + 2, sizeof(*covered));
+	p->followed = malloc(((size_t)m->n_planes + 1) * sizeof(*p->followed));
+	p->followed_first = calloc((size_t)m->n_phases + 1,
+				   sizeof(*p->followed_first));
+	int rc = -1;
+	if (!renumber || !watched || !covered || !p->followed ||
+	    !p->followed_first)
+		goto out;
+	for (uint32_t i = 0; i < m->n_planes; i++)
+		if (m->planes[i].carried)
+			watched[p->spans[i].key] = 1;
+	uint32_t n_watched = 0, other = 0;
+	for (uint32_t k = 0; k < p->n_keys; k++)
+		n_watched += watched[k];
+	for (uint32_t k = 0, w = 0; k < p->n_keys; k++)
+		renumber[k] = watched[k] ? w++ : n_watched + other++;
+	/* how many watched planes start minus end at each position (a
+	 * difference array), then how many covered positions lie below */
+	for (uint32_t i = 0; i < m->n_planes; i++)
+		if (watched[p->spans[i].key]) {
+			covered[p->spans[i].lo]++;
+			covered[p->spans[i].hi]--;
+		}
+	int64_t depth = 0, below = 0;
+	for (uint64_t x = 0; x <= p->n_positions; x++) {
+		depth += covered[x];
+		covered[x] = below;
+		below += depth > 0;
+	}
+	uint32_t n = 0;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		p->followed_first[ph] = n;
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			uint32_t i = phase->plane_first + j;
+			const struct plane_span *sp = &p->spans[i];
+			if (watched[sp->key] || covered[sp->hi] > covered[sp->lo])
+				p->followed[n++] = i;
+		}
+	}
+	p->followed_first[m->n_phases] = n;
+	for (uint32_t i = 0; i < m->n_planes; i++)
+		p->spans[i].key = renumber[p->spans[i].key];
+	p->n_watched = n_watched;
+	rc = index_declaring(p);
+out:
+	free(renumber);
+	free(watched);
+	free(covered);
+	return rc;
+}
+
 /* Everything (D) needs; only built for programs that pass (A)-(C). */
 static int index_for_schedules(struct ac_program *p)
 {
 	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
 	if (!p->spans)
 		return -1;
-	if (index_runs(p) || intern_keys(p) || index_positions(p))
+	if (index_runs(p) || intern_keys(p) || index_positions(p) ||
+	    index_followed(p))
 		return -1;
 	return 0;
 }
@@ -279,6 +392,10 @@ void ac_program_free(ac_program *p)
 	big_free(p->runs);
 	big_free(p->run_of);
 	free(p->spans);
+	free(p->followed);
+	free(p->followed_first);
+	free(p->declaring);
+	free(p->declaring_first);
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

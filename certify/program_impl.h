@@ -55,8 +55,19 @@ struct ac_program {
 	uint32_t n_runs;
 	uint32_t *run_of;        /* per launch: the run holding it */
 	struct plane_span *spans;/* per plane */
-	uint32_t n_keys;
+	uint32_t n_keys;         /* keys 0 .. n_watched - 1 are carried by
+				  * some plane; the others never are */
+	uint32_t n_watched;
 	uint64_t n_positions;    /* owner-map size */
+	/* The planes (D) follows (program.c, index_followed): phase ph's are
+	 * followed[followed_first[ph] .. followed_first[ph + 1]), plane
+	 * indexes in phase order. */
+	uint32_t *followed;
+	uint32_t *followed_first;/* n_phases + 1 */
+	/* The phases declaring watched key c: declaring[declaring_first[c] ..
+	 * declaring_first[c + 1]), for the diagnostic's latest declaration. */
+	uint32_t *declaring;
+	uint32_t *declaring_first;/* n_watched + 1 */
 
 	/* XXH3-128 of the image without its schedule: computed on the first
 	 * ac_schedule_digest, since certifying does not need it. */
@@ -64,6 +75,10 @@ struct ac_program {
 	atomic_int digest_done;
 	XXH128_hash_t digest;
 };
+
+/* schedule.c: the bytes a schedule holds beyond its program (its (D)
+ * state), for the tests and benchmarks of the live-schedule cost. */
+size_t schedule_state_bytes(const ac_schedule *s);
 
 /* program.c: the program's digest (computed once, thread-safe). */
 XXH128_hash_t program_digest(const struct ac_program *p);

@@ -6,9 +6,28 @@
  * (D) keeps one piece of state: for every byte, the key of the plane that
  * declared it last (owner_map.c).  A carried plane c is sound at instance
  * k iff its key was declared before and none of its bytes has been given
- * to another key since, i.e. iff the key is still "intact".  Per key we
- * keep whether it is intact, the instance that last declared it, and the
- * first instance that took one of its bytes since, for the diagnostic.
+ * to another key since, i.e. iff the key is still "intact".  Per watched
+ * key (one some plane carries) we keep whether it was declared, whether
+ * it is intact, and the first instance that took one of its bytes since,
+ * for the diagnostic; per phase, its last instance.  The latest instance
+ * that declared a key is the latest last instance among the phases that
+ * declare it (the program lists them), so declarations need not write it.
+ *
+ * What an instance costs:
+ *
+ * - Only the planes the program marked followed (program.c,
+ *   index_followed: of a watched key, or over one) are declared into the
+ *   map: an instance of a phase with none costs O(1).
+ * - `version` counts the declarations that changed the map.  When it has
+ *   not moved since the phase's previous instance, that instance left
+ *   each of the phase's followed planes one segment of its own key and
+ *   nothing took a byte since: every carried plane is still intact and
+ *   every declaration would change nothing.  The instance then costs
+ *   O(1) too (a loop of phases that only reuse what they declared).
+ * - Otherwise O(followed planes x log P).
+ *
+ * All state is lazy (lazy_array.h): a schedule's memory follows the keys,
+ * positions and phases it touched, not the program's size.
  *
  * Repeats are not unrolled.  A body's declarations overwrite bytes with
  * values that depend only on the body, so running it twice leaves the map
@@ -21,21 +40,28 @@
  * failure of iteration 1, the first to have that state: its instance
  * numbers are shifted back by the jump.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "image.h"
+#include "lazy_array.h"
 #include "owner_map.h"
 #include "program_impl.h"
 
 #define EXECUTED_LIMIT ((uint64_t)1 << 62)
 
 struct key_state {
-	uint64_t last_decl;         /* instance that last declared the key */
-	uint64_t broken_instance;   /* first instance since that took a byte */
+	uint64_t broken_instance;   /* first instance since the latest
+				     * declaration that took a byte */
 	uint32_t broken_phase, broken_plane;
-	uint32_t decl_phase;        /* phase of last_decl */
 	uint8_t declared, intact;
+};
+
+struct phase_state {
+	uint64_t last;              /* its latest instance + 1; 0: none yet */
+	uint64_t version;           /* the map's version after it */
+	uint8_t reserved;           /* everything its instances write exists */
 };
 
 struct ac_schedule {
@@ -49,7 +75,10 @@ struct ac_schedule {
 	uint64_t next_instance;
 	uint32_t cur_phase;           /* phase of the open instance */
 	struct owner_map map;
-	struct key_state *keys;
+	uint64_t version;             /* declarations that changed the map */
+	struct lazy_array keys;       /* struct key_state per watched key */
+	struct lazy_array phases;     /* struct phase_state per phase */
+	uint64_t phases_reserved;     /* phases with reserved set */
 
 	/* the declaration in progress, for owner_taken() */
 	uint64_t decl_instance;
@@ -72,11 +101,12 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 	s->digest = XXH3_createState();
 	if (!s->digest || XXH3_128bits_reset(s->digest) == XXH_ERROR)
 		goto fail;
-	if (p->verdict == 0) {
-		s->keys = calloc(p->n_keys + 1, sizeof(*s->keys));
-		if (!s->keys || owner_map_init(&s->map, p->n_positions) != 0)
-			goto fail;
-	}
+	lazy_array_init(&s->keys, p->verdict == 0 ? p->n_watched : 0,
+			sizeof(struct key_state));
+	lazy_array_init(&s->phases, p->verdict == 0 ? p->m->n_phases : 0,
+			sizeof(struct phase_state));
+	if (owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
+		goto fail;
 	return s;
 fail:
 	ac_schedule_free(s);
@@ -89,7 +119,8 @@ void ac_schedule_free(ac_schedule *s)
 		return;
 	XXH3_freeState(s->digest);
 	owner_map_free(&s->map);
-	free(s->keys);
+	lazy_array_free(&s->keys);
+	lazy_array_free(&s->phases);
 	free(s);
 }
 
@@ -98,22 +129,35 @@ static uint64_t remap(const struct ac_schedule *s, uint64_t instance)
 	return instance >= s->remap_from ? instance - s->remap_by : instance;
 }
 
+/* A key lost bytes to the declaration in progress.  Unwatched keys have
+ * no state; an intact key's state exists (it was written). */
 static void owner_taken(void *ctx, uint32_t key)
 {
 	struct ac_schedule *s = ctx;
-	struct key_state *ks = &s->keys[key];
-	if (!ks->intact)
+	if (key >= s->p->n_watched ||
+	    !((const struct key_state *)lazy_array_get(&s->keys, key))->intact)
 		return;
+	struct key_state *ks = lazy_array_at(&s->keys, key);
+	assert(ks);
 	ks->intact = 0;
 	ks->broken_instance = s->decl_instance;
 	ks->broken_phase = s->decl_phase;
 	ks->broken_plane = s->decl_plane;
 }
 
-static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
-			   uint32_t plane, uint64_t launch, uint64_t ordinal,
-			   const struct key_state *ks)
+static struct phase_state phase_state(struct ac_schedule *s, uint32_t phase)
 {
+	return *(const struct phase_state *)lazy_array_get(&s->phases, phase);
+}
+
+/* Carried plane `plane` of phase (key `key`, state *ks) fails instance k.
+ * Runs once per schedule: the latest declaration is looked up among all
+ * the key's declaring phases. */
+static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
+			   uint32_t plane, uint32_t key, uint64_t launch,
+			   uint64_t ordinal, const struct key_state *ks)
+{
+	const struct ac_program *p = s->p;
 	struct ac_diag *d = &s->diag;
 	diag_clear(d);
 	d->condition = AC_COND_D;
@@ -127,8 +171,17 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		d->reason = AC_CARRIED_UNDECLARED;
 	} else {
 		d->reason = AC_CARRIED_OVERWRITTEN;
-		d->earlier = remap(s, ks->last_decl);
-		d->earlier_phase = ks->decl_phase;
+		uint64_t latest = 0;
+		for (uint32_t x = p->declaring_first[key];
+		     x < p->declaring_first[key + 1]; x++) {
+			struct phase_state ps = phase_state(s, p->declaring[x]);
+			if (ps.last > latest) {
+				latest = ps.last;
+				d->earlier_phase = p->declaring[x];
+			}
+		}
+		assert(latest > 0);        /* declared */
+		d->earlier = remap(s, latest - 1);
 		d->intervening = remap(s, ks->broken_instance);
 		d->tensor[1] = (struct ac_tensor_ref){ ks->broken_phase,
 						       ks->broken_plane };
@@ -137,30 +190,98 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 }
 
 /* Instance k of phase: its carried planes must be intact; then it declares
- * all its planes. */
+ * its followed planes (all the planes that can matter).  O(1) when the map
+ * is as the phase's previous instance left it, else O(followed planes of
+ * the phase × log P). */
 static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 			 uint64_t launch, uint64_t ordinal)
 {
 	const struct ac_program *p = s->p;
 	const struct ac_phase *ph = &p->m->phases[phase];
-	for (uint32_t j = 0; j < ph->plane_count; j++) {
-		uint32_t i = ph->plane_first + j;
-		const struct key_state *ks = &s->keys[p->spans[i].key];
-		if (p->m->planes[i].carried && !(ks->declared && ks->intact)) {
-			report_carried(s, k, phase, j, launch, ordinal, ks);
+	uint32_t first = p->followed_first[phase];
+	uint32_t end = p->followed_first[phase + 1];
+	/* reserve_phase allocated all this writes: nothing below fails */
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	assert(ps && ps->reserved);
+	if (ps->last && ps->version == s->version) {
+		ps->last = k + 1;
+		return;
+	}
+	for (uint32_t f = first; f < end; f++) {
+		uint32_t i = p->followed[f];
+		if (!p->m->planes[i].carried)
+			continue;
+		struct key_state ks = *(const struct key_state *)
+			lazy_array_get(&s->keys, p->spans[i].key);
+		if (!(ks.declared && ks.intact)) {
+			report_carried(s, k, phase, i - ph->plane_first,
+				       p->spans[i].key, launch, ordinal, &ks);
 			return;
 		}
 	}
 	s->decl_instance = k;
 	s->decl_phase = phase;
-	for (uint32_t j = 0; j < ph->plane_count; j++) {
-		const struct plane_span *sp = &p->spans[ph->plane_first + j];
-		s->decl_plane = j;
-		owner_map_assign(&s->map, sp->lo, sp->hi, sp->key, owner_taken, s);
-		s->keys[sp->key] = (struct key_state){
-			.last_decl = k, .decl_phase = phase,
-			.declared = 1, .intact = 1 };
+	for (uint32_t f = first; f < end; f++) {
+		const struct plane_span *sp = &p->spans[p->followed[f]];
+		int watched = sp->key < p->n_watched;
+		/* lazy_array_at pointers stay valid: leaves never move */
+		struct key_state *ks = watched ? lazy_array_at(&s->keys, sp->key)
+					       : NULL;
+		s->decl_plane = p->followed[f] - ph->plane_first;
+		int changed = owner_map_assign(&s->map, sp->lo, sp->hi,
+					       sp->key, owner_taken, s);
+		assert(changed >= 0 && (ks || !watched));
+		s->version += (uint64_t)changed;
+		if (ks)
+			*ks = (struct key_state){ .declared = 1, .intact = 1 };
 	}
+	/* ps still points at the phase's state: leaves never move */
+	ps->last = k + 1;
+	ps->version = s->version;
+}
+
+/* Allocates everything an instance of phase writes (its state, its
+ * watched keys' states, the map's slots at its planes' ends), once per
+ * schedule: after it, run_instance cannot fail.  -1 when memory runs
+ * out; what was allocated reads as before (zero). */
+static int reserve_phase(struct ac_schedule *s, uint32_t phase)
+{
+	const struct ac_program *p = s->p;
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	if (!ps)
+		return -1;
+	if (ps->reserved)
+		return 0;
+	for (uint32_t f = p->followed_first[phase];
+	     f < p->followed_first[phase + 1]; f++) {
+		const struct plane_span *sp = &p->spans[p->followed[f]];
+		if ((sp->key < p->n_watched && !lazy_array_at(&s->keys, sp->key)) ||
+		    owner_map_reserve(&s->map, sp->lo, sp->hi) != 0)
+			return -1;
+	}
+	ps->reserved = 1;
+	s->phases_reserved++;
+	return 0;
+}
+
+/* reserve_phase for every phase the references run: O(runs they cover)
+ * until every phase is reserved, O(1) after; plus, once per schedule,
+ * O(planes) of each new phase.  A batch whose
+ * memory is not there fails before (D) changes anything. */
+static int reserve_references(struct ac_schedule *s, const struct ac_ref *refs,
+			      size_t count)
+{
+	const struct ac_program *p = s->p;
+	if (s->phases_reserved == p->m->n_phases)
+		return 0;                   /* every phase already is */
+	for (size_t i = 0; i < count; i++) {
+		uint64_t end = refs[i].first + refs[i].count;
+		for (uint32_t r = p->run_of[refs[i].first];
+		     r < p->n_runs && p->runs[r].first < end; r++)
+			if (reserve_phase(s, p->runs[r].phase) != 0)
+				return -1;
+	}
+	return 0;
 }
 
 /* The next executed launch is of this phase: a new instance unless the
@@ -242,26 +363,35 @@ static int cuts_body_at(const struct ac_program *p, uint64_t x)
 	return x > bd->first && x < (uint64_t)bd->first + bd->count;
 }
 
+/* "schedule[index]" in where[48], for an error's location. */
+static const char *at_ref(char *where, uint64_t index)
+{
+	snprintf(where, 48, "schedule[%llu]", (unsigned long long)index);
+	return where;
+}
+
 /* Checks reference `index` of the schedule; adds the launches it executes
  * to *executed.  Returns -1 with err when it is malformed. */
 static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
 			   uint64_t index, uint64_t *executed,
 			   struct ac_error *err)
 {
-	char where[48];
+	char where[48];   /* written only on a failure (at_ref) */
 	uint64_t n = p->m->n_launches;
-	snprintf(where, sizeof(where), "schedule[%llu]", (unsigned long long)index);
 	if (ref->count == 0)
-		return ac_fail(err, where, "a reference holds at least one launch");
+		return ac_fail(err, at_ref(where, index),
+			       "a reference holds at least one launch");
 	if (ref->first > n || ref->count > n - ref->first)
-		return ac_fail(err, where, "[%llu, +%llu) is not inside the "
-			       "launch table of %llu launches",
+		return ac_fail(err, at_ref(where, index),
+			       "[%llu, +%llu) is not inside the launch table "
+			       "of %llu launches",
 			       (unsigned long long)ref->first,
 			       (unsigned long long)ref->count,
 			       (unsigned long long)n);
 	uint64_t end = ref->first + ref->count;
 	if (cuts_body_at(p, ref->first) || cuts_body_at(p, end))
-		return ac_fail(err, where, "[%llu, %llu) cuts a repeat body",
+		return ac_fail(err, at_ref(where, index),
+			       "[%llu, %llu) cuts a repeat body",
 			       (unsigned long long)ref->first,
 			       (unsigned long long)end);
 	uint64_t extra = p->extra_prefix[bodies_from(p, end)] -
@@ -270,8 +400,9 @@ static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
 	 * 2^62 + 2^64 only if checked before adding, hence the subtraction. */
 	uint64_t adds = ref->count + extra;
 	if (adds >= EXECUTED_LIMIT - *executed)
-		return ac_fail(err, where, "the executed sequence would reach "
-			       "2^62 launches");
+		return ac_fail(err, at_ref(where, index),
+			       "the executed sequence would reach 2^62 "
+			       "launches");
 	*executed += adds;
 	return 0;
 }
@@ -292,14 +423,23 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 		if (check_reference(s->p, &refs[i], s->n_refs + i, &executed,
 				    err) != 0)
 			return -1;
+	int d = s->p->verdict == 0 && !s->failed;
+	if (d && reserve_references(s, refs, count) != 0)
+		return ac_fail(err, "", "out of memory");
 	for (size_t i = 0; i < count; i++) {
 		digest_reference(s->digest, &refs[i]);
-		if (s->p->verdict == 0 && !s->failed)
+		if (d && !s->failed)
 			run_reference(s, &refs[i]);
 	}
 	s->n_refs += count;
 	s->executed = executed;
 	return 0;
+}
+
+size_t schedule_state_bytes(const ac_schedule *s)
+{
+	return sizeof(*s) + lazy_array_bytes(&s->keys) +
+	       lazy_array_bytes(&s->phases) + owner_map_bytes(&s->map);
 }
 
 uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *diag)

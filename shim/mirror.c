@@ -288,13 +288,22 @@ int ag_sched_materialize(struct ag_sched *s)
 		rc = -ENOMEM;
 	} else if (s->n_refs &&
 		   ac_schedule_append(s->sched, s->refv->v, s->n_refs, &err)) {
-		/* Only references nobody checked get here: a lazy schedule
-		 * whose hint was wrong, appended through io_uring. */
 		char why[640];
-		snprintf(why, sizeof(why), "malformed schedule: %s",
-			 ac_error_text(&err, text, sizeof(text)));
-		ag_sched_poison(s, why);
-		rc = -EINVAL;
+		if (!err.where[0]) {
+			/* Out of memory (an error without a location):
+			 * stay lazy. */
+			ac_schedule_free(s->sched);
+			s->sched = NULL;
+			rc = -ENOMEM;
+		} else {
+			/* Only references nobody checked get here: a lazy
+			 * schedule whose hint was wrong, appended through
+			 * io_uring. */
+			snprintf(why, sizeof(why), "malformed schedule: %s",
+				 ac_error_text(&err, text, sizeof(text)));
+			ag_sched_poison(s, why);
+			rc = -EINVAL;
+		}
 	}
 	atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
 	return rc;
@@ -363,7 +372,13 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		uint64_t start = ag_now_ns();
 		int rc = ac_schedule_append(s->sched, refs, n, err);
 		atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
-		if (rc != 0) {
+		if (rc != 0 && !err->where[0]) {
+			/* Out of memory for (D) (an error without a
+			 * location): the batch is still recorded, and (D)
+			 * waits for the submit as for a lazy schedule. */
+			ac_schedule_free(s->sched);
+			s->sched = NULL;
+		} else if (rc != 0) {
 			XXH3_copyState(s->state, &before);
 			return -EINVAL;
 		}

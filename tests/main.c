@@ -19,6 +19,7 @@ int main(void)
 	srunner_add_suite(sr, suite_workloads());
 	srunner_add_suite(sr, suite_search());
 	srunner_add_suite(sr, suite_advisory());
+	srunner_add_suite(sr, suite_followed());
 
 	return run_and_summarize(sr);
 }

@@ -15,6 +15,7 @@ Suite *suite_cli(void);          /* test_cli.c: arena-certify's contract */
 Suite *suite_workloads(void);    /* test_workloads.c: bench/workload's programs */
 Suite *suite_search(void);       /* test_search.c: (C) over many named ranges */
 Suite *suite_advisory(void);     /* test_advisory.c: spec 6, advisories */
+Suite *suite_followed(void);     /* test_followed.c: (D)'s followed planes */
 
 /* Directory of the read-only shared/spec folder (set by meson). */
 #ifndef AG_SPEC_DIR

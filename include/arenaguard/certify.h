@@ -145,8 +145,11 @@ void ac_schedule_free(ac_schedule *schedule);
  * (count 0, outside the table, cutting a repeat body, or pushing the
  * executed sequence to 2^62 launches) nothing is appended, -1 is returned
  * and *err names the reference as "schedule[i]" (i counted over the whole
- * schedule).  Cost: proportional to the phase runs the references add,
- * independent of the launches they cover and of repeat iteration counts.
+ * schedule).  When memory for (D) runs out, nothing is appended either,
+ * -1 is returned and *err says "out of memory" with an empty location;
+ * the schedule is unchanged and usable.  Cost: proportional to the phase
+ * runs the references add, independent of the launches they cover and of
+ * repeat iteration counts.
  */
 int ac_schedule_append(ac_schedule *schedule, const struct ac_ref *refs,
 		       size_t count, struct ac_error *err);

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * (D) over the planes the program follows (certify/program.c,
+ * index_followed) and its lazy per-schedule state (certify/lazy_array.c).
+ * Each case is a shortcut that would be wrong: a breaking phase that
+ * carries nothing, breaking long before the carried plane is used, with
+ * unfollowed phases in between; a break between two instances of a loop
+ * that had settled (each instance reusing its phase's last); a phase mixing carried, followed and
+ * unfollowed planes, whose diagnostic must name planes by their index in
+ * the phase; a different key over the same bytes; repeats; and the
+ * memory of a small schedule of a large program.  Verdicts are checked
+ * against the spec's arithmetic and against the naive checker.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arenaguard/certify.h>
+
+#include "../certify/lazy_array.h"
+#include "../certify/program_impl.h"
+#include "naive.h"
+#include "suites.h"
+#include "util.h"
+
+/* Planes by name: a (the carried one) at [0x1400, 0x1500). */
+#define PLANE(name, offset, size, carried) \
+	"{\"name\": \"" name "\", \"offset\": \"" offset "\", \"size\": " \
+	#size ", \"carried\": " carried "}"
+
+/*
+ * P declares a; Q carries it; R (carrying nothing) declares z over a's
+ * first bytes after a fresh y that meets nothing watched; U and V
+ * declare planes over each other and over nothing watched; M mixes an
+ * unfollowed fresh plane, a fresh plane over a, and the carried a.
+ */
+static const char *const plan =
+	"{\"alignment\": 64,"
+	" \"windows\": [{\"base\": \"0x1000\", \"size\": \"0x10000\"}],"
+	" \"phases\": ["
+	"  {\"identity\": \"P\", \"planes\": [" PLANE("a", "0x1400", 256, "false") "]},"
+	"  {\"identity\": \"Q\", \"planes\": [" PLANE("a", "0x1400", 256, "true") "]},"
+	"  {\"identity\": \"R\", \"planes\": [" PLANE("y", "0x3000", 64, "false") ","
+	                                          PLANE("z", "0x1400", 64, "false") "]},"
+	"  {\"identity\": \"U\", \"planes\": [" PLANE("u", "0x2000", 256, "false") "]},"
+	"  {\"identity\": \"V\", \"planes\": [" PLANE("v", "0x2040", 256, "false") "]},"
+	"  {\"identity\": \"M\", \"planes\": [" PLANE("m", "0x4000", 64, "false") ","
+	                                          PLANE("a", "0x1400", 256, "true") "]},"
+	"  {\"identity\": \"T\", \"planes\": [" PLANE("b", "0x1400", 256, "false") "]},"
+	"  {\"identity\": \"E\", \"planes\": [" PLANE("e", "0x14c0", 128, "false") "]}],"
+	" \"launches\": [{\"phase\": \"P\"}, {\"phase\": \"Q\"}, {\"phase\": \"R\"},"
+	"  {\"phase\": \"U\"}, {\"phase\": \"V\"}, {\"phase\": \"M\"},"
+	"  {\"phase\": \"T\"}, {\"phase\": \"E\"}, {\"phase\": \"Q\"}, {\"phase\": \"R\"}],"
+	" \"repeats\": [{\"first\": 8, \"count\": 2, \"iterations\": %s}],"
+	" \"schedule\": [%s]}";
+enum { N_LAUNCHES = 10, L_P = 0, L_Q = 1, L_R = 2, L_U = 3, L_V = 4,
+       L_M = 5, L_T = 6, L_E = 7, L_BODY = 8 };
+enum { PH_P = 0, PH_R = 2, PH_M = 5, PH_T = 6, PH_E = 7 };
+
+/* The plan with `iterations` for the repeat and a schedule of one-launch
+ * references to the launches in `launches` (-1 ends; L_BODY is the body). */
+static char *program(const char *iterations, const int *launches)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *refs = malloc(cap), *json = malloc(cap + 4096);
+	ck_assert(refs && json);
+	refs[0] = 0;
+	for (int i = 0; launches[i] >= 0; i++) {
+		ck_assert(len + 64 < cap);
+		len += (size_t)snprintf(refs + len, cap - len,
+					"%s{\"first\": %d, \"count\": %d}",
+					i ? ", " : "", launches[i],
+					launches[i] == L_BODY ? 2 : 1);
+	}
+	snprintf(json, cap + 4096, plan, iterations, refs);
+	free(refs);
+	return json;
+}
+
+/* Certifies, checks the naive checker agrees (when it can unroll), and
+ * returns the verdict with its diagnostic. */
+static uint64_t certify(const char *json, struct ac_diag *diag, int naive)
+{
+	struct ac_model *m = util_model_json(json);
+	struct ac_error err;
+	uint64_t verdict = 0, want = 0;
+	ck_assert_int_eq(ac_certify(m, &verdict, diag, &err), 0);
+	if (naive) {
+		ck_assert_int_eq(naive_certify(m, &want), 0);
+		ck_assert_uint_eq(verdict, want);
+	}
+	ac_model_free(m);
+	return verdict;
+}
+
+/* The schedule's instance k breaks (D): a's bytes, last declared by
+ * instance `earlier`, were taken by instance `intervening` of phase
+ * `breaker`. */
+static void expect_overwritten(const char *iterations, const int *launches,
+			       int naive, uint64_t k, uint64_t earlier,
+			       uint64_t intervening, uint64_t breaker)
+{
+	char *json = program(iterations, launches);
+	struct ac_diag d;
+	ck_assert_uint_eq(certify(json, &d, naive), 2 + N_LAUNCHES + k);
+	ck_assert_int_eq(d.reason, AC_CARRIED_OVERWRITTEN);
+	ck_assert_uint_eq(d.earlier, earlier);
+	ck_assert_uint_eq(d.intervening, intervening);
+	ck_assert_uint_eq(d.tensor[1].phase, breaker);
+	free(json);
+}
+
+START_TEST(breaker_carrying_nothing_long_ago)
+{
+	/* P R, then U V alternating 200 times (unfollowed), then Q */
+	int l[512], n = 0;
+	l[n++] = L_P;
+	l[n++] = L_R;
+	for (int i = 0; i < 200; i++)
+		l[n++] = i % 2 ? L_V : L_U;
+	l[n++] = L_Q;
+	l[n] = -1;
+	expect_overwritten("2", l, 1, 202, 0, 1, PH_R);
+	char *json = program("2", l);
+	struct ac_diag d;
+	certify(json, &d, 0);
+	ck_assert_uint_eq(d.tensor[1].index, 1);   /* z, after the y */
+	free(json);
+
+	/* P R P, the U V run, Q: the break came before the last declaration */
+	n = 0;
+	l[n++] = L_P;
+	l[n++] = L_R;
+	l[n++] = L_P;
+	for (int i = 0; i < 200; i++)
+		l[n++] = i % 2 ? L_V : L_U;
+	l[n++] = L_Q;
+	l[n] = -1;
+	json = program("2", l);
+	ck_assert_uint_eq(certify(json, &d, 1), 0);
+	free(json);
+}
+END_TEST
+
+/* Q and P alternate long enough that instances reuse what their phase's
+ * previous instance left (the O(1) path); then R breaks a, far from the
+ * next Q, which must notice. */
+START_TEST(break_between_instances_of_a_settled_loop)
+{
+	int l[1024], n = 0;
+	for (int i = 0; i < 100; i++) {
+		l[n++] = L_P;
+		l[n++] = L_Q;
+	}
+	for (int i = 0; i < 100; i++)
+		l[n++] = i % 2 ? L_V : L_U;
+	l[n++] = L_R;
+	for (int i = 0; i < 100; i++)
+		l[n++] = i % 2 ? L_V : L_U;
+	l[n++] = L_Q;
+	l[n] = -1;
+	/* earlier: the last Q; intervening: R */
+	expect_overwritten("2", l, 1, 401, 199, 300, PH_R);
+
+	/* the same with M (a carried, among other planes) as the last
+	 * declarer: earlier names M's instance */
+	n = 0;
+	for (int i = 0; i < 50; i++) {
+		l[n++] = L_P;
+		l[n++] = L_Q;
+		l[n++] = L_M;
+	}
+	l[n++] = L_R;
+	l[n++] = L_Q;
+	l[n] = -1;
+	expect_overwritten("2", l, 1, 151, 149, 150, PH_R);
+	char *json = program("2", l);
+	struct ac_diag d;
+	certify(json, &d, 0);
+	ck_assert_uint_eq(d.earlier_phase, PH_M);
+	free(json);
+}
+END_TEST
+
+START_TEST(mixed_phase_names_planes_in_phase_order)
+{
+	/* M first: its carried a (plane 1, after the unfollowed m) was
+	 * never declared */
+	int l[] = { L_M, -1 };
+	char *json = program("2", l);
+	struct ac_diag d;
+	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 0);
+	ck_assert_int_eq(d.reason, AC_CARRIED_UNDECLARED);
+	ck_assert_uint_eq(d.tensor[0].phase, PH_M);
+	ck_assert_uint_eq(d.tensor[0].index, 1);
+	free(json);
+
+	/* P M M U M: fine (M redeclares its own a) */
+	int ok[] = { L_P, L_M, L_U, L_M, L_U, L_M, -1 };
+	json = program("2", ok);
+	ck_assert_uint_eq(certify(json, &d, 1), 0);
+	free(json);
+}
+END_TEST
+
+START_TEST(other_key_over_the_same_bytes)
+{
+	/* T's b has a's offset and size but another name: another key */
+	int l[] = { L_P, L_U, L_T, L_V, L_Q, -1 };
+	expect_overwritten("2", l, 1, 4, 0, 2, PH_T);
+	/* E's e straddles a's end: it takes a's last bytes */
+	int e[] = { L_P, L_E, L_U, L_M, -1 };
+	expect_overwritten("2", e, 1, 3, 0, 1, PH_E);
+}
+END_TEST
+
+START_TEST(repeats_of_a_breaking_body)
+{
+	/* P, then the body Q R: iteration 0 passes, R breaks a, iteration 1's
+	 * Q fails: instance 3, whatever the iteration count */
+	int l[] = { L_P, L_BODY, -1 };
+	expect_overwritten("1000", l, 1, 3, 1, 2, PH_R);
+	expect_overwritten("4294967295", l, 0, 3, 1, 2, PH_R);
+
+	/* P, the body once, then P Q: fine; after P U, the body fails in
+	 * its iteration 1, numbered as such */
+	int once[] = { L_P, L_BODY, L_P, L_Q, -1 };
+	struct ac_diag d;
+	char *json = program("1", once);
+	ck_assert_uint_eq(certify(json, &d, 1), 0);
+	free(json);
+	int after[] = { L_P, L_U, L_BODY, L_V, L_P, L_BODY, -1 };
+	json = program("4294967295", after);
+	ck_assert_uint_eq(certify(json, &d, 0), 2 + N_LAUNCHES + 4);
+	free(json);
+	json = program("1000", after);
+	ck_assert_uint_eq(certify(json, &d, 1), 2 + N_LAUNCHES + 4);
+	free(json);
+}
+END_TEST
+
+/*
+ * A program of K phase pairs: phase 2i declares 100 fresh planes, phase
+ * 2i + 1 carries them, so every key is watched.  A schedule running one
+ * pair holds state for its 100 keys, not for the program's 100 K.
+ */
+START_TEST(small_schedule_of_a_large_program)
+{
+	enum { PAIRS = 200, PLANES = 100 };
+	size_t cap = (size_t)PAIRS * 2 * PLANES * 96 + 4096, len = 0;
+	char *j = malloc(cap);
+	ck_assert_ptr_nonnull(j);
+#define PUT(...) (len += (size_t)snprintf(j + len, cap - len, __VA_ARGS__))
+	PUT("{\"alignment\": 64, \"phases\": [");
+	for (int ph = 0; ph < 2 * PAIRS; ph++) {
+		PUT("%s{\"identity\": \"%d\", \"planes\": [", ph ? ", " : "", ph);
+		for (int k = 0; k < PLANES; k++)
+			PUT("%s{\"name\": \"x\", \"offset\": %d, \"size\": 64, "
+			    "\"carried\": %s}", k ? ", " : "",
+			    ((ph / 2) * PLANES + k) * 64,
+			    ph % 2 ? "true" : "false");
+		PUT("]}");
+	}
+	PUT("], \"launches\": [");
+	for (int ph = 0; ph < 2 * PAIRS; ph++)
+		PUT("%s{\"phase\": \"%d\"}", ph ? ", " : "", ph);
+	PUT("]}");
+#undef PUT
+	ck_assert(len < cap);
+	struct ac_model *m = util_model_json(j);
+	free(j);
+	ac_program *p = ac_program_new(m, NULL);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->n_watched, PAIRS * PLANES);
+	ac_schedule *small = ac_schedule_new(p), *all = ac_schedule_new(p);
+	ck_assert(small && all);
+	struct ac_ref pair = { 2 * (PAIRS / 2), 2 }, every = { 0, 2 * PAIRS };
+	ck_assert_int_eq(ac_schedule_append(small, &pair, 1, NULL), 0);
+	ck_assert_int_eq(ac_schedule_append(all, &every, 1, NULL), 0);
+	ck_assert_uint_eq(ac_schedule_verdict(small, NULL), 0);
+	ck_assert_uint_eq(ac_schedule_verdict(all, NULL), 0);
+	size_t small_bytes = schedule_state_bytes(small);
+	size_t all_bytes = schedule_state_bytes(all);
+	printf("followed: state of one pair %zu bytes, of all %zu\n",
+	       small_bytes, all_bytes);
+	/* 100 key states of 40 bytes in two leaves, 200 positions: a few
+	 * kB, where one dense copy of the program's keys is 800 kB */
+	ck_assert_uint_lt(small_bytes, 32 * 1024);
+	ck_assert_uint_gt(all_bytes, PAIRS * PLANES * sizeof(uint64_t));
+	ac_schedule_free(small);
+	ac_schedule_free(all);
+	ac_program_free(p);
+	ac_model_free(m);
+}
+END_TEST
+
+/* Sizes at every depth boundary of the tree: written elements read back,
+ * the others read zero, and memory follows the leaves written. */
+START_TEST(lazy_array_edges)
+{
+	static const uint64_t sizes[] = { 1, 64, 65, 4096, 4097, 262144,
+					  262145, (uint64_t)1 << 36 };
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		uint64_t n = sizes[z];
+		struct lazy_array a;
+		lazy_array_init(&a, n, sizeof(uint32_t));
+		ck_assert_uint_eq(lazy_array_bytes(&a), 0);
+		uint64_t at[] = { 0, n / 2, n - 1, n > 64 ? 64 : 0 };
+		for (int i = 0; i < 4; i++) {
+			uint32_t *e = lazy_array_at(&a, at[i]);
+			ck_assert_ptr_nonnull(e);
+			*e = (uint32_t)(at[i] + 1);
+		}
+		for (int i = 0; i < 4; i++)
+			ck_assert_uint_eq(*(const uint32_t *)
+					  lazy_array_get(&a, at[i]),
+					  (uint32_t)(at[i] + 1));
+		if (n > 2)
+			ck_assert_uint_eq(*(const uint32_t *)
+					  lazy_array_get(&a, 1), 0);
+		if (n > 130)
+			ck_assert_uint_eq(*(const uint32_t *)
+					  lazy_array_get(&a, n - 2 - 64), 0);
+		/* at most 4 leaves and 4 paths of nodes */
+		ck_assert_uint_le(lazy_array_bytes(&a),
+				  4 * (LAZY_LEAF_BYTES + a.depth * LAZY_FANOUT *
+				       sizeof(void *)));
+		lazy_array_free(&a);
+	}
+}
+END_TEST
+
+Suite *suite_followed(void)
+{
+	Suite *s = suite_create("followed");
+	TCase *tc = tcase_create("followed");
+	tcase_add_test(tc, breaker_carrying_nothing_long_ago);
+	tcase_add_test(tc, break_between_instances_of_a_settled_loop);
+	tcase_add_test(tc, mixed_phase_names_planes_in_phase_order);
+	tcase_add_test(tc, other_key_over_the_same_bytes);
+	tcase_add_test(tc, repeats_of_a_breaking_body);
+	tcase_add_test(tc, small_schedule_of_a_large_program);
+	tcase_add_test(tc, lazy_array_edges);
+	suite_add_tcase(s, tc);
+	return s;
+}
