@@ -3,9 +3,10 @@
  * bench-certify: libarenacert's performance record (docs/performance.md).
  *
  *   bench-certify [--quick] [--tsv FILE] [--max-words N] [--naive-words N]
- *                 [--only WORKLOAD] [--no-cost-model]
+ *                 [--only WORKLOAD] [--no-cost-model] [--orders]
  *
- * First the cost model's ratios (cost_model.h), then every workload at
+ * First the cost model's ratios (cost_model.h) and the adversarial plane
+ * orders (sort_order.h; --orders: those alone), then every workload at
  * every decade of size against the XXH3 floor and the naive checker
  * (scaling.h), with a summary of log-log slopes.  --quick (what `meson
  * test --benchmark` runs) stops at 1e6 words with fewer repetitions.
@@ -17,12 +18,13 @@
 
 #include "cost_model.h"
 #include "scaling.h"
+#include "sort_order.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-certify [--quick] [--tsv FILE] "
 		"[--max-words N] [--naive-words N] [--only vit|vit-repeat|"
-		"decode|adjoint] [--no-cost-model]\n");
+		"decode|adjoint] [--no-cost-model] [--orders]\n");
 	exit(2);
 }
 
@@ -40,7 +42,7 @@ int main(int argc, char **argv)
 	struct scaling_options o = {
 		.max_words = 100000000, .naive_words = 1000000, .reps = 5,
 	};
-	int quick = 0, cost_model = 1;
+	int quick = 0, cost_model = 1, orders_only = 0;
 	const char *tsv = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -49,6 +51,8 @@ int main(int argc, char **argv)
 			quick = 1;
 		else if (strcmp(a, "--no-cost-model") == 0)
 			cost_model = 0;
+		else if (strcmp(a, "--orders") == 0)
+			orders_only = 1;
 		else if (strcmp(a, "--tsv") == 0 && has_value)
 			tsv = argv[++i];
 		else if (strcmp(a, "--max-words") == 0 && has_value)
@@ -69,9 +73,14 @@ int main(int argc, char **argv)
 		perror(tsv);
 		return 2;
 	}
-	if (cost_model)
+	if (orders_only)
+		return sort_order_run(quick) ? 1 : 0;
+	int differs = 0;
+	if (cost_model) {
 		cost_model_run(quick);
-	int differs = scaling_run(&o);
+		differs += sort_order_run(quick);
+	}
+	differs += scaling_run(&o);
 	if (o.tsv)
 		fclose(o.tsv);
 	if (differs)

@@ -18,6 +18,7 @@ int main(void)
 	srunner_add_suite(sr, suite_cli());
 	srunner_add_suite(sr, suite_workloads());
 	srunner_add_suite(sr, suite_search());
+	srunner_add_suite(sr, suite_sort());
 
 	return run_and_summarize(sr);
 }

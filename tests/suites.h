@@ -14,6 +14,7 @@ Suite *suite_differential(void); /* test_differential.c: vs the naive checker */
 Suite *suite_cli(void);          /* test_cli.c: arena-certify's contract */
 Suite *suite_workloads(void);    /* test_workloads.c: bench/workload's programs */
 Suite *suite_search(void);       /* test_search.c: (C) over many named ranges */
+Suite *suite_sort(void);         /* test_sort.c: the sort, adversarial orders */
 
 /* Directory of the read-only shared/spec folder (set by meson). */
 #ifndef AG_SPEC_DIR
