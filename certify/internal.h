@@ -25,6 +25,7 @@ struct model_owned {
 	void *block;        /* all arrays, one allocation */
 	uint8_t *bytes;     /* names and identities */
 	uint64_t bytes_len;
+	uint64_t block_len; /* bytes of `block` */
 };
 
 /*
