@@ -690,9 +690,13 @@ static int read_launch(struct reader *r, json_t *v, const char *path,
 	l->word_count = (uint32_t)n;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w;
-		path_index(at, where, i);
-		if (parse_u64(r, json_array_get(words, i), at, &w))
-			return -1;
+		json_t *word = json_array_get(words, i);
+		/* The path is made only for an error (parse_u64 is pure but
+		 * for the error it reports): words are most of a program. */
+		if (parse_u64(r, word, where, &w)) {
+			path_index(at, where, i);
+			return parse_u64(r, word, at, &w);
+		}
 		if (r->fill)
 			((uint64_t *)MUT(r->o->m.words))[r->words] = w;
 		r->words++;
