@@ -49,6 +49,7 @@
 
 #include "cdev.h"
 #include "progs.h"
+#include "rss.h"
 
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || !defined(AG_ARENA_INFER)
 #error "the paths of the guard, the simulator and arena-infer come from the build"
@@ -268,21 +269,13 @@ static uint8_t *workload_image(enum workload_kind kind, uint64_t words,
 	return image;
 }
 
-/* Anonymous memory resident in this process (RssAnon): malloc's heap
- * and the blocks libarenacert maps itself, which mallinfo2 misses. */
+/* Anonymous memory resident in this process (rss.h). */
 static size_t resident(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t kib = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %zu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (!kib)
+	size_t bytes = rss_anon();
+	if (!bytes)
 		die("RssAnon in /proc/self/status", ENOENT);
-	return kib * 1024;
+	return bytes;
 }
 
 /* Resident bytes that creating a workload's program leaves behind, then
@@ -450,13 +443,12 @@ static const struct config off = {
 static const struct config enforce = {
 	"enforce", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM,
 	"ARENAGUARD=enforce" };
-/* Enforcing (ARENAGUARD unset) with a cache budget. */
-static const struct config enforce_256 = {
-	"enforce", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM,
-	"ARENAGUARD_CACHE_MB=256" };
-static const struct config enforce_64 = {
-	"enforce", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM,
-	"ARENAGUARD_CACHE_MB=64" };
+/* Enforcing (ARENAGUARD unset) within a cache budget of MB MiB. */
+#define ENFORCE_WITHIN(mb)                                                  \
+	{ "enforce", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "        \
+		     AG_ARENASIM, "ARENAGUARD_CACHE_MB=" #mb }
+static const struct config enforce_256 = ENFORCE_WITHIN(256);
+static const struct config enforce_64 = ENFORCE_WITHIN(64);
 
 /* The environment without the variables a configuration sets. */
 static char **environment(const struct config *c)

@@ -18,6 +18,7 @@
 
 #include "guard.h"
 #include "progs.h"
+#include "rss.h"
 #include "suites.h"
 
 #define MIB ((size_t)1 << 20)
@@ -28,16 +29,9 @@
 static size_t resident(void)
 {
 	malloc_trim(0);
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t kib = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %zu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	ck_assert_uint_gt(kib, 0);
-	return kib * 1024;
+	size_t bytes = rss_anon();
+	ck_assert_uint_gt(bytes, 0);
+	return bytes;
 }
 
 static struct ag_program *program_of(uint8_t *image, size_t len)

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* Resident memory, for the guard's memory tests and bench-guard. */
+#ifndef GUARD_TESTS_RSS_H
+#define GUARD_TESTS_RSS_H
+
+#include <stddef.h>
+
+/* Anonymous memory resident in this process (RssAnon of
+ * /proc/self/status): malloc's heap and the blocks libarenacert maps
+ * itself, which mallinfo2 misses.  0 when it cannot be read. */
+size_t rss_anon(void);
+
+#endif
