@@ -20,7 +20,8 @@
  * One budget in bytes (ag_cfg.cache_bytes, ARENAGUARD_CACHE_MB) bounds
  * everything they pin: a program entry counts its image, its model and
  * its indexes (ac_model_footprint, ac_program_footprint), a verdict entry
- * its references array and text, and the hint table its fixed size.
+ * its text, a references array its verdicts share once, and the hint
+ * table its fixed size.
  * Beyond the budget the least recently used entries go, verdicts and
  * programs alike on one clock: a verdict pins its program, so dropping
  * the verdict is what lets the program go.  A program that a live handle
@@ -205,13 +206,28 @@ static size_t program_cost(const struct ag_program *p)
 	       (p->error ? strlen(p->error) + 1 : 0);
 }
 
-/* What a verdict entry pins: the struct, its text, the references array
- * it shares (counted whole, by every verdict sharing it: an overcount). */
+/* What a verdict entry pins of its own: the struct and its text.  The
+ * references array it shares is charged once, by refs_charge. */
 static size_t verdict_cost(const struct ag_verdict *v)
 {
-	return sizeof(*v) + (v->text ? strlen(v->text) + 1 : 0) +
-	       (v->refv ? sizeof(*v->refv) + v->refv->cap * sizeof(v->refv->v[0])
-			: 0);
+	return sizeof(*v) + (v->text ? strlen(v->text) + 1 : 0);
+}
+
+static size_t refs_bytes(const struct ag_refs *r)
+{
+	return sizeof(*r) + r->cap * sizeof(r->v[0]);
+}
+
+/* A cached verdict starts (+1) or stops (-1) sharing r: the array is in
+ * the budget while any cached verdict shares it.  Verdict lock held. */
+static void refs_charge(struct ag_refs *r, int delta)
+{
+	if (!r)
+		return;
+	if (delta > 0 && r->cached++ == 0)
+		verdict_bytes += refs_bytes(r);
+	else if (delta < 0 && --r->cached == 0)
+		verdict_bytes -= refs_bytes(r);
 }
 
 static struct ag_program *program_find(const struct ag_digest *id,
@@ -266,6 +282,7 @@ static void drop_verdict(struct ag_verdict *v)
 	lru_unlink(&verdict_lru, &v->lru);
 	n_verdicts--;
 	verdict_bytes -= v->bytes;
+	refs_charge(v->refv, -1);
 	ag_verdict_unref(v);
 }
 
@@ -370,6 +387,7 @@ struct ag_refs *ag_refs_grow(struct ag_refs *r, uint64_t used, uint64_t need)
 	if (!n)
 		return NULL;
 	atomic_store(&n->refs, 1);
+	n->cached = 0;
 	n->cap = cap;
 	if (used)
 		memcpy(n->v, r->v, used * sizeof(n->v[0]));
@@ -456,6 +474,7 @@ struct ag_verdict *ag_verdict_publish(struct ag_verdict *v)
 	verdicts[v->digest.low % VERDICT_BUCKETS] = v;
 	n_verdicts++;
 	verdict_bytes += v->bytes;
+	refs_charge(v->refv, +1);
 	pthread_mutex_unlock(&verdict_lock);
 	/* Trimming takes both locks, in their order. */
 	pthread_mutex_lock(&program_lock);

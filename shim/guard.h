@@ -165,6 +165,8 @@ struct ag_program {
  * prefix it was decided on (schedules only grow). */
 struct ag_refs {
 	atomic_uint refs;
+	uint32_t cached;            /* cached verdicts sharing it (the
+				     * verdict lock's): charged once */
 	uint64_t cap;
 	struct ac_ref v[];
 };

@@ -5,7 +5,8 @@
  * of issue 13 at a small budget: verdicts on large reference arrays, and
  * distinct programs whose cached verdicts pin them, each created, used
  * and let go.  After every step the caches' count is within the budget,
- * and so is the resident memory the churn leaves; what was dropped is
+ * and so is the resident memory the churn leaves; a references array its
+ * prefixes' verdicts share is charged once; what was dropped is
  * not found again (the next request recomputes it); a program a handle
  * holds stays shared.
  */
@@ -113,6 +114,31 @@ START_TEST(test_verdicts_within_budget)
 }
 END_TEST
 
+/* A schedule submitted after every append leaves a verdict per prefix,
+ * all sharing its references array: the array is charged once, so 50
+ * prefixes of a 4 MiB array stay cached at a budget of 8 MiB. */
+START_TEST(test_shared_references_charged_once)
+{
+	ag_cfg.cache_bytes = 8 * MIB;
+	struct ag_program *p = good();
+	const uint64_t n = 1u << 18;
+	struct ag_refs *r = ag_refs_grow(NULL, 0, n);
+	ck_assert_ptr_nonnull(r);
+	for (uint64_t k = 0; k < n; k++)
+		r->v[k] = (struct ac_ref){ 0, 2 };
+	for (uint64_t i = 1; i <= 50; i++)
+		ag_verdict_unref(publish(p, r, i * 1000, 400 + i));
+	ck_assert_uint_le(ag_cache_bytes(), ag_cfg.cache_bytes);
+	for (uint64_t i = 1; i <= 50; i++)
+		ck_assert_msg(cached(p, r, i * 1000, 400 + i), "prefix %u",
+			      (unsigned)i);
+	ag_refs_unref(r);
+	ag_program_unref(p);
+	ag_cache_trim();
+	ck_assert_uint_eq(ag_cache_entries(), 0);
+}
+END_TEST
+
 /* 40 distinct programs of about 1 MiB each, each with a cached verdict
  * that pins it, created and let go at a budget of 16 MiB: the image
  * budget did not apply while verdicts pinned the programs. */
@@ -213,6 +239,7 @@ Suite *suite_cache(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_checked_fixture(t, NULL, restore_budget);
 	tcase_add_test(t, test_verdicts_within_budget);
+	tcase_add_test(t, test_shared_references_charged_once);
 	tcase_add_test(t, test_programs_within_budget);
 	tcase_add_test(t, test_held_program_stays_shared);
 	tcase_add_test(t, test_cache_setting);
