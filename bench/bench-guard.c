@@ -33,7 +33,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,12 +310,14 @@ static void child_memory(const char *kind, long words)
 
 /* ---- churn through the guard's caches ---- */
 
-/* Resident anonymous memory once malloc has returned its free pages:
- * what is held, not what the heap's fragmentation keeps. */
+/* Resident anonymous memory once the allocator has returned its free
+ * pages: what is held (rss.h). */
 static size_t held(void)
 {
-	malloc_trim(0);
-	return resident();
+	size_t bytes = rss_held();
+	if (!bytes)
+		die("RssAnon in /proc/self/status", ENOENT);
+	return bytes;
 }
 
 #define CHURN_LAUNCHES 32768          /* a 1.97 MB program */

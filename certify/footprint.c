@@ -8,8 +8,6 @@
  * program.c's allocations: tests/guard/test_cache.c checks that the guard,
  * counting with these, stays within its budget in resident memory.
  */
-#include <assert.h>
-
 #include "alloc.h"
 #include "program_impl.h"
 

@@ -178,7 +178,7 @@ int ac_sort_by_key(void *base, size_t n, size_t size)
 					      size);
 		return 0;
 	}
-	char *scratch = malloc(n * size);
+	char *scratch = n <= SIZE_MAX / size ? malloc(n * size) : NULL;
 	if (!scratch)
 		return -1;
 	/* Every digit's histogram in one pass. */

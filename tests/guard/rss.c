@@ -1,8 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* Resident memory (rss.h). */
+#include <malloc.h>
 #include <stdio.h>
 
 #include "rss.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RSS_ASAN 1
+#endif
+#endif
+
+#ifdef RSS_ASAN
+/* compiler-rt's allocator interface: drains the quarantine and returns
+ * free memory to the system. */
+void __sanitizer_purge_allocator(void);
+#endif
 
 size_t rss_anon(void)
 {
@@ -15,4 +30,14 @@ size_t rss_anon(void)
 	if (f)
 		fclose(f);
 	return kib * 1024;
+}
+
+size_t rss_held(void)
+{
+#ifdef RSS_ASAN
+	__sanitizer_purge_allocator();
+#else
+	malloc_trim(0);
+#endif
+	return rss_anon();
 }

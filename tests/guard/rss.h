@@ -10,4 +10,9 @@
  * itself, which mallinfo2 misses.  0 when it cannot be read. */
 size_t rss_anon(void);
 
+/* The same once the allocator has given back what is free (malloc_trim;
+ * under AddressSanitizer its quarantine too): what is held, not what the
+ * heap's fragmentation or the sanitizer keeps. */
+size_t rss_held(void);
+
 #endif
