@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "guard/rss.h"
 #include "suites.h"
 #include "util.h"
 #include "workload.h"
@@ -87,20 +88,6 @@ struct run {
 	long spawner_rss_kib;    /* ours when it was spawned (see run_cli) */
 };
 
-/* VmRSS of this process, in KiB (0 if unknown). */
-static long own_rss_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char text[256];
-	long kib = 0;
-	while (f && fgets(text, sizeof(text), f))
-		if (sscanf(text, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib;
-}
-
 /*
  * Runs arena-certify with the given arguments (NULL-terminated), standard
  * input from stdin_path (or /dev/null).  Output goes through files, not
@@ -138,7 +125,7 @@ static struct run run_cli(const char *stdin_path, ...)
 		fputs("5", clear);
 		fclose(clear);
 	}
-	long spawner_rss_kib = own_rss_kib();
+	long spawner_rss_kib = (long)(rss_field("VmRSS") / 1024);
 	pid_t pid;
 	int rc = posix_spawn(&pid, AG_ARENA_CERTIFY, &fa, NULL,
 			     (char *const *)argv, environ);

@@ -2,6 +2,7 @@
 /* Resident memory (rss.h). */
 #include <malloc.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rss.h"
 
@@ -19,17 +20,23 @@
 void __sanitizer_purge_allocator(void);
 #endif
 
-size_t rss_anon(void)
+size_t rss_field(const char *name)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
-	size_t kib = 0;
+	size_t n = strlen(name), kib = 0;
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %zu kB", &kib) == 1)
+		if (!strncmp(line, name, n) && line[n] == ':' &&
+		    sscanf(line + n + 1, "%zu kB", &kib) == 1)
 			break;
 	if (f)
 		fclose(f);
 	return kib * 1024;
+}
+
+size_t rss_anon(void)
+{
+	return rss_field("RssAnon");
 }
 
 size_t rss_held(void)
