@@ -4,9 +4,11 @@
  *
  *   bench-certify [--quick] [--tsv FILE] [--max-words N] [--naive-words N]
  *                 [--only WORKLOAD] [--no-cost-model] [--bounded]
+ *                 [--orders]
  *
- * First the cost model's ratios (cost_model.h) and the adversarial
- * families (bounded.h), then every workload at
+ * First the cost model's ratios (cost_model.h), the adversarial
+ * families (bounded.h; --bounded: those alone) and the adversarial plane
+ * orders (sort_order.h; --orders: those alone), then every workload at
  * every decade of size against the XXH3 floor and the naive checker
  * (scaling.h), with a summary of log-log slopes.  --quick (what `meson
  * test --benchmark` runs) stops at 1e6 words with fewer repetitions.
@@ -20,12 +22,13 @@
 #include "bounded.h"
 #include "cost_model.h"
 #include "scaling.h"
+#include "sort_order.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-certify [--quick] [--tsv FILE] "
 		"[--max-words N] [--naive-words N] [--only vit|vit-repeat|"
-		"decode|adjoint] [--no-cost-model] [--bounded]\n");
+		"decode|adjoint] [--no-cost-model] [--bounded] [--orders]\n");
 	exit(2);
 }
 
@@ -43,7 +46,7 @@ int main(int argc, char **argv)
 	struct scaling_options o = {
 		.max_words = 100000000, .naive_words = 1000000, .reps = 5,
 	};
-	int quick = 0, cost_model = 1, bounded = 0;
+	int quick = 0, cost_model = 1, bounded = 0, orders_only = 0;
 	const char *tsv = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -54,6 +57,8 @@ int main(int argc, char **argv)
 			cost_model = 0;
 		else if (strcmp(a, "--bounded") == 0)
 			bounded = 1;
+		else if (strcmp(a, "--orders") == 0)
+			orders_only = 1;
 		else if (strcmp(a, "--tsv") == 0 && has_value)
 			tsv = argv[++i];
 		else if (strcmp(a, "--max-words") == 0 && has_value)
@@ -78,11 +83,15 @@ int main(int argc, char **argv)
 		bounded_run(quick);
 		return 0;
 	}
+	if (orders_only)
+		return sort_order_run(quick) ? 1 : 0;
+	int differs = 0;
 	if (cost_model) {
 		cost_model_run(quick);
 		bounded_run(quick);
+		differs += sort_order_run(quick);
 	}
-	int differs = scaling_run(&o);
+	differs += scaling_run(&o);
 	if (o.tsv)
 		fclose(o.tsv);
 	if (differs)

@@ -21,6 +21,11 @@
  *                         large workload program (bench/workload), and
  *                         after its schedule: enforce minus off, as a
  *                         multiple of the image size
+ *   cache churn           the guard's resident memory after distinct
+ *                         programs (each run once, then destroyed) and
+ *                         long schedules (each submitted, then destroyed)
+ *                         went through its caches: enforce minus off,
+ *                         against the caches' budget (ARENAGUARD_CACHE_MB)
  *
  * Usage: bench-guard [--quick] [--rounds N] [--only WORD]
  *        bench-guard --child WHAT N   (one measurement; the parent runs it)
@@ -43,6 +48,7 @@
 
 #include "cdev.h"
 #include "progs.h"
+#include "rss.h"
 
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || !defined(AG_ARENA_INFER)
 #error "the paths of the guard, the simulator and arena-infer come from the build"
@@ -262,21 +268,13 @@ static uint8_t *workload_image(enum workload_kind kind, uint64_t words,
 	return image;
 }
 
-/* Anonymous memory resident in this process (RssAnon): malloc's heap
- * and the blocks libarenacert maps itself, which mallinfo2 misses. */
+/* Anonymous memory resident in this process (rss.h). */
 static size_t resident(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t kib = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %zu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (!kib)
+	size_t bytes = rss_anon();
+	if (!bytes)
 		die("RssAnon in /proc/self/status", ENOENT);
-	return kib * 1024;
+	return bytes;
 }
 
 /* Resident bytes that creating a workload's program leaves behind, then
@@ -310,6 +308,88 @@ static void child_memory(const char *kind, long words)
 	printf("%zu %zu %zu\n", program, resident() - before, len);
 }
 
+/* ---- churn through the guard's caches ---- */
+
+/* Resident anonymous memory once the allocator has returned its free
+ * pages: what is held (rss.h). */
+static size_t held(void)
+{
+	size_t bytes = rss_held();
+	if (!bytes)
+		die("RssAnon in /proc/self/status", ENOENT);
+	return bytes;
+}
+
+#define CHURN_LAUNCHES 32768          /* a 1.97 MB program */
+#define CHURN_REFS (1u << 20)         /* per schedule */
+#define CHURN_BATCH 65536             /* references per append */
+
+/* n distinct programs created, run once and destroyed: the resident
+ * bytes they leave behind, and one image's size. */
+static void child_churn_programs(long n)
+{
+	struct cdev d;
+	if (cdev_open(&d, CP_IOCTL) != 0)
+		die("opening the device", ENODEV);
+	size_t before = held(), len = 0;
+	struct ac_ref all = { 0, CHURN_LAUNCHES };
+	for (long i = 0; i < n; i++) {
+		uint8_t *image = prog_image_wide(CHURN_LAUNCHES,
+						 0x3f800000u + (uint32_t)i, &len);
+		uint32_t prog, s;
+		int rc = cdev_program(&d, image, len, &prog);
+		if (rc == 0)
+			rc = cdev_schedule(&d, prog, &s);
+		if (rc == 0)
+			rc = cdev_append(&d, s, &all, 1);
+		if (rc == 0)
+			rc = cdev_run(&d, s);
+		if (rc == 0)
+			rc = cdev_destroy_schedule(&d, s);
+		if (rc == 0)
+			rc = cdev_destroy_program(&d, prog);
+		free(image);
+		if (rc)
+			die("a churned program", -rc);
+	}
+	printf("%zu %zu\n", held() - before, len);
+}
+
+/* n distinct schedules of about 2^20 references on one program, each
+ * submitted and destroyed: the resident bytes they leave behind. */
+static void child_churn_verdicts(long n)
+{
+	struct cdev d;
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	struct ac_ref *refs = malloc(CHURN_BATCH * sizeof(*refs));
+	uint32_t prog;
+	if (!refs || cdev_open(&d, CP_IOCTL) != 0 ||
+	    cdev_program(&d, image, len, &prog) != 0)
+		die("setting up the device", ENODEV);
+	for (uint32_t k = 0; k < CHURN_BATCH; k++)
+		refs[k] = (struct ac_ref){ 0, 2 };   /* P then Q: certified */
+	size_t before = held();
+	for (long i = 0; i < n; i++) {
+		uint32_t s;
+		int rc = cdev_schedule(&d, prog, &s);
+		/* schedule i: 2^20 - i references, so the verdicts differ */
+		for (uint64_t at = 0, total = CHURN_REFS - (uint64_t)i;
+		     rc == 0 && at < total; at += CHURN_BATCH)
+			rc = cdev_append(&d, s, refs, (uint32_t)(total - at <
+				CHURN_BATCH ? total - at : CHURN_BATCH));
+		if (rc == 0)
+			rc = cdev_run(&d, s);
+		if (rc == 0)
+			rc = cdev_destroy_schedule(&d, s);
+		if (rc)
+			die("a churned schedule", -rc);
+	}
+	printf("%zu\n", held() - before);
+	free(refs);
+	free(image);
+}
+
 static int child(const char *what, long n)
 {
 	static const struct {
@@ -328,6 +408,14 @@ static int child(const char *what, long n)
 			printf("%.1f\n", timed[i].fn(n));
 			return 0;
 		}
+	if (!strcmp(what, "churn-programs")) {
+		child_churn_programs(n);
+		return 0;
+	}
+	if (!strcmp(what, "churn-verdicts")) {
+		child_churn_verdicts(n);
+		return 0;
+	}
 	if (strncmp(what, "memory-", 7) || workload_kind_parse(what + 7) < 0)
 		return 2;
 	child_memory(what + 7, n);
@@ -356,6 +444,12 @@ static const struct config off = {
 static const struct config enforce = {
 	"enforce", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_ARENASIM,
 	"ARENAGUARD=enforce" };
+/* Enforcing (ARENAGUARD unset) within a cache budget of MB MiB. */
+#define ENFORCE_WITHIN(mb)                                                  \
+	{ "enforce", "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "        \
+		     AG_ARENASIM, "ARENAGUARD_CACHE_MB=" #mb }
+static const struct config enforce_256 = ENFORCE_WITHIN(256);
+static const struct config enforce_64 = ENFORCE_WITHIN(64);
 
 /* The environment without the variables a configuration sets. */
 static char **environment(const struct config *c)
@@ -557,6 +651,43 @@ static void bench_memories(int quick)
 		bench_memory(workload_kind_name(k), words);
 }
 
+/* The guard's resident memory after a churn (enforce minus off) against
+ * the budget it ran with. */
+static void bench_churn(const char *what, long n, const struct config *c,
+			size_t budget_mb)
+{
+	char count[32], out[2][256];
+	snprintf(count, sizeof(count), "%ld", n);
+	char *argv[] = { self, "--child", (char *)what, count, NULL };
+	run(&off, argv, out[0], sizeof(out[0]));
+	run(c, argv, out[1], sizeof(out[1]));
+	double off_bytes, on_bytes;
+	if (sscanf(out[0], "%lf", &off_bytes) != 1 ||
+	    sscanf(out[1], "%lf", &on_bytes) != 1)
+		die("the churn child's output", EPROTO);
+	double extra = (on_bytes - off_bytes) / (1 << 20);
+	printf("| %-14s | %4ld | %4zu MiB | %8.1f MiB | %-16s |\n", what, n,
+	       budget_mb, extra,
+	       extra <= (double)budget_mb ? "<= budget met" : "<= budget MISSED");
+}
+
+static void bench_churns(int quick)
+{
+	long programs = quick ? 40 : 150, schedules = quick ? 6 : 20;
+	printf("\nthe guard's resident memory (RssAnon after malloc_trim, "
+	       "enforce minus off) after churn through its caches: distinct %d-launch programs "
+	       "(1.97 MB images) created, run once and destroyed; schedules "
+	       "of 2^20 references submitted and destroyed\n\n",
+	       CHURN_LAUNCHES);
+	printf("| churn          | n    | budget   | guard keeps  | target "
+	       "          |\n");
+	printf("| --- | --- | --- | --- | --- |\n");
+	bench_churn("churn-programs", programs, &enforce_256, 256);
+	bench_churn("churn-programs", programs, &enforce_64, 64);
+	bench_churn("churn-verdicts", schedules, &enforce_256, 256);
+	bench_churn("churn-verdicts", schedules, &enforce_64, 64);
+}
+
 static void machine(int argc, char **argv)
 {
 	struct utsname u;
@@ -623,5 +754,7 @@ int main(int argc, char **argv)
 			bench(&measures[i], rounds, quick);
 	if (!only || strstr("memory", only))
 		bench_memories(quick);
+	if (!only || strstr("churn", only))
+		bench_churns(quick);
 	return 0;
 }

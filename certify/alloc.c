@@ -67,6 +67,19 @@ void *big_calloc(size_t n, size_t size)
 	return block + HEADER_SIZE;
 }
 
+size_t big_footprint(size_t n, size_t size)
+{
+	if (size && n > (SIZE_MAX - HEADER_SIZE - 2 * HUGE_PAGE) / size)
+		return SIZE_MAX;
+	size_t bytes = n * size;
+	if (bytes == 0)
+		bytes = 1;
+	if (bytes < MAPPED_FROM)
+		return HEADER_SIZE + bytes;
+	/* the header's page, and the data to the end of its huge page */
+	return HUGE_PAGE + ((bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+}
+
 void big_free(void *p)
 {
 	if (!p)

@@ -3,6 +3,7 @@
 #ifndef ARENACERT_INTERNAL_H
 #define ARENACERT_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <arenaguard/certify.h>
@@ -24,6 +25,7 @@ struct model_owned {
 	void *block;        /* all arrays, one allocation */
 	uint8_t *bytes;     /* names and identities */
 	uint64_t bytes_len;
+	uint64_t block_len; /* bytes of `block` */
 };
 
 /*
@@ -46,6 +48,18 @@ struct model_owned *model_owned_new(void);
  * Returns -1 on overflow or out-of-memory (err filled). */
 int model_owned_alloc(struct model_owned *o, unsigned borrow,
 		      struct ac_error *err);
+
+/*
+ * sort.c: the library's sorts; every sort of the library goes through one
+ * of them.  ac_sort: O(n log n) compares on every input (introsort), in
+ * place, not stable; cmp as qsort's.  ac_sort_by_key: records of `size`
+ * bytes whose first 8 are a uint64_t key, by key, ties in input order
+ * (stable), one O(n) pass per varying byte of the keys on every order
+ * (radix sort); -1 when the copy it needs cannot be allocated.
+ */
+typedef int (*ac_sort_cmp)(const void *, const void *);
+void ac_sort(void *base, size_t n, size_t size, ac_sort_cmp cmp);
+int ac_sort_by_key(void *base, size_t n, size_t size);
 
 /* Mutable views of an owned model's arrays (the public ones are const). */
 #define MUT(ptr) ((void *)(uintptr_t)(ptr))

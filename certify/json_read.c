@@ -13,7 +13,17 @@
  * Only syntax and types are checked here.  Whether an index names a launch
  * or a word, whether a range fits: that is ac_program_new()'s job, which
  * reports it with the same paths.
+ *
+ * Memory: a jansson tree costs about 20 times the text it holds, so the
+ * root's arrays are not parsed whole.  json_split() cuts them into element
+ * spans and a skeleton holding the rest; the walks parse the skeleton once
+ * and each element when they reach it, one element's tree at a time.  Any
+ * failure of that reading -- a syntax error, a malformed value, memory --
+ * makes the reader start again on the whole text the classic way, so that
+ * every error (its text, line and column) is the whole text's: a
+ * malformed input may cost the tree's memory, a well-formed one does not.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,10 +31,17 @@
 #include <jansson.h>
 
 #include "internal.h"
+#include "json_split.h"
 
 #define FORMAT_NAME "arena-program/1"
 #define EXACT_MAX ((uint64_t)1 << 53)  /* largest JSON integer we accept */
 #define PATH_LEN sizeof(((struct ac_error *)0)->where)
+#define LOAD_FLAGS (JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY)
+
+/* The root's arrays, read element by element when split. */
+static const char *const top_arrays[] = { "windows", "globals", "phases",
+					  "launches", "repeats", "schedule",
+					  NULL };
 
 /*
  * Sections of the string pool, in the order the binary image stores them,
@@ -42,6 +59,8 @@ struct reader {
 	 * cursors (the next free index) during the second. */
 	uint64_t planes, words, deltas, slots, frame_values;
 	uint64_t pool[POOL_N];    /* bytes per section, then next free byte */
+	const char *text;         /* the input, for split elements */
+	const struct json_split *split;   /* NULL: the tree holds it all */
 };
 
 /* ---- paths ---------------------------------------------------------- */
@@ -671,9 +690,13 @@ static int read_launch(struct reader *r, json_t *v, const char *path,
 	l->word_count = (uint32_t)n;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w;
-		path_index(at, where, i);
-		if (parse_u64(r, json_array_get(words, i), at, &w))
-			return -1;
+		json_t *word = json_array_get(words, i);
+		/* The path is made only for an error (parse_u64 is pure but
+		 * for the error it reports): words are most of a program. */
+		if (parse_u64(r, word, where, &w)) {
+			path_index(at, where, i);
+			return parse_u64(r, word, at, &w);
+		}
 		if (r->fill)
 			((uint64_t *)MUT(r->o->m.words))[r->words] = w;
 		r->words++;
@@ -844,6 +867,29 @@ static int read_ref(struct reader *r, json_t *v, const char *path,
 
 /* ---- the program ---------------------------------------------------- */
 
+/* The length of the root's array under key (arr: the tree's, or NULL). */
+static uint64_t top_size(const struct reader *r, const char *key,
+			 const json_t *arr)
+{
+	const struct json_split_array *a = json_split_find(r->split, key);
+	return a ? a->n : array_size(arr);
+}
+
+/* Element i of the root's array under key: the tree's (borrowed), or a
+ * split element parsed now (*parsed set: json_decref it); NULL when the
+ * element does not parse (the caller falls back to the whole text). */
+static json_t *top_element(const struct reader *r, const char *key,
+			   json_t *arr, uint64_t i, json_t **parsed)
+{
+	const struct json_split_array *a = json_split_find(r->split, key);
+	*parsed = NULL;
+	if (!a)
+		return json_array_get(arr, i);
+	assert(i < a->n);
+	return *parsed = json_loadb(r->text + a->e[i].at, a->e[i].len,
+				    LOAD_FLAGS, NULL);
+}
+
 /*
  * Walks one top-level array with one entry reader.  The macro keeps the
  * six loops (which differ only in their element type) in one place.
@@ -854,10 +900,15 @@ static int read_ref(struct reader *r, json_t *v, const char *path,
 		char at_[PATH_LEN];                                           \
 		if (opt_array(r, root, "", key, &arr_))                       \
 			return -1;                                            \
-		for (size_t i_ = 0; i_ < array_size(arr_); i_++) {            \
+		uint64_t n_ = top_size(r, key, arr_);                         \
+		for (uint64_t i_ = 0; i_ < n_; i_++) {                        \
 			type e_ = { 0 };                                      \
+			json_t *parsed_;                                      \
+			json_t *v_ = top_element(r, key, arr_, i_, &parsed_); \
 			path_index(at_, key, i_);                             \
-			if (reader(r, json_array_get(arr_, i_), at_, &e_))    \
+			int rc_ = v_ ? reader(r, v_, at_, &e_) : -1;          \
+			json_decref(parsed_);                                 \
+			if (rc_)                                              \
 				return -1;                                    \
 			if (r->fill)                                          \
 				((type *)MUT(r->o->m.field))[i_] = e_;        \
@@ -912,7 +963,8 @@ static int set_counts(struct reader *r, json_t *root)
 	uint32_t *fields32[] = { &m->n_windows, &m->n_globals, &m->n_phases,
 				 &m->n_launches, &m->n_repeats };
 	for (size_t k = 0; k < 5; k++) {
-		uint64_t n = array_size(json_object_get(root, keys32[k]));
+		uint64_t n = top_size(r, keys32[k],
+				      json_object_get(root, keys32[k]));
 		if (check_count32(r, keys32[k], n))
 			return -1;
 		*fields32[k] = (uint32_t)n;
@@ -926,7 +978,7 @@ static int set_counts(struct reader *r, json_t *root)
 	m->n_slots = (uint32_t)r->slots;
 	m->n_words = r->words;
 	m->n_frame_values = r->frame_values;
-	m->n_refs = array_size(json_object_get(root, "schedule"));
+	m->n_refs = top_size(r, "schedule", json_object_get(root, "schedule"));
 	return 0;
 }
 
@@ -971,18 +1023,17 @@ static int nul_error(struct ac_error *err, const char *text, size_t len)
 		       at + 1);
 }
 
-int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
-		       struct ac_error *err)
+/*
+ * Reads the program whose tree is parsed from tree_text[0, tree_len):
+ * the whole text, or a split's skeleton (split elements then come from
+ * text).  0 with *out set, or -1 with err filled.
+ */
+static int read_model(const char *text, const struct json_split *split,
+		      const char *tree_text, size_t tree_len,
+		      struct ac_model **out, struct ac_error *err)
 {
 	json_error_t je;
-	if (out)
-		*out = NULL;
-	if (!text)
-		text = "", len = 0;
-	if (nul_error(err, text, len))
-		return -1;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES |
-				  JSON_ALLOW_NUL | JSON_DECODE_ANY, &je);
+	json_t *root = json_loadb(tree_text, tree_len, LOAD_FLAGS, &je);
 	if (!root)
 		return syntax_error(err, &je);
 	struct model_owned *o = model_owned_new();
@@ -990,25 +1041,50 @@ int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
 		json_decref(root);
 		return ac_fail(err, "", "out of memory");
 	}
-	struct reader r = { .err = err, .o = o };
+	struct reader r = { .err = err, .o = o, .text = text, .split = split };
 	if (read_program(&r, root) || set_counts(&r, root))
 		goto fail;
 	o->bytes_len = pool_layout(&r);
 	if (model_owned_alloc(o, BORROW_NOTHING, err))
 		goto fail;
-	/* Second walk over the same tree: stores, and cannot fail. */
+	/* Second walk over the same values: stores, and cannot fail but
+	 * for memory when it parses split elements again. */
 	r.fill = 1;
 	r.planes = r.words = r.deltas = r.slots = r.frame_values = 0;
 	if (read_program(&r, root))
 		goto fail;
 	json_decref(root);
-	if (out)
-		*out = &o->m;
-	else
-		ac_model_free(&o->m);
+	*out = &o->m;
 	return 0;
 fail:
 	json_decref(root);
 	ac_model_free(&o->m);
 	return -1;
+}
+
+int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
+		       struct ac_error *err)
+{
+	if (out)
+		*out = NULL;
+	if (!text)
+		text = "", len = 0;
+	if (nul_error(err, text, len))
+		return -1;
+	struct ac_model *m = NULL;
+	struct json_split split;
+	int rc = -1;
+	if (json_split(text, len, top_arrays, &split) == 1) {
+		rc = read_model(text, &split, split.skeleton,
+				split.skeleton_len, &m, err);
+		json_split_free(&split);
+	}
+	/* Not split, or anything failed: the whole text, for its errors. */
+	if (rc != 0)
+		rc = read_model(text, NULL, text, len, &m, err);
+	if (rc == 0 && out)
+		*out = m;
+	else
+		ac_model_free(m);
+	return rc;
 }

@@ -9,80 +9,11 @@
 
 #include "program_impl.h"
 
+/* A tensor's sort record: by offset, ties by index (input order). */
 struct tensor_key {
 	uint64_t offset;
 	uint32_t index;
 };
-
-static int key_less(const struct tensor_key *x, const struct tensor_key *y)
-{
-	return x->offset != y->offset ? x->offset < y->offset
-				      : x->index < y->index;
-}
-
-static void swap_keys(struct tensor_key *a, struct tensor_key *b)
-{
-	struct tensor_key t = *a;
-	*a = *b;
-	*b = t;
-}
-
-/* Small runs: insertion sort. */
-#define INSERTION_SORT_MAX 16
-
-static void insertion_sort(struct tensor_key *k, uint32_t n)
-{
-	for (uint32_t i = 1; i < n; i++) {
-		struct tensor_key x = k[i];
-		uint32_t j = i;
-		for (; j > 0 && key_less(&x, &k[j - 1]); j--)
-			k[j] = k[j - 1];
-		k[j] = x;
-	}
-}
-
-/*
- * Quicksort with a median-of-three pivot, recursing into the smaller side
- * (depth O(log n)).  Keys are distinct (the index breaks ties), and sorted
- * input -- tensors are usually written in address order -- takes the
- * middle element as pivot, so it splits evenly.  Hand-written rather than
- * qsort: a program's sorts are many and small, where qsort's indirect
- * compares and scratch copies cost more than the sorting.
- */
-static void sort_keys(struct tensor_key *k, uint32_t n)
-{
-	while (n > INSERTION_SORT_MAX) {
-		uint32_t mid = n / 2;
-		if (key_less(&k[mid], &k[0]))
-			swap_keys(&k[mid], &k[0]);
-		if (key_less(&k[n - 1], &k[0]))
-			swap_keys(&k[n - 1], &k[0]);
-		if (key_less(&k[n - 1], &k[mid]))
-			swap_keys(&k[n - 1], &k[mid]);
-		struct tensor_key pivot = k[mid];
-		uint32_t i = 0, j = n - 1;
-		for (;;) {                 /* Hoare partition */
-			while (key_less(&k[i], &pivot))
-				i++;
-			while (key_less(&pivot, &k[j]))
-				j--;
-			if (i >= j)
-				break;
-			swap_keys(&k[i++], &k[j--]);
-		}
-		/* [0, j] <= pivot <= [j + 1, n) */
-		uint32_t left = j + 1, right = n - left;
-		if (left < right) {
-			sort_keys(k, left);
-			k += left;
-			n = right;
-		} else {
-			sort_keys(k + left, right);
-			n = left;
-		}
-	}
-	insertion_sort(k, n);
-}
 
 uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n)
 {
@@ -90,13 +21,14 @@ uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n)
 	if (n > 64 && !(keys = malloc(n * sizeof(*keys))))
 		return NULL;
 	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
-	if (order) {
-		for (uint32_t i = 0; i < n; i++)
-			keys[i] = (struct tensor_key){ t[i].offset, i };
-		sort_keys(keys, n);
-		for (uint32_t i = 0; i < n; i++)
-			order[i] = keys[i].index;
+	for (uint32_t i = 0; order && i < n; i++)
+		keys[i] = (struct tensor_key){ t[i].offset, i };
+	if (order && ac_sort_by_key(keys, n, sizeof(*keys)) != 0) {
+		free(order);
+		order = NULL;
 	}
+	for (uint32_t i = 0; order && i < n; i++)
+		order[i] = keys[i].index;
 	if (keys != small)
 		free(keys);
 	return order;

@@ -82,6 +82,7 @@ int model_owned_alloc(struct model_owned *o, unsigned borrow,
 		return ac_fail(err, "", "out of memory (%llu bytes)",
 			       (unsigned long long)total);
 	o->block = b;
+	o->block_len = total;
 	m->windows = (void *)(b + t[0].at);
 	m->globals = (void *)(b + t[1].at);
 	m->phases = (void *)(b + t[2].at);

@@ -34,7 +34,7 @@ static int index_bodies(struct ac_program *p)
 			.iterations = m->repeats[r].iterations,
 			.repeat = r,
 		};
-	qsort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
+	ac_sort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
 	/* count < 2^32 and iterations < 2^32; the sum over disjoint bodies
 	 * is below n * 2^32 < 2^64. */
 	for (uint32_t b = 0; b < m->n_repeats; b++)
@@ -79,12 +79,6 @@ static int index_runs(struct ac_program *p)
 		bd->steady = bd->run_count - (first == last);
 	}
 	return 0;
-}
-
-static int u64_order(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* Position of boundary x among the sorted unique boundaries. */
@@ -166,7 +160,10 @@ static int index_positions(struct ac_program *p)
 		if (t->size <= UINT64_MAX - t->offset)
 			bound[n++] = t->offset + t->size;
 	}
-	qsort(bound, n, sizeof(*bound), u64_order);
+	if (ac_sort_by_key(bound, n, sizeof(*bound)) != 0) {
+		free(bound);
+		return -1;
+	}
 	uint64_t u = 0;
 	for (uint64_t i = 0; i < n; i++)
 		if (u == 0 || bound[i] != bound[u - 1])

@@ -148,7 +148,7 @@ static int validate_slots_distinct(const struct ac_model *m, uint32_t ri,
 		return ac_fail(err, "", "out of memory");
 	for (uint32_t k = 0; k < r->slot_count; k++)
 		order[k] = &m->slots[r->slot_first + k];
-	qsort(order, r->slot_count, sizeof(*order), slot_order);
+	ac_sort(order, r->slot_count, sizeof(*order), slot_order);
 	int rc = 0;
 	for (uint32_t k = 1; k < r->slot_count && rc == 0; k++)
 		if (slot_order(&order[k - 1], &order[k]) == 0)
@@ -236,7 +236,7 @@ static int validate_bodies_disjoint(const struct ac_model *m,
 		return ac_fail(err, "", "out of memory");
 	for (uint32_t i = 0; i < m->n_repeats; i++)
 		order[i] = (struct body_key){ m->repeats[i].first, i };
-	qsort(order, m->n_repeats, sizeof(*order), body_key_order);
+	ac_sort(order, m->n_repeats, sizeof(*order), body_key_order);
 	int rc = 0;
 	for (uint32_t i = 1; i < m->n_repeats && rc == 0; i++) {
 		uint32_t x = order[i - 1].repeat, y = order[i].repeat;

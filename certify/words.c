@@ -132,7 +132,7 @@ static int merge_windows(struct word_check *c)
 	for (uint32_t i = 0; i < m->n_windows; i++)
 		c->windows[i] = (struct range){ m->windows[i].base,
 			m->windows[i].base + (m->windows[i].size - 1) };
-	qsort(c->windows, m->n_windows, sizeof(*c->windows), range_order);
+	ac_sort(c->windows, m->n_windows, sizeof(*c->windows), range_order);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_windows; i++) {
 		if (n && c->windows[i].lo <= c->windows[n - 1].last) {
@@ -383,8 +383,8 @@ static int body_walk_init(struct body_walk *bw, const struct ac_model *m,
 		const struct ac_slot *s = &m->slots[r->slot_first + k];
 		bw->slots[k] = (struct pair){ s->launch, s->word, k };
 	}
-	qsort(bw->deltas, r->delta_count, sizeof(struct pair), pair_order);
-	qsort(bw->slots, r->slot_count, sizeof(struct pair), pair_order);
+	ac_sort(bw->deltas, r->delta_count, sizeof(struct pair), pair_order);
+	ac_sort(bw->slots, r->slot_count, sizeof(struct pair), pair_order);
 	return 0;
 }
 

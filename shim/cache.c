@@ -16,11 +16,25 @@
  * share one struct ag_program, else memcmp) and the references.  Hints
  * keep no bytes: a false hint only delays the (D) work to submit time.
  *
- * Entries are reference counted; the cache holds one reference to each
- * and drops the least recently used unreferenced ones beyond a budget.
+ * Entries are reference counted; the caches hold one reference to each.
+ * One budget in bytes (ag_cfg.cache_bytes, ARENAGUARD_CACHE_MB) bounds
+ * everything they pin: a program entry counts its image, its model and
+ * its indexes (ac_model_footprint, ac_program_footprint), a verdict entry
+ * its text, a references array its verdicts share once, and the hint
+ * table its fixed size.
+ * Beyond the budget the least recently used entries go, verdicts and
+ * programs alike on one clock: a verdict pins its program, so dropping
+ * the verdict is what lets the program go.  A program that a live handle
+ * holds is not the cache's to drop: it stays, counted, until the handle
+ * lets go.  A dropped entry is forgotten, never trusted: the next request
+ * recomputes it.  Every step of trimming is O(1) but the skip over
+ * programs in use, which live handles bound.
+ *
+ * Lock order: program_lock, then verdict_lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,22 +42,63 @@
 
 #define PROGRAM_BUCKETS 256
 #define VERDICT_BUCKETS 4096
-#define PROGRAM_BUDGET ((size_t)256 << 20)   /* image bytes */
-#define VERDICT_BUDGET 65536                  /* entries */
+#define VERDICT_ENTRIES 65536       /* chains stay short */
 #define HINT_SLOTS (1u << 16)
+
+/* A least-recently-used list: newest at the head, oldest at the tail. */
+struct lru_list {
+	struct ag_lru *newest, *oldest;
+};
+
+static atomic_ullong cache_clock;   /* both caches' last-use stamps */
 
 static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ag_program *programs[PROGRAM_BUCKETS];
+static struct lru_list program_lru;
 static size_t program_bytes;
-static uint64_t program_clock;
 
 static pthread_mutex_t verdict_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ag_verdict *verdicts[VERDICT_BUCKETS];
-static size_t n_verdicts;
-static uint64_t verdict_clock;
+static struct lru_list verdict_lru;
+static size_t n_verdicts, verdict_bytes;
 
 static struct ag_digest hints[HINT_SLOTS];   /* {0, 0}: empty */
 static unsigned int n_hints;
+
+#define ENTRY_OF(node, type) \
+	((type *)((char *)(node) - offsetof(type, lru)))
+
+static void lru_unlink(struct lru_list *list, struct ag_lru *e)
+{
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		list->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		list->oldest = e->newer;
+	e->older = e->newer = NULL;
+}
+
+/* Links e as the newest (just used). */
+static void lru_push(struct lru_list *list, struct ag_lru *e)
+{
+	e->stamp = atomic_fetch_add(&cache_clock, 1) + 1;
+	e->newer = NULL;
+	e->older = list->newest;
+	if (list->newest)
+		list->newest->newer = e;
+	else
+		list->oldest = e;
+	list->newest = e;
+}
+
+static void lru_touch(struct lru_list *list, struct ag_lru *e)
+{
+	lru_unlink(list, e);
+	lru_push(list, e);
+}
 
 /* ---- digests ---- */
 
@@ -142,6 +197,39 @@ static int certify_program(struct ag_program *p)
 	return rc;
 }
 
+/* What a program entry pins: the struct, its image, its model and its
+ * indexes, its error text. */
+static size_t program_cost(const struct ag_program *p)
+{
+	return sizeof(*p) + p->len + (size_t)ac_model_footprint(p->model) +
+	       (size_t)ac_program_footprint(p->prog) +
+	       (p->error ? strlen(p->error) + 1 : 0);
+}
+
+/* What a verdict entry pins of its own: the struct and its text.  The
+ * references array it shares is charged once, by refs_charge. */
+static size_t verdict_cost(const struct ag_verdict *v)
+{
+	return sizeof(*v) + (v->text ? strlen(v->text) + 1 : 0);
+}
+
+static size_t refs_bytes(const struct ag_refs *r)
+{
+	return sizeof(*r) + r->cap * sizeof(r->v[0]);
+}
+
+/* A cached verdict starts (+1) or stops (-1) sharing r: the array is in
+ * the budget while any cached verdict shares it.  Verdict lock held. */
+static void refs_charge(struct ag_refs *r, int delta)
+{
+	if (!r)
+		return;
+	if (delta > 0 && r->cached++ == 0)
+		verdict_bytes += refs_bytes(r);
+	else if (delta < 0 && --r->cached == 0)
+		verdict_bytes -= refs_bytes(r);
+}
+
 static struct ag_program *program_find(const struct ag_digest *id,
 				       const uint8_t *image, size_t len)
 {
@@ -150,30 +238,74 @@ static struct ag_program *program_find(const struct ag_digest *id,
 		if (digest_eq(&p->id, id) && p->len == len &&
 		    memcmp(p->image, image, len) == 0) {
 			atomic_fetch_add(&p->refs, 1);
-			p->lru = ++program_clock;
+			lru_touch(&program_lru, &p->lru);
 			return p;
 		}
 	return NULL;
 }
 
-/* Drops the least recently used programs nobody else holds until the
- * images fit the budget.  Lock held. */
-static void program_trim(size_t budget)
+/* Both locks held. */
+static size_t cached_bytes(void)
 {
-	while (program_bytes > budget) {
-		struct ag_program **victim = NULL;
-		for (unsigned int b = 0; b < PROGRAM_BUCKETS; b++)
-			for (struct ag_program **pp = &programs[b]; *pp;
-			     pp = &(*pp)->next)
-				if (atomic_load(&(*pp)->refs) == 1 &&
-				    (!victim || (*pp)->lru < (*victim)->lru))
-					victim = pp;
-		if (!victim)
+	return program_bytes + verdict_bytes + sizeof(hints);
+}
+
+/* The least recently used program that only the cache holds, or NULL.
+ * Both locks held (no verdict can take a reference meanwhile). */
+static struct ag_program *oldest_unheld_program(void)
+{
+	for (struct ag_lru *e = program_lru.oldest; e; e = e->newer) {
+		struct ag_program *p = ENTRY_OF(e, struct ag_program);
+		if (atomic_load(&p->refs) == 1)
+			return p;
+	}
+	return NULL;
+}
+
+static void drop_program(struct ag_program *p)
+{
+	struct ag_program **pp = &programs[p->id.low % PROGRAM_BUCKETS];
+	while (*pp != p)
+		pp = &(*pp)->next;
+	*pp = p->next;
+	lru_unlink(&program_lru, &p->lru);
+	program_bytes -= p->bytes;
+	ag_program_unref(p);
+}
+
+static void drop_verdict(struct ag_verdict *v)
+{
+	struct ag_verdict **pp = &verdicts[v->digest.low % VERDICT_BUCKETS];
+	while (*pp != v)
+		pp = &(*pp)->next;
+	*pp = v->next;
+	lru_unlink(&verdict_lru, &v->lru);
+	n_verdicts--;
+	verdict_bytes -= v->bytes;
+	refs_charge(v->refv, -1);
+	ag_verdict_unref(v);
+}
+
+/*
+ * Drops least recently used entries, verdicts and programs on one clock,
+ * until the caches pin at most `budget` bytes and hold at most
+ * VERDICT_ENTRIES verdicts, or only programs in use are left.  Both locks
+ * held.
+ */
+static void trim_locked(size_t budget)
+{
+	for (;;) {
+		int over = cached_bytes() > budget;
+		if (!over && n_verdicts <= VERDICT_ENTRIES)
 			return;
-		struct ag_program *p = *victim;
-		*victim = p->next;
-		program_bytes -= p->len;
-		ag_program_unref(p);
+		struct ag_lru *v = verdict_lru.oldest;
+		struct ag_program *p = over ? oldest_unheld_program() : NULL;
+		if (p && (!v || p->lru.stamp < v->stamp))
+			drop_program(p);
+		else if (v)
+			drop_verdict(ENTRY_OF(v, struct ag_verdict));
+		else
+			return;
 	}
 }
 
@@ -206,6 +338,7 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 		program_free(p);
 		return NULL;
 	}
+	p->bytes = program_cost(p);
 
 	pthread_mutex_lock(&program_lock);
 	struct ag_program *first = program_find(&id, image, len);
@@ -215,11 +348,13 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 		return first;
 	}
 	atomic_fetch_add(&p->refs, 1);               /* the cache's */
-	p->lru = ++program_clock;
+	lru_push(&program_lru, &p->lru);
 	p->next = programs[id.low % PROGRAM_BUCKETS];
 	programs[id.low % PROGRAM_BUCKETS] = p;
-	program_bytes += len;
-	program_trim(PROGRAM_BUDGET);
+	program_bytes += p->bytes;
+	pthread_mutex_lock(&verdict_lock);
+	trim_locked(ag_cfg.cache_bytes);
+	pthread_mutex_unlock(&verdict_lock);
 	pthread_mutex_unlock(&program_lock);
 	return p;
 }
@@ -253,6 +388,7 @@ struct ag_refs *ag_refs_grow(struct ag_refs *r, uint64_t used, uint64_t need)
 	if (!n)
 		return NULL;
 	atomic_store(&n->refs, 1);
+	n->cached = 0;
 	n->cap = cap;
 	if (used)
 		memcpy(n->v, r->v, used * sizeof(n->v[0]));
@@ -305,7 +441,7 @@ static struct ag_verdict *verdict_find(const struct ag_digest *d,
 		    memcmp(v->refv->v, refs, n * sizeof(*refs)) != 0)
 			continue;
 		atomic_fetch_add(&v->refs, 1);
-		v->lru = ++verdict_clock;
+		lru_touch(&verdict_lru, &v->lru);
 		return v;
 	}
 	return NULL;
@@ -321,27 +457,9 @@ struct ag_verdict *ag_verdict_find(const struct ag_digest *d,
 	return v;
 }
 
-/* Halves the cache, oldest first, when it is full.  Lock held. */
-static void verdict_trim(size_t budget)
-{
-	if (n_verdicts <= budget)
-		return;
-	uint64_t cut = verdict_clock - budget / 2;
-	for (unsigned int b = 0; b < VERDICT_BUCKETS; b++)
-		for (struct ag_verdict **pp = &verdicts[b]; *pp;) {
-			struct ag_verdict *v = *pp;
-			if (v->lru <= cut || budget == 0) {
-				*pp = v->next;
-				n_verdicts--;
-				ag_verdict_unref(v);
-			} else {
-				pp = &v->next;
-			}
-		}
-}
-
 struct ag_verdict *ag_verdict_publish(struct ag_verdict *v)
 {
+	v->bytes = verdict_cost(v);
 	pthread_mutex_lock(&verdict_lock);
 	struct ag_verdict *first = verdict_find(&v->digest, v->program,
 						v->n_refs ? v->refv->v : NULL,
@@ -352,12 +470,19 @@ struct ag_verdict *ag_verdict_publish(struct ag_verdict *v)
 		return first;
 	}
 	atomic_fetch_add(&v->refs, 1);               /* the cache's */
-	v->lru = ++verdict_clock;
+	lru_push(&verdict_lru, &v->lru);
 	v->next = verdicts[v->digest.low % VERDICT_BUCKETS];
 	verdicts[v->digest.low % VERDICT_BUCKETS] = v;
 	n_verdicts++;
-	verdict_trim(VERDICT_BUDGET);
+	verdict_bytes += v->bytes;
+	refs_charge(v->refv, +1);
 	pthread_mutex_unlock(&verdict_lock);
+	/* Trimming takes both locks, in their order. */
+	pthread_mutex_lock(&program_lock);
+	pthread_mutex_lock(&verdict_lock);
+	trim_locked(ag_cfg.cache_bytes);
+	pthread_mutex_unlock(&verdict_lock);
+	pthread_mutex_unlock(&program_lock);
 	return v;
 }
 
@@ -408,14 +533,36 @@ int ag_hint_has(const struct ag_digest *d)
 
 void ag_cache_trim(void)
 {
+	pthread_mutex_lock(&program_lock);
 	pthread_mutex_lock(&verdict_lock);
-	verdict_trim(0);
+	trim_locked(0);
 	memset(hints, 0, sizeof(hints));
 	n_hints = 0;
 	pthread_mutex_unlock(&verdict_lock);
-	pthread_mutex_lock(&program_lock);
-	program_trim(0);
 	pthread_mutex_unlock(&program_lock);
+}
+
+size_t ag_cache_bytes(void)
+{
+	pthread_mutex_lock(&program_lock);
+	pthread_mutex_lock(&verdict_lock);
+	size_t bytes = cached_bytes();
+	pthread_mutex_unlock(&verdict_lock);
+	pthread_mutex_unlock(&program_lock);
+	return bytes;
+}
+
+uint64_t ag_cache_entries(void)
+{
+	uint64_t n = 0;
+	pthread_mutex_lock(&program_lock);
+	pthread_mutex_lock(&verdict_lock);
+	for (struct ag_lru *e = program_lru.oldest; e; e = e->newer)
+		n++;
+	n += n_verdicts;
+	pthread_mutex_unlock(&verdict_lock);
+	pthread_mutex_unlock(&program_lock);
+	return n;
 }
 
 void ag_cache_lock_all(void)

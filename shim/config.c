@@ -6,6 +6,7 @@
  *   ARENAGUARD_LOG    file to append records to (default: stderr)
  *   ARENAGUARD_DUMP   directory for failing programs as images
  *   ARENAGUARD_STATS  1: counters on stderr (or the log) at exit
+ *   ARENAGUARD_CACHE_MB  the caches' budget in MiB (default 256)
  *
  * An ARENAGUARD value that is not understood means enforce: a typo must
  * not switch the guard off.  A value that cannot be honoured (not
@@ -20,7 +21,10 @@
 
 #include "guard.h"
 
-struct ag_config ag_cfg = { .mode = AG_ENFORCE };
+struct ag_config ag_cfg = {
+	.mode = AG_ENFORCE,
+	.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20,
+};
 
 __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
@@ -57,6 +61,16 @@ static enum ag_mode parse_mode(const char *v, char *bad, size_t len,
 	return AG_ENFORCE;
 }
 
+/* MiB from 0 to AG_CACHE_MB_MAX in decimal, else the default. */
+static size_t parse_cache_mb(const char *v)
+{
+	if (!v || *v < '0' || *v > '9')
+		return AG_CACHE_MB_DEFAULT;
+	char *end;
+	unsigned long mb = strtoul(v, &end, 10);
+	return *end || mb > AG_CACHE_MB_MAX ? AG_CACHE_MB_DEFAULT : mb;
+}
+
 void ag_config_load(void)
 {
 	ag_cfg.mode = parse_mode(getenv("ARENAGUARD"), ag_cfg.bad_mode,
@@ -69,6 +83,8 @@ void ag_config_load(void)
 					"ARENAGUARD_DUMP");
 	const char *s = getenv("ARENAGUARD_STATS");
 	ag_cfg.stats = s && *s && strcmp(s, "0") != 0;
+	ag_cfg.cache_bytes = parse_cache_mb(getenv("ARENAGUARD_CACHE_MB"))
+			     << 20;
 	ag_output_open();
 }
 

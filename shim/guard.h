@@ -48,6 +48,7 @@ struct ag_config {
 	char log_path[AG_PATH_MAX + 1];  /* "" : standard error */
 	char dump_dir[AG_PATH_MAX + 1];  /* "" : no dumps */
 	int stats;              /* print counters at exit */
+	size_t cache_bytes;     /* the caches' budget (ARENAGUARD_CACHE_MB) */
 	char bad_mode[64];      /* an ARENAGUARD value not understood */
 	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
 	size_t log_too_long;    /* ARENAGUARD_LOG's length if over the max */
@@ -55,6 +56,11 @@ struct ag_config {
 };
 
 extern struct ag_config ag_cfg;
+
+/* The caches' budget when ARENAGUARD_CACHE_MB is unset or not a number
+ * of MiB from 0 to AG_CACHE_MB_MAX (docs/guard.md, "Caches"). */
+#define AG_CACHE_MB_DEFAULT 256
+#define AG_CACHE_MB_MAX (1u << 20)
 
 /*
  * Reads the environment into ag_cfg and (re)opens the guard's outputs
@@ -152,6 +158,12 @@ struct ag_digest {
  * image has these bytes.  Immutable once published, so any number of
  * threads read it without a lock; freed with its last reference.
  */
+/* A cache entry's place in its cache's least-recently-used list. */
+struct ag_lru {
+	struct ag_lru *older, *newer;
+	uint64_t stamp;             /* last use, on the caches' one clock */
+};
+
 struct ag_program {
 	atomic_uint refs;
 	uint8_t *image;             /* the guard's copy: what the driver got */
@@ -162,13 +174,16 @@ struct ag_program {
 	ac_program *prog;           /* NULL when malformed */
 	char *error;                /* why it cannot be certified, or NULL */
 	struct ag_program *next;    /* cache chain */
-	uint64_t lru;
+	struct ag_lru lru;
+	size_t bytes;               /* what the entry pins (the budget's) */
 };
 
 /* A schedule's references: grows in place; a verdict entry shares the
  * prefix it was decided on (schedules only grow). */
 struct ag_refs {
 	atomic_uint refs;
+	uint32_t cached;            /* cached verdicts sharing it (the
+				     * verdict lock's): charged once */
 	uint64_t cap;
 	struct ac_ref v[];
 };
@@ -183,7 +198,8 @@ struct ag_verdict {
 	struct ac_diag diag;
 	char *text;                 /* the rendered diagnostic or error */
 	struct ag_verdict *next;    /* cache chain */
-	uint64_t lru;
+	struct ag_lru lru;
+	size_t bytes;               /* what the entry pins (the budget's) */
 };
 
 /*
@@ -225,6 +241,11 @@ void ag_cache_lock_all(void);
 void ag_cache_unlock_all(int child);
 /* Drops every unreferenced entry (tests, and memory pressure). */
 void ag_cache_trim(void);
+/* Bytes the caches pin now (programs and verdicts, the hint table
+ * included), which trimming keeps within ag_cfg.cache_bytes; the entries
+ * counted; for tests and the statistics. */
+size_t ag_cache_bytes(void);
+uint64_t ag_cache_entries(void);
 
 /* ---- mirror.c: per-file programs and schedules -------------------------- */
 

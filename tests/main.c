@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, suite_search());
 	srunner_add_suite(sr, suite_advisory());
 	srunner_add_suite(sr, suite_followed());
+	srunner_add_suite(sr, suite_sort());
 
 	return run_and_summarize(sr);
 }

@@ -4,7 +4,7 @@
  * runs the built binary (AG_ARENA_CERTIFY) and checks its output lines, its
  * JSON objects and its exit status.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 
 #include <check.h>
 #include <dirent.h>
@@ -15,14 +15,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "guard/rss.h"
 #include "suites.h"
 #include "util.h"
+#include "workload.h"
 
 #ifndef AG_ARENA_CERTIFY
 #error "AG_ARENA_CERTIFY must be defined by the build"
@@ -81,6 +84,8 @@ static void write_text(const char *path, const char *text, size_t len)
 struct run {
 	int status;      /* exit status; 128 + signal if killed */
 	char *out, *err;
+	long max_rss_kib;        /* the child's peak resident memory */
+	long spawner_rss_kib;    /* ours when it was spawned (see run_cli) */
 };
 
 /*
@@ -112,6 +117,15 @@ static struct run run_cli(const char *stdin_path, ...)
 					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	posix_spawn_file_actions_addopen(&fa, 2, err_path,
 					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	/* A spawned child's peak starts at its spawner's peak (it runs in
+	 * our memory until it execs): reset ours to what is resident now,
+	 * and say what that is. */
+	FILE *clear = fopen("/proc/self/clear_refs", "w");
+	if (clear) {
+		fputs("5", clear);
+		fclose(clear);
+	}
+	long spawner_rss_kib = (long)(rss_field("VmRSS") / 1024);
 	pid_t pid;
 	int rc = posix_spawn(&pid, AG_ARENA_CERTIFY, &fa, NULL,
 			     (char *const *)argv, environ);
@@ -119,8 +133,11 @@ static struct run run_cli(const char *stdin_path, ...)
 	ck_assert_msg(rc == 0, "cannot run %s: %s", AG_ARENA_CERTIFY, strerror(rc));
 
 	int ws;
-	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	struct rusage ru;
+	ck_assert_int_eq(wait4(pid, &ws, 0, &ru), pid);
 	struct run r;
+	r.max_rss_kib = ru.ru_maxrss;
+	r.spawner_rss_kib = spawner_rss_kib;
 	r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 	r.out = util_read_file(out_path, NULL);
 	r.err = util_read_file(err_path, NULL);
@@ -1195,6 +1212,79 @@ START_TEST(html_long_walk)
 }
 END_TEST
 
+/*
+ * Reading follows the input: a JSON program of 8.6 MB (the vit workload
+ * at 3e5 words) certified in at most 3 times its size of peak memory, the
+ * binary's own few MiB aside.  Reading it as one jansson tree took about
+ * 7 times (620 MB for 86 MB, docs/performance.md).
+ */
+START_TEST(json_memory_follows_input)
+{
+	/* Written by a child: a spawned process's peak counts the peak of
+	 * the process it was spawned from. */
+	const char *path = tmp("vit.json");
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct workload_spec spec = { WORKLOAD_VIT, WORKLOAD_SOUND,
+					      300000, 0 };
+		const char *why = "?";
+		struct workload *w = workload_new(&spec, &why);
+		size_t n;
+		char *text = w ? ac_model_write_json(&w->model, &n, NULL) : NULL;
+		FILE *f = text ? fopen(path, "wb") : NULL;
+		_exit(f && fwrite(text, 1, n, f) == n && fclose(f) == 0 ? 0 : 1);
+	}
+	int ws;
+	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	ck_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	size_t len = (size_t)st.st_size;
+	/* In a sanitizer build: no quarantine, so the peak is what is held
+	 * (any other option of the environment is kept). */
+	const char *asan = getenv("ASAN_OPTIONS");
+	char options[512];
+	snprintf(options, sizeof(options), "%s%squarantine_size_mb=0",
+		 asan ? asan : "", asan && *asan ? ":" : "");
+	setenv("ASAN_OPTIONS", options, 1);
+	struct run r = run_cli(NULL, "--quiet", path, NULL);
+	ck_assert_int_eq(r.status, 0);
+	long bound_kib = (long)(3 * len / 1024) + 8192 + r.spawner_rss_kib;
+	printf("cli: %zu bytes of JSON: peak %ld KiB (bound %ld KiB, of which "
+	       "the spawner's %ld)\n", len, r.max_rss_kib, bound_kib,
+	       r.spawner_rss_kib);
+	ck_assert_int_le(r.max_rss_kib, bound_kib);
+	run_free(&r);
+}
+END_TEST
+
+/* An endless stream is refused at its first block when that cannot
+ * begin a program, with the error its content gives; a regular file past
+ * the limit is refused by its size, unread (a sparse file here). */
+START_TEST(input_limits)
+{
+	struct run r = run_cli("/dev/zero", "-", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(line(r.out, 0, (char[256]){ 0 }, 256),
+			 "-: error: line 1, column 1: invalid JSON: a NUL byte "
+			 "at byte 1");
+	ck_assert_int_le(r.max_rss_kib, 16384 + r.spawner_rss_kib);
+	run_free(&r);
+	const char *big = tmp("big.json");
+	int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, ((off_t)1 << 30) + 1), 0);
+	close(fd);
+	r = run_cli(NULL, big, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.out, "cannot read: larger than 1 GiB"));
+	ck_assert_int_le(r.max_rss_kib, 16384 + r.spawner_rss_kib);
+	run_free(&r);
+	unlink(big);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
 	Suite *s = suite_create("cli");
@@ -1209,6 +1299,8 @@ Suite *suite_cli(void)
 	tcase_add_test(tc, malformed_json_located);
 	tcase_add_test(tc, malformed_various);
 	tcase_add_test(tc, unreadable);
+	tcase_add_test(tc, json_memory_follows_input);
+	tcase_add_test(tc, input_limits);
 	tcase_add_test(tc, convert_round_trip);
 	tcase_add_test(tc, convert_usage);
 	tcase_add_test(tc, convert_malformed_writes_nothing);

@@ -1017,6 +1017,87 @@ START_TEST(random_models)
 }
 END_TEST
 
+/*
+ * The reader parses the root's arrays element by element (a split of the
+ * text, certify/json_split.c) and falls back to the whole text when the
+ * split cannot be followed.  Both must read the same model: the program
+ * below with every kind of text the splitter walks over (brackets,
+ * braces, commas and escaped quotes inside strings, every JSON
+ * whitespace, empty arrays) against itself with its root keys escaped,
+ * which the splitter does not match, so that it is read whole.
+ */
+static const char split_text[] =
+	"{\"alignment\"\t:\r\n64, \"windows\": [ {\"name\": \"a]},[\\\"{\", "
+	"\"base\": \"0x1000\", \"size\": \"0x1000\"} ] ,\n"
+	"\"globals\":[],\"phases\" : [{\"identity\": \"P,]\", \"planes\": "
+	"[{\"name\": \"x\\\\\", \"offset\": \"0x1000\", \"size\": 64, "
+	"\"carried\": false}]}],\n \"launches\": [\n {\"phase\": \"P,]\", "
+	"\"words\": [1, \"0x1000\", 3]},{\"phase\": \"P,]\", \"words\": []}\n"
+	"], \"repeats\": [ ], \"schedule\": [{\"first\": 0, \"count\": 2}]}\n";
+
+static char *escape_root_keys(const char *text)
+{
+	static const char *const keys[] = { "\"windows\"", "\"globals\"",
+		"\"phases\"", "\"launches\"", "\"repeats\"", "\"schedule\"" };
+	char *out = malloc(strlen(text) * 2 + 1), *o = out;
+	ck_assert_ptr_nonnull(out);
+	for (const char *t = text; *t;) {
+		size_t k = 0;
+		while (k < 6 && strncmp(t, keys[k], strlen(keys[k])))
+			k++;
+		if (k < 6) {                /* "x..." -> "\u0078..." */
+			o += sprintf(o, "\"\\u%04x%s", t[1], keys[k] + 2);
+			t += strlen(keys[k]);
+		} else {
+			*o++ = *t++;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+START_TEST(split_reads_like_whole)
+{
+	char *whole = escape_root_keys(split_text);
+	ck_assert_str_ne(whole, split_text);
+	struct ac_model *a = util_read_json_ok(split_text, strlen(split_text));
+	struct ac_model *b = util_read_json_ok(whole, strlen(whole));
+	util_expect_same_content(a, b);
+	ck_assert_uint_eq(a->n_launches, 2);
+	ck_assert_uint_eq(a->n_words, 3);
+	ck_assert_uint_eq(a->n_refs, 1);
+	ck_assert(bytes_is(a->windows[0].name, "a]},[\"{", 7));
+	ck_assert(bytes_is(a->planes[0].name, "x\\", 2));
+	ac_model_free(a);
+	ac_model_free(b);
+	free(whole);
+}
+END_TEST
+
+/* Errors are the whole text's, in its order: a malformed launch read
+ * before a syntax error in a later array still gives the syntax error,
+ * at its line and column; a malformed element gives its path. */
+START_TEST(split_errors_are_whole_texts)
+{
+	const char *late_syntax =
+		"{\"alignment\": 64, \"launches\": [{\"phase\": 5}],\n"
+		" \"schedule\": [{\"first\": 0 \"count\": 1}]}";
+	struct ac_model *m = NULL;
+	struct ac_error err;
+	ck_assert_int_eq(ac_model_read_json(late_syntax, strlen(late_syntax),
+					    &m, &err), -1);
+	ck_assert_str_eq(err.where, "line 2, column 33"); /* "count" ends */
+	ck_assert_ptr_nonnull(strstr(err.message, "invalid JSON"));
+	const char *bad_word =
+		"{\"alignment\": 64, \"launches\": [{\"phase\": \"P\", "
+		"\"words\": [1]}, {\"phase\": \"P\", \"words\": [1, -2]}]}";
+	ck_assert_int_eq(ac_model_read_json(bad_word, strlen(bad_word), &m,
+					    &err), -1);
+	ck_assert_str_eq(err.where, "launches[1].words[1]");
+	ck_assert_ptr_null(m);
+}
+END_TEST
+
 Suite *suite_json(void)
 {
 	Suite *s = suite_create("json");
@@ -1036,6 +1117,8 @@ Suite *suite_json(void)
 	tcase_add_test(tc, odd_names);
 	tcase_add_loop_test(tc, malformed, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, syntax_error_position);
+	tcase_add_test(tc, split_reads_like_whole);
+	tcase_add_test(tc, split_errors_are_whole_texts);
 	tcase_add_test(tc, truncated_text);
 	tcase_add_test(tc, hostile_text);
 	tcase_add_test(tc, writer_edge_values);

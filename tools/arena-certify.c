@@ -10,8 +10,11 @@
  * failed and where.  The contract (output lines, exit status) is the end of
  * shared/spec/program-json.md; docs/arena-certify.1 is the manual.
  *
- * Every file is read whole into memory, up to MAX_INPUT bytes, so that a
- * stream that never ends (/dev/zero) gets an error instead of eating the
+ * Every file is read whole into memory, up to MAX_INPUT bytes: a regular
+ * file is sized (fstat) and refused before it is read; a stream (a pipe, a
+ * device) is refused when it reaches the limit, or read no further than
+ * its first block when that block cannot begin a program (/dev/zero), so
+ * that a stream that never ends gets an error instead of eating the
  * machine.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -84,14 +87,33 @@ static int read_error(struct ac_error *err, const char *why)
 }
 
 /*
+ * Can a text starting with buf[0, len) be a program?  1 yes or maybe
+ * (nothing but JSON whitespace yet), 0 no: its first byte is neither the
+ * image magic's nor, after whitespace, one that begins a JSON value.
+ * Then the text is malformed at that byte whatever follows it.
+ */
+static int may_be_program(const char *buf, size_t len)
+{
+	if (len > 0 && buf[0] == AC_IMAGE_MAGIC[0])
+		return 1;
+	size_t i = 0;
+	while (i < len && strchr(" \t\r\n", buf[i]) && buf[i])
+		i++;
+	return i == len || (buf[i] && strchr("{[\"-0123456789tfn", buf[i]));
+}
+
+/*
  * Reads all of fd into a malloc'ed, NUL-terminated buffer.  Regular files
- * are sized up front; pipes grow the buffer by doubling.
+ * are sized up front and refused past the limit before any read; streams
+ * grow the buffer by doubling up to the limit, and stop at the first
+ * block that shows they cannot be a program (may_be_program).
  */
 static int read_fd(int fd, char **out, size_t *out_len, struct ac_error *err)
 {
 	struct stat st;
 	size_t cap = 65536, len = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (regular && st.st_size > 0) {
 		if ((uint64_t)st.st_size > MAX_INPUT)
 			return read_error(err, "larger than 1 GiB, the limit of arena-certify");
 		cap = (size_t)st.st_size + 1; /* +1 sees EOF without a regrow */
@@ -125,6 +147,8 @@ static int read_fd(int fd, char **out, size_t *out_len, struct ac_error *err)
 			return read_error(err, strerror(e));
 		}
 		len += (size_t)got;
+		if (!regular && !may_be_program(buf, len))
+			break;      /* malformed at its first byte: enough */
 	}
 	buf[len] = 0;
 	*out = buf;

@@ -122,6 +122,11 @@ void ac_program_free(ac_program *program);
 
 /* The verdict of (A), (B), (C) alone: 0, 1 or 2 + i. */
 uint64_t ac_program_verdict(const ac_program *program);
+
+/* The bytes ac_program_new allocated for `program` and may make resident
+ * (its indexes; not the model, see ac_model_footprint); 0 for NULL.  For
+ * caches bounded in bytes. */
+uint64_t ac_program_footprint(const ac_program *program);
 const struct ac_model *ac_program_model(const ac_program *program);
 
 /* The phase launch `launch` declares (spec 1.2), or AC_NONE. */

@@ -163,6 +163,10 @@ int ac_model_view(const void *data, size_t len, struct ac_model **out,
 /* Frees a model returned by a reader.  NULL is ignored. */
 void ac_model_free(struct ac_model *model);
 
+/* The bytes a model returned by a reader holds and may make resident: its
+ * arrays and strings, not the input a view borrows; 0 for NULL. */
+uint64_t ac_model_footprint(const struct ac_model *model);
+
 /* The image's first bytes: "ARENAPRG". */
 #define AC_IMAGE_MAGIC "ARENAPRG"
 #define AC_IMAGE_MAGIC_LEN 8

@@ -37,7 +37,7 @@ static const char json_fmt[] =
 	"  {\"phase\": \"Q\", \"words\": [%d, \"0x18000\", \"0x10100\", 64]}"
 	" ]}";
 
-uint8_t *prog_image(enum prog_kind kind, size_t *len)
+static struct ac_model *read_model(enum prog_kind kind)
 {
 	char json[4096];
 	snprintf(json, sizeof(json), json_fmt, ARENA_K_FILL,
@@ -51,7 +51,41 @@ uint8_t *prog_image(enum prog_kind kind, size_t *len)
 			ac_error_text(&err, text, sizeof(text)));
 		abort();
 	}
-	uint8_t *image = ac_model_write_image(m, len, &err);
+	return m;
+}
+
+uint8_t *prog_image(enum prog_kind kind, size_t *len)
+{
+	struct ac_model *m = read_model(kind);
+	uint8_t *image = ac_model_write_image(m, len, NULL);
+	ac_model_free(m);
+	if (!image)
+		abort();
+	return image;
+}
+
+uint8_t *prog_image_wide(uint32_t launches, uint32_t seed, size_t *len)
+{
+	struct ac_model *m = read_model(PROG_GOOD);
+	struct ac_model wide = *m;
+	struct ac_launch *l = calloc(launches, sizeof(*l));
+	uint64_t *words = calloc((size_t)launches * 4, sizeof(*words));
+	if (!l || !words)
+		abort();
+	for (uint32_t i = 0; i < launches; i++) {
+		l[i] = m->launches[0];
+		l[i].word_first = 4 * (uint64_t)i;
+		memcpy(&words[4 * (size_t)i], &m->words[m->launches[0].word_first],
+		       4 * sizeof(*words));
+		words[4 * (size_t)i + 3] = seed;   /* the fill value's bits */
+	}
+	wide.launches = l;
+	wide.n_launches = launches;
+	wide.words = words;
+	wide.n_words = 4 * (uint64_t)launches;
+	uint8_t *image = ac_model_write_image(&wide, len, NULL);
+	free(l);
+	free(words);
 	ac_model_free(m);
 	if (!image)
 		abort();

@@ -42,6 +42,11 @@ enum prog_kind {
 /* The device image (empty schedule section); free with free(). */
 uint8_t *prog_image(enum prog_kind kind, size_t *len);
 
+/* A program of `launches` launches of phase P, each filling a with the
+ * float whose bits are `seed` (distinct seeds: distinct images), for the
+ * caches' memory tests; any run of them is certified.  free() it. */
+uint8_t *prog_image_wide(uint32_t launches, uint32_t seed, size_t *len);
+
 /* Schedules: good {[0,2), [3,4)}: out = 1.0; bad_d {[0,1), [2,3), [1,2),
  * [3,4)}: R overwrites a before Q reads it, verdict 2 + 4 + 2 = 8, and
  * out[0..16) = 2.0 on the device. */

@@ -13,6 +13,7 @@ Suite *suite_faults(void);    /* test_faults.c: memory, EINTR, races, log */
 Suite *suite_fastpath(void);  /* test_fastpath.c: the cheap paths, safe */
 Suite *suite_gate(void);      /* test_gate.c: one handler, seals, the holes */
 Suite *suite_output(void);    /* test_output.c: the guard's output rules */
+Suite *suite_cache(void);     /* test_cache.c: the caches' byte budget */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \
