@@ -32,6 +32,12 @@ uint64_t ac_program_footprint(const ac_program *p)
 	if (p->runs)                 /* the indexes (D) needs */
 		bytes += big_footprint(launches, sizeof(*p->runs)) +
 			 big_footprint(launches, sizeof(*p->run_of)) +
-			 ((uint64_t)m->n_planes + 1) * sizeof(*p->spans);
+			 ((uint64_t)m->n_planes + 1) * sizeof(*p->spans) +
+			 ((uint64_t)m->n_planes + 1) * sizeof(*p->followed) +
+			 ((uint64_t)m->n_phases + 1) *
+				 sizeof(*p->followed_first) +
+			 ((uint64_t)m->n_planes + 1) * sizeof(*p->declaring) +
+			 ((uint64_t)p->n_watched + 2) *
+				 sizeof(*p->declaring_first);
 	return bytes;
 }
