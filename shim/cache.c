@@ -34,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,7 @@ static void program_free(struct ag_program *p)
 	ac_program_free(p->prog);
 	ac_model_free(p->model);
 	free(p->error);
+	free(p->advisory);
 	free(p->image);
 	free(p);
 }
@@ -172,8 +174,31 @@ static int set_error(struct ag_program *p, const char *what,
 	return p->error ? 0 : -ENOMEM;
 }
 
+/* Strict mode: p->advisory says p's advisories (spec 6), if it has
+ * any: they depend on the plan alone, so once per program.  0; -ENOMEM. */
+static int find_advisories(struct ag_program *p)
+{
+	struct ac_advisory *list;
+	uint64_t n;
+	struct ac_error err;
+	if (ac_program_advisories(p->prog, &list, &n, &err) != 0)
+		return -ENOMEM;
+	if (n) {
+		char text[1024];
+		ac_advisory_render(&list[0], p->prog, text, sizeof(text));
+		p->advisory = n == 1
+			? ag_printf("strict mode: the program has an "
+				    "advisory: %s", text)
+			: ag_printf("strict mode: the program has %" PRIu64
+				    " advisories; the first: %s", n, text);
+	}
+	free(list);
+	return n && !p->advisory ? -ENOMEM : 0;
+}
+
 /* Reads and certifies p's image: (A), (B), (C) and the indexes (D)
- * needs.  0, with p->error set when the image is malformed; -ENOMEM. */
+ * needs, and in strict mode its advisories.  0, with p->error set when
+ * the image is malformed; -ENOMEM. */
 static int certify_program(struct ag_program *p)
 {
 	struct ac_error err;
@@ -190,6 +215,8 @@ static int certify_program(struct ag_program *p)
 			       "requests)", NULL);
 	} else if (!(p->prog = ac_program_new(p->model, &err))) {
 		rc = set_error(p, "malformed program", &err);
+	} else if (ag_cfg.strict) {
+		rc = find_advisories(p);
 	}
 	atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
 	if (rc == 0)
@@ -203,7 +230,8 @@ static size_t program_cost(const struct ag_program *p)
 {
 	return sizeof(*p) + p->len + (size_t)ac_model_footprint(p->model) +
 	       (size_t)ac_program_footprint(p->prog) +
-	       (p->error ? strlen(p->error) + 1 : 0);
+	       (p->error ? strlen(p->error) + 1 : 0) +
+	       (p->advisory ? strlen(p->advisory) + 1 : 0);
 }
 
 /* What a verdict entry pins of its own: the struct and its text.  The

@@ -6,6 +6,8 @@
  *   ARENAGUARD_LOG    file to append records to (default: stderr)
  *   ARENAGUARD_DUMP   directory for failing programs as images
  *   ARENAGUARD_STATS  1: counters on stderr (or the log) at exit
+ *   ARENAGUARD_STRICT 1: strict mode (spec 6): a program with advisories
+ *                     is refused like one that fails
  *   ARENAGUARD_CACHE_MB  the caches' budget in MiB (default 256)
  *
  * An ARENAGUARD value that is not understood means enforce: a typo must
@@ -83,6 +85,8 @@ void ag_config_load(void)
 					"ARENAGUARD_DUMP");
 	const char *s = getenv("ARENAGUARD_STATS");
 	ag_cfg.stats = s && *s && strcmp(s, "0") != 0;
+	s = getenv("ARENAGUARD_STRICT");
+	ag_cfg.strict = s && *s && strcmp(s, "0") != 0;
 	ag_cfg.cache_bytes = parse_cache_mb(getenv("ARENAGUARD_CACHE_MB"))
 			     << 20;
 	ag_output_open();

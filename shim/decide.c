@@ -106,6 +106,8 @@ int ag_decide(struct ag_sched *s, const struct ag_submit *sub)
 		return refuse(s, sub, NULL, s->program->error, -EPERM);
 	if (s->poison[0])
 		return refuse(s, sub, NULL, s->poison, -EPERM);
+	if (s->program && s->program->advisory)     /* strict mode */
+		return refuse(s, sub, NULL, s->program->advisory, -EPERM);
 
 	struct ag_verdict *v = verdict_of(s);
 	int rc = 0;

@@ -48,6 +48,8 @@ struct ag_config {
 	char log_path[AG_PATH_MAX + 1];  /* "" : standard error */
 	char dump_dir[AG_PATH_MAX + 1];  /* "" : no dumps */
 	int stats;              /* print counters at exit */
+	int strict;             /* ARENAGUARD_STRICT: refuse programs with
+				 * advisories (spec 6) */
 	size_t cache_bytes;     /* the caches' budget (ARENAGUARD_CACHE_MB) */
 	char bad_mode[64];      /* an ARENAGUARD value not understood */
 	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
@@ -173,6 +175,8 @@ struct ag_program {
 	struct ac_model *model;     /* NULL when the image is malformed */
 	ac_program *prog;           /* NULL when malformed */
 	char *error;                /* why it cannot be certified, or NULL */
+	char *advisory;             /* strict mode: its advisories, rendered
+				     * (the first and how many), or NULL */
 	struct ag_program *next;    /* cache chain */
 	struct ag_lru lru;
 	size_t bytes;               /* what the entry pins (the budget's) */

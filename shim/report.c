@@ -767,6 +767,8 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 	if (v)
 		put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
 		    ac_condition_name(v->diag.condition));
+	else if (s && s->program && why == s->program->advisory)
+		put(t, ": certified, but refused in strict mode");
 	else
 		put(t, ": cannot certify");
 	end_line(t);

@@ -40,7 +40,7 @@
 
 static const char usage_text[] =
 	"Usage: arenaguard [--mode enforce|warn|off] [--log FILE] [--dump DIR]\n"
-	"                  [--stats] [--lib PATH] [--] COMMAND [ARG...]\n"
+	"                  [--stats] [--strict] [--lib PATH] [--] COMMAND [ARG...]\n"
 	"Run COMMAND with libarenaguard.so preloaded: every program it submits\n"
 	"to the arena accelerator is certified first, and (in enforce mode)\n"
 	"blocked with EPERM if it fails the device-arena certificate.\n"
@@ -51,6 +51,8 @@ static const char usage_text[] =
 	"  --dump DIR    write each failing program, with its schedule, as a\n"
 	"                binary image in DIR (for arena-certify)\n"
 	"  --stats       print the guard's counters when COMMAND exits\n"
+	"  --strict      also refuse certified programs with advisories (a\n"
+	"                tensor outside every window: specification section 6)\n"
 	"  --lib PATH    the libarenaguard.so to preload\n"
 	"  --help        show this help;  --version  show the version\n"
 	"\n"
@@ -171,19 +173,20 @@ static int valid_mode(const char *m)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_LIB = 256, OPT_VERSION };
+	enum { OPT_LIB = 256, OPT_VERSION, OPT_STRICT };
 	static const struct option longopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "dump", required_argument, NULL, 'd' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "lib", required_argument, NULL, OPT_LIB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mode = NULL, *log = NULL, *dump = NULL, *lib = NULL;
-	int stats = 0, c;
+	int stats = 0, strict = 0, c;
 	/* "+": stop at the first non-option, the command. */
 	while ((c = getopt_long(argc, argv, "+m:l:d:sh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -191,6 +194,7 @@ int main(int argc, char **argv)
 		case 'l': log = optarg; break;
 		case 'd': dump = optarg; break;
 		case 's': stats = 1; break;
+		case OPT_STRICT: strict = 1; break;
 		case OPT_LIB: lib = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -240,7 +244,8 @@ int main(int argc, char **argv)
 	if ((mode && set("ARENAGUARD", mode)) ||
 	    (log && set("ARENAGUARD_LOG", log)) ||
 	    (dump && set("ARENAGUARD_DUMP", dump)) ||
-	    (stats && set("ARENAGUARD_STATS", "1")) || preload(path))
+	    (stats && set("ARENAGUARD_STATS", "1")) ||
+	    (strict && set("ARENAGUARD_STRICT", "1")) || preload(path))
 		return 125;
 
 	execvp(argv[optind], &argv[optind]);

@@ -232,6 +232,7 @@ void fake_setup(void)
 	memset(fake_calls, 0, sizeof(fake_calls));
 	unsetenv("ARENAGUARD");
 	unsetenv("ARENAGUARD_DUMP");
+	unsetenv("ARENAGUARD_STRICT");
 	setenv("ARENAGUARD_LOG", scratch_path("log"), 1);
 	ag_config_load();
 	ag_cache_trim();

@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, suite_fastpath());
 	srunner_add_suite(sr, suite_gate());
 	srunner_add_suite(sr, suite_output());
+	srunner_add_suite(sr, suite_strict());
 	srunner_add_suite(sr, suite_cache());
 	return run_and_summarize(sr);
 }

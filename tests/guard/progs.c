@@ -17,7 +17,7 @@ const struct ac_ref prog_bad_d_refs[4] = {
 static const char json_fmt[] =
 	"{\"alignment\": 64,"
 	" \"windows\": [{\"name\": \"arena\", \"base\": \"0x10000\","
-	"  \"size\": \"0x10000\"}],"
+	"  \"size\": \"0x%x\"}],"
 	" \"globals\": [{\"name\": \"out\", \"offset\": \"0x18000\","
 	"  \"size\": 256}],"
 	" \"phases\": ["
@@ -40,7 +40,8 @@ static const char json_fmt[] =
 static struct ac_model *read_model(enum prog_kind kind)
 {
 	char json[4096];
-	snprintf(json, sizeof(json), json_fmt, ARENA_K_FILL,
+	snprintf(json, sizeof(json), json_fmt,
+		 kind == PROG_OUTSIDE ? 0x8000 : 0x10000, ARENA_K_FILL,
 		 kind == PROG_BAD_C ? 0x10200 : 0x10000, ARENA_K_COPY,
 		 ARENA_K_FILL, ARENA_K_COPY);
 	struct ac_model *m = NULL;

@@ -37,6 +37,9 @@
 enum prog_kind {
 	PROG_GOOD,       /* certified with the good schedules */
 	PROG_BAD_C,      /* launch 0 fills the canary: verdict 2 */
+	PROG_OUTSIDE,    /* the window ends at 0x18000, so global 'out'
+			  * lies outside it: certified (the good schedule),
+			  * with the advisory spec 6 gives it */
 };
 
 /* The device image (empty schedule section); free with free(). */

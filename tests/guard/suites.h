@@ -12,6 +12,7 @@ Suite *suite_audit(void);     /* test_audit.c: the audit's bug classes */
 Suite *suite_faults(void);    /* test_faults.c: memory, EINTR, races, log */
 Suite *suite_fastpath(void);  /* test_fastpath.c: the cheap paths, safe */
 Suite *suite_gate(void);      /* test_gate.c: one handler, seals, the holes */
+Suite *suite_strict(void);    /* test_strict.c: ARENAGUARD_STRICT, spec 6 */
 Suite *suite_output(void);    /* test_output.c: the guard's output rules */
 Suite *suite_cache(void);     /* test_cache.c: the caches' byte budget */
 
