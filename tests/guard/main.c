@@ -15,5 +15,6 @@ int main(void)
 	srunner_add_suite(sr, suite_faults());
 	srunner_add_suite(sr, suite_fastpath());
 	srunner_add_suite(sr, suite_gate());
+	srunner_add_suite(sr, suite_attack());
 	return run_and_summarize(sr);
 }

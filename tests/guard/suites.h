@@ -12,6 +12,7 @@ Suite *suite_audit(void);     /* test_audit.c: the audit's bug classes */
 Suite *suite_faults(void);    /* test_faults.c: memory, EINTR, races, log */
 Suite *suite_fastpath(void);  /* test_fastpath.c: the cheap paths, safe */
 Suite *suite_gate(void);      /* test_gate.c: one handler, seals, the holes */
+Suite *suite_attack(void);    /* test_attack.c: ordinary clients vs the gate */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \
