@@ -6,7 +6,9 @@
  * submit is blocked, with a record), and no certified one is refused,
  * whatever the fds (dup, fork, SCM_RIGHTS), the path of each request
  * (ioctl, io_uring, both for one schedule), a seal the application gives
- * itself, or a program handle reused for a failing image.
+ * itself, a program handle reused for a failing image, or appends
+ * linked to each other and to the submit in one io_uring chain, or the
+ * open file reached again through /proc/self/fd.
  *
  * Attacks that break the gate and are not fixed would go behind
  * AG_ATTACK_UNFIXED=1 here; there are none (every attack below held).
@@ -28,6 +30,9 @@
  * (deduplicated: one record per failure however often it recurs). */
 static const char *const attacks[] = {
 	"forkworkers", "uringioctl", "scm", "appseal", "reprogram",
+	"linked",       /* refused a certified schedule before shim/uring.c
+			 * let a sealed file's linked appends be */
+	"procfd",
 };
 
 #define N_ATTACKS (sizeof(attacks) / sizeof(attacks[0]))
