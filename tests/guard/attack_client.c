@@ -18,6 +18,7 @@
  *                same handle, then a schedule of it
  *   linked       io_uring appends linked to each other and to the submit
  *   procfd       the open file reached again through /proc/self/fd/N
+ *   storm [SEED] threads on rings and ioctls, dups, closes and forks
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -430,6 +432,104 @@ static void cmd_procfd(void)
 	cdev_close(&d);
 }
 
+/* ---- storm ---- */
+
+/* Threads, each with its own ring on the one open file, building,
+ * running and destroying schedules by random paths (seeded, printed),
+ * while another thread dups and closes the fd and forks children that
+ * submit what they inherited: every certified submit runs (or gets
+ * EBUSY, the driver's word for one executing), every failing one is
+ * refused, and nothing hangs or crashes. */
+struct storm {
+	int fd;
+	uint32_t prog;
+	unsigned int seed;
+	atomic_int *stop;
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+	struct cdev d = { .fd = st->fd, .path = CP_URING,
+			  .next_user_data = 0x1000 };
+	if (io_uring_queue_init(8, &d.ring, IORING_SETUP_SQE128) != 0) {
+		check(0, "ring");
+		return NULL;
+	}
+	d.have_ring = 1;
+	unsigned int r = st->seed;
+	for (int i = 0; i < 60; i++) {
+		int good = rand_r(&r) & 1;
+		d.path = rand_r(&r) & 1 ? CP_URING : CP_IOCTL;
+		uint32_t s = 0;
+		int rc = cdev_schedule(&d, st->prog, &s);
+		if (rc == 0)
+			rc = good ? cdev_append(&d, s, prog_good_refs, 2)
+				  : cdev_append(&d, s, prog_bad_d_refs, 4);
+		check(rc == 0, "storm: build %d", rc);
+		d.path = rand_r(&r) & 1 ? CP_URING : CP_IOCTL;
+		uint64_t seqno = 0;
+		rc = cdev_submit(&d, s, &seqno);
+		if (rc == 0)
+			rc = cdev_wait(&d, seqno);
+		check(good ? rc == 0 || rc == -EBUSY : rc == -EPERM,
+		      "storm: %s schedule %u: %d", good ? "certified"
+		      : "failing", s, rc);
+		do
+			rc = cdev_destroy_schedule(&d, s);
+		while (rc == -EBUSY);
+		check(rc == 0, "storm: destroy %d", rc);
+	}
+	io_uring_queue_exit(&d.ring);
+	return NULL;
+}
+
+static void *storm_forker(void *arg)
+{
+	struct storm *st = arg;
+	struct cdev d = { .fd = st->fd, .path = CP_IOCTL };
+	uint32_t good = schedule(&d, st->prog, prog_good_refs, 2);
+	while (!atomic_load(st->stop)) {
+		int copy = dup(st->fd);
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			struct cdev c = { .fd = copy, .path = CP_IOCTL };
+			uint64_t seqno = 0;
+			int rc = cdev_submit(&c, good, &seqno);
+			_exit(rc == 0 || rc == -EBUSY ? 0 : 1);
+		}
+		int status = 0;
+		waitpid(pid, &status, 0);
+		check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "storm: forked child %d", status);
+		close(copy);
+	}
+	return NULL;
+}
+
+static void cmd_storm(unsigned int seed)
+{
+	printf("storm: seed %u\n", seed);
+	struct cdev d;
+	open_dev(&d, CP_IOCTL);
+	uint32_t prog = program(&d, PROG_GOOD);
+	atomic_int stop = 0;
+	struct storm st[4];
+	pthread_t t[4], forker;
+	for (int i = 0; i < 4; i++) {
+		st[i] = (struct storm){ d.fd, prog, seed + (unsigned int)i,
+					&stop };
+		pthread_create(&t[i], NULL, storm_thread, &st[i]);
+	}
+	pthread_create(&forker, NULL, storm_forker, &st[0]);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	atomic_store(&stop, 1);
+	pthread_join(forker, NULL);
+	cdev_close(&d);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -450,6 +550,8 @@ int main(int argc, char **argv)
 		cmd_reprogram();
 	else if (!strcmp(cmd, "linked"))
 		cmd_linked();
+	else if (!strcmp(cmd, "storm"))
+		cmd_storm(argc > 2 ? (unsigned int)atoi(argv[2]) : 1);
 	else if (!strcmp(cmd, "procfd"))
 		cmd_procfd();
 	else {

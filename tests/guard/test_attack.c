@@ -8,7 +8,8 @@
  * (ioctl, io_uring, both for one schedule), a seal the application gives
  * itself, a program handle reused for a failing image, or appends
  * linked to each other and to the submit in one io_uring chain, or the
- * open file reached again through /proc/self/fd.
+ * open file reached again through /proc/self/fd; nor under a storm of
+ * threads on rings and ioctls with dups, closes and forks.
  *
  * Attacks that break the gate and are not fixed would go behind
  * AG_ATTACK_UNFIXED=1 here; there are none (every attack below held).
@@ -33,6 +34,7 @@ static const char *const attacks[] = {
 	"linked",       /* refused a certified schedule before shim/uring.c
 			 * let a sealed file's linked appends be */
 	"procfd",
+	"storm",        /* seed 1 (guard-attack prints it) */
 };
 
 #define N_ATTACKS (sizeof(attacks) / sizeof(attacks[0]))
