@@ -16,6 +16,7 @@
  *                seal of a failing schedule (ioctl and io_uring)
  *   reprogram    a program destroyed and made again, failing, under the
  *                same handle, then a schedule of it
+ *   reprogramfork  the same, the program remade by another process
  *   linked       io_uring appends linked to each other and to the submit
  *   procfd       the open file reached again through /proc/self/fd/N
  *   storm [SEED] threads on rings and ioctls, dups, closes and forks
@@ -323,6 +324,38 @@ static void cmd_reprogram(void)
 	cdev_close(&d);
 }
 
+/* Another process sharing the open file destroys the program and makes
+ * a failing one under the same handle; this process then builds a
+ * schedule of that handle with certified references: its guard
+ * certified the old image, the driver holds the new one, and the seal
+ * refuses the submit. */
+static void cmd_reprogramfork(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_IOCTL);
+	uint32_t prog = program(&d, PROG_GOOD);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int rc = cdev_destroy_program(&d, prog);
+		if (rc == 0 && program(&d, PROG_BAD_C) != prog)
+			rc = -1;
+		_exit(rc == 0 ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the other process remade program %u failing", prog);
+	uint32_t s = schedule(&d, prog, prog_good_refs, 2);
+	cdev_zero(&d);
+	uint64_t seqno = 0;
+	int rc = cdev_submit(&d, s, &seqno);
+	check(rc == -EKEYREJECTED, "submit refused by the seal: %d", rc);
+	check(cdev_all(&d, PROG_CANARY, PROG_FLOATS, 0.0f) &&
+	      cdev_all(&d, PROG_OUT, PROG_FLOATS, 0.0f), "nothing ran");
+	cdev_close(&d);
+}
+
 /* ---- linked ---- */
 
 static struct io_uring_sqe *cmd_sqe(struct cdev *d, uint32_t op,
@@ -548,6 +581,8 @@ int main(int argc, char **argv)
 		cmd_appseal();
 	else if (!strcmp(cmd, "reprogram"))
 		cmd_reprogram();
+	else if (!strcmp(cmd, "reprogramfork"))
+		cmd_reprogramfork();
 	else if (!strcmp(cmd, "linked"))
 		cmd_linked();
 	else if (!strcmp(cmd, "storm"))
