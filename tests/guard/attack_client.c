@@ -24,7 +24,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,57 +35,9 @@
 #include <unistd.h>
 
 #include "cdev.h"
+#include "checks.h"
 #include "progs.h"
 #include "seal.h"
-
-static atomic_int failures;
-
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-	va_end(ap);
-	if (!ok)
-		atomic_fetch_add(&failures, 1);
-}
-
-static void open_dev(struct cdev *d, enum cpath path)
-{
-	int rc = cdev_open(d, path);
-	if (rc) {
-		printf("FAIL: cannot open the device: %s\n", strerror(-rc));
-		exit(1);
-	}
-}
-
-static uint32_t program(struct cdev *d, enum prog_kind kind)
-{
-	size_t len;
-	uint8_t *image = prog_image(kind, &len);
-	uint32_t h = 0;
-	int rc = cdev_program(d, image, len, &h);
-	free(image);
-	check(rc == 0, "program create: %d", rc);
-	return h;
-}
-
-static uint32_t schedule(struct cdev *d, uint32_t prog,
-			 const struct ac_ref *refs, uint32_t n)
-{
-	uint32_t s = 0;
-	int rc = cdev_schedule(d, prog, &s);
-	if (rc == 0)
-		rc = cdev_append(d, s, refs, n);
-	check(rc == 0, "schedule create and append: %d", rc);
-	return s;
-}
 
 /* Submits s on d (by d->path): the good schedule must run, any other
  * must be refused with EPERM (blocked by the guard).  Alone on the
@@ -143,7 +94,7 @@ static void worker(struct cdev *d, uint32_t prog, uint32_t parents_good,
 static void cmd_forkworkers(int workers)
 {
 	struct cdev d;
-	open_dev(&d, CP_IOCTL);
+	open_or_exit(&d, CP_IOCTL);
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
 	int listen_fd = dup(d.fd);    /* a server keeps a copy */
@@ -178,7 +129,7 @@ static void cmd_forkworkers(int workers)
 static void cmd_uringioctl(void)
 {
 	struct cdev d;
-	open_dev(&d, CP_URING);
+	open_or_exit(&d, CP_URING);
 	uint32_t prog = program(&d, PROG_GOOD);
 	/* Appended by io_uring (the mirror takes it before the kernel). */
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
@@ -238,7 +189,7 @@ static int pass_fd(int fd)
 static void cmd_scm(void)
 {
 	struct cdev d;
-	open_dev(&d, CP_IOCTL);
+	open_or_exit(&d, CP_IOCTL);
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
 	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
@@ -276,7 +227,7 @@ static uint64_t seal_of(enum prog_kind kind, const struct ac_ref *refs,
 static void cmd_appseal(void)
 {
 	struct cdev d;
-	open_dev(&d, CP_URING);
+	open_or_exit(&d, CP_URING);
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
@@ -309,7 +260,7 @@ static void cmd_appseal(void)
 static void cmd_reprogram(void)
 {
 	struct cdev d;
-	open_dev(&d, CP_IOCTL);
+	open_or_exit(&d, CP_IOCTL);
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
 	expect_run(&d, good, 1, "first program");
@@ -332,7 +283,7 @@ static void cmd_reprogram(void)
 static void cmd_reprogramfork(void)
 {
 	struct cdev d;
-	open_dev(&d, CP_IOCTL);
+	open_or_exit(&d, CP_IOCTL);
 	uint32_t prog = program(&d, PROG_GOOD);
 	fflush(stdout);
 	pid_t pid = fork();
@@ -412,7 +363,7 @@ static void run_chain(struct cdev *d, uint32_t s, const struct ac_ref *refs,
 static void cmd_linked(void)
 {
 	struct cdev d;
-	open_dev(&d, CP_URING);
+	open_or_exit(&d, CP_URING);
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t good = 0, bad = 0;
 	check(cdev_schedule(&d, prog, &good) == 0 &&
@@ -448,7 +399,7 @@ static void cmd_linked(void)
 static void cmd_procfd(void)
 {
 	struct cdev d;
-	open_dev(&d, CP_IOCTL);
+	open_or_exit(&d, CP_IOCTL);
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
 	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
@@ -545,7 +496,7 @@ static void cmd_storm(unsigned int seed)
 {
 	printf("storm: seed %u\n", seed);
 	struct cdev d;
-	open_dev(&d, CP_IOCTL);
+	open_or_exit(&d, CP_IOCTL);
 	uint32_t prog = program(&d, PROG_GOOD);
 	atomic_int stop = 0;
 	struct storm st[4];
