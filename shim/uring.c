@@ -23,7 +23,8 @@
  * over, not when the driver has done it; references the certificate
  * calls malformed are answered -EINVAL here (the driver's answer); an
  * append linked after a request that may fail and cancel it poisons its
- * schedule; anything else the driver refuses (EBUSY, ENOMEM) leaves the
+ * schedule unless the file is sealed (the seal then refuses what a
+ * cancelled append leaves); anything else the driver refuses (EBUSY, ENOMEM) leaves the
  * mirror longer than the device's schedule, and a sealed driver then
  * refuses its submits (EKEYREJECTED in the CQE, which the guard does not
  * see); an unsealed one runs them (docs/guard.md: a known limit).  An
@@ -443,7 +444,8 @@ struct uring_call {
  * and the whole argument the guard checked (an approved submit carries
  * the mirror's seal, so that a thread rewriting the SQE after this gets
  * a refused submission, never another schedule run).  An append linked
- * after a request that may fail and cancel it cannot be known taken.
+ * after a request that may fail and cancel it cannot be known taken:
+ * without seals its schedule is then blocked.
  */
 static int uring_forward(struct ag_call *c, struct ag_sched *s,
 			 unsigned int cmd, void *arg)
@@ -456,10 +458,14 @@ static int uring_forward(struct ag_call *c, struct ag_sched *s,
 	memset(u->sqe->cmd + req->uring_size, 0, CMD_BYTES - req->uring_size);
 	/* No CQE is seen here: mirrored, but maybe never taken, and later
 	 * appends would then be certified with references the driver does
-	 * not have (fuzz_guard). */
+	 * not have (fuzz_guard).  On a sealed file that divergence ends in
+	 * refused submits (the seals differ), never in an uncertified run,
+	 * so an application linking appends to appends and the submit
+	 * (ordinary: the submit runs only if all were taken) keeps its
+	 * schedule. */
 	if (s && req->uring_op == ARENA_URING_CMD_APPEND &&
 	    ((const struct drm_arena_schedule_append *)arg)->count &&
-	    u->w->chain_may_fail)
+	    u->w->chain_may_fail && !c->f->sealed)
 		ag_sched_poison(s, "an io_uring append linked after a request "
 				"that may fail and cancel it: the guard cannot "
 				"know whether the driver took it");

@@ -74,29 +74,12 @@
 
 #include "../util.h"
 #include "cdev.h"
+#include "checks.h"
 #include "failalloc.h"
 #include "progs.h"
 
 static enum cpath path = CP_IOCTL;
 static int expect_block = 1;
-static atomic_int failures;
-
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-	va_end(ap);
-	if (!ok)
-		atomic_fetch_add(&failures, 1);
-}
-
 /* What a failing submission returns here: EPERM, or 0 (it ran). */
 static int failing_rc(void)
 {
@@ -105,33 +88,7 @@ static int failing_rc(void)
 
 static void open_dev(struct cdev *d)
 {
-	int rc = cdev_open(d, path);
-	if (rc) {
-		printf("FAIL: cannot open the device: %s\n", strerror(-rc));
-		exit(1);
-	}
-}
-
-static uint32_t program(struct cdev *d, enum prog_kind kind)
-{
-	size_t len;
-	uint8_t *image = prog_image(kind, &len);
-	uint32_t h = 0;
-	int rc = cdev_program(d, image, len, &h);
-	free(image);
-	check(rc == 0, "program create: %d", rc);
-	return h;
-}
-
-static uint32_t schedule(struct cdev *d, uint32_t prog,
-			 const struct ac_ref *refs, uint32_t n)
-{
-	uint32_t s = 0;
-	int rc = cdev_schedule(d, prog, &s);
-	if (rc == 0)
-		rc = cdev_append(d, s, refs, n);
-	check(rc == 0, "schedule create and append: %d", rc);
-	return s;
+	open_or_exit(d, path);
 }
 
 /* ---- basic ---- */

@@ -18,5 +18,6 @@ int main(void)
 	srunner_add_suite(sr, suite_output());
 	srunner_add_suite(sr, suite_strict());
 	srunner_add_suite(sr, suite_cache());
+	srunner_add_suite(sr, suite_attack());
 	return run_and_summarize(sr);
 }

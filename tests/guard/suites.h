@@ -15,6 +15,7 @@ Suite *suite_gate(void);      /* test_gate.c: one handler, seals, the holes */
 Suite *suite_strict(void);    /* test_strict.c: ARENAGUARD_STRICT, spec 6 */
 Suite *suite_output(void);    /* test_output.c: the guard's output rules */
 Suite *suite_cache(void);     /* test_cache.c: the caches' byte budget */
+Suite *suite_attack(void);    /* test_attack.c: ordinary clients vs the gate */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \
