@@ -10,15 +10,23 @@
  *              is forwarded after one compare (the request's DRM type)
  *   close, close_range, dup, dup2, dup3
  *              keep the fd table in step (fcntl F_DUPFD, SCM_RIGHTS and
- *              the like are caught lazily, by kcmp, when first used)
+ *              the like are caught lazily, by kcmp, when first used;
+ *              closes the guard does not see, by fstat when a guarded
+ *              request comes), and forget a ring's fd when it is closed
  *   io_uring_submit, _and_wait, _and_wait_timeout, _and_get_events,
+ *   _and_wait_min_timeout (liburing 2.8), _and_wait_reg (2.9),
  *   io_uring_wait_cqes, io_uring_wait_cqe_timeout
  *              check the pending SQEs first
  *   io_uring_register_files*, io_uring_unregister_files,
- *   io_uring_queue_exit
- *              track registered files
+ *   io_uring_register, io_uring_queue_exit, io_uring_resize_rings (2.9)
+ *              track registered files and the ring's mapping
  *   io_uring_enter, io_uring_enter2
  *              check SQEs written to the ring by hand
+ *
+ * The functions of a liburing newer than the one the guard is built
+ * against are declared here and resolved like the others: absent from
+ * the liburing loaded, they are never called, since an application
+ * calling them was linked against one that has them.
  *
  * ARENAGUARD=off makes every one of them a plain call of the next.
  */
@@ -34,6 +42,19 @@
 
 #include "guard.h"
 
+/* Newer liburing (declared by it, not by Debian's 2.3). */
+struct io_uring_params;
+int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
+					 struct io_uring_cqe **cqe_ptr,
+					 unsigned int wait_nr,
+					 struct __kernel_timespec *ts,
+					 unsigned int min_wait_usec,
+					 sigset_t *sigmask);
+int io_uring_submit_and_wait_reg(struct io_uring *ring,
+				 struct io_uring_cqe **cqe_ptr,
+				 unsigned int wait_nr, int reg_index);
+int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p);
+
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
 
@@ -46,6 +67,8 @@ NEXT(io_uring_register_files); NEXT(io_uring_register_files_tags);
 NEXT(io_uring_register_files_sparse); NEXT(io_uring_register_files_update);
 NEXT(io_uring_register_files_update_tag); NEXT(io_uring_unregister_files);
 NEXT(io_uring_queue_exit); NEXT(io_uring_enter); NEXT(io_uring_enter2);
+NEXT(io_uring_submit_and_wait_min_timeout); NEXT(io_uring_submit_and_wait_reg);
+NEXT(io_uring_resize_rings); NEXT(io_uring_register);
 #undef NEXT
 
 /* The driver is whatever ioctl comes next: the simulator, or the
@@ -98,6 +121,8 @@ static void resolve(void)
 	R(io_uring_register_files_sparse); R(io_uring_register_files_update);
 	R(io_uring_register_files_update_tag); R(io_uring_unregister_files);
 	R(io_uring_queue_exit); R(io_uring_enter); R(io_uring_enter2);
+	R(io_uring_submit_and_wait_min_timeout); R(io_uring_submit_and_wait_reg);
+	R(io_uring_resize_rings); R(io_uring_register);
 #undef R
 	ag_config_load();
 	ag_driver_ioctl = forward_ioctl;
@@ -153,10 +178,11 @@ static int guarded_ioctl(int fd, unsigned long request, void *arg,
 {
 	int saved = errno;
 	struct ag_file *f = ag_fd_file(fd);
-	int nomem = !f && errno == ENOMEM;
+	int refuse = f ? 0 : errno;
 	errno = saved;
-	if (nomem) {          /* the device, unchecked: never passed on */
-		errno = -ag_no_memory("a request on a device fd");
+	if (refuse) {         /* maybe the device, unchecked: never passed */
+		errno = refuse == ENOMEM
+			? -ag_no_memory("a request on a device fd") : refuse;
 		return -1;
 	}
 	if (!f)
@@ -201,6 +227,7 @@ int close(int fd)
 	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
 	ag_fd_closing(fd);
+	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
 	int rc = next_close(fd);
 	ag_fd_closed(fd);
 	return rc;
@@ -209,8 +236,10 @@ int close(int fd)
 int close_range(unsigned int first, unsigned int last, int flags)
 {
 	NEED(close_range, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC))
+	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		ag_fd_forget_range(first, last);
+		ag_ring_fds_closed(first, last);
+	}
 	return next_close_range(first, last, flags);
 }
 
@@ -227,8 +256,10 @@ int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, (errno = ENOSYS, -1));
 	int rc = next_dup2(oldfd, newfd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd) {
+		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
 		ag_fd_dup(oldfd, newfd);
+	}
 	return rc;
 }
 
@@ -236,8 +267,10 @@ int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, (errno = ENOSYS, -1));
 	int rc = next_dup3(oldfd, newfd, flags);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
+		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
 		ag_fd_dup(oldfd, newfd);
+	}
 	return rc;
 }
 
@@ -317,6 +350,55 @@ int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 	}
 	int rc = next_io_uring_submit_and_wait_timeout(ring, cqe_ptr, wait_nr,
 						       ts, sigmask);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
+					 struct io_uring_cqe **cqe_ptr,
+					 unsigned int wait_nr,
+					 struct __kernel_timespec *ts,
+					 unsigned int min_wait_usec,
+					 sigset_t *sigmask)
+{
+	NEED(io_uring_submit_and_wait_min_timeout, -ENOSYS);
+	if (off())
+		return next_io_uring_submit_and_wait_min_timeout(
+			ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
+	struct ag_held *held = ag_uring_check(ring);
+	if (held && next_io_uring_submit) {
+		int rc = next_io_uring_submit(ring);
+		ag_uring_release(ring, held);
+		if (rc < 0)
+			return rc;
+		return next_io_uring_submit_and_wait_min_timeout(
+			ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
+	}
+	int rc = next_io_uring_submit_and_wait_min_timeout(
+		ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+int io_uring_submit_and_wait_reg(struct io_uring *ring,
+				 struct io_uring_cqe **cqe_ptr,
+				 unsigned int wait_nr, int reg_index)
+{
+	NEED(io_uring_submit_and_wait_reg, -ENOSYS);
+	if (off())
+		return next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
+							 reg_index);
+	struct ag_held *held = ag_uring_check(ring);
+	if (held && next_io_uring_submit) {
+		int rc = next_io_uring_submit(ring);
+		ag_uring_release(ring, held);
+		if (rc < 0)
+			return rc;
+		return next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
+							 reg_index);
+	}
+	int rc = next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
+						   reg_index);
 	ag_uring_release(ring, held);
 	return rc;
 }
@@ -463,10 +545,30 @@ int io_uring_unregister_files(struct io_uring *ring)
 	return rc;
 }
 
+int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
+		      unsigned int nr_args)
+{
+	NEED(io_uring_register, -ENOSYS);
+	int rc = next_io_uring_register(fd, opcode, arg, nr_args);
+	if (!off())
+		ag_ring_register(fd, opcode, arg, nr_args, rc);
+	return rc;
+}
+
+int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
+{
+	NEED(io_uring_resize_rings, -ENOSYS);
+	void *old = ring->sq.ring_ptr;
+	int rc = next_io_uring_resize_rings(ring, p);
+	if (rc == 0 && !off())
+		ag_ring_moved(old, ring);
+	return rc;
+}
+
 void io_uring_queue_exit(struct io_uring *ring)
 {
 	NEED(io_uring_queue_exit);
 	if (!off())
-		ag_ring_forget(ring->ring_fd);
+		ag_ring_forget(ring);
 	next_io_uring_queue_exit(ring);
 }
