@@ -57,10 +57,12 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <liburing.h>
 
@@ -618,6 +620,30 @@ void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
  * device of the accel major.  The path is an application pointer, read
  * once; a path that cannot be read or stat'ed is "may be".
  */
+/* N when path names this process's fd N (/proc/self/fd/N, /dev/fd/N,
+ * /proc/thread-self/fd/N, /proc/PID/fd/N): the open reopens that file,
+ * which is asked directly (fstat of the fd, as the application's own
+ * libraries see it).  Else -1. */
+static int own_fd_link(const char *path)
+{
+	static const char *const prefixes[] = { "/proc/self/fd/", "/dev/fd/",
+						"/proc/thread-self/fd/" };
+	char own[40];
+	snprintf(own, sizeof(own), "/proc/%d/fd/", (int)getpid());
+	const char *rest = NULL;
+	for (unsigned int i = 0; i < 3 && !rest; i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			rest = path + strlen(prefixes[i]);
+	if (!rest && !strncmp(path, own, strlen(own)))
+		rest = path + strlen(own);
+	if (!rest || *rest < '0' || *rest > '9')
+		return -1;
+	long fd = 0;
+	for (; *rest >= '0' && *rest <= '9' && fd <= INT_MAX; rest++)
+		fd = fd * 10 + (*rest - '0');
+	return *rest || fd > INT_MAX ? -1 : (int)fd;
+}
+
 static int may_be_device_path(const struct io_uring_sqe *sqe)
 {
 	if (sqe->flags & IOSQE_FIXED_FILE)
@@ -641,10 +667,13 @@ static int may_be_device_path(const struct io_uring_sqe *sqe)
 		return 1;             /* longer than the kernel takes */
 	struct stat st;
 	int saved = errno;
+	int fd = own_fd_link(path);
 	ag_inside++;
-	int rc = fstatat(sqe->fd, path, &st, 0);
+	int rc = fd >= 0 ? fstat(fd, &st) : fstatat(sqe->fd, path, &st, 0);
 	ag_inside--;
 	errno = saved;
+	if (fd >= 0 && ag_fd_peek(fd) > AG_FD_CLOSING)
+		return 1;             /* the guard knows it as the device */
 	if (rc != 0)
 		return 1;
 	return S_ISCHR(st.st_mode) && major(st.st_rdev) == ARENA_ACCEL_MAJOR;

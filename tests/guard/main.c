@@ -14,5 +14,6 @@ int main(void)
 	srunner_add_suite(sr, suite_audit());
 	srunner_add_suite(sr, suite_faults());
 	srunner_add_suite(sr, suite_fastpath());
+	srunner_add_suite(sr, suite_ring());
 	return run_and_summarize(sr);
 }

@@ -11,6 +11,7 @@ Suite *suite_infer(void);     /* test_infer.c: arena-infer and the launcher */
 Suite *suite_audit(void);     /* test_audit.c: the audit's bug classes */
 Suite *suite_faults(void);    /* test_faults.c: memory, EINTR, races, log */
 Suite *suite_fastpath(void);  /* test_fastpath.c: the cheap paths, safe */
+Suite *suite_ring(void);      /* test_ring.c: rings, slots, the fd table */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \

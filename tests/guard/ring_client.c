@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guard-ring-client: the guard's view of io_uring rings and of the fd
+ * table, staged by ordinary client code on the simulated device
+ * (test_ring.c runs it under the guard).  Each subcommand prints "ok:"
+ * or "FAIL:" lines and exits 0 unless it could not run at all.
+ *
+ *   stale       a non-device char device registered, closed unseen
+ *               (fclose), its number reused by the node: every path
+ *               still checked
+ *   probefail E a probe that fails with errno E (libprobefail.so):
+ *               EINTR once, or EACCES always
+ *   register    files registered by the generic io_uring_register()
+ *   directopen  a direct open of a symlink to the node into a slot
+ *   sqarray     the SQ index array pointed at an SQE never queued
+ *   newsubmit   liburing 2.8 / 2.9 submit functions (ring_stub.c)
+ *   resize      io_uring_resize_rings (ring_stub.c) keeps the slots
+ *   regrace     submits on a slot while another thread re-registers
+ *   ringdup     ring fd dup'ed, the original closed, set up again
+ *   nofd        two threads' rings with ring_fd -1
+ *   acrossfork  one ring (and its liburing state) shared across fork
+ *
+ * A submission the guard must block is a schedule (D) fails; "blocked"
+ * is a CQE (or ioctl) of -EPERM.  On the simulator a command the guard
+ * does not see on these paths reaches the kernel, which answers for
+ * /dev/null (not -EPERM), or the simulated device, which runs it (0).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cdev.h"
+#include "progs.h"
+#include "ring_stub.h"
+
+static atomic_int failures;
+
+static void check(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s: ", ok ? "ok" : "FAIL");
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	va_end(ap);
+	if (!ok)
+		atomic_fetch_add(&failures, 1);
+}
+
+static void die(const char *what, int rc)
+{
+	printf("FAIL: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
+	exit(1);
+}
+
+static void open_dev(struct cdev *d, enum cpath path)
+{
+	int rc = cdev_open(d, path);
+	if (rc)
+		die("cannot open the device", rc);
+}
+
+/* A schedule (D) fails: the guard must block every submit of it. */
+static uint32_t bad_schedule(struct cdev *d)
+{
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	uint32_t prog = 0, s = 0;
+	int rc = cdev_program(d, image, len, &prog);
+	free(image);
+	if (rc == 0)
+		rc = cdev_schedule(d, prog, &s);
+	if (rc == 0) {
+		struct drm_arena_schedule_append a = {
+			.schedule = s, .count = 4,
+			.refs = (uintptr_t)prog_bad_d_refs };
+		rc = cdev_ioctl(d->fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+	}
+	if (rc)
+		die("bad schedule", rc);
+	return s;
+}
+
+/* A SUBMIT of schedule s in the next SQE of ring, on fd (or slot fd
+ * with IOSQE_FIXED_FILE in flags); user_data 0x5eed. */
+static struct io_uring_sqe *put_submit(struct io_uring *ring, int fd,
+				       unsigned int flags, uint32_t s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	if (!sqe)
+		die("no SQE", EBUSY);
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->flags = (uint8_t)flags;
+	sqe->cmd_op = ARENA_URING_CMD_SUBMIT;
+	sqe->user_data = 0x5eed;
+	struct arena_uring_submit u = { .schedule = s };
+	memcpy((uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd), &u,
+	       sizeof(u));
+	return sqe;
+}
+
+/* The res of the CQE with this user_data, reaping the others. */
+static int reap(struct io_uring *ring, uint64_t user_data)
+{
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		int rc = io_uring_wait_cqe(ring, &cqe);
+		if (rc < 0)
+			return rc;
+		uint64_t u = cqe->user_data;
+		int res = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+		if (u == user_data)
+			return res;
+	}
+}
+
+/* One SUBMIT through io_uring_submit: the CQE's res. */
+static int uring_submit(struct io_uring *ring, int fd, unsigned int flags,
+			uint32_t s)
+{
+	put_submit(ring, fd, flags, s);
+	int rc = io_uring_submit(ring);
+	if (rc != 1)
+		return rc < 0 ? rc : -EIO;
+	return reap(ring, 0x5eed);
+}
+
+static int ioctl_submit(int fd, uint32_t s)
+{
+	struct drm_arena_schedule_submit sub = { .schedule = s };
+	return cdev_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub);
+}
+
+/* ---- stale ---- */
+
+static void cmd_stale(void)
+{
+	struct io_uring ring;
+	if (io_uring_queue_init(8, &ring, IORING_SETUP_SQE128))
+		die("ring", EIO);
+	FILE *zero = fopen("/dev/zero", "r");
+	if (!zero)
+		die("/dev/zero", errno);
+	int z = fileno(zero);
+	/* Registered: the guard probes it, not the device. */
+	int rc = io_uring_register_files(&ring, &z, 1);
+	check(rc == 0, "register /dev/zero: %d", rc);
+	io_uring_unregister_files(&ring);
+	fclose(zero);                     /* a close the guard never sees */
+	struct cdev d;
+	open_dev(&d, CP_IOCTL);
+	check(d.fd == z, "the node took /dev/zero's number %d: %d", z, d.fd);
+	uint32_t s = bad_schedule(&d);
+	rc = ioctl_submit(d.fd, s);
+	check(rc == -EPERM, "ioctl submit on the reused number: %d", rc);
+	rc = uring_submit(&ring, d.fd, 0, s);
+	check(rc == -EPERM, "io_uring submit by fd: %d", rc);
+	rc = io_uring_register_files(&ring, &d.fd, 1);
+	check(rc == 0, "register the node: %d", rc);
+	rc = uring_submit(&ring, 0, IOSQE_FIXED_FILE, s);
+	check(rc == -EPERM, "io_uring submit on its slot: %d", rc);
+	io_uring_queue_exit(&ring);
+	cdev_close(&d);
+}
+
+/* ---- probefail ---- */
+
+/* libprobefail.so makes DRM_IOCTL_VERSION fail: once with EINTR (the
+ * request is refused with it and goes through when retried, checked),
+ * or always with EACCES (nothing reaches the device unchecked). */
+static void cmd_probefail(const char *err)
+{
+	struct cdev d;
+	open_dev(&d, CP_IOCTL);
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	uint32_t prog = 0;
+	int rc = cdev_program(&d, image, len, &prog);
+	if (!strcmp(err, "EACCES")) {
+		free(image);
+		check(rc == -EACCES, "program create with no probe: %d", rc);
+		rc = ioctl_submit(d.fd, 1);
+		check(rc == -EACCES, "submit with no probe: %d", rc);
+		cdev_close(&d);
+		return;
+	}
+	check(rc == -EINTR, "program create, the probe interrupted: %d", rc);
+	rc = cdev_program(&d, image, len, &prog);
+	free(image);
+	check(rc == 0, "program create retried: %d", rc);
+	uint32_t s = 0;
+	rc = cdev_schedule(&d, prog, &s);
+	struct drm_arena_schedule_append a = {
+		.schedule = s, .count = 4, .refs = (uintptr_t)prog_bad_d_refs };
+	if (rc == 0)
+		rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+	check(rc == 0, "schedule: %d", rc);
+	rc = ioctl_submit(d.fd, s);
+	check(rc == -EPERM, "submit after the failed probe: %d", rc);
+	cdev_close(&d);
+}
+
+/* ---- register ---- */
+
+static void cmd_register(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_URING);
+	uint32_t s = bad_schedule(&d);
+	int rc = io_uring_register(d.ring.ring_fd, IORING_REGISTER_FILES,
+				   &d.fd, 1);
+	check(rc == 0, "IORING_REGISTER_FILES: %d", rc);
+	rc = uring_submit(&d.ring, 0, IOSQE_FIXED_FILE, s);
+	check(rc == -EPERM, "submit on a slot of REGISTER_FILES: %d", rc);
+	rc = io_uring_register(d.ring.ring_fd, IORING_UNREGISTER_FILES, NULL, 0);
+	check(rc == 0, "IORING_UNREGISTER_FILES: %d", rc);
+	struct io_uring_rsrc_register g = { .nr = 8,
+					    .flags = IORING_RSRC_REGISTER_SPARSE };
+	rc = io_uring_register(d.ring.ring_fd, IORING_REGISTER_FILES2, &g,
+			       sizeof(g));
+	check(rc == 0, "IORING_REGISTER_FILES2, sparse: %d", rc);
+	struct io_uring_files_update u = { .offset = 5,
+					   .fds = (uintptr_t)&d.fd };
+	rc = io_uring_register(d.ring.ring_fd, IORING_REGISTER_FILES_UPDATE,
+			       &u, 1);
+	check(rc == 1, "IORING_REGISTER_FILES_UPDATE into slot 5: %d", rc);
+	rc = uring_submit(&d.ring, 5, IOSQE_FIXED_FILE, s);
+	check(rc == -EPERM, "submit on slot 5: %d", rc);
+	struct io_uring_rsrc_update2 u2 = { .offset = 6, .nr = 1,
+					    .data = (uintptr_t)&d.fd };
+	rc = io_uring_register(d.ring.ring_fd, IORING_REGISTER_FILES_UPDATE2,
+			       &u2, sizeof(u2));
+	check(rc == 1, "IORING_REGISTER_FILES_UPDATE2 into slot 6: %d", rc);
+	rc = uring_submit(&d.ring, 6, IOSQE_FIXED_FILE, s);
+	check(rc == -EPERM, "submit on slot 6: %d", rc);
+	cdev_close(&d);
+}
+
+/* ---- directopen ---- */
+
+static void cmd_directopen(const char *dir)
+{
+	struct cdev d;
+	open_dev(&d, CP_URING);
+	uint32_t s = bad_schedule(&d);
+	int rc = io_uring_register_files_sparse(&d.ring, 4);
+	check(rc == 0, "sparse table: %d", rc);
+	char link[4096], fdpath[64];
+	snprintf(link, sizeof(link), "%s/accel", dir);
+	if (symlink(ARENA_NODE_PATH, link) != 0)
+		die("symlink", errno);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", d.fd);
+	const char *paths[] = { link, fdpath };
+	for (unsigned int i = 0; i < 2; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&d.ring);
+		if (!sqe)
+			die("no SQE", EBUSY);
+		memset(sqe, 0, 2 * sizeof(*sqe));
+		io_uring_prep_openat_direct(sqe, AT_FDCWD, paths[i], O_RDWR, 0,
+					    1 + i);
+		sqe->user_data = 0x09e4;
+		rc = io_uring_submit(&d.ring);
+		check(rc == 1, "direct open of %s: %d", paths[i], rc);
+		reap(&d.ring, 0x09e4);
+		rc = uring_submit(&d.ring, (int)(1 + i), IOSQE_FIXED_FILE, s);
+		check(rc == -EPERM, "submit on the slot %s went to: %d",
+		      paths[i], rc);
+	}
+	unlink(link);
+	cdev_close(&d);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: guard-ring-client COMMAND [ARG]\n");
+		return 2;
+	}
+	const char *cmd = argv[1];
+	const char *arg = argc > 2 ? argv[2] : "";
+	alarm(60);           /* a walk that never ends fails the test */
+	if (!strcmp(cmd, "stale"))
+		cmd_stale();
+	else if (!strcmp(cmd, "probefail"))
+		cmd_probefail(arg);
+	else if (!strcmp(cmd, "register"))
+		cmd_register();
+	else if (!strcmp(cmd, "directopen"))
+		cmd_directopen(arg);
+	else {
+		fprintf(stderr, "unknown command %s\n", cmd);
+		return 2;
+	}
+	printf("%d failures\n", atomic_load(&failures));
+	return 0;
+}
