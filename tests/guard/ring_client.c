@@ -288,6 +288,231 @@ static void cmd_directopen(const char *dir)
 	cdev_close(&d);
 }
 
+/* ---- sqarray ---- */
+
+/* A NOP queued through liburing at position p, and the SQ index array
+ * entry for p pointed at a SUBMIT written into another SQE by hand: the
+ * kernel runs the SUBMIT. */
+static void cmd_sqarray(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_URING);
+	uint32_t s = bad_schedule(&d);
+	struct io_uring *ring = &d.ring;
+	unsigned int mask = *ring->sq.kring_mask;
+	unsigned int pos = ring->sq.sqe_tail;
+	struct io_uring_sqe *nop = io_uring_get_sqe(ring);
+	if (!nop)
+		die("no SQE", EBUSY);
+	memset(nop, 0, 2 * sizeof(*nop));
+	io_uring_prep_nop(nop);
+	nop->user_data = 0x909;
+	/* Two entries on (128-byte SQEs: index i is sqes[2 i]). */
+	unsigned int other = (pos + 2) & mask;
+	struct io_uring_sqe *hidden = &ring->sq.sqes[other << 1];
+	memset(hidden, 0, 2 * sizeof(*hidden));
+	hidden->opcode = IORING_OP_URING_CMD;
+	hidden->fd = d.fd;
+	hidden->cmd_op = ARENA_URING_CMD_SUBMIT;
+	hidden->user_data = 0x5eed;
+	struct arena_uring_submit u = { .schedule = s };
+	memcpy((uint8_t *)hidden + offsetof(struct io_uring_sqe, cmd), &u,
+	       sizeof(u));
+	ring->sq.array[pos & mask] = other;
+	int rc = io_uring_submit(ring);
+	check(rc == 1, "submit: %d", rc);
+	rc = reap(ring, 0x5eed);
+	check(rc == -EPERM, "the SQE the index array names: %d", rc);
+	ring->sq.array[pos & mask] = pos & mask;
+	cdev_close(&d);
+}
+
+/* ---- newsubmit ---- */
+
+static void cmd_newsubmit(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_URING);
+	uint32_t s = bad_schedule(&d);
+	for (int i = 0; i < 2; i++) {
+		put_submit(&d.ring, d.fd, 0, s);
+		struct io_uring_cqe *cqe = NULL;
+		int rc = i == 0
+			? io_uring_submit_and_wait_min_timeout(&d.ring, &cqe, 1,
+							       NULL, 0, NULL)
+			: io_uring_submit_and_wait_reg(&d.ring, &cqe, 1, 0);
+		const char *fn = i == 0 ? "io_uring_submit_and_wait_min_timeout"
+					: "io_uring_submit_and_wait_reg";
+		check(rc == 1, "%s: %d", fn, rc);
+		rc = reap(&d.ring, 0x5eed);
+		check(rc == -EPERM, "%s of a failing schedule: %d", fn, rc);
+	}
+	cdev_close(&d);
+}
+
+/* ---- resize ---- */
+
+static void cmd_resize(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_FIXED);
+	uint32_t s = bad_schedule(&d);
+	int rc = uring_submit(&d.ring, 0, IOSQE_FIXED_FILE, s);
+	check(rc == -EPERM, "submit on slot 0: %d", rc);
+	void *old = d.ring.sq.ring_ptr;
+	rc = io_uring_resize_rings(&d.ring, NULL);
+	check(rc == 0 && d.ring.sq.ring_ptr != old, "resize: %d", rc);
+	rc = uring_submit(&d.ring, 0, IOSQE_FIXED_FILE, s);
+	check(rc == -EPERM, "submit on slot 0 after the resize: %d", rc);
+	cdev_close(&d);
+}
+
+/* ---- regrace ---- */
+
+#define RACE_ROUNDS 2000
+
+struct regrace {
+	struct cdev *d;
+	atomic_int done;
+};
+
+static void *reregister(void *arg)
+{
+	struct regrace *g = arg;
+	for (int i = 0; i < RACE_ROUNDS && !atomic_load(&g->done); i++) {
+		io_uring_unregister_files(&g->d->ring);
+		io_uring_register_files(&g->d->ring, &g->d->fd, 1);
+	}
+	atomic_store(&g->done, 1);
+	return NULL;
+}
+
+/* One thread submits a good schedule on slot 0 while another drops and
+ * registers the files again: every result is the run (0) or the
+ * kernel's for an empty slot, and nothing crashes or hangs. */
+static void cmd_regrace(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_FIXED);
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	uint32_t prog = 0, s = 0;
+	int rc = cdev_program(&d, image, len, &prog);
+	free(image);
+	struct drm_arena_schedule_append a = {
+		.count = 2, .refs = (uintptr_t)prog_good_refs };
+	if (rc == 0)
+		rc = cdev_schedule(&d, prog, &s);
+	a.schedule = s;
+	if (rc == 0)
+		rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+	if (rc)
+		die("good schedule", rc);
+	struct regrace g = { &d, 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, reregister, &g);
+	int bad = 0, n = 0;
+	while (!atomic_load(&g.done)) {
+		rc = uring_submit(&d.ring, 0, IOSQE_FIXED_FILE, s);
+		bad += rc != 0 && rc != -EBADF && rc != -ENXIO;
+		n++;
+	}
+	pthread_join(t, NULL);
+	check(bad == 0, "%d submits during re-registration: %d refused", n, bad);
+	cdev_close(&d);
+}
+
+/* ---- ringdup ---- */
+
+/* NOPs through liburing: n of them, reaped. */
+static void nops(struct io_uring *ring, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			die("no SQE", EBUSY);
+		io_uring_prep_nop(sqe);
+		sqe->user_data = 0x909;
+		if (io_uring_submit(ring) != 1)
+			die("nop submit", EIO);
+		reap(ring, 0x909);
+	}
+}
+
+/* liburing's sq-poll-dup: the ring fd dup'ed and the original closed,
+ * the ring used on, torn down and set up again (the same number and,
+ * most likely, the same mapping). */
+static void cmd_ringdup(void)
+{
+	for (int round = 0; round < 4; round++) {
+		struct io_uring ring;
+		if (io_uring_queue_init(8, &ring, 0))
+			die("ring", EIO);
+		nops(&ring, 100);
+		int dup_fd = dup(ring.ring_fd);
+		close(ring.ring_fd);
+		ring.ring_fd = ring.enter_ring_fd = dup_fd;
+		nops(&ring, 3);
+		io_uring_queue_exit(&ring);
+	}
+	check(1, "four rings set up again after a dup");
+}
+
+/* ---- nofd ---- */
+
+static void *nofd_thread(void *arg)
+{
+	(void)arg;
+	struct io_uring ring;
+	if (io_uring_queue_init(8, &ring, 0))
+		die("ring", EIO);
+	if (io_uring_register_ring_fd(&ring) != 1)
+		die("register ring fd", EIO);
+	/* What liburing 2.4's io_uring_close_ring_fd does. */
+	close(ring.ring_fd);
+	ring.ring_fd = -1;
+	for (int i = 0; i < 50; i++)
+		nops(&ring, 1 + (unsigned int)i % 5);
+	io_uring_queue_exit(&ring);
+	return NULL;
+}
+
+static void cmd_nofd(void)
+{
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, nofd_thread, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	check(1, "two rings with ring_fd -1");
+}
+
+/* ---- acrossfork ---- */
+
+/* liburing's across-fork: the ring and liburing's state of it in
+ * shared memory, submitted to by the parent, then the child, then the
+ * parent again. */
+static void cmd_acrossfork(void)
+{
+	struct io_uring *ring = mmap(NULL, sizeof(*ring),
+				     PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ring == MAP_FAILED || io_uring_queue_init(8, ring, 0))
+		die("shared ring", EIO);
+	nops(ring, 2);
+	pid_t pid = fork();
+	if (pid == 0) {
+		nops(ring, 5);
+		_exit(0);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "child: %#x", status);
+	nops(ring, 2);
+	io_uring_queue_exit(ring);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -305,6 +530,20 @@ int main(int argc, char **argv)
 		cmd_register();
 	else if (!strcmp(cmd, "directopen"))
 		cmd_directopen(arg);
+	else if (!strcmp(cmd, "sqarray"))
+		cmd_sqarray();
+	else if (!strcmp(cmd, "newsubmit"))
+		cmd_newsubmit();
+	else if (!strcmp(cmd, "resize"))
+		cmd_resize();
+	else if (!strcmp(cmd, "regrace"))
+		cmd_regrace();
+	else if (!strcmp(cmd, "ringdup"))
+		cmd_ringdup();
+	else if (!strcmp(cmd, "nofd"))
+		cmd_nofd();
+	else if (!strcmp(cmd, "acrossfork"))
+		cmd_acrossfork();
 	else {
 		fprintf(stderr, "unknown command %s\n", cmd);
 		return 2;

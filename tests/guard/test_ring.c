@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "spawn.h"
 #include "suites.h"
@@ -21,6 +22,13 @@
 #endif
 
 static char log_env[300];
+
+static uint64_t ag_test_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static const char *log_env_of_scratch(void)
 {
@@ -92,6 +100,67 @@ START_TEST(test_direct_open)
 }
 END_TEST
 
+START_TEST(test_sq_array)
+{
+	run_guarded("sqarray", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_newer_liburing)
+{
+	run_guarded("newsubmit", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_resize_keeps_slots)
+{
+	run_guarded("resize", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_registration_race)
+{
+	run_guarded("regrace", NULL, NULL);
+}
+END_TEST
+
+/* No ring's walk is another's: quick, and no SQE is called unseen. */
+static void quiet_rings(const char *cmd)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(),
+			      "ARENAGUARD_STATS=1", NULL };
+	uint64_t t0 = ag_test_now_ns();
+	char *log = ring_client(&r, env, cmd, NULL);
+	uint64_t ns = ag_test_now_ns() - t0;
+	ck_assert_msg(!strstr(log, "reached the kernel without"), "%s", log);
+	ck_assert_msg(!strstr(r.err, "reached the kernel without"), "%s",
+		      r.err);
+	ck_assert_msg(strstr(log, "unchecked SQEs 0,"), "%s", log);
+	/* Without the guard each takes milliseconds. */
+	ck_assert_msg(ns < 5000000000ull, "%s took %.1f s", cmd, ns / 1e9);
+	free(log);
+	run_free(&r);
+}
+
+START_TEST(test_ring_fd_dup)
+{
+	quiet_rings("ringdup");
+}
+END_TEST
+
+START_TEST(test_rings_without_fd)
+{
+	quiet_rings("nofd");
+}
+END_TEST
+
+START_TEST(test_ring_across_fork)
+{
+	quiet_rings("acrossfork");
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -107,6 +176,13 @@ Suite *suite_ring(void)
 	tcase_add_loop_test(t, test_probe_fails, 0, 2);
 	tcase_add_test(t, test_generic_register);
 	tcase_add_test(t, test_direct_open);
+	tcase_add_test(t, test_sq_array);
+	tcase_add_test(t, test_newer_liburing);
+	tcase_add_test(t, test_resize_keeps_slots);
+	tcase_add_test(t, test_registration_race);
+	tcase_add_test(t, test_ring_fd_dup);
+	tcase_add_test(t, test_rings_without_fd);
+	tcase_add_test(t, test_ring_across_fork);
 	suite_add_tcase(s, t);
 	return s;
 }
