@@ -460,28 +460,35 @@ static void cmd_ringdup(void)
 
 /* ---- nofd ---- */
 
+/* Two threads' rings, both with ring_fd -1 (what liburing 2.4's
+ * io_uring_close_ring_fd leaves), used in turn: A, then B, then A. */
+static pthread_barrier_t nofd_turn;
+
 static void *nofd_thread(void *arg)
 {
-	(void)arg;
+	int first = arg != NULL;
 	struct io_uring ring;
 	if (io_uring_queue_init(8, &ring, 0))
 		die("ring", EIO);
 	if (io_uring_register_ring_fd(&ring) != 1)
 		die("register ring fd", EIO);
-	/* What liburing 2.4's io_uring_close_ring_fd does. */
 	close(ring.ring_fd);
 	ring.ring_fd = -1;
-	for (int i = 0; i < 50; i++)
-		nops(&ring, 1 + (unsigned int)i % 5);
+	for (int turn = 0; turn < 3; turn++) {
+		if ((turn != 1) == first)
+			nops(&ring, first ? 100 : 7);
+		pthread_barrier_wait(&nofd_turn);
+	}
 	io_uring_queue_exit(&ring);
 	return NULL;
 }
 
 static void cmd_nofd(void)
 {
+	pthread_barrier_init(&nofd_turn, NULL, 2);
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, nofd_thread, NULL);
+		pthread_create(&t[i], NULL, nofd_thread, i ? NULL : "first");
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	check(1, "two rings with ring_fd -1");
