@@ -835,9 +835,15 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 	 * next time did not come through here. */
 	struct ring_state *r = ring_enter(ring);
 	if (r) {
-		atomic_store(&r->shared->tail,
-			     io_uring_smp_load_acquire(ring->sq.ktail));
-		atomic_store(&r->shared->have_tail, 1);
+		/* Plain stores (relaxed): a word each, shared with other
+		 * processes, which need no order with anything else. */
+		atomic_store_explicit(&r->shared->tail,
+				      io_uring_smp_load_acquire(ring->sq.ktail),
+				      memory_order_relaxed);
+		if (!atomic_load_explicit(&r->shared->have_tail,
+					  memory_order_relaxed))
+			atomic_store_explicit(&r->shared->have_tail, 1,
+					      memory_order_relaxed);
 	}
 }
 
@@ -1055,20 +1061,21 @@ static void check_unseen(struct walk *w)
 	struct ring_shared *sh = w->r->shared;
 	unsigned int ktail = io_uring_smp_load_acquire(ring->sq.ktail);
 	unsigned int khead = io_uring_smp_load_acquire(ring->sq.khead);
-	unsigned int tail = atomic_load(&sh->tail);
-	if (!atomic_load(&sh->have_tail) || (int)(ktail - tail) < 0) {
+	unsigned int tail = atomic_load_explicit(&sh->tail,
+						 memory_order_relaxed);
+	if (!atomic_load_explicit(&sh->have_tail, memory_order_relaxed) ||
+	    (int)(ktail - tail) < 0) {
 		/* First sight, or a tail ahead of the kernel's, which
 		 * cannot be this ring's (a state left by a ring the guard
 		 * did not see go): what the kernel has not taken yet is
 		 * still to be checked, even if it was published by hand
 		 * before (fuzz_guard). */
 		tail = khead;
-		atomic_store(&sh->have_tail, 1);
+		atomic_store_explicit(&sh->tail, tail, memory_order_relaxed);
+		atomic_store_explicit(&sh->have_tail, 1, memory_order_relaxed);
 	}
-	if (ktail == tail) {
-		atomic_store(&sh->tail, tail);
+	if (ktail == tail)
 		return;
-	}
 	unsigned int from = tail;
 	if ((int)(khead - from) > 0) {
 		atomic_fetch_add(&ag_stats.unchecked_sqes, khead - from);
@@ -1081,7 +1088,7 @@ static void check_unseen(struct walk *w)
 		from = khead;
 	}
 	check_range(w, from, ktail);
-	atomic_store(&sh->tail, ktail);
+	atomic_store_explicit(&sh->tail, ktail, memory_order_relaxed);
 }
 
 struct ag_held *ag_uring_check(struct io_uring *ring)
