@@ -267,8 +267,11 @@ static uintptr_t probe(int fd)
 	if (!dev)
 		return notdev_of(&st);
 	struct ag_file *f = find_alias(fd);
-	if (!f)
+	if (!f) {
 		f = ag_file_new();
+		/* A new open file of the device: is any ring out of sight? */
+		ag_uring_note_unseen_rings();
+	}
 	if (!f)
 		errno = ENOMEM;
 	else if (f->fd < 0)

@@ -391,6 +391,13 @@ void ag_ring_files_set(struct io_uring *ring, const int *files,
 		       unsigned int nr);
 void ag_ring_files_update(struct io_uring *ring, unsigned int off,
 			  const int *files, unsigned int nr);
+/* A ring liburing set up (io_uring_queue_init*, io_uring_queue_mmap):
+ * known from then on, so that it is not taken for an unseen one. */
+void ag_ring_seen(struct io_uring *ring);
+/* Reports (once) an io_uring fd of this process that no liburing
+ * function the guard interposes set up: its SQEs are never checked.
+ * Looked for when a device file is first seen, and at exit. */
+void ag_uring_note_unseen_rings(void);
 /* A ring that liburing unmaps (io_uring_queue_exit). */
 void ag_ring_forget(struct io_uring *ring);
 /* fds first .. last were closed: a ring known by one of them is no

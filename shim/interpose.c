@@ -18,8 +18,12 @@
  *   io_uring_wait_cqes, io_uring_wait_cqe_timeout
  *              check the pending SQEs first
  *   io_uring_register_files*, io_uring_unregister_files,
- *   io_uring_register, io_uring_queue_exit, io_uring_resize_rings (2.9)
- *              track registered files and the ring's mapping
+ *   io_uring_register, io_uring_queue_init, _init_params, _init_mem
+ *   (2.5), io_uring_queue_mmap, io_uring_queue_exit,
+ *   io_uring_resize_rings (2.9)
+ *              track registered files and the ring's mapping (a ring
+ *              fd none of these made is reported, when a device file is
+ *              first seen and at exit: its SQEs pass unchecked)
  *   io_uring_enter, io_uring_enter2
  *              check SQEs written to the ring by hand
  *
@@ -54,6 +58,9 @@ int io_uring_submit_and_wait_reg(struct io_uring *ring,
 				 struct io_uring_cqe **cqe_ptr,
 				 unsigned int wait_nr, int reg_index);
 int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p);
+int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
+			    struct io_uring_params *p, void *buf,
+			    size_t buf_size);
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
@@ -69,6 +76,8 @@ NEXT(io_uring_register_files_update_tag); NEXT(io_uring_unregister_files);
 NEXT(io_uring_queue_exit); NEXT(io_uring_enter); NEXT(io_uring_enter2);
 NEXT(io_uring_submit_and_wait_min_timeout); NEXT(io_uring_submit_and_wait_reg);
 NEXT(io_uring_resize_rings); NEXT(io_uring_register);
+NEXT(io_uring_queue_init); NEXT(io_uring_queue_init_params);
+NEXT(io_uring_queue_init_mem); NEXT(io_uring_queue_mmap);
 #undef NEXT
 
 /* The driver is whatever ioctl comes next: the simulator, or the
@@ -123,6 +132,8 @@ static void resolve(void)
 	R(io_uring_queue_exit); R(io_uring_enter); R(io_uring_enter2);
 	R(io_uring_submit_and_wait_min_timeout); R(io_uring_submit_and_wait_reg);
 	R(io_uring_resize_rings); R(io_uring_register);
+	R(io_uring_queue_init); R(io_uring_queue_init_params);
+	R(io_uring_queue_init_mem); R(io_uring_queue_mmap);
 #undef R
 	ag_config_load();
 	ag_driver_ioctl = forward_ioctl;
@@ -152,6 +163,8 @@ __attribute__((constructor)) static void guard_load(void)
 
 __attribute__((destructor)) static void guard_unload(void)
 {
+	if (ag_cfg.mode != AG_OFF)
+		ag_uring_note_unseen_rings();
 	if (ag_cfg.stats && ag_cfg.mode != AG_OFF)
 		ag_report_stats();
 }
@@ -562,6 +575,49 @@ int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 	int rc = next_io_uring_resize_rings(ring, p);
 	if (rc == 0 && !off())
 		ag_ring_moved(old, ring);
+	return rc;
+}
+
+/* ---- ring set-up: every ring liburing makes is known at once ---- */
+
+int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
+			unsigned int flags)
+{
+	NEED(io_uring_queue_init, -ENOSYS);
+	int rc = next_io_uring_queue_init(entries, ring, flags);
+	if (rc == 0 && !off())
+		ag_ring_seen(ring);
+	return rc;
+}
+
+int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
+			       struct io_uring_params *p)
+{
+	NEED(io_uring_queue_init_params, -ENOSYS);
+	int rc = next_io_uring_queue_init_params(entries, ring, p);
+	if (rc == 0 && !off())
+		ag_ring_seen(ring);
+	return rc;
+}
+
+int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
+			    struct io_uring_params *p, void *buf,
+			    size_t buf_size)
+{
+	NEED(io_uring_queue_init_mem, -ENOSYS);
+	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
+	if (rc >= 0 && !off())
+		ag_ring_seen(ring);
+	return rc;
+}
+
+int io_uring_queue_mmap(int fd, struct io_uring_params *p,
+			struct io_uring *ring)
+{
+	NEED(io_uring_queue_mmap, -ENOSYS);
+	int rc = next_io_uring_queue_mmap(fd, p, ring);
+	if (rc == 0 && !off())
+		ag_ring_seen(ring);
 	return rc;
 }
 

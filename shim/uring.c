@@ -52,8 +52,10 @@
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -61,6 +63,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -396,6 +399,53 @@ void ag_ring_moved(void *old_sq_ring, struct io_uring *ring)
 	pthread_mutex_unlock(&ring_lock);
 }
 
+/* Whether ring fd fd is one the guard knows (by number, or as the same
+ * open file as a known ring's fd). */
+static int ring_fd_known(int fd)
+{
+	if (by_fd(fd))
+		return 1;
+	pid_t pid = getpid();
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		int other = atomic_load(&r->ring_fd);
+		if (atomic_load(&r->in_use) && other >= 0 &&
+		    syscall(SYS_kcmp, pid, pid, KCMP_FILE, fd, other) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+void ag_uring_note_unseen_rings(void)
+{
+	ag_inside++;
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	while (dir && (e = readdir(dir))) {
+		char *end, link[64], target[32];
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd == dirfd(dir) || fd > INT_MAX)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%ld", fd);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (strcmp(target, "anon_inode:[io_uring]") ||
+		    ring_fd_known((int)fd))
+			continue;
+		ag_report_once("unseen ring", "io_uring ring fd %ld was set up "
+			       "without the liburing functions the guard "
+			       "interposes (a liburing linked statically, or "
+			       "raw io_uring_setup): the SQEs submitted on it "
+			       "are not checked here; only a driver's sealed "
+			       "submissions refuse the uncertified ones", fd);
+	}
+	if (dir)
+		closedir(dir);
+	ag_inside--;
+}
+
 /* ---- what a registered fd is ---- */
 
 enum fd_kind { FD_NOT, FD_DEVICE, FD_MAYBE };
@@ -513,6 +563,11 @@ static struct ring_state *ring_of(struct io_uring *ring)
 	struct ring_state *r = ring_get(ring);
 	pthread_mutex_unlock(&ring_lock);
 	return r;
+}
+
+void ag_ring_seen(struct io_uring *ring)
+{
+	ring_of(ring);
 }
 
 void ag_ring_files_set(struct io_uring *ring, const int *files,

@@ -19,6 +19,7 @@
  *   ringdup     ring fd dup'ed, the original closed, set up again
  *   nofd        two threads' rings with ring_fd -1
  *   acrossfork  one ring (and its liburing state) shared across fork
+ *   rawring     a ring set up without liburing, then the device used
  *
  * A submission the guard must block is a schedule (D) fails; "blocked"
  * is a CQE (or ioctl) of -EPERM.  On the simulator a command the guard
@@ -494,6 +495,26 @@ static void cmd_nofd(void)
 	check(1, "two rings with ring_fd -1");
 }
 
+/* ---- rawring ---- */
+
+/* A ring set up by a raw io_uring_setup (as a statically linked
+ * liburing, or fio, does), then the device opened and used: the guard
+ * cannot check that ring's SQEs, and must say so. */
+static void cmd_rawring(void)
+{
+	struct io_uring_params p;
+	memset(&p, 0, sizeof(p));
+	int fd = (int)syscall(__NR_io_uring_setup, 8, &p);
+	check(fd >= 0, "raw io_uring_setup: %d", fd);
+	struct cdev d;
+	open_dev(&d, CP_IOCTL);
+	uint32_t s = bad_schedule(&d);
+	int rc = ioctl_submit(d.fd, s);
+	check(rc == -EPERM, "ioctl submit: %d", rc);
+	cdev_close(&d);
+	close(fd);
+}
+
 /* ---- acrossfork ---- */
 
 /* liburing's across-fork: the ring and liburing's state of it in
@@ -551,6 +572,8 @@ int main(int argc, char **argv)
 		cmd_nofd();
 	else if (!strcmp(cmd, "acrossfork"))
 		cmd_acrossfork();
+	else if (!strcmp(cmd, "rawring"))
+		cmd_rawring();
 	else {
 		fprintf(stderr, "unknown command %s\n", cmd);
 		return 2;

@@ -4,8 +4,8 @@
  * device: the fd table's "not the device" never hides the device (a
  * reused number, a failed probe), every way files reach a slot, the SQ
  * index array, newer liburing's submit functions and ring moves, the
- * slot table under a registration race, and rings that change fd,
- * have none, or are shared across fork.
+ * slot table under a registration race, rings that change fd, have
+ * none, or are shared across fork, and a ring the guard cannot see.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -59,6 +59,8 @@ static void run_guarded(const char *cmd, const char *arg,
 	char *log = ring_client(&r, env, cmd, arg);
 	if (log_has)
 		ck_assert_msg(strstr(log, log_has), "log:\n%s", log);
+	/* Every ring here is liburing's: none is called unseen. */
+	ck_assert_msg(!strstr(log, "was set up without"), "log:\n%s", log);
 	free(log);
 	run_free(&r);
 }
@@ -134,6 +136,7 @@ static void quiet_rings(const char *cmd)
 	char *log = ring_client(&r, env, cmd, NULL);
 	uint64_t ns = ag_test_now_ns() - t0;
 	ck_assert_msg(!strstr(log, "reached the kernel without"), "%s", log);
+	ck_assert_msg(!strstr(log, "was set up without"), "%s", log);
 	ck_assert_msg(!strstr(r.err, "reached the kernel without"), "%s",
 		      r.err);
 	ck_assert_msg(strstr(log, "unchecked SQEs 0,"), "%s", log);
@@ -161,6 +164,18 @@ START_TEST(test_ring_across_fork)
 }
 END_TEST
 
+START_TEST(test_unseen_ring_said)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
+	char *log = ring_client(&r, env, "rawring", NULL);
+	ck_assert_msg(count(log, "was set up without the liburing functions")
+		      == 1, "log:\n%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -183,6 +198,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_ring_fd_dup);
 	tcase_add_test(t, test_rings_without_fd);
 	tcase_add_test(t, test_ring_across_fork);
+	tcase_add_test(t, test_unseen_ring_said);
 	suite_add_tcase(s, t);
 	return s;
 }
