@@ -755,7 +755,8 @@ static void slot_may_change(struct ring_state *r, struct slot_table *t,
 	}
 	if (index >= t->n)
 		return;
-	if (atomic_load(&t->v[index]) || may_be_device)
+	struct ag_file *was = atomic_load(&t->v[index]);
+	if (was != UNCERTAIN && (was || may_be_device))
 		slot_set(r, t, index, UNCERTAIN, d);
 }
 
@@ -781,9 +782,16 @@ static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 	int buf[FD_CHUNK], any = 0;
 	for (unsigned int c = 0; c < nr; c += FD_CHUNK) {
 		unsigned int n = nr - c < FD_CHUNK ? nr - c : FD_CHUNK;
-		read_fds(buf, sqe->addr, c, n);
+		uint64_t at = sqe->addr + (uint64_t)c * sizeof(int);
+		int whole = copy_from_user(buf, at, (size_t)n * sizeof(int)) == 0;
 		for (unsigned int i = 0; i < n; i++) {
-			int dev = fd_may_be_device(buf[i]);
+			/* Part of the array unreadable: the kernel installs
+			 * what it read before the fault, so each is read
+			 * alone, and one that cannot be "may be". */
+			int dev = !whole && copy_from_user(&buf[i],
+							   at + i * sizeof(int),
+							   sizeof(int)) != 0
+				  ? 1 : fd_may_be_device(buf[i]);
 			any |= dev;
 			if (!alloc)
 				slot_may_change(r, t, off + c + i, dev, d);
