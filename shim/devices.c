@@ -300,6 +300,28 @@ struct ag_file *ag_fd_peek(int fd)
 	return is_notdev(v) ? AG_FD_NOTDEV : (struct ag_file *)v;
 }
 
+void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out)
+{
+	unsigned int have = MAX_CHUNKS;        /* no chunk loaded yet */
+	slot_t *chunk = NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		int fd = fds[i];
+		uintptr_t v = 0;
+		if (fd >= 0 && (unsigned int)fd < MAX_CHUNKS * CHUNK) {
+			unsigned int c = (unsigned int)fd >> CHUNK_BITS;
+			if (c != have) {
+				chunk = atomic_load_explicit(&chunks[c],
+							     memory_order_acquire);
+				have = c;
+			}
+			if (chunk)
+				v = atomic_load_explicit(&chunk[fd & (CHUNK - 1)],
+							 memory_order_relaxed);
+		}
+		out[i] = is_notdev(v) ? AG_FD_NOTDEV : (struct ag_file *)v;
+	}
+}
+
 void ag_fd_set_notdev(int fd, const struct stat *st)
 {
 	assert(!S_ISCHR(st->st_mode));     /* a char device is probed */

@@ -87,6 +87,9 @@ struct ag_file *ag_fd_file(int fd);
 /* The cached state without probing or referencing (a hint): UNKNOWN,
  * NOTDEV (of any identity), CLOSING or a file. */
 struct ag_file *ag_fd_peek(int fd);
+/* ag_fd_peek of each of fds[0, n) into out (a registration walk: one
+ * call, no system call). */
+void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out);
 /* Remembers that fd, which fstat says is not a character device, is not
  * the device (unless the table knows better already). */
 struct stat;

@@ -769,9 +769,12 @@ static int fd_may_be_device(int fd)
 	return k != FD_NOT;
 }
 
-/* IORING_OP_FILES_UPDATE: the fds read a chunk at a time; only those
- * that can land in a slot (len is the application's, up to 2^32 - 1,
- * fuzz_guard). */
+/* IORING_OP_FILES_UPDATE: the fds read a chunk at a time and looked up
+ * in the fd table together; only an fd the table does not know costs a
+ * system call.  Only the fds that can land in a slot (len is the
+ * application's, up to 2^32 - 1, fuzz_guard). */
+#define UPDATE_CHUNK 512u
+
 static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 			     const struct io_uring_sqe *sqe, struct retired *d)
 {
@@ -779,22 +782,42 @@ static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 	int alloc = off == IORING_FILE_INDEX_ALLOC;
 	unsigned int room = alloc ? t->n : off < t->n ? t->n - off : 0;
 	unsigned int nr = sqe->len < room ? sqe->len : room;
-	int buf[FD_CHUNK], any = 0;
-	for (unsigned int c = 0; c < nr; c += FD_CHUNK) {
-		unsigned int n = nr - c < FD_CHUNK ? nr - c : FD_CHUNK;
+	int buf[UPDATE_CHUNK], any = 0;
+	struct ag_file *known[UPDATE_CHUNK];
+	for (unsigned int c = 0; c < nr; c += UPDATE_CHUNK) {
+		unsigned int n = nr - c < UPDATE_CHUNK ? nr - c : UPDATE_CHUNK;
 		uint64_t at = sqe->addr + (uint64_t)c * sizeof(int);
 		int whole = copy_from_user(buf, at, (size_t)n * sizeof(int)) == 0;
+		if (whole)
+			ag_fd_peek_many(buf, n, known);
 		for (unsigned int i = 0; i < n; i++) {
-			/* Part of the array unreadable: the kernel installs
-			 * what it read before the fault, so each is read
-			 * alone, and one that cannot be "may be". */
-			int dev = !whole && copy_from_user(&buf[i],
-							   at + i * sizeof(int),
-							   sizeof(int)) != 0
-				  ? 1 : fd_may_be_device(buf[i]);
+			int dev;
+			if (!whole) {
+				/* Part of the array unreadable: the kernel
+				 * installs what it read before the fault, so
+				 * each is read alone, and one that cannot be
+				 * is "may be". */
+				dev = copy_from_user(&buf[i], at + i * sizeof(int),
+						     sizeof(int)) != 0 ||
+				      fd_may_be_device(buf[i]);
+			} else if (buf[i] < 0) {
+				dev = 0;              /* -1, or SKIP */
+			} else if (known[i] == AG_FD_UNKNOWN ||
+				   known[i] == AG_FD_CLOSING) {
+				dev = fd_may_be_device(buf[i]);
+			} else {
+				dev = 1;   /* the device, or "not" unrechecked */
+			}
 			any |= dev;
-			if (!alloc)
-				slot_may_change(r, t, off + c + i, dev, d);
+			if (alloc)
+				continue;
+			/* slot_may_change, inline: most slots of a busy
+			 * table are uncertain already. */
+			unsigned int index = off + c + i;     /* < t->n */
+			struct ag_file *was = atomic_load_explicit(
+				&t->v[index], memory_order_relaxed);
+			if (was != UNCERTAIN && (was || dev))
+				slot_set(r, t, index, UNCERTAIN, d);
 		}
 	}
 	if (alloc && any)
