@@ -370,6 +370,12 @@ void ag_ring_forget(struct io_uring *ring)
 	struct ring_state *r = by_mapping(ring->sq.ring_ptr);
 	if (r)
 		state_forget(r);
+	/* Known by its fd only (io_uring_register before any liburing
+	 * function showed its mapping): liburing closes that fd with a
+	 * system call the guard does not see. */
+	r = by_fd(ring->ring_fd);
+	if (r && !atomic_load(&r->sq_ring))
+		state_forget(r);
 	pthread_mutex_unlock(&ring_lock);
 }
 
@@ -1218,10 +1224,19 @@ struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit)
 void ag_uring_lock_all(void)
 {
 	pthread_mutex_lock(&ring_lock);
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next))
+		pthread_mutex_lock(&r->slots_lock);
 }
 
 void ag_uring_unlock_all(int child)
 {
-	(void)child;
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		/* The child has none of the threads that were reading. */
+		if (child)
+			atomic_store(&r->readers, 0);
+		pthread_mutex_unlock(&r->slots_lock);
+	}
 	pthread_mutex_unlock(&ring_lock);
 }
