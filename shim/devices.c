@@ -218,6 +218,16 @@ static struct ag_file *find_alias(int fd)
 	return NULL;
 }
 
+int ag_fstatat(int dirfd, const char *path, struct stat *st)
+{
+	int saved = errno;
+	ag_inside++;
+	int rc = path ? fstatat(dirfd, path, st, 0) : fstat(dirfd, st);
+	ag_inside--;
+	errno = saved;
+	return rc;
+}
+
 /* A probe's answer that is not kept: a probe that failed on a
  * character device that cannot be the arena's (errno 0), or may be
  * (errno the probe's error: the request is refused). */
@@ -250,12 +260,7 @@ static uintptr_t probe_failed(int fd, const struct stat *st, int err)
 static uintptr_t probe(int fd)
 {
 	struct stat st;
-	int saved = errno;
-	ag_inside++;
-	int rc = fstat(fd, &st);
-	ag_inside--;
-	errno = saved;
-	if (rc != 0)
+	if (ag_fstatat(fd, NULL, &st) != 0)
 		return (uintptr_t)AG_FD_UNKNOWN;
 	if (!S_ISCHR(st.st_mode))
 		return notdev_of(&st);       /* no ioctl sent to it */
@@ -284,12 +289,7 @@ static uintptr_t probe(int fd)
 static int still_notdev(int fd, uintptr_t v)
 {
 	struct stat st;
-	int saved = errno;
-	ag_inside++;
-	int rc = fstat(fd, &st);
-	ag_inside--;
-	errno = saved;
-	return rc != 0 || notdev_of(&st) == v ||
+	return ag_fstatat(fd, NULL, &st) != 0 || notdev_of(&st) == v ||
 	       (!S_ISCHR(st.st_mode));   /* never the device either */
 }
 

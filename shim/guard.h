@@ -90,9 +90,12 @@ struct ag_file *ag_fd_peek(int fd);
 /* ag_fd_peek of each of fds[0, n) into out (a registration walk: one
  * call, no system call). */
 void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out);
+struct stat;
+/* fstat(dirfd) (path NULL) or fstatat(dirfd, path) following links,
+ * errno kept: 0 or -1. */
+int ag_fstatat(int dirfd, const char *path, struct stat *st);
 /* Remembers that fd, which fstat says is not a character device, is not
  * the device (unless the table knows better already). */
-struct stat;
 void ag_fd_set_notdev(int fd, const struct stat *st);
 /* fd is no longer what the table says (dup2 replaced it). */
 void ag_fd_forget(int fd);

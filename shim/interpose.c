@@ -45,22 +45,7 @@
 #include <liburing.h>
 
 #include "guard.h"
-
-/* Newer liburing (declared by it, not by Debian's 2.3). */
-struct io_uring_params;
-int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
-					 struct io_uring_cqe **cqe_ptr,
-					 unsigned int wait_nr,
-					 struct __kernel_timespec *ts,
-					 unsigned int min_wait_usec,
-					 sigset_t *sigmask);
-int io_uring_submit_and_wait_reg(struct io_uring *ring,
-				 struct io_uring_cqe **cqe_ptr,
-				 unsigned int wait_nr, int reg_index);
-int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p);
-int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
-			    struct io_uring_params *p, void *buf,
-			    size_t buf_size);
+#include "liburing_newer.h"
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
@@ -340,6 +325,20 @@ int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
 	return then(rc, next_io_uring_submit_and_wait(ring, wait_nr));
 }
 
+/* The check before a submit that also waits: when it holds a
+ * schedule, the submit is made here on its own and the hold released
+ * (*held is then NULL); the submit's error, or 0. */
+static int check_then_submit(struct io_uring *ring, struct ag_held **held)
+{
+	*held = ag_uring_check(ring);
+	if (!*held || !next_io_uring_submit)
+		return 0;
+	int rc = next_io_uring_submit(ring);
+	ag_uring_release(ring, *held);
+	*held = NULL;
+	return rc < 0 ? rc : 0;
+}
+
 int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 				     struct io_uring_cqe **cqe_ptr,
 				     unsigned int wait_nr,
@@ -351,18 +350,12 @@ int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 		return next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
 							     wait_nr, ts,
 							     sigmask);
-	struct ag_held *held = ag_uring_check(ring);
-	if (held && next_io_uring_submit) {
-		int rc = next_io_uring_submit(ring);
-		ag_uring_release(ring, held);
-		if (rc < 0)
-			return rc;
-		return next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
-							     wait_nr, ts,
-							     sigmask);
-	}
-	int rc = next_io_uring_submit_and_wait_timeout(ring, cqe_ptr, wait_nr,
-						       ts, sigmask);
+	struct ag_held *held;
+	int rc = check_then_submit(ring, &held);
+	if (rc < 0)
+		return rc;
+	rc = next_io_uring_submit_and_wait_timeout(ring, cqe_ptr, wait_nr, ts,
+						   sigmask);
 	ag_uring_release(ring, held);
 	return rc;
 }
@@ -378,17 +371,13 @@ int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
 	if (off())
 		return next_io_uring_submit_and_wait_min_timeout(
 			ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
-	struct ag_held *held = ag_uring_check(ring);
-	if (held && next_io_uring_submit) {
-		int rc = next_io_uring_submit(ring);
-		ag_uring_release(ring, held);
-		if (rc < 0)
-			return rc;
-		return next_io_uring_submit_and_wait_min_timeout(
-			ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
-	}
-	int rc = next_io_uring_submit_and_wait_min_timeout(
-		ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
+	struct ag_held *held;
+	int rc = check_then_submit(ring, &held);
+	if (rc < 0)
+		return rc;
+	rc = next_io_uring_submit_and_wait_min_timeout(ring, cqe_ptr, wait_nr,
+						       ts, min_wait_usec,
+						       sigmask);
 	ag_uring_release(ring, held);
 	return rc;
 }
@@ -401,17 +390,12 @@ int io_uring_submit_and_wait_reg(struct io_uring *ring,
 	if (off())
 		return next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
 							 reg_index);
-	struct ag_held *held = ag_uring_check(ring);
-	if (held && next_io_uring_submit) {
-		int rc = next_io_uring_submit(ring);
-		ag_uring_release(ring, held);
-		if (rc < 0)
-			return rc;
-		return next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
-							 reg_index);
-	}
-	int rc = next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
-						   reg_index);
+	struct ag_held *held;
+	int rc = check_then_submit(ring, &held);
+	if (rc < 0)
+		return rc;
+	rc = next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
+					       reg_index);
 	ag_uring_release(ring, held);
 	return rc;
 }

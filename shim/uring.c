@@ -476,12 +476,7 @@ static enum fd_kind fd_kind(int fd, struct ag_file **f, int exact)
 		return FD_MAYBE;
 	if (known == AG_FD_UNKNOWN) {
 		struct stat st;
-		int saved = errno;
-		ag_inside++;
-		int rc = fstat(fd, &st);
-		ag_inside--;
-		errno = saved;
-		if (rc != 0)
+		if (ag_fstatat(fd, NULL, &st) != 0)
 			return FD_NOT;        /* the kernel refuses it too */
 		if (!S_ISCHR(st.st_mode)) {
 			ag_fd_set_notdev(fd, &st);
@@ -727,12 +722,9 @@ static int may_be_device_path(const struct io_uring_sqe *sqe)
 	if (!memchr(path, 0, n))
 		return 1;             /* longer than the kernel takes */
 	struct stat st;
-	int saved = errno;
 	int fd = own_fd_link(path);
-	ag_inside++;
-	int rc = fd >= 0 ? fstat(fd, &st) : fstatat(sqe->fd, path, &st, 0);
-	ag_inside--;
-	errno = saved;
+	int rc = fd >= 0 ? ag_fstatat(fd, NULL, &st)
+			 : ag_fstatat(sqe->fd, path, &st);
 	if (fd >= 0 && ag_fd_peek(fd) > AG_FD_CLOSING)
 		return 1;             /* the guard knows it as the device */
 	if (rc != 0)

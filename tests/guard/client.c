@@ -65,28 +65,12 @@
 
 #include "../util.h"
 #include "cdev.h"
+#include "checks.h"
 #include "failalloc.h"
 #include "progs.h"
 
 static enum cpath path = CP_IOCTL;
 static int expect_block = 1;
-static atomic_int failures;
-
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-	va_end(ap);
-	if (!ok)
-		atomic_fetch_add(&failures, 1);
-}
 
 /* What a failing submission returns here: EPERM, or 0 (it ran). */
 static int failing_rc(void)

@@ -42,26 +42,10 @@
 #include <unistd.h>
 
 #include "cdev.h"
+#include "checks.h"
 #include "progs.h"
-#include "ring_stub.h"
+#include "liburing_newer.h"
 
-static atomic_int failures;
-
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-	va_end(ap);
-	if (!ok)
-		atomic_fetch_add(&failures, 1);
-}
 
 static void die(const char *what, int rc)
 {

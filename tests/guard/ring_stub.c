@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stand-ins for liburing 2.8 / 2.9 functions, built as a library the
- * client links: like liburing's own, they flush the SQ ring and enter
- * the kernel by a raw system call, so nothing but interposing the
- * function itself sees their SQEs.
+ * Stand-ins for liburing 2.8 / 2.9 functions (shim/liburing_newer.h),
+ * built as a library the client links: like liburing's own, they flush
+ * the SQ ring and enter the kernel by a raw system call, so nothing but
+ * interposing the function itself sees their SQEs.  The resize maps the
+ * SQ ring again at a new address, its size unchanged: what the guard
+ * sees of a resize.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ring_stub.h"
+#include "liburing_newer.h"
 
 /* liburing's flush and enter, raw: the submitted count or -errno. */
 static int flush_and_enter(struct io_uring *ring, unsigned int wait_nr,
