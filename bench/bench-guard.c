@@ -163,13 +163,13 @@ struct updater {
 static void files_update(void *ctx)
 {
 	struct updater *u = ctx;
-	struct io_uring_cqe *cqe;
+	struct io_uring_cqe *cqe = NULL;
 	io_uring_prep_files_update(io_uring_get_sqe(&u->ring), u->fds, FILES_N,
 				   0);
 	int rc = io_uring_submit_and_wait(&u->ring, 1);
 	if (rc == 1)
 		rc = io_uring_wait_cqe(&u->ring, &cqe);
-	if (rc < 0 || cqe->res != FILES_N)
+	if (rc < 0 || !cqe || cqe->res != FILES_N)
 		die("FILES_UPDATE", rc < 0 ? -rc : EIO);
 	io_uring_cqe_seen(&u->ring, cqe);
 }
