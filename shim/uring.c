@@ -822,26 +822,11 @@ static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 		slot_may_change(r, t, IORING_FILE_INDEX_ALLOC, 1, d);
 }
 
-static void note_slot_change(struct ring_state *r,
-			     const struct io_uring_sqe *sqe)
+/* The slots an SQE that changes them may have changed (its own frame:
+ * the walk of every other SQE does not pay for its buffers). */
+static __attribute__((noinline)) void slots_changed(struct ring_state *r,
+						   const struct io_uring_sqe *sqe)
 {
-	int changes;
-	switch (sqe->opcode) {
-	case IORING_OP_OPENAT:
-	case IORING_OP_OPENAT2:
-	case IORING_OP_ACCEPT:
-	case IORING_OP_SOCKET:
-	case IORING_OP_CLOSE:
-		changes = sqe->file_index != 0;
-		break;
-	case IORING_OP_FILES_UPDATE:
-		changes = 1;
-		break;
-	default:
-		changes = 0;
-	}
-	if (!changes || !atomic_load(&r->slots))
-		return;
 	pthread_mutex_lock(&r->slots_lock);
 	struct slot_table *t = atomic_load(&r->slots);
 	struct retired d = { 0 };
@@ -864,6 +849,28 @@ static void note_slot_change(struct ring_state *r,
 	}
 	retired_drop(r, &d);
 	pthread_mutex_unlock(&r->slots_lock);
+}
+
+static inline void note_slot_change(struct ring_state *r,
+				    const struct io_uring_sqe *sqe)
+{
+	int changes;
+	switch (sqe->opcode) {
+	case IORING_OP_OPENAT:
+	case IORING_OP_OPENAT2:
+	case IORING_OP_ACCEPT:
+	case IORING_OP_SOCKET:
+	case IORING_OP_CLOSE:
+		changes = sqe->file_index != 0;
+		break;
+	case IORING_OP_FILES_UPDATE:
+		changes = 1;
+		break;
+	default:
+		return;
+	}
+	if (changes && atomic_load_explicit(&r->slots, memory_order_relaxed))
+		slots_changed(r, sqe);
 }
 
 /* ---- holds ---- */
@@ -1124,7 +1131,10 @@ static struct io_uring_sqe *sqe_at(struct io_uring *ring, unsigned int pos)
  * takes more from one tail). */
 static void check_range(struct walk *w, unsigned int from, unsigned int to)
 {
-	unsigned int n = to - from, entries = *w->ring->sq.kring_entries;
+	unsigned int n = to - from;
+	if (n == 0)
+		return;
+	unsigned int entries = *w->ring->sq.kring_entries;
 	if (n > entries)
 		n = entries;
 	for (unsigned int i = 0; i < n; i++) {
