@@ -851,11 +851,60 @@ static __attribute__((noinline)) void slots_changed(struct ring_state *r,
 	pthread_mutex_unlock(&r->slots_lock);
 }
 
+/*
+ * IORING_OP_MSG_RING with IORING_MSG_SEND_FD: slot addr3 of this ring is
+ * installed in slot file_index of the ring the SQE names.  If it may be
+ * the device, so may the target slot; a target ring the guard cannot
+ * name (a registered ring fd, or one it never saw) makes every slot of
+ * every ring uncertain.  No slot lock is held across rings: the source
+ * is read as a reader.
+ */
+static __attribute__((noinline)) void msg_send_fd(struct ring_state *r,
+						 const struct io_uring_sqe *sqe)
+{
+	struct ag_file *src = sqe->addr3 < UINT_MAX
+		? slot_read(r, (unsigned int)sqe->addr3) : NULL;
+	if (!src)
+		return;         /* not the device, or nothing to send */
+	if (src != UNCERTAIN)
+		ag_file_unref(src);
+	struct ring_state *target = NULL;
+	if (!(sqe->flags & IOSQE_FIXED_FILE)) {
+		pthread_mutex_lock(&ring_lock);
+		target = by_fd(sqe->fd);
+		pthread_mutex_unlock(&ring_lock);
+	}
+	if (!target) {
+		ag_report_once("msg ring unknown", "IORING_MSG_SEND_FD of a "
+			       "registered slot that may be the device to a ring "
+			       "the guard cannot name (ring fd %d%s): every "
+			       "registered slot of every ring is uncertain",
+			       sqe->fd, sqe->flags & IOSQE_FIXED_FILE
+					? ", a registered file" : "");
+		all_slots_lost();
+		return;
+	}
+	pthread_mutex_lock(&target->slots_lock);
+	struct slot_table *t = atomic_load(&target->slots);
+	struct retired d = { 0 };
+	if (t && !t->lost)
+		slot_may_change(target, t, sqe->file_index == IORING_FILE_INDEX_ALLOC
+					   ? IORING_FILE_INDEX_ALLOC
+					   : sqe->file_index - 1, 1, &d);
+	retired_drop(target, &d);
+	pthread_mutex_unlock(&target->slots_lock);
+}
+
 static inline void note_slot_change(struct ring_state *r,
 				    const struct io_uring_sqe *sqe)
 {
 	int changes;
 	switch (sqe->opcode) {
+	case IORING_OP_MSG_RING:
+		if (sqe->addr == IORING_MSG_SEND_FD &&
+		    atomic_load_explicit(&r->slots, memory_order_relaxed))
+			msg_send_fd(r, sqe);
+		return;
 	case IORING_OP_OPENAT:
 	case IORING_OP_OPENAT2:
 	case IORING_OP_ACCEPT:

@@ -20,6 +20,7 @@
  *   nofd        two threads' rings with ring_fd -1
  *   acrossfork  one ring (and its liburing state) shared across fork
  *   rawring     a ring set up without liburing, then the device used
+ *   msgring     a device slot sent to another ring (IORING_MSG_SEND_FD)
  *
  * A submission the guard must block is a schedule (D) fails; "blocked"
  * is a CQE (or ioctl) of -EPERM.  On the simulator a command the guard
@@ -479,6 +480,40 @@ static void cmd_nofd(void)
 	check(1, "two rings with ring_fd -1");
 }
 
+/* ---- msgring ---- */
+
+/* The device's slot of one ring sent into another's sparse table by
+ * IORING_MSG_SEND_FD: a slot the guard never saw filled. */
+static void cmd_msgring(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_FIXED);
+	uint32_t s = bad_schedule(&d);
+	struct io_uring other;
+	if (io_uring_queue_init(8, &other, IORING_SETUP_SQE128))
+		die("ring", EIO);
+	int rc = io_uring_register_files_sparse(&other, 4);
+	check(rc == 0, "sparse table: %d", rc);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d.ring);
+	if (!sqe)
+		die("no SQE", EBUSY);
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_MSG_RING;
+	sqe->fd = other.ring_fd;
+	sqe->addr = IORING_MSG_SEND_FD;
+	sqe->addr3 = 0;                  /* the device's slot here */
+	sqe->file_index = 3;             /* slot 2 there */
+	sqe->user_data = 0x3e5;
+	rc = io_uring_submit(&d.ring);
+	check(rc == 1, "MSG_RING submit: %d", rc);
+	rc = reap(&d.ring, 0x3e5);
+	check(rc == 0, "IORING_MSG_SEND_FD: %d", rc);
+	rc = uring_submit(&other, 2, IOSQE_FIXED_FILE, s);
+	check(rc == -EPERM, "submit on the slot sent to: %d", rc);
+	io_uring_queue_exit(&other);
+	cdev_close(&d);
+}
+
 /* ---- rawring ---- */
 
 /* A ring set up by a raw io_uring_setup (as a statically linked
@@ -558,6 +593,8 @@ int main(int argc, char **argv)
 		cmd_acrossfork();
 	else if (!strcmp(cmd, "rawring"))
 		cmd_rawring();
+	else if (!strcmp(cmd, "msgring"))
+		cmd_msgring();
 	else {
 		fprintf(stderr, "unknown command %s\n", cmd);
 		return 2;

@@ -164,6 +164,13 @@ START_TEST(test_ring_across_fork)
 }
 END_TEST
 
+START_TEST(test_msg_ring_send_fd)
+{
+	run_guarded("msgring", NULL,
+		    "an earlier SQE may have put the device there");
+}
+END_TEST
+
 START_TEST(test_unseen_ring_said)
 {
 	struct run r;
@@ -199,6 +206,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_rings_without_fd);
 	tcase_add_test(t, test_ring_across_fork);
 	tcase_add_test(t, test_unseen_ring_said);
+	tcase_add_test(t, test_msg_ring_send_fd);
 	suite_add_tcase(s, t);
 	return s;
 }
