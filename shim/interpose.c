@@ -568,9 +568,11 @@ int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 			unsigned int flags)
 {
 	NEED(io_uring_queue_init, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_init(entries, ring, flags);
+	ag_ring_setup_begin();
 	int rc = next_io_uring_queue_init(entries, ring, flags);
-	if (rc == 0 && !off())
-		ag_ring_seen(ring);
+	ag_ring_setup_end(rc == 0 ? ring : NULL);
 	return rc;
 }
 
@@ -578,9 +580,11 @@ int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 			       struct io_uring_params *p)
 {
 	NEED(io_uring_queue_init_params, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_init_params(entries, ring, p);
+	ag_ring_setup_begin();
 	int rc = next_io_uring_queue_init_params(entries, ring, p);
-	if (rc == 0 && !off())
-		ag_ring_seen(ring);
+	ag_ring_setup_end(rc == 0 ? ring : NULL);
 	return rc;
 }
 
@@ -589,9 +593,11 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 			    size_t buf_size)
 {
 	NEED(io_uring_queue_init_mem, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
+	ag_ring_setup_begin();
 	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
-	if (rc >= 0 && !off())
-		ag_ring_seen(ring);
+	ag_ring_setup_end(rc >= 0 ? ring : NULL);
 	return rc;
 }
 
@@ -599,9 +605,11 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 			struct io_uring *ring)
 {
 	NEED(io_uring_queue_mmap, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_mmap(fd, p, ring);
+	ag_ring_setup_begin();
 	int rc = next_io_uring_queue_mmap(fd, p, ring);
-	if (rc == 0 && !off())
-		ag_ring_seen(ring);
+	ag_ring_setup_end(rc == 0 ? ring : NULL);
 	return rc;
 }
 

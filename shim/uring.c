@@ -142,6 +142,8 @@ struct last_ring {
 static __thread struct last_ring last_ring
 	__attribute__((tls_model("initial-exec")));
 static atomic_uint rings_forgotten;
+/* liburing set-ups under way: their fds exist before they are known. */
+static atomic_int ring_setups;
 
 /* ---- the slot table ---- */
 
@@ -440,6 +442,13 @@ void ag_uring_note_unseen_rings(void)
 		if (strcmp(target, "anon_inode:[io_uring]") ||
 		    ring_fd_known((int)fd))
 			continue;
+		/* Maybe another thread's liburing set-up, not done yet:
+		 * asked again once none is under way (a few system calls). */
+		for (int spins = 0; atomic_load(&ring_setups) > 0 &&
+				    spins < 100000; spins++)
+			sched_yield();
+		if (ring_fd_known((int)fd))
+			continue;
 		ag_report_once("unseen ring", "io_uring ring fd %ld was set up "
 			       "without the liburing functions the guard "
 			       "interposes (a liburing linked statically, or "
@@ -566,9 +575,16 @@ static struct ring_state *ring_of(struct io_uring *ring)
 	return r;
 }
 
-void ag_ring_seen(struct io_uring *ring)
+void ag_ring_setup_begin(void)
 {
-	ring_of(ring);
+	atomic_fetch_add(&ring_setups, 1);
+}
+
+void ag_ring_setup_end(struct io_uring *ring)
+{
+	if (ring)
+		ring_of(ring);
+	atomic_fetch_sub(&ring_setups, 1);
 }
 
 void ag_ring_files_set(struct io_uring *ring, const int *files,
@@ -1289,5 +1305,7 @@ void ag_uring_unlock_all(int child)
 			atomic_store(&r->readers, 0);
 		pthread_mutex_unlock(&r->slots_lock);
 	}
+	if (child)
+		atomic_store(&ring_setups, 0);  /* their threads are gone */
 	pthread_mutex_unlock(&ring_lock);
 }
