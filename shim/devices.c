@@ -277,10 +277,16 @@ static uintptr_t probe(int fd)
 		/* A new open file of the device: is any ring out of sight? */
 		ag_uring_note_unseen_rings();
 	}
-	if (!f)
+	if (!f) {
 		errno = ENOMEM;
-	else if (f->fd < 0)
-		f->fd = fd;
+	} else {
+		/* ag_file_new reads it, under the list lock, to find
+		 * reusable files. */
+		pthread_mutex_lock(&files_lock);
+		if (f->fd < 0)
+			f->fd = fd;
+		pthread_mutex_unlock(&files_lock);
+	}
 	return (uintptr_t)f;
 }
 

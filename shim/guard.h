@@ -397,11 +397,12 @@ void ag_ring_files_set(struct io_uring *ring, const int *files,
 		       unsigned int nr);
 void ag_ring_files_update(struct io_uring *ring, unsigned int off,
 			  const int *files, unsigned int nr);
-/* Around a liburing set-up (io_uring_queue_init*, io_uring_queue_mmap):
- * the ring (NULL when it failed) is known from then on, so that it is
- * not taken for an unseen one, even by a scan while it is under way. */
-void ag_ring_setup_begin(void);
-void ag_ring_setup_end(struct io_uring *ring);
+/* Around a liburing set-up (io_uring_queue_init*, io_uring_queue_mmap:
+ * end with the ring, known from then on, or NULL when it failed) or
+ * tear-down (io_uring_queue_exit: end with NULL), so that no scan takes
+ * a ring fd for an unseen one while either is under way. */
+void ag_ring_life_begin(void);
+void ag_ring_life_end(struct io_uring *ring);
 /* Reports (once) an io_uring fd of this process that no liburing
  * function the guard interposes set up: its SQEs are never checked.
  * Looked for when a device file is first seen, and at exit. */

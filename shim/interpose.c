@@ -570,9 +570,9 @@ int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init, -ENOSYS);
 	if (off())
 		return next_io_uring_queue_init(entries, ring, flags);
-	ag_ring_setup_begin();
+	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init(entries, ring, flags);
-	ag_ring_setup_end(rc == 0 ? ring : NULL);
+	ag_ring_life_end(rc == 0 ? ring : NULL);
 	return rc;
 }
 
@@ -582,9 +582,9 @@ int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init_params, -ENOSYS);
 	if (off())
 		return next_io_uring_queue_init_params(entries, ring, p);
-	ag_ring_setup_begin();
+	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_params(entries, ring, p);
-	ag_ring_setup_end(rc == 0 ? ring : NULL);
+	ag_ring_life_end(rc == 0 ? ring : NULL);
 	return rc;
 }
 
@@ -595,9 +595,9 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init_mem, -ENOSYS);
 	if (off())
 		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
-	ag_ring_setup_begin();
+	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
-	ag_ring_setup_end(rc >= 0 ? ring : NULL);
+	ag_ring_life_end(rc >= 0 ? ring : NULL);
 	return rc;
 }
 
@@ -607,16 +607,21 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 	NEED(io_uring_queue_mmap, -ENOSYS);
 	if (off())
 		return next_io_uring_queue_mmap(fd, p, ring);
-	ag_ring_setup_begin();
+	ag_ring_life_begin();
 	int rc = next_io_uring_queue_mmap(fd, p, ring);
-	ag_ring_setup_end(rc == 0 ? ring : NULL);
+	ag_ring_life_end(rc == 0 ? ring : NULL);
 	return rc;
 }
 
 void io_uring_queue_exit(struct io_uring *ring)
 {
 	NEED(io_uring_queue_exit);
-	if (!off())
-		ag_ring_forget(ring);
+	if (off()) {
+		next_io_uring_queue_exit(ring);
+		return;
+	}
+	ag_ring_life_begin();
+	ag_ring_forget(ring);
 	next_io_uring_queue_exit(ring);
+	ag_ring_life_end(NULL);
 }

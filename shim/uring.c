@@ -142,7 +142,8 @@ struct last_ring {
 static __thread struct last_ring last_ring
 	__attribute__((tls_model("initial-exec")));
 static atomic_uint rings_forgotten;
-/* liburing set-ups under way: their fds exist before they are known. */
+/* liburing set-ups and tear-downs under way: their fds exist before
+ * the ring is known, and after it is forgotten. */
 static atomic_int ring_setups;
 
 /* ---- the slot table ---- */
@@ -424,30 +425,42 @@ static int ring_fd_known(int fd)
 	return 0;
 }
 
+/* Whether fd is an io_uring instance (its /proc/self/fd link). */
+static int is_ring_fd(int fd)
+{
+	char link[64], target[32];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = 0;
+	return strcmp(target, "anon_inode:[io_uring]") == 0;
+}
+
 void ag_uring_note_unseen_rings(void)
 {
 	ag_inside++;
 	DIR *dir = opendir("/proc/self/fd");
 	struct dirent *e;
 	while (dir && (e = readdir(dir))) {
-		char *end, link[64], target[32];
+		char *end;
 		long fd = strtol(e->d_name, &end, 10);
 		if (*end || end == e->d_name || fd == dirfd(dir) || fd > INT_MAX)
 			continue;
-		snprintf(link, sizeof(link), "/proc/self/fd/%ld", fd);
-		ssize_t n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0)
+		if (!is_ring_fd((int)fd) || ring_fd_known((int)fd))
 			continue;
-		target[n] = 0;
-		if (strcmp(target, "anon_inode:[io_uring]") ||
-		    ring_fd_known((int)fd))
-			continue;
-		/* Maybe another thread's liburing set-up, not done yet:
-		 * asked again once none is under way (a few system calls). */
-		for (int spins = 0; atomic_load(&ring_setups) > 0 &&
-				    spins < 100000; spins++)
+		/* Maybe another thread's liburing set-up or tear-down, not
+		 * done yet: asked again while one is under way, for up to a
+		 * second. */
+		int known = 0;
+		uint64_t until = ag_now_ns() + 1000000000u;
+		while (!known && atomic_load(&ring_setups) > 0 &&
+		       ag_now_ns() < until) {
 			sched_yield();
-		if (ring_fd_known((int)fd))
+			known = ring_fd_known((int)fd);
+		}
+		/* A tear-down may have closed it meanwhile. */
+		if (known || !is_ring_fd((int)fd) || ring_fd_known((int)fd))
 			continue;
 		ag_report_once("unseen ring", "io_uring ring fd %ld was set up "
 			       "without the liburing functions the guard "
@@ -575,12 +588,12 @@ static struct ring_state *ring_of(struct io_uring *ring)
 	return r;
 }
 
-void ag_ring_setup_begin(void)
+void ag_ring_life_begin(void)
 {
 	atomic_fetch_add(&ring_setups, 1);
 }
 
-void ag_ring_setup_end(struct io_uring *ring)
+void ag_ring_life_end(struct io_uring *ring)
 {
 	if (ring)
 		ring_of(ring);
