@@ -17,6 +17,9 @@
  *                         and destroyed again; microseconds extra
  *   decode loop           arena-infer --decode K (ioctl, --uring) on the
  *                         simulator, with the guard vs without; ratio
+ *   registering files     one IORING_OP_FILES_UPDATE SQE of 16,384
+ *                         descriptors (256 distinct pipe ends) into a
+ *                         sparse table; ratio
  *   memory                the guard's resident memory after creating a
  *                         large workload program (bench/workload), and
  *                         after its schedule: enforce minus off, as a
@@ -150,6 +153,47 @@ static double child_uring_read(long n)
 	if (rc)
 		die("io_uring on /dev/zero", rc);
 	return time_op(uring_read, &r, n);
+}
+
+/* One FILES_UPDATE SQE of FILES_N descriptors, as a server that keeps
+ * its sockets in fixed slots refreshes them: FILES_DISTINCT fds over
+ * and over. */
+#define FILES_N 16384
+#define FILES_DISTINCT 256
+
+struct updater {
+	struct io_uring ring;
+	int fds[FILES_N];
+};
+
+static void files_update(void *ctx)
+{
+	struct updater *u = ctx;
+	struct io_uring_cqe *cqe = NULL;
+	io_uring_prep_files_update(io_uring_get_sqe(&u->ring), u->fds, FILES_N,
+				   0);
+	int rc = io_uring_submit_and_wait(&u->ring, 1);
+	if (rc == 1)
+		rc = io_uring_wait_cqe(&u->ring, &cqe);
+	if (rc < 0 || !cqe || cqe->res != FILES_N)
+		die("FILES_UPDATE", rc < 0 ? -rc : EIO);
+	io_uring_cqe_seen(&u->ring, cqe);
+}
+
+static double child_files_update(long n)
+{
+	static struct updater u;
+	int rc = -io_uring_queue_init(8, &u.ring, 0);
+	if (rc == 0)
+		rc = -io_uring_register_files_sparse(&u.ring, FILES_N);
+	if (rc)
+		die("io_uring sparse table", rc);
+	for (int i = 0; i < FILES_DISTINCT; i += 2)
+		if (pipe(&u.fds[i]) != 0)
+			die("pipe", errno);
+	for (int i = FILES_DISTINCT; i < FILES_N; i++)
+		u.fds[i] = u.fds[i % FILES_DISTINCT];
+	return time_op(files_update, &u, n);
 }
 
 /* The device with tests/guard's program and its certified schedule,
@@ -402,6 +446,7 @@ static int child(const char *what, long n)
 		{ "submit-heap", child_submit_heap },
 		{ "submit-uring", child_submit_uring },
 		{ "rebuild", child_rebuild },
+		{ "files-update", child_files_update },
 	};
 	for (size_t i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
 		if (!strcmp(what, timed[i].name)) {
@@ -572,6 +617,9 @@ static const struct measure measures[] = {
 	{ "rebuild: create, append, submit, destroy",
 	  { "rebuild", "rebuild" }, NULL, { &off, &enforce }, EXTRA_US, 0,
 	  50000, 5000, 1 },
+	{ "registering files: FILES_UPDATE of 16,384",
+	  { "files-update", "files-update" }, NULL, { &no_guard, &guard },
+	  RATIO, 2.0, 101, 101, 1 },
 	{ "arena-infer decode loop, ioctl", { NULL, NULL }, NULL,
 	  { &sim, &guard_sim }, RATIO, 1.03, 100, 50, 3 },
 	{ "arena-infer decode loop, io_uring", { NULL, NULL }, "--uring",

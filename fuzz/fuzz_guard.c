@@ -75,7 +75,8 @@ static uint8_t *pool;
 
 /* The application's ring, as liburing lays it out. */
 static struct io_uring ring;
-static unsigned int khead, ktail, kmask = RING_ENTRIES - 1;
+static unsigned int khead, ktail, kmask = RING_ENTRIES - 1,
+		    kentries = RING_ENTRIES;
 static unsigned int karray[RING_ENTRIES];
 static uint8_t sqes[RING_ENTRIES * 128] __attribute__((aligned(64)));
 static int ring_seen;           /* the guard has seen the ring */
@@ -512,6 +513,7 @@ static void ring_reset(unsigned int flags)
 	ring.sq.khead = &khead;
 	ring.sq.ktail = &ktail;
 	ring.sq.kring_mask = &kmask;
+	ring.sq.kring_entries = &kentries;
 	ring.sq.array = karray;
 	ring.sq.sqes = (struct io_uring_sqe *)sqes;
 	ring.sq.ring_ptr = &ring;
@@ -548,7 +550,7 @@ static void files_close(void)
 	ag_fd_forget_range(FAKE_FD_DEV0, FAKE_FD_DEV0_DUP);
 	for (int i = 0; i < FAKE_FILES; i++)
 		ag_file_unref(devices[i]);
-	ag_ring_forget(RING_FD);
+	ag_ring_forget(&ring);
 	ag_cache_trim();
 	ag_report_reset();
 }

@@ -15,10 +15,24 @@
  * and the dups clear or alias a slot with one atomic exchange.
  *
  * An fd is recognised lazily, on its first guarded request, by its DRM
- * driver name ("arena", DRM_IOCTL_VERSION); a dup'ed fd the guard did not
- * see made (fcntl F_DUPFD, SCM_RIGHTS) is matched to its file with kcmp(2).
- * When memory runs out before a device fd has its file, the request fails
- * with ENOMEM: it is never passed on unchecked.
+ * driver name ("arena", DRM_IOCTL_VERSION; only character devices are
+ * asked); a dup'ed fd the guard did not see made (fcntl F_DUPFD,
+ * SCM_RIGHTS) is matched to its file with kcmp(2).  When memory runs out
+ * before a device fd has its file, the request fails with ENOMEM: it is
+ * never passed on unchecked.
+ *
+ * "Not the device" is remembered with the identity it was decided on:
+ * an odd slot value, 1 for "not a character device", else the device
+ * number (st_rdev) of a character device whose driver is not the arena.
+ * The guard does not see every close (fclose, IORING_OP_CLOSE, a raw
+ * SYS_close), so the fd number may since name the device: a guarded
+ * request on such an fd first compares the fd's fstat with the identity
+ * (one system call, on guarded request numbers only) and probes again
+ * when it differs.  A probe that fails (EINTR, or EACCES and EPERM under
+ * an ioctl allow-list) is never remembered: on a character device of the
+ * accel major (uapi.h ARENA_ACCEL_MAJOR), which may be the arena's, the
+ * request is refused with the probe's error and a record; on any other,
+ * which cannot be, it is passed.
  *
  * Files are never freed, only emptied and reused: a reader that loaded a
  * pointer just before the fd was closed may still touch the struct, and
@@ -26,13 +40,17 @@
  * holds the same pointer afterwards.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <linux/kcmp.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "guard.h"
@@ -43,9 +61,23 @@
 
 typedef _Atomic(uintptr_t) slot_t;
 
+/* Files are aligned: an odd value is a "not the device" identity. */
 static int is_file(uintptr_t v)
 {
-	return v > (uintptr_t)AG_FD_CLOSING;
+	return v > (uintptr_t)AG_FD_CLOSING && !(v & 1);
+}
+
+static int is_notdev(uintptr_t v)
+{
+	return v & 1;
+}
+
+/* The "not the device" value for a file with this fstat. */
+static uintptr_t notdev_of(const struct stat *st)
+{
+	if (!S_ISCHR(st->st_mode))
+		return (uintptr_t)AG_FD_NOTDEV;
+	return ((uintptr_t)st->st_rdev + 1) << 1 | 1;
 }
 
 static _Atomic(slot_t *) chunks[MAX_CHUNKS];
@@ -134,21 +166,30 @@ struct ag_file *ag_file_new(void)
 
 /* DRM_IOCTL_VERSION into a buffer on the stack, as drmGetVersion asks
  * it but without its allocations (which it does not check): a probe
- * needs no memory. */
-int ag_probe_device(int fd)
+ * needs no memory.  1 the arena, 0 another driver (or no DRM driver at
+ * all: ENOTTY, EINVAL), -1 with *err when the request failed otherwise
+ * (EBADF: a closed fd; EINTR, EACCES, EPERM: no answer). */
+static int ag_probe_device_err(int fd, int *err)
 {
 	char name[sizeof(ARENA_DRIVER_NAME)];
 	struct drm_version v = { .name_len = sizeof(name), .name = name };
 	ag_inside++;
 	int saved = errno;
 	int rc = ioctl(fd, DRM_IOCTL_VERSION, &v);
-	int err = errno;
+	*err = rc != 0 ? errno : 0;
 	errno = saved;
 	ag_inside--;
 	if (rc != 0)
-		return err == EBADF ? -1 : 0;
+		return *err == ENOTTY || *err == EINVAL ? 0 : -1;
 	return v.name_len == sizeof(name) - 1 &&
 	       memcmp(name, ARENA_DRIVER_NAME, sizeof(name) - 1) == 0;
+}
+
+int ag_probe_device(int fd)
+{
+	int err;
+	int dev = ag_probe_device_err(fd, &err);
+	return dev < 0 && err != EBADF ? 0 : dev;
 }
 
 static int same_file(int a, int b)
@@ -177,30 +218,123 @@ static struct ag_file *find_alias(int fd)
 	return NULL;
 }
 
-/* The value a probe of fd puts in its slot (a referenced file, NOTDEV),
- * or UNKNOWN when it cannot say (a closed fd), or, with errno ENOMEM,
- * when fd is the device but there is no memory for its file. */
+int ag_fstatat(int dirfd, const char *path, struct stat *st)
+{
+	int saved = errno;
+	ag_inside++;
+	int rc = path ? fstatat(dirfd, path, st, 0) : fstat(dirfd, st);
+	ag_inside--;
+	errno = saved;
+	return rc;
+}
+
+/* A probe's answer that is not kept: a probe that failed on a
+ * character device that cannot be the arena's (errno 0), or may be
+ * (errno the probe's error: the request is refused). */
+#define PROBE_FAILED ((uintptr_t)AG_FD_CLOSING)
+
+/* A probe that failed on a node of the accel major: the request is
+ * refused with the probe's error, said once per error. */
+static uintptr_t probe_failed(int fd, const struct stat *st, int err)
+{
+	if (major(st->st_rdev) != ARENA_ACCEL_MAJOR) {
+		errno = 0;
+		return PROBE_FAILED;
+	}
+	char key[32];
+	snprintf(key, sizeof(key), "probe failed %d", err);
+	ag_report_once(key, "fd %d is a character device of the accel major "
+		       "(%u:%u) but DRM_IOCTL_VERSION failed (%s): the guard "
+		       "cannot tell whether it is the arena device; requests on "
+		       "it are refused with that error until a probe answers",
+		       fd, major(st->st_rdev), minor(st->st_rdev), strerror(err));
+	errno = err;
+	return PROBE_FAILED;
+}
+
+/* The value a probe of fd puts in its slot (a referenced file, a "not
+ * the device" identity), or UNKNOWN when it cannot say (a closed fd), or
+ * PROBE_FAILED (nothing to keep; errno says whether to refuse), or, with
+ * errno ENOMEM, NULL: fd is the device but there is no memory for its
+ * file. */
 static uintptr_t probe(int fd)
 {
-	int dev = ag_probe_device(fd);
-	if (dev < 0)
+	struct stat st;
+	if (ag_fstatat(fd, NULL, &st) != 0)
 		return (uintptr_t)AG_FD_UNKNOWN;
+	if (!S_ISCHR(st.st_mode))
+		return notdev_of(&st);       /* no ioctl sent to it */
+	int err;
+	int dev = ag_probe_device_err(fd, &err);
+	if (dev < 0)
+		return err == EBADF ? (uintptr_t)AG_FD_UNKNOWN
+				    : probe_failed(fd, &st, err);
 	if (!dev)
-		return (uintptr_t)AG_FD_NOTDEV;
+		return notdev_of(&st);
 	struct ag_file *f = find_alias(fd);
-	if (!f)
+	if (!f) {
 		f = ag_file_attach(fd);     /* sealed, or matched by context */
-	if (!f)
+		/* A new open file of the device: is any ring out of sight? */
+		ag_uring_note_unseen_rings();
+	}
+	if (!f) {
 		errno = ENOMEM;
-	else if (f->fd < 0)
-		f->fd = fd;
+	} else {
+		/* ag_file_new reads it, under the list lock, to find
+		 * reusable files. */
+		pthread_mutex_lock(&files_lock);
+		if (f->fd < 0)
+			f->fd = fd;
+		pthread_mutex_unlock(&files_lock);
+	}
 	return (uintptr_t)f;
+}
+
+/* Whether the "not the device" identity v still holds for fd (one
+ * fstat): a closed fd says yes (the request fails in the driver). */
+static int still_notdev(int fd, uintptr_t v)
+{
+	struct stat st;
+	return ag_fstatat(fd, NULL, &st) != 0 || notdev_of(&st) == v ||
+	       (!S_ISCHR(st.st_mode));   /* never the device either */
 }
 
 struct ag_file *ag_fd_peek(int fd)
 {
 	slot_t *s = slot(fd, 0);
-	return s ? (struct ag_file *)atomic_load(s) : AG_FD_UNKNOWN;
+	uintptr_t v = s ? atomic_load(s) : 0;
+	return is_notdev(v) ? AG_FD_NOTDEV : (struct ag_file *)v;
+}
+
+void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out)
+{
+	unsigned int have = MAX_CHUNKS;        /* no chunk loaded yet */
+	slot_t *chunk = NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		int fd = fds[i];
+		uintptr_t v = 0;
+		if (fd >= 0 && (unsigned int)fd < MAX_CHUNKS * CHUNK) {
+			unsigned int c = (unsigned int)fd >> CHUNK_BITS;
+			if (c != have) {
+				chunk = atomic_load_explicit(&chunks[c],
+							     memory_order_acquire);
+				have = c;
+			}
+			if (chunk)
+				v = atomic_load_explicit(&chunk[fd & (CHUNK - 1)],
+							 memory_order_relaxed);
+		}
+		out[i] = is_notdev(v) ? AG_FD_NOTDEV : (struct ag_file *)v;
+	}
+}
+
+void ag_fd_set_notdev(int fd, const struct stat *st)
+{
+	assert(!S_ISCHR(st->st_mode));     /* a char device is probed */
+	slot_t *s = slot(fd, 1);
+	uintptr_t unknown = (uintptr_t)AG_FD_UNKNOWN;
+	if (s)
+		atomic_compare_exchange_strong(s, &unknown, notdev_of(st));
 }
 
 struct ag_file *ag_fd_file(int fd)
@@ -209,7 +343,7 @@ struct ag_file *ag_fd_file(int fd)
 	errno = 0;
 	if (!s) {
 		uintptr_t v = probe(fd);
-		if (v <= (uintptr_t)AG_FD_NOTDEV)
+		if (!is_file(v))
 			return NULL;
 		if (fd >= 0 && (unsigned int)fd < MAX_CHUNKS * CHUNK) {
 			/* No memory for its slot: a mirror made now would be
@@ -224,27 +358,33 @@ struct ag_file *ag_fd_file(int fd)
 	}
 	for (;;) {
 		uintptr_t v = atomic_load_explicit(s, memory_order_acquire);
-		if (v == (uintptr_t)AG_FD_NOTDEV)
-			return NULL;
+		if (is_notdev(v)) {
+			if (still_notdev(fd, v))
+				return NULL;
+			/* Closed and reused unseen: look again. */
+			atomic_compare_exchange_strong(s, &v,
+						       (uintptr_t)AG_FD_UNKNOWN);
+			continue;
+		}
 		if (v == (uintptr_t)AG_FD_CLOSING) {
 			sched_yield();         /* a close(2) under way */
 			continue;
 		}
 		if (v == (uintptr_t)AG_FD_UNKNOWN) {
 			uintptr_t p = probe(fd);
-			if (p == (uintptr_t)AG_FD_UNKNOWN)
-				return NULL;
-			if (p > (uintptr_t)AG_FD_NOTDEV)
+			if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
+				return NULL;     /* errno: refuse, or pass */
+			if (is_file(p))
 				ag_file_ref((struct ag_file *)p); /* ours */
 			uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
 			if (!atomic_compare_exchange_strong(s, &expect, p) &&
-			    p > (uintptr_t)AG_FD_NOTDEV) {
+			    is_file(p)) {
 				/* Another thread probed first: use its. */
 				ag_file_unref((struct ag_file *)p);
 				ag_file_unref((struct ag_file *)p);
 				continue;
 			}
-			if (p == (uintptr_t)AG_FD_NOTDEV)
+			if (!is_file(p))
 				return NULL;
 			return (struct ag_file *)p;
 		}
@@ -270,7 +410,7 @@ void ag_fd_set(int fd, struct ag_file *f)
 	slot_t *s = slot(fd, 1);
 	if (!s)
 		return;
-	if (f > AG_FD_NOTDEV)
+	if (is_file((uintptr_t)f))
 		ag_file_ref(f);
 	replace(s, (uintptr_t)f);
 }

@@ -99,12 +99,26 @@ struct ag_file;
 #define AG_FD_CLOSING ((struct ag_file *)2)   /* close(2) under way */
 
 /* The file behind fd, referenced, or NULL when fd is not the arena device
- * (probing its DRM driver name the first time).  After a NULL, errno is
- * ENOMEM when fd is the device but memory ran out (the request must
- * fail, not pass unchecked), else 0. */
+ * (probing its DRM driver name the first time, and again whenever the
+ * fd's fstat no longer matches the file "not the device" was decided
+ * on).  After a NULL, errno is 0 (pass the request on), or the error to
+ * refuse the request with: ENOMEM when fd is the device but memory ran
+ * out, the probe's error when it failed on a node that may be the
+ * device (never passed on unchecked). */
 struct ag_file *ag_fd_file(int fd);
-/* The cached state without probing or referencing (a hint). */
+/* The cached state without probing or referencing (a hint): UNKNOWN,
+ * NOTDEV (of any identity), CLOSING or a file. */
 struct ag_file *ag_fd_peek(int fd);
+/* ag_fd_peek of each of fds[0, n) into out (a registration walk: one
+ * call, no system call). */
+void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out);
+struct stat;
+/* fstat(dirfd) (path NULL) or fstatat(dirfd, path) following links,
+ * errno kept: 0 or -1. */
+int ag_fstatat(int dirfd, const char *path, struct stat *st);
+/* Remembers that fd, which fstat says is not a character device, is not
+ * the device (unless the table knows better already). */
+void ag_fd_set_notdev(int fd, const struct stat *st);
 /* fd is no longer what the table says (dup2 replaced it). */
 void ag_fd_forget(int fd);
 /* close(fd) is about to happen: requests on fd wait until it has
@@ -547,7 +561,27 @@ void ag_ring_files_set(struct io_uring *ring, const int *files,
 		       unsigned int nr);
 void ag_ring_files_update(struct io_uring *ring, unsigned int off,
 			  const int *files, unsigned int nr);
-void ag_ring_forget(int ring_fd);
+/* Around a liburing set-up (io_uring_queue_init*, io_uring_queue_mmap:
+ * end with the ring, known from then on, or NULL when it failed) or
+ * tear-down (io_uring_queue_exit: end with NULL), so that no scan takes
+ * a ring fd for an unseen one while either is under way. */
+void ag_ring_life_begin(void);
+void ag_ring_life_end(struct io_uring *ring);
+/* Reports (once) an io_uring fd of this process that no liburing
+ * function the guard interposes set up: its SQEs are never checked.
+ * Looked for when a device file is first seen, and at exit. */
+void ag_uring_note_unseen_rings(void);
+/* A ring that liburing unmaps (io_uring_queue_exit). */
+void ag_ring_forget(struct io_uring *ring);
+/* fds first .. last were closed: a ring known by one of them is no
+ * longer reachable so (a walk of the few rings, no lock). */
+void ag_ring_fds_closed(unsigned int first, unsigned int last);
+/* io_uring_resize_rings moved ring's SQ ring from old_sq_ring. */
+void ag_ring_moved(void *old_sq_ring, struct io_uring *ring);
+/* The generic io_uring_register(), after the kernel answered rc: the
+ * file registrations among its opcodes. */
+void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
+		      unsigned int nr_args, int rc);
 
 void ag_uring_lock_all(void);
 void ag_uring_unlock_all(int child);

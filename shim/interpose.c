@@ -10,15 +10,27 @@
  *              is forwarded after one compare (the request's DRM type)
  *   close, close_range, dup, dup2, dup3
  *              keep the fd table in step (fcntl F_DUPFD, SCM_RIGHTS and
- *              the like are caught lazily, by kcmp, when first used)
+ *              the like are caught lazily, by kcmp, when first used;
+ *              closes the guard does not see, by fstat when a guarded
+ *              request comes), and forget a ring's fd when it is closed
  *   io_uring_submit, _and_wait, _and_wait_timeout, _and_get_events,
+ *   _and_wait_min_timeout (liburing 2.8), _and_wait_reg (2.9),
  *   io_uring_wait_cqes, io_uring_wait_cqe_timeout
  *              check the pending SQEs first
  *   io_uring_register_files*, io_uring_unregister_files,
- *   io_uring_queue_exit
- *              track registered files
+ *   io_uring_register, io_uring_queue_init, _init_params, _init_mem
+ *   (2.5), io_uring_queue_mmap, io_uring_queue_exit,
+ *   io_uring_resize_rings (2.9)
+ *              track registered files and the ring's mapping (a ring
+ *              fd none of these made is reported, when a device file is
+ *              first seen and at exit: its SQEs pass unchecked)
  *   io_uring_enter, io_uring_enter2
  *              check SQEs written to the ring by hand
+ *
+ * The functions of a liburing newer than the one the guard is built
+ * against are declared here and resolved like the others: absent from
+ * the liburing loaded, they are never called, since an application
+ * calling them was linked against one that has them.
  *
  * ARENAGUARD=off makes every one of them a plain call of the next.
  */
@@ -33,6 +45,7 @@
 #include <liburing.h>
 
 #include "guard.h"
+#include "liburing_newer.h"
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
@@ -46,6 +59,10 @@ NEXT(io_uring_register_files); NEXT(io_uring_register_files_tags);
 NEXT(io_uring_register_files_sparse); NEXT(io_uring_register_files_update);
 NEXT(io_uring_register_files_update_tag); NEXT(io_uring_unregister_files);
 NEXT(io_uring_queue_exit); NEXT(io_uring_enter); NEXT(io_uring_enter2);
+NEXT(io_uring_submit_and_wait_min_timeout); NEXT(io_uring_submit_and_wait_reg);
+NEXT(io_uring_resize_rings); NEXT(io_uring_register);
+NEXT(io_uring_queue_init); NEXT(io_uring_queue_init_params);
+NEXT(io_uring_queue_init_mem); NEXT(io_uring_queue_mmap);
 #undef NEXT
 
 /* The driver is whatever ioctl comes next: the simulator, or the
@@ -98,6 +115,10 @@ static void resolve(void)
 	R(io_uring_register_files_sparse); R(io_uring_register_files_update);
 	R(io_uring_register_files_update_tag); R(io_uring_unregister_files);
 	R(io_uring_queue_exit); R(io_uring_enter); R(io_uring_enter2);
+	R(io_uring_submit_and_wait_min_timeout); R(io_uring_submit_and_wait_reg);
+	R(io_uring_resize_rings); R(io_uring_register);
+	R(io_uring_queue_init); R(io_uring_queue_init_params);
+	R(io_uring_queue_init_mem); R(io_uring_queue_mmap);
 #undef R
 	ag_config_load();
 	ag_driver_ioctl = forward_ioctl;
@@ -126,6 +147,8 @@ __attribute__((constructor)) static void guard_load(void)
 
 __attribute__((destructor)) static void guard_unload(void)
 {
+	if (ag_cfg.mode != AG_OFF)
+		ag_uring_note_unseen_rings();
 	if (ag_cfg.stats && ag_cfg.mode != AG_OFF)
 		ag_report_stats();
 }
@@ -152,10 +175,11 @@ static int guarded_ioctl(int fd, unsigned long request, void *arg,
 {
 	int saved = errno;
 	struct ag_file *f = ag_fd_file(fd);
-	int nomem = !f && errno == ENOMEM;
+	int refuse = f ? 0 : errno;
 	errno = saved;
-	if (nomem) {          /* the device, unchecked: never passed on */
-		errno = -ag_no_memory("a request on a device fd");
+	if (refuse) {         /* maybe the device, unchecked: never passed */
+		errno = refuse == ENOMEM
+			? -ag_no_memory("a request on a device fd") : refuse;
 		return -1;
 	}
 	if (!f)
@@ -201,6 +225,7 @@ int close(int fd)
 		return next_close(fd);
 	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
+	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
 	int rc = next_close(fd);
 	ag_fd_closed(fd);
 	return rc;
@@ -212,6 +237,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		ag_report_fds_taken(first, last);
 		ag_fd_forget_range(first, last);
+		ag_ring_fds_closed(first, last);
 	}
 	return next_close_range(first, last, flags);
 }
@@ -231,8 +257,10 @@ int dup2(int oldfd, int newfd)
 	if (ag_cfg.mode != AG_OFF && oldfd != newfd)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup2(oldfd, newfd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd) {
+		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
 		ag_fd_dup(oldfd, newfd);
+	}
 	return rc;
 }
 
@@ -242,8 +270,10 @@ int dup3(int oldfd, int newfd, int flags)
 	if (ag_cfg.mode != AG_OFF)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup3(oldfd, newfd, flags);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
+		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
 		ag_fd_dup(oldfd, newfd);
+	}
 	return rc;
 }
 
@@ -300,6 +330,20 @@ int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
 	return then(rc, next_io_uring_submit_and_wait(ring, wait_nr));
 }
 
+/* The check before a submit that also waits: when it holds a
+ * schedule, the submit is made here on its own and the hold released
+ * (*held is then NULL); the submit's error, or 0. */
+static int check_then_submit(struct io_uring *ring, struct ag_held **held)
+{
+	*held = ag_uring_check(ring);
+	if (!*held || !next_io_uring_submit)
+		return 0;
+	int rc = next_io_uring_submit(ring);
+	ag_uring_release(ring, *held);
+	*held = NULL;
+	return rc < 0 ? rc : 0;
+}
+
 int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 				     struct io_uring_cqe **cqe_ptr,
 				     unsigned int wait_nr,
@@ -311,18 +355,52 @@ int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 		return next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
 							     wait_nr, ts,
 							     sigmask);
-	struct ag_held *held = ag_uring_check(ring);
-	if (held && next_io_uring_submit) {
-		int rc = next_io_uring_submit(ring);
-		ag_uring_release(ring, held);
-		if (rc < 0)
-			return rc;
-		return next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
-							     wait_nr, ts,
-							     sigmask);
-	}
-	int rc = next_io_uring_submit_and_wait_timeout(ring, cqe_ptr, wait_nr,
-						       ts, sigmask);
+	struct ag_held *held;
+	int rc = check_then_submit(ring, &held);
+	if (rc < 0)
+		return rc;
+	rc = next_io_uring_submit_and_wait_timeout(ring, cqe_ptr, wait_nr, ts,
+						   sigmask);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
+					 struct io_uring_cqe **cqe_ptr,
+					 unsigned int wait_nr,
+					 struct __kernel_timespec *ts,
+					 unsigned int min_wait_usec,
+					 sigset_t *sigmask)
+{
+	NEED(io_uring_submit_and_wait_min_timeout, -ENOSYS);
+	if (off())
+		return next_io_uring_submit_and_wait_min_timeout(
+			ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
+	struct ag_held *held;
+	int rc = check_then_submit(ring, &held);
+	if (rc < 0)
+		return rc;
+	rc = next_io_uring_submit_and_wait_min_timeout(ring, cqe_ptr, wait_nr,
+						       ts, min_wait_usec,
+						       sigmask);
+	ag_uring_release(ring, held);
+	return rc;
+}
+
+int io_uring_submit_and_wait_reg(struct io_uring *ring,
+				 struct io_uring_cqe **cqe_ptr,
+				 unsigned int wait_nr, int reg_index)
+{
+	NEED(io_uring_submit_and_wait_reg, -ENOSYS);
+	if (off())
+		return next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
+							 reg_index);
+	struct ag_held *held;
+	int rc = check_then_submit(ring, &held);
+	if (rc < 0)
+		return rc;
+	rc = next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
+					       reg_index);
 	ag_uring_release(ring, held);
 	return rc;
 }
@@ -469,10 +547,86 @@ int io_uring_unregister_files(struct io_uring *ring)
 	return rc;
 }
 
+int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
+		      unsigned int nr_args)
+{
+	NEED(io_uring_register, -ENOSYS);
+	int rc = next_io_uring_register(fd, opcode, arg, nr_args);
+	if (!off())
+		ag_ring_register(fd, opcode, arg, nr_args, rc);
+	return rc;
+}
+
+int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
+{
+	NEED(io_uring_resize_rings, -ENOSYS);
+	void *old = ring->sq.ring_ptr;
+	int rc = next_io_uring_resize_rings(ring, p);
+	if (rc == 0 && !off())
+		ag_ring_moved(old, ring);
+	return rc;
+}
+
+/* ---- ring set-up: every ring liburing makes is known at once ---- */
+
+int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
+			unsigned int flags)
+{
+	NEED(io_uring_queue_init, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_init(entries, ring, flags);
+	ag_ring_life_begin();
+	int rc = next_io_uring_queue_init(entries, ring, flags);
+	ag_ring_life_end(rc == 0 ? ring : NULL);
+	return rc;
+}
+
+int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
+			       struct io_uring_params *p)
+{
+	NEED(io_uring_queue_init_params, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_init_params(entries, ring, p);
+	ag_ring_life_begin();
+	int rc = next_io_uring_queue_init_params(entries, ring, p);
+	ag_ring_life_end(rc == 0 ? ring : NULL);
+	return rc;
+}
+
+int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
+			    struct io_uring_params *p, void *buf,
+			    size_t buf_size)
+{
+	NEED(io_uring_queue_init_mem, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
+	ag_ring_life_begin();
+	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
+	ag_ring_life_end(rc >= 0 ? ring : NULL);
+	return rc;
+}
+
+int io_uring_queue_mmap(int fd, struct io_uring_params *p,
+			struct io_uring *ring)
+{
+	NEED(io_uring_queue_mmap, -ENOSYS);
+	if (off())
+		return next_io_uring_queue_mmap(fd, p, ring);
+	ag_ring_life_begin();
+	int rc = next_io_uring_queue_mmap(fd, p, ring);
+	ag_ring_life_end(rc == 0 ? ring : NULL);
+	return rc;
+}
+
 void io_uring_queue_exit(struct io_uring *ring)
 {
 	NEED(io_uring_queue_exit);
-	if (!off())
-		ag_ring_forget(ring->ring_fd);
+	if (off()) {
+		next_io_uring_queue_exit(ring);
+		return;
+	}
+	ag_ring_life_begin();
+	ag_ring_forget(ring);
 	next_io_uring_queue_exit(ring);
+	ag_ring_life_end(NULL);
 }

@@ -3,8 +3,9 @@
  * The io_uring path.  liburing's submit functions (interposed in
  * interpose.c) call ag_uring_check first, which walks the SQEs the
  * application queued since the last submit (sq.sqe_head .. sq.sqe_tail,
- * as liburing's own flush will hand them over) and handles every
- * IORING_OP_URING_CMD aimed at the device, by fd or by registered slot:
+ * as liburing's own flush will hand them over, through the SQ index
+ * array as the kernel reads them) and handles every IORING_OP_URING_CMD
+ * aimed at the device, by fd or by registered slot:
  *
  *   APPEND  the references are copied once into a block the schedule
  *           keeps, certified, and the SQE is pointed at that block: the
@@ -32,25 +33,49 @@
  * so that no other thread's append slips in between the check and the
  * driver.
  *
- * Registered files: the registration functions are interposed too; a
- * slot holds the file it had when registered.  SQEs that change slots
- * themselves (direct opens, IORING_OP_FILES_UPDATE, direct close) have
- * results the guard does not see: a slot they may have made the device
- * is "uncertain", and device commands on it are blocked (fail closed).
+ * Registered files: the registration functions are interposed too (the
+ * liburing ones and the generic io_uring_register); a slot holds the
+ * file it had when registered.  SQEs that change slots themselves
+ * (direct opens, IORING_OP_FILES_UPDATE, direct close) have results the
+ * guard does not see: a slot they may have made the device is
+ * "uncertain", and device commands on it are blocked (fail closed).  So
+ * is a slot registered from an fd the guard last knew as another file
+ * (not rechecked, to keep registration free of system calls: the fd may
+ * have been closed and reused unseen).  The slot table is read without
+ * a lock: a reader announces itself (readers) around the few loads and
+ * the reference it takes, and a writer, after swapping a slot or the
+ * table, waits for the readers of the moment to leave before it drops
+ * what it replaced.
  *
- * Rings are known by their fd and their SQ mapping (a reused fd number
- * with a new mapping is a new ring).  The kernel tail is remembered
- * after each submit: if it moved without passing here, someone wrote
- * the SQ ring by hand; those SQEs are checked if the kernel has not
- * taken them yet, and reported otherwise.
+ * Rings are known by their SQ mapping (sq.ring_ptr, unique while
+ * mapped); the fd is only a way to reach one (io_uring_enter,
+ * io_uring_register), forgotten when it is closed: liburing 2.4's
+ * io_uring_close_ring_fd leaves every ring with fd -1, and a dup'ed ring
+ * lives on under another number.  A state is never freed, only emptied
+ * and reused, so that a stale pointer to one is harmless.  The kernel
+ * tail is remembered after each submit, in memory shared with the
+ * children forked since (a ring shared across fork is submitted to by
+ * both): if it moved without passing here, someone wrote the SQ ring by
+ * hand; those SQEs are checked if the kernel has not taken them yet, and
+ * reported otherwise.  Every walk is bounded by the ring's size.
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <liburing.h>
 
@@ -62,17 +87,43 @@
 #define CMD_BYTES 80                    /* sqe->cmd of a 128-byte SQE */
 #define UNCERTAIN ((struct ag_file *)1)
 
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY (1U << 16)   /* Linux 6.6 */
+#endif
+#ifndef IORING_REGISTER_USE_REGISTERED_RING
+#define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)   /* Linux 6.3 */
+#endif
+
+/* Registered slots: NULL (not the device), UNCERTAIN, or a file that
+ * owns a reference.  Replaced whole on registration, changed in place
+ * by updates. */
+struct slot_table {
+	unsigned int n;
+	int lost;                       /* every slot is uncertain (no
+					 * memory, or a registration the
+					 * guard could not follow) */
+	_Atomic(struct ag_file *) v[];
+};
+
+/* What the processes sharing a ring share: the kernel tail after the
+ * last checked submit. */
+struct ring_shared {
+	atomic_uint tail;
+	atomic_int have_tail;
+};
+
 struct ring_state {
-	int ring_fd;
-	void *sq_ring;                  /* identity, with ring_fd */
+	_Atomic(void *) sq_ring;        /* identity; NULL: known by fd only
+					 * (io_uring_register), or free */
+	atomic_int ring_fd;             /* -1: none known */
+	atomic_int in_use;
 	struct io_uring *ring;
-	unsigned int tail;              /* kernel SQ tail after our submit */
-	int have_tail;
-	unsigned int n_slots;
-	struct ag_file **slots;         /* NULL, UNCERTAIN, or referenced */
-	int slots_lost;                 /* no memory to record them: every
-					 * slot is uncertain */
-	struct ring_state *next;
+	struct ring_shared *shared;     /* MAP_SHARED: survives fork */
+	int shared_mapped;
+	_Atomic(struct slot_table *) slots;
+	atomic_uint readers;            /* inside slot_read */
+	pthread_mutex_t slots_lock;     /* writers of the slot table */
+	_Atomic(struct ring_state *) next;
 };
 
 struct ag_held {
@@ -80,19 +131,19 @@ struct ag_held {
 	struct ag_sched **v;
 };
 
+/* Guards the making and reuse of states; the list is walked without it
+ * (states are only added, at the head). */
 static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ring_state *rings;
+static _Atomic(struct ring_state *) rings;
 
 /*
  * The ring this thread walked last, so that its next walk and the release
  * after each find the state without the ring lock (a liburing ring is
- * used by one thread at a time).  Trusted while the ring has the same fd
- * and SQ mapping and no ring has been forgotten since: only forgetting
- * frees a state.
+ * used by one thread at a time).  Trusted while the ring has the same SQ
+ * mapping and no ring has been forgotten or moved since.
  */
 struct last_ring {
 	struct io_uring *ring;
-	int ring_fd;
 	void *sq_ring;
 	unsigned int forgotten;         /* rings_forgotten when it was set */
 	struct ring_state *r;
@@ -101,255 +152,813 @@ struct last_ring {
 static __thread struct last_ring last_ring
 	__attribute__((tls_model("initial-exec")));
 static atomic_uint rings_forgotten;
+/* liburing set-ups and tear-downs under way: their fds exist before
+ * the ring is known, and after it is forgotten. */
+static atomic_int ring_setups;
 
-/* ---- ring state ---- */
+/* ---- the slot table ---- */
 
-static void slot_set(struct ag_file **slot, struct ag_file *f)
+/* Waits until every reader that may have loaded a value replaced
+ * before this call has taken its reference (or left). */
+static void slots_synchronize(struct ring_state *r)
 {
-	if (*slot > UNCERTAIN)
-		ag_file_unref(*slot);
-	*slot = f;
+	while (atomic_load(&r->readers) != 0)
+		sched_yield();
 }
 
-static void slots_free(struct ring_state *r)
+static void table_free(struct slot_table *t)
 {
-	for (unsigned int i = 0; i < r->n_slots; i++)
-		slot_set(&r->slots[i], NULL);
-	free(r->slots);
-	r->slots = NULL;
-	r->n_slots = 0;
-	r->slots_lost = 0;
+	for (unsigned int i = 0; t && i < t->n; i++) {
+		struct ag_file *f = atomic_load(&t->v[i]);
+		if (f > UNCERTAIN)
+			ag_file_unref(f);
+	}
+	free(t);
 }
 
-/* The state of ring (lock held), made or reset as needed; NULL when
- * memory runs out. */
+/* Replaces the table (slots lock held): the old one is freed once no
+ * reader can be in it. */
+static void table_replace(struct ring_state *r, struct slot_table *t)
+{
+	struct slot_table *old = atomic_exchange(&r->slots, t);
+	if (!old)
+		return;
+	slots_synchronize(r);
+	table_free(old);
+}
+
+/* What slot i of r holds: NULL, UNCERTAIN, or a referenced file. */
+static struct ag_file *slot_read(struct ring_state *r, unsigned int i)
+{
+	atomic_fetch_add(&r->readers, 1);
+	struct slot_table *t = atomic_load(&r->slots);
+	struct ag_file *f = NULL;
+	if (t && t->lost)
+		f = UNCERTAIN;
+	else if (t && i < t->n) {
+		f = atomic_load(&t->v[i]);
+		if (f > UNCERTAIN)
+			ag_file_ref(f);
+	}
+	atomic_fetch_sub(&r->readers, 1);
+	return f;
+}
+
+/*
+ * Old slot values being replaced by one writer, dropped together after
+ * one wait for the readers (slots lock held throughout).
+ */
+struct retired {
+	unsigned int n;
+	struct ag_file *v[64];
+};
+
+static void retired_drop(struct ring_state *r, struct retired *d)
+{
+	if (!d->n)
+		return;
+	slots_synchronize(r);
+	for (unsigned int i = 0; i < d->n; i++)
+		ag_file_unref(d->v[i]);
+	d->n = 0;
+}
+
+static void slot_set(struct ring_state *r, struct slot_table *t,
+		     unsigned int i, struct ag_file *f, struct retired *d)
+{
+	assert(i < t->n);
+	struct ag_file *old = atomic_exchange(&t->v[i], f);
+	if (old <= UNCERTAIN)
+		return;
+	if (d->n == sizeof(d->v) / sizeof(d->v[0]))
+		retired_drop(r, d);
+	d->v[d->n++] = old;
+}
+
+/* ---- ring states ---- */
+
+static struct ring_state *state_new(void)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		int free_ = 0;
+		if (atomic_compare_exchange_strong(&r->in_use, &free_, 1))
+			return r;
+	}
+	struct ring_state *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->shared = mmap(NULL, sizeof(*r->shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	r->shared_mapped = r->shared != MAP_FAILED;
+	if (!r->shared_mapped) {
+		r->shared = calloc(1, sizeof(*r->shared));
+		if (!r->shared) {
+			free(r);
+			return NULL;
+		}
+	}
+	pthread_mutex_init(&r->slots_lock, NULL);
+	atomic_store(&r->ring_fd, -1);
+	atomic_store(&r->in_use, 1);
+	atomic_store(&r->next, atomic_load(&rings));
+	atomic_store(&rings, r);
+	return r;
+}
+
+/* Empties a state for reuse (ring lock held). */
+static void state_forget(struct ring_state *r)
+{
+	pthread_mutex_lock(&r->slots_lock);
+	table_replace(r, NULL);
+	pthread_mutex_unlock(&r->slots_lock);
+	atomic_store(&r->sq_ring, NULL);
+	atomic_store(&r->ring_fd, -1);
+	r->ring = NULL;
+	atomic_store(&r->shared->have_tail, 0);
+	if (r->shared_mapped) {
+		/* A fresh page: a child forked before keeps the old one. */
+		struct ring_shared *s = mmap(NULL, sizeof(*s),
+					     PROT_READ | PROT_WRITE,
+					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (s != MAP_FAILED) {
+			munmap(r->shared, sizeof(*r->shared));
+			r->shared = s;
+		}
+	}
+	atomic_fetch_add_explicit(&rings_forgotten, 1, memory_order_release);
+	atomic_store(&r->in_use, 0);
+}
+
+static struct ring_state *by_mapping(void *sq_ring)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next))
+		if (atomic_load(&r->in_use) && atomic_load(&r->sq_ring) == sq_ring)
+			return r;
+	return NULL;
+}
+
+static struct ring_state *by_fd(int ring_fd)
+{
+	for (struct ring_state *r = atomic_load(&rings); ring_fd >= 0 && r;
+	     r = atomic_load(&r->next))
+		if (atomic_load(&r->in_use) && atomic_load(&r->ring_fd) == ring_fd)
+			return r;
+	return NULL;
+}
+
+/* A slot table whose every slot is uncertain. */
+static struct slot_table *table_lost(void)
+{
+	struct slot_table *t = calloc(1, sizeof(*t));
+	if (t)
+		t->lost = 1;
+	return t;
+}
+
+/* The state of ring (lock held), found or made; NULL when memory runs
+ * out. */
 static struct ring_state *ring_get(struct io_uring *ring)
 {
-	struct ring_state *r;
-	for (r = rings; r; r = r->next)
-		if (r->ring_fd == ring->ring_fd)
-			break;
-	if (r && r->sq_ring != ring->sq.ring_ptr) {
-		slots_free(r);             /* the fd number was reused */
-		r->have_tail = 0;
-	}
+	void *map = ring->sq.ring_ptr;
+	struct ring_state *r = by_mapping(map);
 	if (!r) {
-		r = calloc(1, sizeof(*r));
+		r = by_fd(ring->ring_fd);
+		if (r && atomic_load(&r->sq_ring)) {
+			/* The fd of another mapping: that ring was closed, or
+			 * moved, where the guard did not see it.  Its slots
+			 * may be this ring's: every one is uncertain. */
+			struct slot_table *had = atomic_load(&r->slots);
+			atomic_store(&r->ring_fd, -1);
+			r = state_new();
+			if (r && had) {
+				pthread_mutex_lock(&r->slots_lock);
+				table_replace(r, table_lost());
+				pthread_mutex_unlock(&r->slots_lock);
+			}
+		} else if (!r) {
+			r = state_new();
+		}
 		if (!r)
 			return NULL;
-		r->ring_fd = ring->ring_fd;
-		r->next = rings;
-		rings = r;
+		atomic_store(&r->sq_ring, map);
 	}
-	r->sq_ring = ring->sq.ring_ptr;
+	if (ring->ring_fd >= 0)
+		atomic_store(&r->ring_fd, ring->ring_fd);
 	r->ring = ring;
 	return r;
 }
 
 /*
- * The ring lock guards the list of rings, not a ring's walk: a liburing
- * ring is used by one thread at a time (it is not thread safe), and the
- * walk may wait for another thread's hold on a schedule.  The ring this
- * thread walked last is found without it.
+ * The ring lock guards the making of states, not a ring's walk: a
+ * liburing ring is used by one thread at a time (it is not thread
+ * safe), and the walk may wait for another thread's hold on a schedule.
+ * The ring this thread walked last is found without it.
  */
 static struct ring_state *ring_enter(struct io_uring *ring)
 {
 	struct last_ring *l = &last_ring;
-	if (l->ring == ring && l->ring_fd == ring->ring_fd &&
-	    l->sq_ring == ring->sq.ring_ptr &&
+	if (l->ring == ring && l->sq_ring == ring->sq.ring_ptr &&
 	    l->forgotten == atomic_load_explicit(&rings_forgotten,
-						 memory_order_acquire))
+						 memory_order_acquire)) {
+		if (ring->ring_fd >= 0 &&
+		    atomic_load_explicit(&l->r->ring_fd,
+					 memory_order_relaxed) != ring->ring_fd)
+			atomic_store(&l->r->ring_fd, ring->ring_fd);
 		return l->r;
+	}
 	pthread_mutex_lock(&ring_lock);
 	unsigned int forgotten = atomic_load(&rings_forgotten);
 	struct ring_state *r = ring_get(ring);
 	pthread_mutex_unlock(&ring_lock);
 	if (r)
-		*l = (struct last_ring){ ring, ring->ring_fd,
-					 ring->sq.ring_ptr, forgotten, r };
+		*l = (struct last_ring){ ring, ring->sq.ring_ptr, forgotten, r };
 	return r;
 }
 
-static struct ring_state *ring_by_fd(int ring_fd)
-{
-	for (struct ring_state *r = rings; r; r = r->next)
-		if (r->ring_fd == ring_fd)
-			return r;
-	return NULL;
-}
-
-void ag_ring_forget(int ring_fd)
+void ag_ring_forget(struct io_uring *ring)
 {
 	pthread_mutex_lock(&ring_lock);
-	for (struct ring_state **pp = &rings; *pp; pp = &(*pp)->next) {
-		struct ring_state *r = *pp;
-		if (r->ring_fd != ring_fd)
-			continue;
-		*pp = r->next;
+	struct ring_state *r = by_mapping(ring->sq.ring_ptr);
+	if (r)
+		state_forget(r);
+	/* Known by its fd only (io_uring_register before any liburing
+	 * function showed its mapping): liburing closes that fd with a
+	 * system call the guard does not see. */
+	r = by_fd(ring->ring_fd);
+	if (r && !atomic_load(&r->sq_ring))
+		state_forget(r);
+	pthread_mutex_unlock(&ring_lock);
+}
+
+void ag_ring_fds_closed(unsigned int first, unsigned int last)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		int fd = atomic_load_explicit(&r->ring_fd, memory_order_relaxed);
+		if (fd >= 0 && (unsigned int)fd >= first &&
+		    (unsigned int)fd <= last)
+			atomic_compare_exchange_strong(&r->ring_fd, &fd, -1);
+	}
+}
+
+void ag_ring_moved(void *old_sq_ring, struct io_uring *ring)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = by_mapping(old_sq_ring);
+	if (r) {
+		/* Its slots stay; the tail is taken afresh. */
+		atomic_store(&r->sq_ring, ring->sq.ring_ptr);
+		atomic_store(&r->shared->have_tail, 0);
+		r->ring = ring;
 		atomic_fetch_add_explicit(&rings_forgotten, 1,
 					  memory_order_release);
-		slots_free(r);
-		free(r);
-		break;
 	}
 	pthread_mutex_unlock(&ring_lock);
 }
 
-/* The device file behind fd (referenced), or NULL.  Only character
- * devices are asked their DRM name, so registering sockets and files
- * costs an fstat and sends them no ioctl. */
-static struct ag_file *file_of_fd(int fd)
+/* Whether ring fd fd is one the guard knows (by number, or as the same
+ * open file as a known ring's fd). */
+static int ring_fd_known(int fd)
 {
-	struct ag_file *known = ag_fd_peek(fd);
-	if (known == AG_FD_NOTDEV)
-		return NULL;
-	if (known == AG_FD_UNKNOWN) {
-		struct stat st;
-		if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
-			return NULL;
+	if (by_fd(fd))
+		return 1;
+	pid_t pid = getpid();
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		int other = atomic_load(&r->ring_fd);
+		if (atomic_load(&r->in_use) && other >= 0 &&
+		    syscall(SYS_kcmp, pid, pid, KCMP_FILE, fd, other) == 0)
+			return 1;
 	}
-	return ag_fd_file(fd);
+	return 0;
 }
 
-static void slots_update(struct ring_state *r, unsigned int off,
-			 const int *files, unsigned int nr)
+/* Whether fd is an io_uring instance (its /proc/self/fd link). */
+static int is_ring_fd(int fd)
 {
-	for (unsigned int i = 0; i < nr && off + i < r->n_slots; i++) {
-		int fd = -1;
-		if (files && copy_from_user(&fd, (uintptr_t)&files[i],
-					    sizeof(fd)) != 0)
-			fd = -1;
-		if (fd == IORING_REGISTER_FILES_SKIP)
+	char link[64], target[32];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = 0;
+	return strcmp(target, "anon_inode:[io_uring]") == 0;
+}
+
+void ag_uring_note_unseen_rings(void)
+{
+	ag_inside++;
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	while (dir && (e = readdir(dir))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd == dirfd(dir) || fd > INT_MAX)
 			continue;
-		errno = 0;
-		struct ag_file *f = fd >= 0 ? file_of_fd(fd) : NULL;
-		/* The device, but no memory to know it as such. */
-		slot_set(&r->slots[off + i],
-			 !f && errno == ENOMEM ? UNCERTAIN : f);
+		if (!is_ring_fd((int)fd) || ring_fd_known((int)fd))
+			continue;
+		/* Maybe another thread's liburing set-up or tear-down, not
+		 * done yet: asked again while one is under way, for up to a
+		 * second. */
+		int known = 0;
+		uint64_t until = ag_now_ns() + 1000000000u;
+		while (!known && atomic_load(&ring_setups) > 0 &&
+		       ag_now_ns() < until) {
+			sched_yield();
+			known = ring_fd_known((int)fd);
+		}
+		/* A tear-down may have closed it meanwhile. */
+		if (known || !is_ring_fd((int)fd) || ring_fd_known((int)fd))
+			continue;
+		ag_report_once("unseen ring", "io_uring ring fd %ld was set up "
+			       "without the liburing functions the guard "
+			       "interposes (a liburing linked statically, or "
+			       "raw io_uring_setup): the SQEs submitted on it "
+			       "are not checked here; only a driver's sealed "
+			       "submissions refuse the uncertified ones", fd);
 	}
+	if (dir)
+		closedir(dir);
+	ag_inside--;
+}
+
+/* ---- what a registered fd is ---- */
+
+enum fd_kind { FD_NOT, FD_DEVICE, FD_MAYBE };
+
+/*
+ * What fd is for a slot: FD_DEVICE with *f referenced, FD_NOT, or
+ * FD_MAYBE (the device without memory to know it, or a probe that could
+ * not answer).  Only fds the table does not know are looked at (fstat;
+ * character devices are probed), and, when `exact`, those it knows as
+ * not the device (ag_fd_file compares their fstat, since the guard does
+ * not see every close).  Without `exact` (a FILES_UPDATE SQE, whose
+ * result the guard never learns: a device there is uncertain anyway)
+ * such an fd is FD_MAYBE, and the walk makes no system call for it.
+ */
+static enum fd_kind fd_kind(int fd, struct ag_file **f, int exact)
+{
+	*f = NULL;
+	if (fd < 0)
+		return FD_NOT;
+	struct ag_file *known = ag_fd_peek(fd);
+	if (known == AG_FD_NOTDEV && !exact)
+		return FD_MAYBE;
+	if (known == AG_FD_UNKNOWN) {
+		struct stat st;
+		if (ag_fstatat(fd, NULL, &st) != 0)
+			return FD_NOT;        /* the kernel refuses it too */
+		if (!S_ISCHR(st.st_mode)) {
+			ag_fd_set_notdev(fd, &st);
+			return FD_NOT;
+		}
+	}
+	*f = ag_fd_file(fd);
+	if (*f)
+		return FD_DEVICE;
+	return errno ? FD_MAYBE : FD_NOT;
+}
+
+/* The application's fd array in chunks: one read per chunk (a bad
+ * pointer reads as -1s: the kernel refused those, or will). */
+#define FD_CHUNK 1024u
+
+static void read_fds(int *buf, uint64_t files, unsigned int from,
+		     unsigned int n)
+{
+	if (copy_from_user(buf, files + (uint64_t)from * sizeof(int),
+			   (size_t)n * sizeof(int)) != 0)
+		memset(buf, 0xff, (size_t)n * sizeof(int));
+}
+
+/* Slots off .. off + nr from the fd array `files` (0: all unset);
+ * IORING_REGISTER_FILES_SKIP leaves a slot.  Slots lock held. */
+static void slots_update(struct ring_state *r, struct slot_table *t,
+			 unsigned int off, uint64_t files, unsigned int nr)
+{
+	struct retired d = { 0 };
+	int buf[FD_CHUNK];
+	unsigned int room = off < t->n ? t->n - off : 0;
+	if (nr > room)
+		nr = room;
+	for (unsigned int c = 0; c < nr; c += FD_CHUNK) {
+		unsigned int n = nr - c < FD_CHUNK ? nr - c : FD_CHUNK;
+		if (files)
+			read_fds(buf, files, c, n);
+		else
+			memset(buf, 0xff, (size_t)n * sizeof(int));
+		for (unsigned int i = 0; i < n; i++) {
+			if (buf[i] == IORING_REGISTER_FILES_SKIP)
+				continue;
+			struct ag_file *f;
+			enum fd_kind k = fd_kind(buf[i], &f, 1);
+			slot_set(r, t, off + c + i,
+				 k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN
+								    : NULL, &d);
+		}
+	}
+	retired_drop(r, &d);
+}
+
+static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
+{
+	pthread_mutex_lock(&r->slots_lock);
+	struct slot_table *t = calloc(1, sizeof(*t) + (size_t)nr *
+				      sizeof(t->v[0]));
+	if (t) {
+		t->n = nr;
+		slots_update(r, t, 0, files, nr);
+	} else if (nr) {
+		t = table_lost();
+		ag_no_memory("io_uring file registration");
+	}
+	table_replace(r, t);
+	pthread_mutex_unlock(&r->slots_lock);
+}
+
+static void files_update(struct ring_state *r, unsigned int off,
+			 uint64_t files, unsigned int nr)
+{
+	pthread_mutex_lock(&r->slots_lock);
+	struct slot_table *t = atomic_load(&r->slots);
+	if (t && !t->lost)
+		slots_update(r, t, off, files, nr);
+	pthread_mutex_unlock(&r->slots_lock);
+}
+
+/* The state for a liburing ring, or NULL (no memory: its slots then
+ * cannot be known, and a walk of it finds every slot uncertain). */
+static struct ring_state *ring_of(struct io_uring *ring)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = ring_get(ring);
+	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
+void ag_ring_life_begin(void)
+{
+	atomic_fetch_add(&ring_setups, 1);
+}
+
+void ag_ring_life_end(struct io_uring *ring)
+{
+	if (ring)
+		ring_of(ring);
+	atomic_fetch_sub(&ring_setups, 1);
 }
 
 void ag_ring_files_set(struct io_uring *ring, const int *files,
 		       unsigned int nr)
 {
-	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = ring_get(ring);
-	if (r) {
-		slots_free(r);
-		r->slots = calloc(nr ? nr : 1, sizeof(*r->slots));
-		if (r->slots) {
-			r->n_slots = nr;
-			slots_update(r, 0, files, nr);
-		} else {
-			r->slots_lost = nr != 0;
-		}
-	}
-	pthread_mutex_unlock(&ring_lock);
+	struct ring_state *r = ring_of(ring);
+	if (r)
+		files_set(r, (uintptr_t)files, nr);
 }
 
 void ag_ring_files_update(struct io_uring *ring, unsigned int off,
 			  const int *files, unsigned int nr)
 {
-	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = ring_get(ring);
+	struct ring_state *r = ring_of(ring);
 	if (r)
-		slots_update(r, off, files, nr);
+		files_update(r, off, (uintptr_t)files, nr);
+}
+
+/* The state for a ring fd seen only by io_uring_register: made, known
+ * by its fd until a liburing function shows its mapping. */
+static struct ring_state *ring_of_fd(int ring_fd)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = by_fd(ring_fd);
+	if (!r && (r = state_new()))
+		atomic_store(&r->ring_fd, ring_fd);
 	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
+/* Every known ring's slots made uncertain: a registration on a ring the
+ * guard cannot name (a registered ring index). */
+static void all_slots_lost(void)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		if (!atomic_load(&r->in_use))
+			continue;
+		pthread_mutex_lock(&r->slots_lock);
+		table_replace(r, table_lost());
+		pthread_mutex_unlock(&r->slots_lock);
+	}
+}
+
+void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
+		      unsigned int nr_args, int rc)
+{
+	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
+	if (rc < 0 || (op != IORING_REGISTER_FILES &&
+		       op != IORING_UNREGISTER_FILES &&
+		       op != IORING_REGISTER_FILES2 &&
+		       op != IORING_REGISTER_FILES_UPDATE &&
+		       op != IORING_REGISTER_FILES_UPDATE2))
+		return;
+	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
+		ag_report_once("registered ring register", "io_uring_register() "
+			       "of files on a registered ring index: the guard "
+			       "cannot tell which ring; every registered slot of "
+			       "every ring is uncertain (device commands on them "
+			       "are blocked)");
+		all_slots_lost();
+		return;
+	}
+	struct ring_state *r = ring_of_fd((int)fd);
+	if (!r)
+		return;
+	switch (op) {
+	case IORING_REGISTER_FILES:
+		files_set(r, (uintptr_t)arg, nr_args);
+		break;
+	case IORING_UNREGISTER_FILES:
+		files_set(r, 0, 0);
+		break;
+	case IORING_REGISTER_FILES2: {
+		struct io_uring_rsrc_register g;
+		if (nr_args != sizeof(g) ||
+		    copy_from_user(&g, (uintptr_t)arg, sizeof(g)) != 0)
+			break;
+		files_set(r, g.flags & IORING_RSRC_REGISTER_SPARSE ? 0 : g.data,
+			  g.nr);
+		break;
+	}
+	case IORING_REGISTER_FILES_UPDATE: {
+		struct io_uring_files_update u;
+		if (copy_from_user(&u, (uintptr_t)arg, sizeof(u)) == 0)
+			files_update(r, u.offset, u.fds, (unsigned int)rc);
+		break;
+	}
+	case IORING_REGISTER_FILES_UPDATE2: {
+		struct io_uring_rsrc_update2 u;
+		if (nr_args == sizeof(u) &&
+		    copy_from_user(&u, (uintptr_t)arg, sizeof(u)) == 0)
+			files_update(r, u.offset, u.data, (unsigned int)rc);
+		break;
+	}
+	}
 }
 
 /* ---- slots changed by SQEs ---- */
 
-/* Whether a path may name a device node: anything not absolute, or
- * under /dev (read without trusting the pointer). */
-static int may_be_device_path(uint64_t path)
+/*
+ * Whether the file a direct open names may be the device: anything but
+ * a path that stats (following links, as the open does: /proc/self/fd/N
+ * and symlinks to the node included) to a file that is not a character
+ * device of the accel major.  The path is an application pointer, read
+ * once; a path that cannot be read or stat'ed is "may be".
+ */
+/* N when path names this process's fd N (/proc/self/fd/N, /dev/fd/N,
+ * /proc/thread-self/fd/N, /proc/PID/fd/N): the open reopens that file,
+ * which is asked directly (fstat of the fd, as the application's own
+ * libraries see it).  Else -1. */
+static int own_fd_link(const char *path)
 {
-	char buf[5];
-	if (copy_from_user(buf, path, 1) != 0 || buf[0] != '/')
-		return 1;
-	if (copy_from_user(buf, path, sizeof(buf)) != 0)
-		return 1;
-	return memcmp(buf, "/dev/", 5) == 0;
+	static const char *const prefixes[] = { "/proc/self/fd/", "/dev/fd/",
+						"/proc/thread-self/fd/" };
+	char own[40];
+	snprintf(own, sizeof(own), "/proc/%d/fd/", (int)getpid());
+	const char *rest = NULL;
+	for (unsigned int i = 0; i < 3 && !rest; i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			rest = path + strlen(prefixes[i]);
+	if (!rest && !strncmp(path, own, strlen(own)))
+		rest = path + strlen(own);
+	if (!rest || *rest < '0' || *rest > '9')
+		return -1;
+	long fd = 0;
+	for (; *rest >= '0' && *rest <= '9' && fd <= INT_MAX; rest++)
+		fd = fd * 10 + (*rest - '0');
+	return *rest || fd > INT_MAX ? -1 : (int)fd;
 }
 
-static void mark_uncertain_free(struct ring_state *r)
+static int may_be_device_path(const struct io_uring_sqe *sqe)
 {
-	for (unsigned int i = 0; i < r->n_slots; i++)
-		if (!r->slots[i])
-			r->slots[i] = UNCERTAIN;
+	if (sqe->flags & IOSQE_FIXED_FILE)
+		return 1;             /* a directory in a slot: unknown */
+	char path[PATH_MAX];
+	size_t n = 0;
+	while (n < sizeof(path)) {
+		/* Up to the end of the page: the next may be unmapped. */
+		uint64_t at = sqe->addr + n;
+		size_t len = 4096 - (size_t)(at & 4095);
+		if (len > sizeof(path) - n)
+			len = sizeof(path) - n;
+		if (copy_from_user(&path[n], at, len) != 0)
+			return 1;
+		char *end = memchr(&path[n], 0, len);
+		n += len;
+		if (end)
+			break;
+	}
+	if (!memchr(path, 0, n))
+		return 1;             /* longer than the kernel takes */
+	struct stat st;
+	int fd = own_fd_link(path);
+	int rc = fd >= 0 ? ag_fstatat(fd, NULL, &st)
+			 : ag_fstatat(sqe->fd, path, &st);
+	if (fd >= 0 && ag_fd_peek(fd) > AG_FD_CLOSING)
+		return 1;             /* the guard knows it as the device */
+	if (rc != 0)
+		return 1;
+	return S_ISCHR(st.st_mode) && major(st.st_rdev) == ARENA_ACCEL_MAJOR;
+}
+
+static void mark_uncertain_free(struct ring_state *r, struct slot_table *t,
+				struct retired *d)
+{
+	for (unsigned int i = 0; i < t->n; i++)
+		if (!atomic_load(&t->v[i]))
+			slot_set(r, t, i, UNCERTAIN, d);
 }
 
 /* Slot `index` may become a file that `may_be_device` says about, if
  * the SQE succeeds; it keeps its old file if not. */
-static void slot_may_change(struct ring_state *r, unsigned int index,
-			    int may_be_device)
+static void slot_may_change(struct ring_state *r, struct slot_table *t,
+			    unsigned int index, int may_be_device,
+			    struct retired *d)
 {
 	if (index == IORING_FILE_INDEX_ALLOC) {
 		if (may_be_device)
-			mark_uncertain_free(r);
+			mark_uncertain_free(r, t, d);
 		return;
 	}
-	if (index >= r->n_slots)
+	if (index >= t->n)
 		return;
-	struct ag_file **slot = &r->slots[index];
-	if (*slot || may_be_device)
-		slot_set(slot, UNCERTAIN);
+	struct ag_file *was = atomic_load(&t->v[index]);
+	if (was != UNCERTAIN && (was || may_be_device))
+		slot_set(r, t, index, UNCERTAIN, d);
 }
 
-static int fds_may_be_device(uint64_t fds, unsigned int nr)
+/* Whether fd may put the device in a slot (FILES_UPDATE). */
+static int fd_may_be_device(int fd)
 {
-	for (unsigned int i = 0; i < nr; i++) {
-		int fd;
-		if (copy_from_user(&fd, fds + (uint64_t)i * sizeof(fd),
-				   sizeof(fd)) != 0)
-			return 1;
-		struct ag_file *f = fd >= 0 ? file_of_fd(fd) : NULL;
-		if (f) {
-			ag_file_unref(f);
-			return 1;
+	struct ag_file *f;
+	enum fd_kind k = fd_kind(fd, &f, 0);
+	ag_file_unref(f);
+	return k != FD_NOT;
+}
+
+/* IORING_OP_FILES_UPDATE: the fds read a chunk at a time and looked up
+ * in the fd table together; only an fd the table does not know costs a
+ * system call.  Only the fds that can land in a slot (len is the
+ * application's, up to 2^32 - 1, fuzz_guard). */
+#define UPDATE_CHUNK 512u
+
+static void files_update_sqe(struct ring_state *r, struct slot_table *t,
+			     const struct io_uring_sqe *sqe, struct retired *d)
+{
+	unsigned int off = (unsigned int)sqe->off;
+	int alloc = off == IORING_FILE_INDEX_ALLOC;
+	unsigned int room = alloc ? t->n : off < t->n ? t->n - off : 0;
+	unsigned int nr = sqe->len < room ? sqe->len : room;
+	int buf[UPDATE_CHUNK], any = 0;
+	struct ag_file *known[UPDATE_CHUNK];
+	for (unsigned int c = 0; c < nr; c += UPDATE_CHUNK) {
+		unsigned int n = nr - c < UPDATE_CHUNK ? nr - c : UPDATE_CHUNK;
+		uint64_t at = sqe->addr + (uint64_t)c * sizeof(int);
+		int whole = copy_from_user(buf, at, (size_t)n * sizeof(int)) == 0;
+		if (whole)
+			ag_fd_peek_many(buf, n, known);
+		for (unsigned int i = 0; i < n; i++) {
+			int dev;
+			if (!whole) {
+				/* Part of the array unreadable: the kernel
+				 * installs what it read before the fault, so
+				 * each is read alone, and one that cannot be
+				 * is "may be". */
+				dev = copy_from_user(&buf[i], at + i * sizeof(int),
+						     sizeof(int)) != 0 ||
+				      fd_may_be_device(buf[i]);
+			} else if (buf[i] < 0) {
+				dev = 0;              /* -1, or SKIP */
+			} else if (known[i] == AG_FD_UNKNOWN ||
+				   known[i] == AG_FD_CLOSING) {
+				dev = fd_may_be_device(buf[i]);
+			} else {
+				dev = 1;   /* the device, or "not" unrechecked */
+			}
+			any |= dev;
+			if (alloc)
+				continue;
+			/* slot_may_change, inline: most slots of a busy
+			 * table are uncertain already. */
+			unsigned int index = off + c + i;     /* < t->n */
+			struct ag_file *was = atomic_load_explicit(
+				&t->v[index], memory_order_relaxed);
+			if (was != UNCERTAIN && (was || dev))
+				slot_set(r, t, index, UNCERTAIN, d);
 		}
 	}
-	return 0;
+	if (alloc && any)
+		slot_may_change(r, t, IORING_FILE_INDEX_ALLOC, 1, d);
 }
 
-static void note_slot_change(struct ring_state *r,
-			     const struct io_uring_sqe *sqe)
+/* The slots an SQE that changes them may have changed (its own frame:
+ * the walk of every other SQE does not pay for its buffers). */
+static __attribute__((noinline)) void slots_changed(struct ring_state *r,
+						   const struct io_uring_sqe *sqe)
 {
-	if (!r->n_slots)
+	pthread_mutex_lock(&r->slots_lock);
+	struct slot_table *t = atomic_load(&r->slots);
+	struct retired d = { 0 };
+	if (t && !t->lost) {
+		switch (sqe->opcode) {
+		case IORING_OP_OPENAT:
+		case IORING_OP_OPENAT2:
+			slot_may_change(r, t, sqe->file_index == IORING_FILE_INDEX_ALLOC
+					      ? IORING_FILE_INDEX_ALLOC
+					      : sqe->file_index - 1,
+					may_be_device_path(sqe), &d);
+			break;
+		case IORING_OP_FILES_UPDATE:
+			files_update_sqe(r, t, sqe, &d);
+			break;
+		default:               /* accept, socket, close */
+			if (sqe->file_index != IORING_FILE_INDEX_ALLOC)
+				slot_may_change(r, t, sqe->file_index - 1, 0, &d);
+		}
+	}
+	retired_drop(r, &d);
+	pthread_mutex_unlock(&r->slots_lock);
+}
+
+/*
+ * IORING_OP_MSG_RING with IORING_MSG_SEND_FD: slot addr3 of this ring is
+ * installed in slot file_index of the ring the SQE names.  If it may be
+ * the device, so may the target slot; a target ring the guard cannot
+ * name (a registered ring fd, or one it never saw) makes every slot of
+ * every ring uncertain.  No slot lock is held across rings: the source
+ * is read as a reader.
+ */
+static __attribute__((noinline)) void msg_send_fd(struct ring_state *r,
+						 const struct io_uring_sqe *sqe)
+{
+	struct ag_file *src = sqe->addr3 < UINT_MAX
+		? slot_read(r, (unsigned int)sqe->addr3) : NULL;
+	if (!src)
+		return;         /* not the device, or nothing to send */
+	if (src != UNCERTAIN)
+		ag_file_unref(src);
+	struct ring_state *target = NULL;
+	if (!(sqe->flags & IOSQE_FIXED_FILE)) {
+		pthread_mutex_lock(&ring_lock);
+		target = by_fd(sqe->fd);
+		pthread_mutex_unlock(&ring_lock);
+	}
+	if (!target) {
+		ag_report_once("msg ring unknown", "IORING_MSG_SEND_FD of a "
+			       "registered slot that may be the device to a ring "
+			       "the guard cannot name (ring fd %d%s): every "
+			       "registered slot of every ring is uncertain",
+			       sqe->fd, sqe->flags & IOSQE_FIXED_FILE
+					? ", a registered file" : "");
+		all_slots_lost();
 		return;
+	}
+	pthread_mutex_lock(&target->slots_lock);
+	struct slot_table *t = atomic_load(&target->slots);
+	struct retired d = { 0 };
+	if (t && !t->lost)
+		slot_may_change(target, t, sqe->file_index == IORING_FILE_INDEX_ALLOC
+					   ? IORING_FILE_INDEX_ALLOC
+					   : sqe->file_index - 1, 1, &d);
+	retired_drop(target, &d);
+	pthread_mutex_unlock(&target->slots_lock);
+}
+
+static inline void note_slot_change(struct ring_state *r,
+				    const struct io_uring_sqe *sqe)
+{
+	int changes;
 	switch (sqe->opcode) {
+	case IORING_OP_MSG_RING:
+		if (sqe->addr == IORING_MSG_SEND_FD &&
+		    atomic_load_explicit(&r->slots, memory_order_relaxed))
+			msg_send_fd(r, sqe);
+		return;
 	case IORING_OP_OPENAT:
 	case IORING_OP_OPENAT2:
-		if (sqe->file_index)
-			slot_may_change(r, sqe->file_index == IORING_FILE_INDEX_ALLOC
-					   ? IORING_FILE_INDEX_ALLOC
-					   : sqe->file_index - 1,
-					may_be_device_path(sqe->addr));
-		break;
 	case IORING_OP_ACCEPT:
 	case IORING_OP_SOCKET:
 	case IORING_OP_CLOSE:
-		if (sqe->file_index && sqe->file_index != IORING_FILE_INDEX_ALLOC)
-			slot_may_change(r, sqe->file_index - 1, 0);
+		changes = sqe->file_index != 0;
 		break;
-	case IORING_OP_FILES_UPDATE: {
-		/* Only the fds that can land in a slot: len is the
-		 * application's, up to 2^32 - 1 (fuzz_guard). */
-		unsigned int off = (unsigned int)sqe->off;
-		int alloc = off == IORING_FILE_INDEX_ALLOC;
-		unsigned int room = alloc ? r->n_slots
-			: off < r->n_slots ? r->n_slots - off : 0;
-		unsigned int n = sqe->len < room ? sqe->len : room;
-		int dev = fds_may_be_device(sqe->addr, n);
-		if (alloc)
-			slot_may_change(r, IORING_FILE_INDEX_ALLOC, dev);
-		else
-			for (unsigned int i = 0; i < n; i++)
-				slot_may_change(r, off + i, dev);
+	case IORING_OP_FILES_UPDATE:
+		changes = 1;
 		break;
-	}
 	default:
-		break;
+		return;
 	}
+	if (changes && atomic_load_explicit(&r->slots, memory_order_relaxed))
+		slots_changed(r, sqe);
 }
 
 /* ---- holds ---- */
@@ -405,8 +1014,15 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 	 * next time did not come through here. */
 	struct ring_state *r = ring_enter(ring);
 	if (r) {
-		r->tail = io_uring_smp_load_acquire(ring->sq.ktail);
-		r->have_tail = 1;
+		/* Plain stores (relaxed): a word each, shared with other
+		 * processes, which need no order with anything else. */
+		atomic_store_explicit(&r->shared->tail,
+				      io_uring_smp_load_acquire(ring->sq.ktail),
+				      memory_order_relaxed);
+		if (!atomic_load_explicit(&r->shared->have_tail,
+					  memory_order_relaxed))
+			atomic_store_explicit(&r->shared->have_tail, 1,
+					      memory_order_relaxed);
 	}
 }
 
@@ -519,20 +1135,16 @@ static int handle_cmd(struct walk *w, struct ag_file *f,
 }
 
 /* The device file an SQE is aimed at (referenced), NULL, or UNCERTAIN;
- * NULL with errno ENOMEM for the device without memory to know it. */
+ * NULL with errno set when it may be the device but cannot be checked
+ * (no memory to know it, a probe that did not answer): refuse with it. */
 static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
 {
 	errno = 0;
 	if (!(sqe->flags & IOSQE_FIXED_FILE))
-		return sqe->fd >= 0 ? file_of_fd(sqe->fd) : NULL;
-	if (!w->r || w->r->slots_lost)
+		return sqe->fd >= 0 ? ag_fd_file(sqe->fd) : NULL;
+	if (!w->r)
 		return UNCERTAIN;
-	if (sqe->fd < 0 || (unsigned int)sqe->fd >= w->r->n_slots)
-		return NULL;
-	struct ag_file *f = w->r->slots[sqe->fd];
-	if (f > UNCERTAIN)
-		ag_file_ref(f);
-	return f;
+	return sqe->fd < 0 ? NULL : slot_read(w->r, (unsigned int)sqe->fd);
 }
 
 /* A command answered here, never handed to the driver: the kernel
@@ -550,16 +1162,18 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	if (!req)
 		return;
 	struct ag_file *f = target(w, sqe);
-	if (!f && errno == ENOMEM)
-		fail_cmd(w, sqe, ag_no_memory("a URING_CMD"));
+	if (!f && errno)
+		fail_cmd(w, sqe, errno == ENOMEM ? ag_no_memory("a URING_CMD")
+						 : -errno);
 	if (!f)
 		return;
 	int rc;
 	if (f == UNCERTAIN) {
 		ag_report_once("uncertain slot", "a URING_CMD on registered "
 			       "file slot %d of ring fd %d: an earlier SQE may "
-			       "have put the device there, or memory ran out "
-			       "when it was registered, and the guard cannot "
+			       "have put the device there, or it was registered "
+			       "in a way the guard could not follow (no memory, "
+			       "a registered ring index), and the guard cannot "
 			       "know; %s", sqe->fd, w->ring->ring_fd,
 			       ag_cfg.mode == AG_ENFORCE ? "blocked"
 							 : "not checked");
@@ -597,10 +1211,37 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 
 /* ---- walking ---- */
 
-static struct io_uring_sqe *sqe_at(struct io_uring *ring, unsigned int index)
+/* The SQE the kernel takes at SQ position `pos`: through the index
+ * array, as the kernel reads it, unless the ring has none; NULL for an
+ * index the kernel drops (beyond the ring). */
+static struct io_uring_sqe *sqe_at(struct io_uring *ring, unsigned int pos)
 {
+	unsigned int entries = *ring->sq.kring_entries;
+	unsigned int index = pos & *ring->sq.kring_mask;
+	if (ring->sq.array && !(ring->flags & IORING_SETUP_NO_SQARRAY)) {
+		index = io_uring_smp_load_acquire(&ring->sq.array[index]);
+		if (index >= entries)
+			return NULL;
+	}
 	unsigned int shift = ring->flags & IORING_SETUP_SQE128 ? 1 : 0;
-	return &ring->sq.sqes[(index & *ring->sq.kring_mask) << shift];
+	return &ring->sq.sqes[index << shift];
+}
+
+/* SQ positions from .. to, at most one ring's worth (the kernel never
+ * takes more from one tail). */
+static void check_range(struct walk *w, unsigned int from, unsigned int to)
+{
+	unsigned int n = to - from;
+	if (n == 0)
+		return;
+	unsigned int entries = *w->ring->sq.kring_entries;
+	if (n > entries)
+		n = entries;
+	for (unsigned int i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = sqe_at(w->ring, from + i);
+		if (sqe)
+			check_sqe(w, sqe);
+	}
 }
 
 /*
@@ -611,34 +1252,37 @@ static struct io_uring_sqe *sqe_at(struct io_uring *ring, unsigned int index)
 static void check_unseen(struct walk *w)
 {
 	struct io_uring *ring = w->ring;
-	struct ring_state *r = w->r;
+	struct ring_shared *sh = w->r->shared;
 	unsigned int ktail = io_uring_smp_load_acquire(ring->sq.ktail);
 	unsigned int khead = io_uring_smp_load_acquire(ring->sq.khead);
-	if (!r->have_tail) {
-		/* First sight: what the kernel has not taken yet is still
-		 * to be checked, even if it was published by hand before
-		 * (fuzz_guard). */
-		r->tail = khead;
-		r->have_tail = 1;
+	unsigned int tail = atomic_load_explicit(&sh->tail,
+						 memory_order_relaxed);
+	if (!atomic_load_explicit(&sh->have_tail, memory_order_relaxed) ||
+	    (int)(ktail - tail) < 0) {
+		/* First sight, or a tail ahead of the kernel's, which
+		 * cannot be this ring's (a state left by a ring the guard
+		 * did not see go): what the kernel has not taken yet is
+		 * still to be checked, even if it was published by hand
+		 * before (fuzz_guard). */
+		tail = khead;
+		atomic_store_explicit(&sh->tail, tail, memory_order_relaxed);
+		atomic_store_explicit(&sh->have_tail, 1, memory_order_relaxed);
 	}
-	if (ktail == r->tail)
+	if (ktail == tail)
 		return;
-	unsigned int from = r->tail;
+	unsigned int from = tail;
 	if ((int)(khead - from) > 0) {
 		atomic_fetch_add(&ag_stats.unchecked_sqes, khead - from);
 		ag_report_once("unseen sqes", "ring fd %d: %u SQEs reached the "
 			       "kernel without passing liburing's submit "
-			       "functions (a hand-written SQ ring, or raw "
-			       "io_uring_enter); the guard did not check them",
+			       "functions (a hand-written SQ ring, raw "
+			       "io_uring_enter, or a liburing linked statically); "
+			       "the guard did not check them",
 			       ring->ring_fd, khead - from);
 		from = khead;
 	}
-	for (unsigned int i = from; i != ktail; i++) {
-		unsigned int index = ring->sq.array
-			? ring->sq.array[i & *ring->sq.kring_mask] : i;
-		check_sqe(w, sqe_at(ring, index));
-	}
-	r->tail = ktail;
+	check_range(w, from, ktail);
+	atomic_store_explicit(&sh->tail, ktail, memory_order_relaxed);
 }
 
 struct ag_held *ag_uring_check(struct io_uring *ring)
@@ -654,8 +1298,7 @@ struct ag_held *ag_uring_check(struct io_uring *ring)
 	unsigned int ktail = io_uring_smp_load_acquire(sq->ktail);
 	if ((int)(ktail - from) > 0 && (int)(sq->sqe_tail - ktail) >= 0)
 		from = ktail;
-	for (unsigned int i = from; i != sq->sqe_tail; i++)
-		check_sqe(&w, sqe_at(ring, i));
+	check_range(&w, from, sq->sqe_tail);
 	return w.held;
 }
 
@@ -664,15 +1307,16 @@ struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit)
 	if (!to_submit)
 		return NULL;
 	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = ring_by_fd(ring_fd);
+	struct ring_state *r = by_fd(ring_fd);
+	struct io_uring *ring = r ? r->ring : NULL;
 	pthread_mutex_unlock(&ring_lock);
-	if (!r) {
+	if (!ring) {
 		ag_report_once("unknown ring enter", "io_uring_enter() on ring "
 			       "fd %d, which never passed liburing's submit "
 			       "functions: its SQEs are not checked", ring_fd);
 		return NULL;
 	}
-	struct walk w = { r->ring, r, NULL, 0, 0 };
+	struct walk w = { ring, r, NULL, 0, 0 };
 	check_unseen(&w);
 	return w.held;
 }
@@ -682,10 +1326,21 @@ struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit)
 void ag_uring_lock_all(void)
 {
 	pthread_mutex_lock(&ring_lock);
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next))
+		pthread_mutex_lock(&r->slots_lock);
 }
 
 void ag_uring_unlock_all(int child)
 {
-	(void)child;
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		/* The child has none of the threads that were reading. */
+		if (child)
+			atomic_store(&r->readers, 0);
+		pthread_mutex_unlock(&r->slots_lock);
+	}
+	if (child)
+		atomic_store(&ring_setups, 0);  /* their threads are gone */
 	pthread_mutex_unlock(&ring_lock);
 }

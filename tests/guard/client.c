@@ -80,6 +80,7 @@
 
 static enum cpath path = CP_IOCTL;
 static int expect_block = 1;
+
 /* What a failing submission returns here: EPERM, or 0 (it ran). */
 static int failing_rc(void)
 {

@@ -19,5 +19,6 @@ int main(void)
 	srunner_add_suite(sr, suite_strict());
 	srunner_add_suite(sr, suite_cache());
 	srunner_add_suite(sr, suite_attack());
+	srunner_add_suite(sr, suite_ring());
 	return run_and_summarize(sr);
 }

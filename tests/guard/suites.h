@@ -16,6 +16,7 @@ Suite *suite_strict(void);    /* test_strict.c: ARENAGUARD_STRICT, spec 6 */
 Suite *suite_output(void);    /* test_output.c: the guard's output rules */
 Suite *suite_cache(void);     /* test_cache.c: the caches' byte budget */
 Suite *suite_attack(void);    /* test_attack.c: ordinary clients vs the gate */
+Suite *suite_ring(void);      /* test_ring.c: rings, slots, the fd table */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \

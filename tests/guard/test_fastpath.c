@@ -251,7 +251,7 @@ static void uring_open(struct uring_fixture *u)
 
 static void uring_close(struct uring_fixture *u)
 {
-	ag_ring_forget(u->ring.ring_fd);
+	ag_ring_forget(&u->ring);
 	io_uring_queue_exit(&u->ring);
 	ag_fd_forget(u->dev);
 	close(u->dev);
@@ -327,7 +327,7 @@ static void register_slot(struct uring_fixture *u, int fd)
  * address, and most likely the same fd and mapping. */
 static void ring_again(struct uring_fixture *u)
 {
-	ag_ring_forget(u->ring.ring_fd);
+	ag_ring_forget(&u->ring);
 	io_uring_queue_exit(&u->ring);
 	ck_assert_int_eq(io_uring_queue_init(8, &u->ring, IORING_SETUP_SQE128),
 			 0);

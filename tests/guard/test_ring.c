@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guard-ring-client (ring_client.c) under the guard and the simulated
+ * device: the fd table's "not the device" never hides the device (a
+ * reused number, a failed probe), every way files reach a slot, the SQ
+ * index array, newer liburing's submit functions and ring moves, the
+ * slot table under a registration race, rings that change fd, have
+ * none, or are shared across fork, and a ring the guard cannot see.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spawn.h"
+#include "suites.h"
+
+#ifndef AG_RING_CLIENT
+#error "the build defines AG_RING_CLIENT and AG_PROBEFAIL"
+#endif
+
+static char log_env[300];
+
+static uint64_t ag_test_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const char *log_env_of_scratch(void)
+{
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("guard.log"));
+	return log_env;
+}
+
+/* guard-ring-client cmd [arg] under env; clean, with its log. */
+static char *ring_client(struct run *r, const char *const env[],
+			 const char *cmd, const char *arg)
+{
+	const char *argv[] = { AG_RING_CLIENT, cmd, arg, NULL };
+	spawn(r, env, argv);
+	ck_assert_msg(r->status == 0, "guard-ring-client %s exited %d\n"
+		      "stdout:\n%s\nstderr:\n%s", cmd, r->status, r->out,
+		      r->err);
+	ck_assert_msg(!strstr(r->out, "FAIL"), "%s\nstderr:\n%s", r->out,
+		      r->err);
+	return slurp(scratch_path("guard.log"));
+}
+
+static void run_guarded(const char *cmd, const char *arg,
+			const char *log_has)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
+	char *log = ring_client(&r, env, cmd, arg);
+	if (log_has)
+		ck_assert_msg(strstr(log, log_has), "log:\n%s", log);
+	/* Every ring here is liburing's: none is called unseen. */
+	ck_assert_msg(!strstr(log, "was set up without"), "log:\n%s", log);
+	free(log);
+	run_free(&r);
+}
+
+START_TEST(test_stale_notdev)
+{
+	run_guarded("stale", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_probe_fails)
+{
+	static const char *const errs[][2] = { { "4", "1" },     /* EINTR */
+					       { "13", "-1" } }; /* EACCES */
+	char e[32], t[32];
+	snprintf(e, sizeof(e), "PROBEFAIL_ERRNO=%s", errs[_i][0]);
+	snprintf(t, sizeof(t), "PROBEFAIL_TIMES=%s", errs[_i][1]);
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_PROBEFAIL " " AG_ARENASIM,
+			      log_env_of_scratch(), e, t, NULL };
+	struct run r;
+	char *log = ring_client(&r, env, "probefail", _i ? "EACCES" : "EINTR");
+	ck_assert_msg(strstr(log, "but DRM_IOCTL_VERSION failed"), "%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_generic_register)
+{
+	run_guarded("register", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_direct_open)
+{
+	run_guarded("directopen", scratch(),
+		    "an earlier SQE may have put the device there");
+}
+END_TEST
+
+START_TEST(test_sq_array)
+{
+	run_guarded("sqarray", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_newer_liburing)
+{
+	run_guarded("newsubmit", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_resize_keeps_slots)
+{
+	run_guarded("resize", NULL, "blocked submission of");
+}
+END_TEST
+
+START_TEST(test_registration_race)
+{
+	run_guarded("regrace", NULL, NULL);
+}
+END_TEST
+
+/* No ring's walk is another's: quick, and no SQE is called unseen. */
+static void quiet_rings(const char *cmd)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(),
+			      "ARENAGUARD_STATS=1", NULL };
+	uint64_t t0 = ag_test_now_ns();
+	char *log = ring_client(&r, env, cmd, NULL);
+	uint64_t ns = ag_test_now_ns() - t0;
+	ck_assert_msg(!strstr(log, "reached the kernel without"), "%s", log);
+	ck_assert_msg(!strstr(log, "was set up without"), "%s", log);
+	ck_assert_msg(!strstr(r.err, "reached the kernel without"), "%s",
+		      r.err);
+	ck_assert_msg(strstr(log, "unchecked SQEs 0,"), "%s", log);
+	/* Without the guard each takes milliseconds. */
+	ck_assert_msg(ns < 5000000000ull, "%s took %.1f s", cmd, ns / 1e9);
+	free(log);
+	run_free(&r);
+}
+
+START_TEST(test_ring_fd_dup)
+{
+	quiet_rings("ringdup");
+}
+END_TEST
+
+START_TEST(test_rings_without_fd)
+{
+	quiet_rings("nofd");
+}
+END_TEST
+
+START_TEST(test_ring_across_fork)
+{
+	quiet_rings("acrossfork");
+}
+END_TEST
+
+START_TEST(test_msg_ring_send_fd)
+{
+	run_guarded("msgring", NULL,
+		    "an earlier SQE may have put the device there");
+}
+END_TEST
+
+START_TEST(test_unseen_ring_said)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
+	char *log = ring_client(&r, env, "rawring", NULL);
+	ck_assert_msg(count(log, "was set up without the liburing functions")
+		      == 1, "log:\n%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
+static void teardown(void)
+{
+	scratch_remove();
+}
+
+Suite *suite_ring(void)
+{
+	Suite *s = suite_create("ring");
+	TCase *t = tcase_create("ring");
+	tcase_set_timeout(t, 300);
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_add_test(t, test_stale_notdev);
+	tcase_add_loop_test(t, test_probe_fails, 0, 2);
+	tcase_add_test(t, test_generic_register);
+	tcase_add_test(t, test_direct_open);
+	tcase_add_test(t, test_sq_array);
+	tcase_add_test(t, test_newer_liburing);
+	tcase_add_test(t, test_resize_keeps_slots);
+	tcase_add_test(t, test_registration_race);
+	tcase_add_test(t, test_ring_fd_dup);
+	tcase_add_test(t, test_rings_without_fd);
+	tcase_add_test(t, test_ring_across_fork);
+	tcase_add_test(t, test_unseen_ring_said);
+	tcase_add_test(t, test_msg_ring_send_fd);
+	suite_add_tcase(s, t);
+	return s;
+}
