@@ -5,6 +5,7 @@
  * advance (D) in time proportional to the phase runs they add.
  */
 #define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,15 +222,162 @@ static int index_declaring(struct ac_program *p)
 }
 
 /*
- * Which planes (D) must follow, and the key numbers schedules see.
+ * Which watched keys are light, and the planes intersecting each.
+ *
+ * The planes intersecting [lo, hi) are those with lo' < hi less those
+ * with hi' <= lo (a subset of the first): two prefix counts over the
+ * positions give their number for every key, and a key is light when
+ * it is at most LIGHT_TOUCHES.  They are the planes starting in
+ * [lo, hi) (one stretch of the planes sorted by start) and those
+ * straddling lo, which a sweep over the positions holds in a list of
+ * the planes covering the current one: at a light key's start that list
+ * has at most LIGHT_TOUCHES planes.  O(P + positions + light keys x
+ * LIGHT_TOUCHES) time, O(P + positions) scratch; the lists hold at most
+ * LIGHT_TOUCHES entries a key.  Keys are watched-numbered (spans[].key
+ * already renumbered).
+ */
+static int index_light(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint32_t n_planes = (uint32_t)m->n_planes, w = p->n_watched;
+	uint64_t n = p->n_positions;
+	p->light = calloc((size_t)w + 1, 1);
+	p->touch_first = calloc((size_t)w + 2, sizeof(*p->touch_first));
+	p->conflicts_light = calloc((size_t)m->n_phases + 1, 1);
+	/* starts[x]: planes with lo < x; ends[x]: planes with hi < x */
+	uint32_t *starts = calloc(n + 2, sizeof(*starts));
+	uint32_t *ends = calloc(n + 2, sizeof(*ends));
+	uint32_t *cursor = malloc((n + 2) * sizeof(*cursor));
+	uint32_t *by_lo = malloc(((size_t)n_planes + 1) * sizeof(*by_lo));
+	uint32_t *by_hi = malloc(((size_t)n_planes + 1) * sizeof(*by_hi));
+	uint32_t *rep = malloc(((size_t)w + 1) * sizeof(*rep));
+	uint32_t *phase_of_plane = malloc(((size_t)n_planes + 1) *
+					  sizeof(*phase_of_plane));
+	/* the planes covering the sweep's position: a list with head
+	 * n_planes */
+	uint32_t *prev = malloc(((size_t)n_planes + 1) * sizeof(*prev));
+	uint32_t *next = malloc(((size_t)n_planes + 1) * sizeof(*next));
+	int rc = -1;
+	if (!p->light || !p->touch_first || !p->conflicts_light || !starts ||
+	    !ends || !cursor || !by_lo || !by_hi || !rep || !phase_of_plane ||
+	    !prev || !next)
+		goto out;
+	const struct plane_span *sp = p->spans;
+	for (uint32_t c = 0; c < w; c++)
+		rep[c] = UINT32_MAX;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++)
+		for (uint32_t j = 0; j < m->phases[ph].plane_count; j++)
+			phase_of_plane[m->phases[ph].plane_first + j] = ph;
+	for (uint32_t i = 0; i < n_planes; i++) {
+		starts[sp[i].lo + 1]++;
+		ends[sp[i].hi + 1]++;
+		if (sp[i].key < w && rep[sp[i].key] == UINT32_MAX)
+			rep[sp[i].key] = i;
+	}
+	for (uint64_t x = 1; x <= n + 1; x++) {
+		starts[x] += starts[x - 1];
+		ends[x] += ends[x - 1];
+	}
+	memcpy(cursor, starts, (n + 1) * sizeof(*cursor));
+	for (uint32_t i = 0; i < n_planes; i++)
+		by_lo[cursor[sp[i].lo]++] = i;
+	memcpy(cursor, ends, (n + 2) * sizeof(*cursor));
+	for (uint32_t i = 0; i < n_planes; i++)
+		by_hi[cursor[sp[i].hi]++] = i;
+	uint64_t total = 0;
+	for (uint32_t c = 0; c < w; c++) {
+		const struct plane_span *r = &sp[rep[c]];
+		uint32_t count = starts[r->hi] - ends[r->lo + 1];
+		if (count <= LIGHT_TOUCHES && total + count <= UINT32_MAX) {
+			p->light[c] = 1;
+			total += count;
+		}
+		p->touch_first[c + 1] = (uint32_t)total;
+	}
+	p->touch = malloc(((size_t)total + 1) * sizeof(*p->touch));
+	if (!p->touch)
+		goto out;
+	prev[n_planes] = next[n_planes] = n_planes;
+	for (uint64_t x = 0; x < n; x++) {
+		for (uint32_t e = ends[x]; e < ends[x + 1]; e++) {  /* hi == x */
+			uint32_t i = by_hi[e];
+			next[prev[i]] = next[i];
+			prev[next[i]] = prev[i];
+		}
+		for (uint32_t b = starts[x]; b < starts[x + 1]; b++) {
+			uint32_t i = by_lo[b], c = sp[i].key;
+			if (c >= w || !p->light[c] || rep[c] != i)
+				continue;
+			uint32_t at = p->touch_first[c];
+			for (uint32_t a = next[n_planes]; a != n_planes; a = next[a])
+				p->touch[at++] = (struct touch){ a, phase_of_plane[a] };
+			for (uint32_t t = starts[x]; t < starts[sp[i].hi]; t++)
+				p->touch[at++] = (struct touch){
+					by_lo[t], phase_of_plane[by_lo[t]] };
+			assert(at == p->touch_first[c + 1]);
+		}
+		for (uint32_t b = starts[x]; b < starts[x + 1]; b++) {  /* lo == x */
+			uint32_t i = by_lo[b];
+			prev[i] = prev[n_planes];
+			next[i] = n_planes;
+			next[prev[n_planes]] = i;
+			prev[n_planes] = i;
+		}
+	}
+	for (uint32_t c = 0; c < w; c++)
+		for (uint32_t t = p->touch_first[c]; t < p->touch_first[c + 1]; t++)
+			if (sp[p->touch[t].plane].key != c)
+				p->conflicts_light[p->touch[t].phase] = 1;
+	rc = 0;
+out:
+	free(starts);
+	free(ends);
+	free(cursor);
+	free(by_lo);
+	free(by_hi);
+	free(rep);
+	free(phase_of_plane);
+	free(prev);
+	free(next);
+	return rc;
+}
+
+/* Phase ph's carried planes of light keys, phase order: O(P). */
+static int index_light_carried(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	p->light_carried = malloc(((size_t)m->n_planes + 1) *
+				  sizeof(*p->light_carried));
+	p->light_carried_first = calloc((size_t)m->n_phases + 1,
+					sizeof(*p->light_carried_first));
+	if (!p->light_carried || !p->light_carried_first)
+		return -1;
+	uint32_t n = 0;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		p->light_carried_first[ph] = n;
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			uint32_t i = phase->plane_first + j;
+			if (m->planes[i].carried && p->light[p->spans[i].key])
+				p->light_carried[n++] = i;
+		}
+	}
+	p->light_carried_first[m->n_phases] = n;
+	return 0;
+}
+
+/*
+ * Which planes (D) must follow in the owner map, and the key numbers
+ * schedules see.
  *
  * A key is *watched* when some plane declares it carried: only watched
- * keys' states are ever read.  A plane matters to (D) when its key is
- * watched or it intersects a plane of a watched key (it may take that
- * key's bytes).  Any other plane can be left out of the owner map without
+ * keys' states are ever read.  Light watched keys (index_light) are
+ * decided without the map.  A plane matters to the map when its key is
+ * a heavy watched one or it intersects a plane of one (it may take that
+ * key's bytes).  Any other plane can be left out of the map without
  * changing an answer: every byte it would own belongs, before and after
- * it, to unwatched keys or nobody (a watched key owning one would
- * intersect it), so no watched key gains or loses a byte through it.
+ * it, to light or unwatched keys or nobody (a heavy key owning one would
+ * intersect it), so no heavy key gains or loses a byte through it.
  *
  * Keys are renumbered so the watched ones are 0 .. n_watched - 1 (the
  * schedules keep a state for those alone), and every phase gets the list
@@ -241,7 +389,7 @@ static int index_followed(struct ac_program *p)
 	const struct ac_model *m = p->m;
 	uint32_t *renumber = calloc((size_t)p->n_keys + 1, sizeof(*renumber));
 	uint8_t *watched = calloc((size_t)p->n_keys + 1, 1);
-	/* covered[x]: followed positions below x covered by a watched key */
+	/* covered[x]: followed positions below x covered by a heavy key */
 	int64_t *covered = calloc(p->n_positions + 2, sizeof(*covered));
 	p->followed = malloc(((size_t)m->n_planes + 1) * sizeof(*p->followed));
 	p->followed_first = calloc((size_t)m->n_phases + 1,
@@ -258,13 +406,20 @@ static int index_followed(struct ac_program *p)
 		n_watched += watched[k];
 	for (uint32_t k = 0, w = 0; k < p->n_keys; k++)
 		renumber[k] = watched[k] ? w++ : n_watched + other++;
-	/* how many watched planes start minus end at each position (a
-	 * difference array), then how many covered positions lie below */
 	for (uint32_t i = 0; i < m->n_planes; i++)
-		if (watched[p->spans[i].key]) {
+		p->spans[i].key = renumber[p->spans[i].key];
+	p->n_watched = n_watched;
+	if (index_light(p) != 0 || index_light_carried(p) != 0)
+		goto out;
+	/* how many heavy planes start minus end at each position (a
+	 * difference array), then how many covered positions lie below */
+	for (uint32_t i = 0; i < m->n_planes; i++) {
+		uint32_t key = p->spans[i].key;
+		if (key < n_watched && !p->light[key]) {
 			covered[p->spans[i].lo]++;
 			covered[p->spans[i].hi]--;
 		}
+	}
 	int64_t depth = 0, below = 0;
 	for (uint64_t x = 0; x <= p->n_positions; x++) {
 		depth += covered[x];
@@ -278,14 +433,12 @@ static int index_followed(struct ac_program *p)
 		for (uint32_t j = 0; j < phase->plane_count; j++) {
 			uint32_t i = phase->plane_first + j;
 			const struct plane_span *sp = &p->spans[i];
-			if (watched[sp->key] || covered[sp->hi] > covered[sp->lo])
+			if ((sp->key < n_watched && !p->light[sp->key]) ||
+			    covered[sp->hi] > covered[sp->lo])
 				p->followed[n++] = i;
 		}
 	}
 	p->followed_first[m->n_phases] = n;
-	for (uint32_t i = 0; i < m->n_planes; i++)
-		p->spans[i].key = renumber[p->spans[i].key];
-	p->n_watched = n_watched;
 	rc = index_declaring(p);
 out:
 	free(renumber);
@@ -396,6 +549,12 @@ void ac_program_free(ac_program *p)
 	free(p->followed_first);
 	free(p->declaring);
 	free(p->declaring_first);
+	free(p->light);
+	free(p->touch);
+	free(p->touch_first);
+	free(p->light_carried);
+	free(p->light_carried_first);
+	free(p->conflicts_light);
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

@@ -3,28 +3,42 @@
  * ac_schedule: references appended one batch at a time, and (D) advanced
  * as they come.
  *
- * (D) keeps one piece of state: for every byte, the key of the plane that
- * declared it last (owner_map.c).  A carried plane c is sound at instance
- * k iff its key was declared before and none of its bytes has been given
- * to another key since, i.e. iff the key is still "intact".  Per watched
- * key (one some plane carries) we keep whether it was declared, whether
- * it is intact, and the first instance that took one of its bytes since,
- * for the diagnostic; per phase, its last instance.  The latest instance
- * that declared a key is the latest last instance among the phases that
- * declare it (the program lists them), so declarations need not write it.
+ * A carried plane c is sound at instance k iff its key was declared
+ * before and none of its bytes has been given to another key since, i.e.
+ * iff the key is still "intact".  Per phase we keep its last instance.
+ * Watched keys (those some plane carries) are decided one of two ways
+ * (program.c, index_light):
+ *
+ * - A light key (at most LIGHT_TOUCHES planes over its bytes) from the
+ *   last instances of the phases of those planes: the latest among those
+ *   declaring the key is the spec's j, and the key is intact iff none of
+ *   the others (other keys over its bytes) ran later.  Nothing is written
+ *   for it when a phase runs.
+ * - A heavy key through the owner map (owner_map.c), which keeps for
+ *   every byte the key that declared it last: per heavy key whether it
+ *   was declared, whether it is intact, and the first instance that took
+ *   one of its bytes since, for the diagnostic.  The latest instance that
+ *   declared a key is the latest last instance among the phases that
+ *   declare it (the program lists them), so declarations need not write
+ *   it.
  *
  * What an instance costs:
  *
- * - Only the planes the program marked followed (program.c,
- *   index_followed: of a watched key, or over one) are declared into the
- *   map: an instance of a phase with none costs O(1).
+ * - Only the planes the program marked followed (of a heavy key, or over
+ *   one) are declared into the map: an instance of a phase with none and
+ *   no carried planes costs O(1).
  * - `version` counts the declarations that changed the map.  When it has
  *   not moved since the phase's previous instance, that instance left
  *   each of the phase's followed planes one segment of its own key and
- *   nothing took a byte since: every carried plane is still intact and
- *   every declaration would change nothing.  The instance then costs
- *   O(1) too (a loop of phases that only reuse what they declared).
- * - Otherwise O(followed planes x log P).
+ *   nothing took a byte since: every heavy carried plane is still intact
+ *   and every declaration would change nothing; both are skipped.
+ *   `light_version` counts the instances of phases with a plane over a
+ *   light key's bytes (of another key): when it has not moved, no such
+ *   instance came since the phase's previous one, which declared its
+ *   light carried keys, so they are intact.  A loop of phases that only
+ *   reuse what they declared costs O(1) an instance.
+ * - Otherwise O(followed planes x log P) for the map and
+ *   O(light carried planes x LIGHT_TOUCHES).
  *
  * All state is lazy (lazy_array.h): a schedule's memory follows the keys,
  * positions and phases it touched, not the program's size.
@@ -61,6 +75,7 @@ struct key_state {
 struct phase_state {
 	uint64_t last;              /* its latest instance + 1; 0: none yet */
 	uint64_t version;           /* the map's version after it */
+	uint64_t light_version;     /* light_version after it */
 	uint8_t reserved;           /* everything its instances write exists */
 };
 
@@ -76,6 +91,7 @@ struct ac_schedule {
 	uint32_t cur_phase;           /* phase of the open instance */
 	struct owner_map map;
 	uint64_t version;             /* declarations that changed the map */
+	uint64_t light_version;       /* instances of conflicts_light phases */
 	struct lazy_array keys;       /* struct key_state per watched key */
 	struct lazy_array phases;     /* struct phase_state per phase */
 	uint64_t phases_reserved;     /* phases with reserved set */
@@ -150,14 +166,21 @@ static struct phase_state phase_state(struct ac_schedule *s, uint32_t phase)
 	return *(const struct phase_state *)lazy_array_get(&s->phases, phase);
 }
 
-/* Carried plane `plane` of phase (key `key`, state *ks) fails instance k.
- * Runs once per schedule: the latest declaration is looked up among all
- * the key's declaring phases. */
+/* Why a carried plane fails: AC_CARRIED_UNDECLARED, or
+ * AC_CARRIED_OVERWRITTEN with the latest declaration (earlier + 1 and its
+ * phase) and an instance since that declared `over` (a plane index) of
+ * phase `over_phase` across its bytes. */
+struct carried_fault {
+	enum ac_reason reason;
+	uint64_t earlier, intervening;     /* + 1, as phase_state.last */
+	uint32_t earlier_phase, over_phase, over;
+};
+
+/* Carried plane `plane` (index in phase) fails instance k, for `why`. */
 static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
-			   uint32_t plane, uint32_t key, uint64_t launch,
-			   uint64_t ordinal, const struct key_state *ks)
+			   uint32_t plane, uint64_t launch, uint64_t ordinal,
+			   const struct carried_fault *why)
 {
-	const struct ac_program *p = s->p;
 	struct ac_diag *d = &s->diag;
 	diag_clear(d);
 	d->condition = AC_COND_D;
@@ -167,32 +190,94 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 	d->tensor[0] = (struct ac_tensor_ref){ phase, plane };
 	d->start_launch = launch;
 	d->start_ordinal = ordinal;
-	if (!ks->declared) {
-		d->reason = AC_CARRIED_UNDECLARED;
-	} else {
-		d->reason = AC_CARRIED_OVERWRITTEN;
-		uint64_t latest = 0;
-		for (uint32_t x = p->declaring_first[key];
-		     x < p->declaring_first[key + 1]; x++) {
-			struct phase_state ps = phase_state(s, p->declaring[x]);
-			if (ps.last > latest) {
-				latest = ps.last;
-				d->earlier_phase = p->declaring[x];
-			}
-		}
-		assert(latest > 0);        /* declared */
-		d->earlier = remap(s, latest - 1);
-		d->intervening = remap(s, ks->broken_instance);
-		d->tensor[1] = (struct ac_tensor_ref){ ks->broken_phase,
-						       ks->broken_plane };
+	d->reason = why->reason;
+	if (why->reason == AC_CARRIED_OVERWRITTEN) {
+		assert(why->earlier > 0 && why->intervening > why->earlier);
+		d->earlier = remap(s, why->earlier - 1);
+		d->earlier_phase = why->earlier_phase;
+		d->intervening = remap(s, why->intervening - 1);
+		d->tensor[1] = (struct ac_tensor_ref){ why->over_phase,
+						       why->over };
 	}
 	s->failed = 1;
 }
 
+/* The fault of a heavy key that is not intact (state *ks).  Runs once per
+ * schedule: the latest declaration is looked up among all the key's
+ * declaring phases. */
+static void heavy_fault(struct ac_schedule *s, uint32_t key,
+			const struct key_state *ks, struct carried_fault *why)
+{
+	const struct ac_program *p = s->p;
+	if (!ks->declared) {
+		why->reason = AC_CARRIED_UNDECLARED;
+		return;
+	}
+	why->reason = AC_CARRIED_OVERWRITTEN;
+	why->earlier = 0;
+	for (uint32_t x = p->declaring_first[key];
+	     x < p->declaring_first[key + 1]; x++) {
+		struct phase_state ps = phase_state(s, p->declaring[x]);
+		if (ps.last > why->earlier) {
+			why->earlier = ps.last;
+			why->earlier_phase = p->declaring[x];
+		}
+	}
+	why->intervening = ks->broken_instance + 1;
+	why->over_phase = ks->broken_phase;
+	why->over = ks->broken_plane;
+}
+
+/*
+ * Light key `key` at the instance about to start, from the last instances
+ * of the phases with a plane over its bytes (p->touch): the latest of
+ * those declaring the key is the spec's j (none: undeclared), and the key
+ * is intact iff no phase with a plane of another key over it ran since,
+ * i.e. iff none of those has a later last instance.  The intervening
+ * instance reported is the latest such (a phase's first plane over the
+ * key).  O(LIGHT_TOUCHES).  1 with *why when the plane fails, else 0.
+ */
+static int light_fault(struct ac_schedule *s, uint32_t key,
+		       struct carried_fault *why)
+{
+	const struct ac_program *p = s->p;
+	uint64_t declared = 0, over = 0;
+	uint32_t declared_phase = 0, over_phase = 0, over_plane = 0;
+	for (uint32_t t = p->touch_first[key]; t < p->touch_first[key + 1]; t++) {
+		const struct touch *to = &p->touch[t];
+		uint64_t last = phase_state(s, to->phase).last;
+		if (p->spans[to->plane].key == key) {
+			if (last > declared) {
+				declared = last;
+				declared_phase = to->phase;
+			}
+		} else if (last > over ||
+			   (last == over && last && to->phase == over_phase &&
+			    to->plane < over_plane)) {
+			over = last;
+			over_phase = to->phase;
+			over_plane = to->plane;
+		}
+	}
+	if (declared == 0) {
+		why->reason = AC_CARRIED_UNDECLARED;
+		return 1;
+	}
+	if (over <= declared)
+		return 0;
+	*why = (struct carried_fault){
+		AC_CARRIED_OVERWRITTEN, declared, over, declared_phase,
+		over_phase, over_plane - p->m->phases[over_phase].plane_first };
+	return 1;
+}
+
 /* Instance k of phase: its carried planes must be intact; then it declares
- * its followed planes (all the planes that can matter).  O(1) when the map
- * is as the phase's previous instance left it, else O(followed planes of
- * the phase × log P). */
+ * its followed planes (all the planes the map needs).  The heavy checks
+ * and the declarations are skipped when the map is as the phase's
+ * previous instance left it, the light checks when no phase over a light
+ * key's bytes ran since it: O(1) then; else O(followed planes × log P)
+ * and O(light carried planes × LIGHT_TOUCHES).  The failure reported is
+ * that of the first failing carried plane in phase order. */
 static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 			 uint64_t launch, uint64_t ordinal)
 {
@@ -203,25 +288,42 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 	/* reserve_phase allocated all this writes: nothing below fails */
 	struct phase_state *ps = lazy_array_at(&s->phases, phase);
 	assert(ps && ps->reserved);
-	if (ps->last && ps->version == s->version) {
-		ps->last = k + 1;
-		return;
+	int map_same = ps->last && ps->version == s->version;
+	int light_same = ps->last && ps->light_version == s->light_version;
+	struct carried_fault heavy = { 0 }, light = { 0 };
+	uint32_t heavy_at = UINT32_MAX, light_at = UINT32_MAX;
+	for (uint32_t f = p->light_carried_first[phase];
+	     !light_same && f < p->light_carried_first[phase + 1]; f++) {
+		uint32_t i = p->light_carried[f];
+		if (light_fault(s, p->spans[i].key, &light)) {
+			light_at = i - ph->plane_first;
+			break;
+		}
 	}
-	for (uint32_t f = first; f < end; f++) {
+	for (uint32_t f = first; !map_same && f < end; f++) {
 		uint32_t i = p->followed[f];
-		if (!p->m->planes[i].carried)
+		uint32_t key = p->spans[i].key;
+		if (i - ph->plane_first > light_at)
+			break;
+		if (!p->m->planes[i].carried || p->light[key])
 			continue;
 		struct key_state ks = *(const struct key_state *)
-			lazy_array_get(&s->keys, p->spans[i].key);
+			lazy_array_get(&s->keys, key);
 		if (!(ks.declared && ks.intact)) {
-			report_carried(s, k, phase, i - ph->plane_first,
-				       p->spans[i].key, launch, ordinal, &ks);
-			return;
+			heavy_fault(s, key, &ks, &heavy);
+			heavy_at = i - ph->plane_first;
+			break;
 		}
+	}
+	if (heavy_at != UINT32_MAX || light_at != UINT32_MAX) {
+		int h = heavy_at < light_at;
+		report_carried(s, k, phase, h ? heavy_at : light_at, launch,
+			       ordinal, h ? &heavy : &light);
+		return;
 	}
 	s->decl_instance = k;
 	s->decl_phase = phase;
-	for (uint32_t f = first; f < end; f++) {
+	for (uint32_t f = first; !map_same && f < end; f++) {
 		const struct plane_span *sp = &p->spans[p->followed[f]];
 		int watched = sp->key < p->n_watched;
 		/* lazy_array_at pointers stay valid: leaves never move */
@@ -235,9 +337,11 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		if (ks)
 			*ks = (struct key_state){ .declared = 1, .intact = 1 };
 	}
+	s->light_version += p->conflicts_light[phase];
 	/* ps still points at the phase's state: leaves never move */
 	ps->last = k + 1;
 	ps->version = s->version;
+	ps->light_version = s->light_version;
 }
 
 /* Allocates everything an instance of phase writes (its state, its
