@@ -342,6 +342,35 @@ out:
 	return rc;
 }
 
+/* Which planes of a phase a per-phase list holds. */
+typedef int (*plane_filter)(const struct ac_program *p, uint32_t plane,
+			    const void *ctx);
+
+/* For every phase ph, the planes `keep` accepts, in phase order, as
+ * list[first[ph] .. first[ph + 1]); list holds n_planes, first n_phases
+ * + 1.  O(P). */
+static void list_planes(const struct ac_program *p, plane_filter keep,
+			const void *ctx, uint32_t *list, uint32_t *first)
+{
+	const struct ac_model *m = p->m;
+	uint32_t n = 0;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		first[ph] = n;
+		for (uint32_t j = 0; j < phase->plane_count; j++)
+			if (keep(p, phase->plane_first + j, ctx))
+				list[n++] = phase->plane_first + j;
+	}
+	first[m->n_phases] = n;
+}
+
+static int carried_light(const struct ac_program *p, uint32_t plane,
+			 const void *ctx)
+{
+	(void)ctx;
+	return p->m->planes[plane].carried && p->light[p->spans[plane].key];
+}
+
 /* Phase ph's carried planes of light keys, phase order: O(P). */
 static int index_light_carried(struct ac_program *p)
 {
@@ -352,18 +381,20 @@ static int index_light_carried(struct ac_program *p)
 					sizeof(*p->light_carried_first));
 	if (!p->light_carried || !p->light_carried_first)
 		return -1;
-	uint32_t n = 0;
-	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
-		const struct ac_phase *phase = &m->phases[ph];
-		p->light_carried_first[ph] = n;
-		for (uint32_t j = 0; j < phase->plane_count; j++) {
-			uint32_t i = phase->plane_first + j;
-			if (m->planes[i].carried && p->light[p->spans[i].key])
-				p->light_carried[n++] = i;
-		}
-	}
-	p->light_carried_first[m->n_phases] = n;
+	list_planes(p, carried_light, NULL, p->light_carried,
+		    p->light_carried_first);
 	return 0;
+}
+
+/* A plane of a heavy watched key, or over one (ctx: covered[], the
+ * positions below x covered by a heavy key). */
+static int over_heavy(const struct ac_program *p, uint32_t plane,
+		      const void *ctx)
+{
+	const int64_t *covered = ctx;
+	const struct plane_span *sp = &p->spans[plane];
+	return (sp->key < p->n_watched && !p->light[sp->key]) ||
+	       covered[sp->hi] > covered[sp->lo];
 }
 
 /*
@@ -426,19 +457,7 @@ static int index_followed(struct ac_program *p)
 		covered[x] = below;
 		below += depth > 0;
 	}
-	uint32_t n = 0;
-	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
-		const struct ac_phase *phase = &m->phases[ph];
-		p->followed_first[ph] = n;
-		for (uint32_t j = 0; j < phase->plane_count; j++) {
-			uint32_t i = phase->plane_first + j;
-			const struct plane_span *sp = &p->spans[i];
-			if ((sp->key < n_watched && !p->light[sp->key]) ||
-			    covered[sp->hi] > covered[sp->lo])
-				p->followed[n++] = i;
-		}
-	}
-	p->followed_first[m->n_phases] = n;
+	list_planes(p, over_heavy, covered, p->followed, p->followed_first);
 	rc = index_declaring(p);
 out:
 	free(renumber);
