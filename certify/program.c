@@ -288,7 +288,9 @@ static int index_light(struct ac_program *p)
 	for (uint32_t c = 0; c < w; c++) {
 		const struct plane_span *r = &sp[rep[c]];
 		uint32_t count = starts[r->hi] - ends[r->lo + 1];
-		if (count <= LIGHT_TOUCHES && total + count <= UINT32_MAX) {
+		/* pairs (index_pairs) are at most 4 a touch: a x b <= 4 (a + b)
+		 * for a + b <= 16 */
+		if (count <= LIGHT_TOUCHES && total + count <= UINT32_MAX / 4) {
 			p->light[c] = 1;
 			total += count;
 		}
@@ -339,6 +341,75 @@ out:
 	free(phase_of_plane);
 	free(prev);
 	free(next);
+	return rc;
+}
+
+/*
+ * The (q, d) pairs of light keys (program_impl.h), grouped by q and
+ * distinct: a counting sort of every key's (other key's plane, declaring
+ * plane) pairs of its touch list, then one pass dropping repeated d's.
+ * O(light keys x LIGHT_TOUCHES^2 / 4) time and memory at most.
+ */
+static int index_pairs(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint32_t n_phases = m->n_phases;
+	p->pair_first = calloc((size_t)n_phases + 2, sizeof(*p->pair_first));
+	p->declares_light = calloc((size_t)n_phases + 1, 1);
+	uint32_t *seen = calloc((size_t)n_phases + 1, sizeof(*seen));
+	int rc = -1;
+	if (!p->pair_first || !p->declares_light || !seen)
+		goto out;
+	uint32_t *count = p->pair_first + 1;     /* counts, then cursors */
+	for (int fill = 0; fill < 2; fill++) {
+		for (uint32_t c = 0; c < p->n_watched; c++)
+			for (uint32_t a = p->touch_first[c];
+			     a < p->touch_first[c + 1]; a++) {
+				const struct touch *q = &p->touch[a];
+				if (p->spans[q->plane].key == c) {
+					p->declares_light[q->phase] = 1;
+					continue;
+				}
+				for (uint32_t b = p->touch_first[c];
+				     b < p->touch_first[c + 1]; b++) {
+					const struct touch *d = &p->touch[b];
+					if (p->spans[d->plane].key != c)
+						continue;
+					if (fill)
+						p->pair_d[count[q->phase]++] = d->phase;
+					else
+						count[q->phase]++;
+				}
+			}
+		if (fill)
+			break;
+		uint32_t sum = 0;
+		for (uint32_t q = 0; q <= n_phases; q++) {
+			uint32_t here = count[q];
+			count[q] = sum;
+			sum += here;
+		}
+		p->pair_d = malloc(((size_t)sum + 1) * sizeof(*p->pair_d));
+		if (!p->pair_d)
+			goto out;
+	}
+	/* each cursor ended at the next phase's start: pair_first[q] is q's
+	 * first pair again; now drop the d's already listed for q */
+	p->pair_first[0] = 0;
+	uint32_t w = 0;
+	for (uint32_t q = 0; q < n_phases; q++) {
+		uint32_t from = p->pair_first[q], to = p->pair_first[q + 1];
+		p->pair_first[q] = w;
+		for (uint32_t x = from; x < to; x++)
+			if (seen[p->pair_d[x]] != q + 1) {
+				seen[p->pair_d[x]] = q + 1;
+				p->pair_d[w++] = p->pair_d[x];
+			}
+	}
+	p->pair_first[n_phases] = w;
+	rc = 0;
+out:
+	free(seen);
 	return rc;
 }
 
@@ -440,7 +511,8 @@ static int index_followed(struct ac_program *p)
 	for (uint32_t i = 0; i < m->n_planes; i++)
 		p->spans[i].key = renumber[p->spans[i].key];
 	p->n_watched = n_watched;
-	if (index_light(p) != 0 || index_light_carried(p) != 0)
+	if (index_light(p) != 0 || index_light_carried(p) != 0 ||
+	    index_pairs(p) != 0)
 		goto out;
 	/* how many heavy planes start minus end at each position (a
 	 * difference array), then how many covered positions lie below */
@@ -574,6 +646,9 @@ void ac_program_free(ac_program *p)
 	free(p->light_carried);
 	free(p->light_carried_first);
 	free(p->conflicts_light);
+	free(p->pair_d);
+	free(p->pair_first);
+	free(p->declares_light);
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

@@ -88,6 +88,15 @@ struct ac_program {
 	uint32_t *light_carried;
 	uint32_t *light_carried_first;/* n_phases + 1 */
 	uint8_t *conflicts_light;
+	/* For the diagnostic's intervening instance of a light key (the
+	 * first instance, since the key's latest declaration, of a phase
+	 * over it): one pair (q, d) for every phase q with a plane of
+	 * another key over a light key's bytes and every phase d declaring
+	 * that key, d = pair_d[x] for x in pair_first[q] .. pair_first[q +
+	 * 1]), distinct; declares_light[d]: d declares a light key. */
+	uint32_t *pair_d;
+	uint32_t *pair_first;    /* n_phases + 1 */
+	uint8_t *declares_light;
 	/* The phases declaring watched key c: declaring[declaring_first[c] ..
 	 * declaring_first[c + 1]), for the diagnostic's latest declaration. */
 	uint32_t *declaring;

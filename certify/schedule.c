@@ -76,6 +76,7 @@ struct phase_state {
 	uint64_t last;              /* its latest instance + 1; 0: none yet */
 	uint64_t version;           /* the map's version after it */
 	uint64_t light_version;     /* light_version after it */
+	uint64_t declare_version;   /* declare_version after it */
 	uint8_t reserved;           /* everything its instances write exists */
 };
 
@@ -92,6 +93,10 @@ struct ac_schedule {
 	struct owner_map map;
 	uint64_t version;             /* declarations that changed the map */
 	uint64_t light_version;       /* instances of conflicts_light phases */
+	uint64_t declare_version;     /* instances of declares_light phases */
+	struct lazy_array firsts;     /* per pair (q, d) (program_impl.h): the
+				       * first instance of q after the last of
+				       * d, + 1, when not above d's last + 1 */
 	struct lazy_array keys;       /* struct key_state per watched key */
 	struct lazy_array phases;     /* struct phase_state per phase */
 	uint64_t phases_reserved;     /* phases with reserved set */
@@ -121,6 +126,9 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 			sizeof(struct key_state));
 	lazy_array_init(&s->phases, p->verdict == 0 ? p->m->n_phases : 0,
 			sizeof(struct phase_state));
+	lazy_array_init(&s->firsts,
+			p->verdict == 0 ? p->pair_first[p->m->n_phases] : 0,
+			sizeof(uint64_t));
 	if (owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
 		goto fail;
 	return s;
@@ -137,6 +145,7 @@ void ac_schedule_free(ac_schedule *s)
 	owner_map_free(&s->map);
 	lazy_array_free(&s->keys);
 	lazy_array_free(&s->phases);
+	lazy_array_free(&s->firsts);
 	free(s);
 }
 
@@ -228,35 +237,60 @@ static void heavy_fault(struct ac_schedule *s, uint32_t key,
 	why->over = ks->broken_plane;
 }
 
+/* The first instance of phase q after the last of phase d, + 1, for a
+ * pair (q, d) of the program (q ran after d did). */
+static uint64_t first_after(struct ac_schedule *s, uint32_t q, uint32_t d)
+{
+	const struct ac_program *p = s->p;
+	for (uint32_t x = p->pair_first[q]; x < p->pair_first[q + 1]; x++)
+		if (p->pair_d[x] == d) {
+			uint64_t f = *(const uint64_t *)lazy_array_get(&s->firsts, x);
+			assert(f > phase_state(s, d).last);
+			return f;
+		}
+	assert(0 && "(q, d) is a pair of the program");
+	return UINT64_MAX;
+}
+
+/* Phase q's instance k follows the last instances of the phases d of
+ * its pairs: it is the first since d's last for each d that ran since
+ * q's previous instance.  O(q's pairs). */
+static void note_firsts(struct ac_schedule *s, uint32_t q, uint64_t k)
+{
+	const struct ac_program *p = s->p;
+	for (uint32_t x = p->pair_first[q]; x < p->pair_first[q + 1]; x++) {
+		uint64_t *f = lazy_array_at(&s->firsts, x);
+		assert(f);                     /* reserve_phase */
+		if (*f <= phase_state(s, p->pair_d[x]).last)
+			*f = k + 1;
+	}
+}
+
 /*
  * Light key `key` at the instance about to start, from the last instances
  * of the phases with a plane over its bytes (p->touch): the latest of
  * those declaring the key is the spec's j (none: undeclared), and the key
  * is intact iff no phase with a plane of another key over it ran since,
  * i.e. iff none of those has a later last instance.  The intervening
- * instance reported is the latest such (a phase's first plane over the
- * key).  O(LIGHT_TOUCHES).  1 with *why when the plane fails, else 0.
+ * instance reported is the first since j of those phases (firsts), with
+ * that phase's first plane over the key.  O(LIGHT_TOUCHES), and
+ * O(LIGHT_TOUCHES x pairs) once, on failure.  1 with *why when the plane
+ * fails, else 0.
  */
 static int light_fault(struct ac_schedule *s, uint32_t key,
 		       struct carried_fault *why)
 {
 	const struct ac_program *p = s->p;
 	uint64_t declared = 0, over = 0;
-	uint32_t declared_phase = 0, over_phase = 0, over_plane = 0;
+	uint32_t declared_phase = 0;
 	for (uint32_t t = p->touch_first[key]; t < p->touch_first[key + 1]; t++) {
 		const struct touch *to = &p->touch[t];
 		uint64_t last = phase_state(s, to->phase).last;
-		if (p->spans[to->plane].key == key) {
-			if (last > declared) {
-				declared = last;
-				declared_phase = to->phase;
-			}
-		} else if (last > over ||
-			   (last == over && last && to->phase == over_phase &&
-			    to->plane < over_plane)) {
-			over = last;
-			over_phase = to->phase;
-			over_plane = to->plane;
+		if (p->spans[to->plane].key != key) {
+			over = last > over ? last : over;
+		} else if (last > declared) {
+			declared = last;
+			declared_phase = to->phase;
 		}
 	}
 	if (declared == 0) {
@@ -265,9 +299,23 @@ static int light_fault(struct ac_schedule *s, uint32_t key,
 	}
 	if (over <= declared)
 		return 0;
-	*why = (struct carried_fault){
-		AC_CARRIED_OVERWRITTEN, declared, over, declared_phase,
-		over_phase, over_plane - p->m->phases[over_phase].plane_first };
+	*why = (struct carried_fault){ AC_CARRIED_OVERWRITTEN, declared,
+				       UINT64_MAX, declared_phase, 0, 0 };
+	uint32_t plane = 0;
+	for (uint32_t t = p->touch_first[key]; t < p->touch_first[key + 1]; t++) {
+		const struct touch *to = &p->touch[t];
+		if (p->spans[to->plane].key == key ||
+		    phase_state(s, to->phase).last <= declared)
+			continue;
+		uint64_t f = first_after(s, to->phase, declared_phase);
+		if (f < why->intervening ||
+		    (f == why->intervening && to->plane < plane)) {
+			why->intervening = f;
+			why->over_phase = to->phase;
+			plane = to->plane;
+		}
+	}
+	why->over = plane - p->m->phases[why->over_phase].plane_first;
 	return 1;
 }
 
@@ -337,11 +385,16 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		if (ks)
 			*ks = (struct key_state){ .declared = 1, .intact = 1 };
 	}
+	if (p->pair_first[phase] < p->pair_first[phase + 1] &&
+	    (!ps->last || ps->declare_version != s->declare_version))
+		note_firsts(s, phase, k);
 	s->light_version += p->conflicts_light[phase];
+	s->declare_version += p->declares_light[phase];
 	/* ps still points at the phase's state: leaves never move */
 	ps->last = k + 1;
 	ps->version = s->version;
 	ps->light_version = s->light_version;
+	ps->declare_version = s->declare_version;
 }
 
 /* Allocates everything an instance of phase writes (its state, its
@@ -363,6 +416,9 @@ static int reserve_phase(struct ac_schedule *s, uint32_t phase)
 		    owner_map_reserve(&s->map, sp->lo, sp->hi) != 0)
 			return -1;
 	}
+	for (uint32_t x = p->pair_first[phase]; x < p->pair_first[phase + 1]; x++)
+		if (!lazy_array_at(&s->firsts, x))
+			return -1;
 	ps->reserved = 1;
 	s->phases_reserved++;
 	return 0;
@@ -543,7 +599,8 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 size_t schedule_state_bytes(const ac_schedule *s)
 {
 	return sizeof(*s) + lazy_array_bytes(&s->keys) +
-	       lazy_array_bytes(&s->phases) + owner_map_bytes(&s->map);
+	       lazy_array_bytes(&s->phases) + lazy_array_bytes(&s->firsts) +
+	       owner_map_bytes(&s->map);
 }
 
 uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *diag)
