@@ -243,7 +243,6 @@ static int index_light(struct ac_program *p)
 	uint64_t n = p->n_positions;
 	p->light = calloc((size_t)w + 1, 1);
 	p->touch_first = calloc((size_t)w + 2, sizeof(*p->touch_first));
-	p->conflicts_light = calloc((size_t)m->n_phases + 1, 1);
 	/* starts[x]: planes with lo < x; ends[x]: planes with hi < x */
 	uint32_t *starts = calloc(n + 2, sizeof(*starts));
 	uint32_t *ends = calloc(n + 2, sizeof(*ends));
@@ -258,7 +257,7 @@ static int index_light(struct ac_program *p)
 	uint32_t *prev = malloc(((size_t)n_planes + 1) * sizeof(*prev));
 	uint32_t *next = malloc(((size_t)n_planes + 1) * sizeof(*next));
 	int rc = -1;
-	if (!p->light || !p->touch_first || !p->conflicts_light || !starts ||
+	if (!p->light || !p->touch_first || !starts ||
 	    !ends || !cursor || !by_lo || !by_hi || !rep || !phase_of_plane ||
 	    !prev || !next)
 		goto out;
@@ -326,10 +325,6 @@ static int index_light(struct ac_program *p)
 			prev[n_planes] = i;
 		}
 	}
-	for (uint32_t c = 0; c < w; c++)
-		for (uint32_t t = p->touch_first[c]; t < p->touch_first[c + 1]; t++)
-			if (sp[p->touch[t].plane].key != c)
-				p->conflicts_light[p->touch[t].phase] = 1;
 	rc = 0;
 out:
 	free(starts);
@@ -355,10 +350,9 @@ static int index_pairs(struct ac_program *p)
 	const struct ac_model *m = p->m;
 	uint32_t n_phases = m->n_phases;
 	p->pair_first = calloc((size_t)n_phases + 2, sizeof(*p->pair_first));
-	p->declares_light = calloc((size_t)n_phases + 1, 1);
 	uint32_t *seen = calloc((size_t)n_phases + 1, sizeof(*seen));
 	int rc = -1;
-	if (!p->pair_first || !p->declares_light || !seen)
+	if (!p->pair_first || !seen)
 		goto out;
 	uint32_t *count = p->pair_first + 1;     /* counts, then cursors */
 	for (int fill = 0; fill < 2; fill++) {
@@ -366,10 +360,8 @@ static int index_pairs(struct ac_program *p)
 			for (uint32_t a = p->touch_first[c];
 			     a < p->touch_first[c + 1]; a++) {
 				const struct touch *q = &p->touch[a];
-				if (p->spans[q->plane].key == c) {
-					p->declares_light[q->phase] = 1;
+				if (p->spans[q->plane].key == c)
 					continue;
-				}
 				for (uint32_t b = p->touch_first[c];
 				     b < p->touch_first[c + 1]; b++) {
 					const struct touch *d = &p->touch[b];
@@ -435,25 +427,32 @@ static void list_planes(const struct ac_program *p, plane_filter keep,
 	first[m->n_phases] = n;
 }
 
+/* A carried plane of a light key (ctx NULL) or of a heavy one. */
 static int carried_light(const struct ac_program *p, uint32_t plane,
 			 const void *ctx)
 {
-	(void)ctx;
-	return p->m->planes[plane].carried && p->light[p->spans[plane].key];
+	return p->m->planes[plane].carried &&
+	       p->light[p->spans[plane].key] == (ctx == NULL);
 }
 
-/* Phase ph's carried planes of light keys, phase order: O(P). */
-static int index_light_carried(struct ac_program *p)
+/* Phase ph's carried planes of light keys, and of heavy ones, each in
+ * phase order: O(P). */
+static int index_carried(struct ac_program *p)
 {
 	const struct ac_model *m = p->m;
-	p->light_carried = malloc(((size_t)m->n_planes + 1) *
-				  sizeof(*p->light_carried));
-	p->light_carried_first = calloc((size_t)m->n_phases + 1,
-					sizeof(*p->light_carried_first));
-	if (!p->light_carried || !p->light_carried_first)
+	size_t planes = ((size_t)m->n_planes + 1) * sizeof(uint32_t);
+	size_t phases = (size_t)m->n_phases + 1;
+	p->light_carried = malloc(planes);
+	p->light_carried_first = calloc(phases, sizeof(uint32_t));
+	p->heavy_carried = malloc(planes);
+	p->heavy_carried_first = calloc(phases, sizeof(uint32_t));
+	if (!p->light_carried || !p->light_carried_first ||
+	    !p->heavy_carried || !p->heavy_carried_first)
 		return -1;
 	list_planes(p, carried_light, NULL, p->light_carried,
 		    p->light_carried_first);
+	list_planes(p, carried_light, p, p->heavy_carried,
+		    p->heavy_carried_first);
 	return 0;
 }
 
@@ -511,7 +510,7 @@ static int index_followed(struct ac_program *p)
 	for (uint32_t i = 0; i < m->n_planes; i++)
 		p->spans[i].key = renumber[p->spans[i].key];
 	p->n_watched = n_watched;
-	if (index_light(p) != 0 || index_light_carried(p) != 0 ||
+	if (index_light(p) != 0 || index_carried(p) != 0 ||
 	    index_pairs(p) != 0)
 		goto out;
 	/* how many heavy planes start minus end at each position (a
@@ -645,10 +644,10 @@ void ac_program_free(ac_program *p)
 	free(p->touch_first);
 	free(p->light_carried);
 	free(p->light_carried_first);
-	free(p->conflicts_light);
+	free(p->heavy_carried);
+	free(p->heavy_carried_first);
 	free(p->pair_d);
 	free(p->pair_first);
-	free(p->declares_light);
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

@@ -80,23 +80,26 @@ struct ac_program {
 	 * per watched key; touch[touch_first[c] .. touch_first[c + 1]) the
 	 * planes intersecting light key c (its own key's among them);
 	 * light_carried[light_carried_first[ph] .. +1) phase ph's carried
-	 * planes of light keys, phase order; conflicts_light[ph]: ph has a
-	 * plane of another key over a light key's bytes. */
+	 * planes of light keys, phase order. */
 	uint8_t *light;
 	struct touch *touch;
 	uint32_t *touch_first;   /* n_watched + 1 */
 	uint32_t *light_carried;
 	uint32_t *light_carried_first;/* n_phases + 1 */
-	uint8_t *conflicts_light;
+	/* heavy_carried[heavy_carried_first[ph] .. +1): phase ph's carried
+	 * planes of heavy keys, phase order */
+	uint32_t *heavy_carried;
+	uint32_t *heavy_carried_first;/* n_phases + 1 */
 	/* For the diagnostic's intervening instance of a light key (the
 	 * first instance, since the key's latest declaration, of a phase
 	 * over it): one pair (q, d) for every phase q with a plane of
 	 * another key over a light key's bytes and every phase d declaring
 	 * that key, d = pair_d[x] for x in pair_first[q] .. pair_first[q +
-	 * 1]), distinct; declares_light[d]: d declares a light key. */
+	 * 1]), distinct (every watched key has a declaring phase, its
+	 * carrier: q has pairs iff it has a plane of another key over a
+	 * light key). */
 	uint32_t *pair_d;
 	uint32_t *pair_first;    /* n_phases + 1 */
-	uint8_t *declares_light;
 	/* The phases declaring watched key c: declaring[declaring_first[c] ..
 	 * declaring_first[c + 1]), for the diagnostic's latest declaration. */
 	uint32_t *declaring;

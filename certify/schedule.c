@@ -13,7 +13,9 @@
  *   last instances of the phases of those planes: the latest among those
  *   declaring the key is the spec's j, and the key is intact iff none of
  *   the others (other keys over its bytes) ran later.  Nothing is written
- *   for it when a phase runs.
+ *   for the key when a phase runs.  For the diagnostic's intervening
+ *   instance, each pair (q, d) of a phase q over a light key and a phase
+ *   d declaring it keeps q's first instance after d's last (firsts).
  * - A heavy key through the owner map (owner_map.c), which keeps for
  *   every byte the key that declared it last: per heavy key whether it
  *   was declared, whether it is intact, and the first instance that took
@@ -25,19 +27,20 @@
  * What an instance costs:
  *
  * - Only the planes the program marked followed (of a heavy key, or over
- *   one) are declared into the map: an instance of a phase with none and
- *   no carried planes costs O(1).
- * - `version` counts the declarations that changed the map.  When it has
- *   not moved since the phase's previous instance, that instance left
- *   each of the phase's followed planes one segment of its own key and
- *   nothing took a byte since: every heavy carried plane is still intact
- *   and every declaration would change nothing; both are skipped.
- *   `light_version` counts the instances of phases with a plane over a
- *   light key's bytes (of another key): when it has not moved, no such
- *   instance came since the phase's previous one, which declared its
- *   light carried keys, so they are intact.  A loop of phases that only
- *   reuse what they declared costs O(1) an instance.
- * - Otherwise O(followed planes x log P) for the map and
+ *   one) are declared into the map: an instance of a phase with none, no
+ *   carried planes and no pairs costs O(1).
+ * - `version` counts the declarations that changed the map and the
+ *   instances that may have broken a light key (those of a phase with
+ *   pairs, when a phase d of its pairs ran since its previous instance).
+ *   When it has not moved since the phase's previous instance, that
+ *   instance left each of the phase's followed planes one segment of its
+ *   own key and nothing took a byte since (every heavy carried plane is
+ *   still intact and every declaration would change nothing), and no
+ *   instance since can have broken a light key it carries (it declared
+ *   them): checks and declarations are skipped.  A loop of phases that
+ *   only reuse what they declared costs O(1) an instance, plus O(pairs)
+ *   for a phase with pairs (did one of its d's run?).
+ * - Otherwise O(heavy carried planes + followed planes x log P) and
  *   O(light carried planes x LIGHT_TOUCHES).
  *
  * All state is lazy (lazy_array.h): a schedule's memory follows the keys,
@@ -75,8 +78,6 @@ struct key_state {
 struct phase_state {
 	uint64_t last;              /* its latest instance + 1; 0: none yet */
 	uint64_t version;           /* the map's version after it */
-	uint64_t light_version;     /* light_version after it */
-	uint64_t declare_version;   /* declare_version after it */
 	uint8_t reserved;           /* everything its instances write exists */
 };
 
@@ -91,9 +92,9 @@ struct ac_schedule {
 	uint64_t next_instance;
 	uint32_t cur_phase;           /* phase of the open instance */
 	struct owner_map map;
-	uint64_t version;             /* declarations that changed the map */
-	uint64_t light_version;       /* instances of conflicts_light phases */
-	uint64_t declare_version;     /* instances of declares_light phases */
+	uint64_t version;             /* declarations that changed the map,
+				       * and instances that may have broken a
+				       * light key */
 	struct lazy_array firsts;     /* per pair (q, d) (program_impl.h): the
 				       * first instance of q after the last of
 				       * d, + 1, when not above d's last + 1 */
@@ -252,6 +253,17 @@ static uint64_t first_after(struct ac_schedule *s, uint32_t q, uint32_t d)
 	return UINT64_MAX;
 }
 
+/* Did a phase d of q's pairs run since q's previous instance (last: q's
+ * last + 1, 0 for none)?  O(q's pairs). */
+static int pairs_ran_since(struct ac_schedule *s, uint32_t q, uint64_t last)
+{
+	const struct ac_program *p = s->p;
+	for (uint32_t x = p->pair_first[q]; x < p->pair_first[q + 1]; x++)
+		if (phase_state(s, p->pair_d[x]).last > last)
+			return 1;
+	return 0;
+}
+
 /* Phase q's instance k follows the last instances of the phases d of
  * its pairs: it is the first since d's last for each d that ran since
  * q's previous instance.  O(q's pairs). */
@@ -319,59 +331,55 @@ static int light_fault(struct ac_schedule *s, uint32_t key,
 	return 1;
 }
 
-/* Instance k of phase: its carried planes must be intact; then it declares
- * its followed planes (all the planes the map needs).  The heavy checks
- * and the declarations are skipped when the map is as the phase's
- * previous instance left it, the light checks when no phase over a light
- * key's bytes ran since it: O(1) then; else O(followed planes × log P)
- * and O(light carried planes × LIGHT_TOUCHES).  The failure reported is
- * that of the first failing carried plane in phase order. */
-static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
+/* The carried planes of instance k of phase, when the version moved
+ * since the phase's previous instance: the first failing one in phase
+ * order is reported (1), light ones from the last instances, heavy ones
+ * from their key states (why is written only on a failure).
+ * O(light carried planes x LIGHT_TOUCHES + heavy carried planes). */
+static int check_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 			 uint64_t launch, uint64_t ordinal)
 {
 	const struct ac_program *p = s->p;
 	const struct ac_phase *ph = &p->m->phases[phase];
-	uint32_t first = p->followed_first[phase];
-	uint32_t end = p->followed_first[phase + 1];
-	/* reserve_phase allocated all this writes: nothing below fails */
-	struct phase_state *ps = lazy_array_at(&s->phases, phase);
-	assert(ps && ps->reserved);
-	int map_same = ps->last && ps->version == s->version;
-	int light_same = ps->last && ps->light_version == s->light_version;
-	struct carried_fault heavy = { 0 }, light = { 0 };
-	uint32_t heavy_at = UINT32_MAX, light_at = UINT32_MAX;
+	struct carried_fault why;
+	uint32_t at = UINT32_MAX;
 	for (uint32_t f = p->light_carried_first[phase];
-	     !light_same && f < p->light_carried_first[phase + 1]; f++) {
+	     f < p->light_carried_first[phase + 1]; f++) {
 		uint32_t i = p->light_carried[f];
-		if (light_fault(s, p->spans[i].key, &light)) {
-			light_at = i - ph->plane_first;
+		if (light_fault(s, p->spans[i].key, &why)) {
+			at = i - ph->plane_first;
 			break;
 		}
 	}
-	for (uint32_t f = first; !map_same && f < end; f++) {
-		uint32_t i = p->followed[f];
-		uint32_t key = p->spans[i].key;
-		if (i - ph->plane_first > light_at)
+	for (uint32_t f = p->heavy_carried_first[phase];
+	     f < p->heavy_carried_first[phase + 1]; f++) {
+		uint32_t i = p->heavy_carried[f];
+		if (i - ph->plane_first >= at)
 			break;
-		if (!p->m->planes[i].carried || p->light[key])
-			continue;
 		struct key_state ks = *(const struct key_state *)
-			lazy_array_get(&s->keys, key);
+			lazy_array_get(&s->keys, p->spans[i].key);
 		if (!(ks.declared && ks.intact)) {
-			heavy_fault(s, key, &ks, &heavy);
-			heavy_at = i - ph->plane_first;
+			heavy_fault(s, p->spans[i].key, &ks, &why);
+			at = i - ph->plane_first;
 			break;
 		}
 	}
-	if (heavy_at != UINT32_MAX || light_at != UINT32_MAX) {
-		int h = heavy_at < light_at;
-		report_carried(s, k, phase, h ? heavy_at : light_at, launch,
-			       ordinal, h ? &heavy : &light);
-		return;
-	}
+	if (at == UINT32_MAX)
+		return 0;
+	report_carried(s, k, phase, at, launch, ordinal, &why);
+	return 1;
+}
+
+/* Instance k of phase declares its followed planes into the map:
+ * O(followed planes x log P); reserve_phase allocated what it writes. */
+static void declare_followed(struct ac_schedule *s, uint64_t k, uint32_t phase)
+{
+	const struct ac_program *p = s->p;
+	const struct ac_phase *ph = &p->m->phases[phase];
 	s->decl_instance = k;
 	s->decl_phase = phase;
-	for (uint32_t f = first; !map_same && f < end; f++) {
+	for (uint32_t f = p->followed_first[phase];
+	     f < p->followed_first[phase + 1]; f++) {
 		const struct plane_span *sp = &p->spans[p->followed[f]];
 		int watched = sp->key < p->n_watched;
 		/* lazy_array_at pointers stay valid: leaves never move */
@@ -385,16 +393,41 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		if (ks)
 			*ks = (struct key_state){ .declared = 1, .intact = 1 };
 	}
+}
+
+/* Instance k of phase: its carried planes must be intact; then it declares
+ * its followed planes (all the planes the map needs).  Both are skipped
+ * when the version has not moved since the phase's previous instance:
+ * the map is as that instance left it (its heavy carried planes intact,
+ * its declarations changing nothing), and no instance that may break a
+ * light key came since (its light carried keys, which it declared, are
+ * intact).  O(1) then, plus O(pairs) for a phase with pairs. */
+static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
+			 uint64_t launch, uint64_t ordinal)
+{
+	const struct ac_program *p = s->p;
+	/* reserve_phase allocated all this writes: nothing below fails */
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	assert(ps && ps->reserved);
+	if (!ps->last || ps->version != s->version) {
+		if (check_carried(s, k, phase, launch, ordinal))
+			return;
+		declare_followed(s, k, phase);
+	}
+	/* This phase has a plane of another key over light keys c (it has
+	 * pairs).  Its instance changes whether some c is intact only when c
+	 * was declared since the phase's previous instance (or it has none):
+	 * else that instance came after c's latest declaration and broke c
+	 * already.  Only then does the instance move the version, and only
+	 * then can it be the phase's first since a declaration (firsts). */
 	if (p->pair_first[phase] < p->pair_first[phase + 1] &&
-	    (!ps->last || ps->declare_version != s->declare_version))
+	    (!ps->last || pairs_ran_since(s, phase, ps->last))) {
 		note_firsts(s, phase, k);
-	s->light_version += p->conflicts_light[phase];
-	s->declare_version += p->declares_light[phase];
+		s->version++;
+	}
 	/* ps still points at the phase's state: leaves never move */
 	ps->last = k + 1;
 	ps->version = s->version;
-	ps->light_version = s->light_version;
-	ps->declare_version = s->declare_version;
 }
 
 /* Allocates everything an instance of phase writes (its state, its
