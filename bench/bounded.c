@@ -164,6 +164,6 @@ void bounded_run(int quick)
 	uint32_t k = quick ? 5000 : 20000, m = quick ? 50000 : 200000;
 	alternating("fresh over fresh", k, m, OVER);
 	alternating("carried", k, m, CARRIED);
-	alternating("fresh over watched", k / 20, m / 20, WATCHED);
+	alternating("fresh over watched", k, m, WATCHED);
 	live_schedules();
 }

@@ -8,8 +8,8 @@
  *                  for (2K, 2M) over (K, M) (target <= 2.3)
  *   (D) carried    the same with B carrying A's planes (target <= 2.3)
  *   (D) watched    as fresh, with a third phase (never run) carrying A's
- *                  planes, so that every instance moves K planes' bytes:
- *                  the case (D) still pays per plane (reported, ~4)
+ *                  planes, so that every instance moves K planes' bytes
+ *                  between keys a plane carries (target <= 2.3)
  *   live schedules memory of 100 schedules of two references over one,
  *                  on a program of 200,000 planes (target <= 1 MB)
  */

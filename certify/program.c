@@ -5,6 +5,7 @@
  * advance (D) in time proportional to the phase runs they add.
  */
 #define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,15 +219,263 @@ static int index_declaring(struct ac_program *p)
 }
 
 /*
- * Which planes (D) must follow, and the key numbers schedules see.
+ * Which watched keys are light, and the planes intersecting each.
+ *
+ * The planes intersecting [lo, hi) are those with lo' < hi less those
+ * with hi' <= lo (a subset of the first): two prefix counts over the
+ * positions give their number for every key, and a key is light when
+ * it is at most LIGHT_TOUCHES.  They are the planes starting in
+ * [lo, hi) (one stretch of the planes sorted by start) and those
+ * straddling lo, which a sweep over the positions holds in a list of
+ * the planes covering the current one: at a light key's start that list
+ * has at most LIGHT_TOUCHES planes.  O(P + positions + light keys x
+ * LIGHT_TOUCHES) time, O(P + positions) scratch; the lists hold at most
+ * LIGHT_TOUCHES entries a key.  Keys are watched-numbered (spans[].key
+ * already renumbered).
+ */
+static int index_light(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint32_t n_planes = (uint32_t)m->n_planes, w = p->n_watched;
+	uint64_t n = p->n_positions;
+	p->light = calloc((size_t)w + 1, 1);
+	p->touch_first = calloc((size_t)w + 2, sizeof(*p->touch_first));
+	/* starts[x]: planes with lo < x; ends[x]: planes with hi < x */
+	uint32_t *starts = calloc(n + 2, sizeof(*starts));
+	uint32_t *ends = calloc(n + 2, sizeof(*ends));
+	uint32_t *cursor = malloc((n + 2) * sizeof(*cursor));
+	uint32_t *by_lo = malloc(((size_t)n_planes + 1) * sizeof(*by_lo));
+	uint32_t *by_hi = malloc(((size_t)n_planes + 1) * sizeof(*by_hi));
+	uint32_t *rep = malloc(((size_t)w + 1) * sizeof(*rep));
+	uint32_t *phase_of_plane = malloc(((size_t)n_planes + 1) *
+					  sizeof(*phase_of_plane));
+	/* the planes covering the sweep's position: a list with head
+	 * n_planes */
+	uint32_t *prev = malloc(((size_t)n_planes + 1) * sizeof(*prev));
+	uint32_t *next = malloc(((size_t)n_planes + 1) * sizeof(*next));
+	int rc = -1;
+	if (!p->light || !p->touch_first || !starts ||
+	    !ends || !cursor || !by_lo || !by_hi || !rep || !phase_of_plane ||
+	    !prev || !next)
+		goto out;
+	const struct plane_span *sp = p->spans;
+	for (uint32_t c = 0; c < w; c++)
+		rep[c] = UINT32_MAX;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++)
+		for (uint32_t j = 0; j < m->phases[ph].plane_count; j++)
+			phase_of_plane[m->phases[ph].plane_first + j] = ph;
+	for (uint32_t i = 0; i < n_planes; i++) {
+		starts[sp[i].lo + 1]++;
+		ends[sp[i].hi + 1]++;
+		if (sp[i].key < w && rep[sp[i].key] == UINT32_MAX)
+			rep[sp[i].key] = i;
+	}
+	for (uint64_t x = 1; x <= n + 1; x++) {
+		starts[x] += starts[x - 1];
+		ends[x] += ends[x - 1];
+	}
+	memcpy(cursor, starts, (n + 1) * sizeof(*cursor));
+	for (uint32_t i = 0; i < n_planes; i++)
+		by_lo[cursor[sp[i].lo]++] = i;
+	memcpy(cursor, ends, (n + 2) * sizeof(*cursor));
+	for (uint32_t i = 0; i < n_planes; i++)
+		by_hi[cursor[sp[i].hi]++] = i;
+	uint64_t total = 0;
+	for (uint32_t c = 0; c < w; c++) {
+		const struct plane_span *r = &sp[rep[c]];
+		uint32_t count = starts[r->hi] - ends[r->lo + 1];
+		/* pairs (index_pairs) are at most 4 a touch: a x b <= 4 (a + b)
+		 * for a + b <= 16 */
+		if (count <= LIGHT_TOUCHES && total + count <= UINT32_MAX / 4) {
+			p->light[c] = 1;
+			total += count;
+		}
+		p->touch_first[c + 1] = (uint32_t)total;
+	}
+	p->touch = malloc(((size_t)total + 1) * sizeof(*p->touch));
+	if (!p->touch)
+		goto out;
+	prev[n_planes] = next[n_planes] = n_planes;
+	for (uint64_t x = 0; x < n; x++) {
+		for (uint32_t e = ends[x]; e < ends[x + 1]; e++) {  /* hi == x */
+			uint32_t i = by_hi[e];
+			next[prev[i]] = next[i];
+			prev[next[i]] = prev[i];
+		}
+		for (uint32_t b = starts[x]; b < starts[x + 1]; b++) {
+			uint32_t i = by_lo[b], c = sp[i].key;
+			if (c >= w || !p->light[c] || rep[c] != i)
+				continue;
+			uint32_t at = p->touch_first[c];
+			for (uint32_t a = next[n_planes]; a != n_planes; a = next[a])
+				p->touch[at++] = (struct touch){ a, phase_of_plane[a] };
+			for (uint32_t t = starts[x]; t < starts[sp[i].hi]; t++)
+				p->touch[at++] = (struct touch){
+					by_lo[t], phase_of_plane[by_lo[t]] };
+			assert(at == p->touch_first[c + 1]);
+		}
+		for (uint32_t b = starts[x]; b < starts[x + 1]; b++) {  /* lo == x */
+			uint32_t i = by_lo[b];
+			prev[i] = prev[n_planes];
+			next[i] = n_planes;
+			next[prev[n_planes]] = i;
+			prev[n_planes] = i;
+		}
+	}
+	rc = 0;
+out:
+	free(starts);
+	free(ends);
+	free(cursor);
+	free(by_lo);
+	free(by_hi);
+	free(rep);
+	free(phase_of_plane);
+	free(prev);
+	free(next);
+	return rc;
+}
+
+/*
+ * The (q, d) pairs of light keys (program_impl.h), grouped by q and
+ * distinct: a counting sort of every key's (other key's plane, declaring
+ * plane) pairs of its touch list, then one pass dropping repeated d's.
+ * O(light keys x LIGHT_TOUCHES^2 / 4) time and memory at most.
+ */
+static int index_pairs(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint32_t n_phases = m->n_phases;
+	p->pair_first = calloc((size_t)n_phases + 2, sizeof(*p->pair_first));
+	uint32_t *seen = calloc((size_t)n_phases + 1, sizeof(*seen));
+	int rc = -1;
+	if (!p->pair_first || !seen)
+		goto out;
+	uint32_t *count = p->pair_first + 1;     /* counts, then cursors */
+	for (int fill = 0; fill < 2; fill++) {
+		for (uint32_t c = 0; c < p->n_watched; c++)
+			for (uint32_t a = p->touch_first[c];
+			     a < p->touch_first[c + 1]; a++) {
+				const struct touch *q = &p->touch[a];
+				if (p->spans[q->plane].key == c)
+					continue;
+				for (uint32_t b = p->touch_first[c];
+				     b < p->touch_first[c + 1]; b++) {
+					const struct touch *d = &p->touch[b];
+					if (p->spans[d->plane].key != c)
+						continue;
+					if (fill)
+						p->pair_d[count[q->phase]++] = d->phase;
+					else
+						count[q->phase]++;
+				}
+			}
+		if (fill)
+			break;
+		uint32_t sum = 0;
+		for (uint32_t q = 0; q <= n_phases; q++) {
+			uint32_t here = count[q];
+			count[q] = sum;
+			sum += here;
+		}
+		p->pair_d = malloc(((size_t)sum + 1) * sizeof(*p->pair_d));
+		if (!p->pair_d)
+			goto out;
+	}
+	/* each cursor ended at the next phase's start: pair_first[q] is q's
+	 * first pair again; now drop the d's already listed for q */
+	p->pair_first[0] = 0;
+	uint32_t w = 0;
+	for (uint32_t q = 0; q < n_phases; q++) {
+		uint32_t from = p->pair_first[q], to = p->pair_first[q + 1];
+		p->pair_first[q] = w;
+		for (uint32_t x = from; x < to; x++)
+			if (seen[p->pair_d[x]] != q + 1) {
+				seen[p->pair_d[x]] = q + 1;
+				p->pair_d[w++] = p->pair_d[x];
+			}
+	}
+	p->pair_first[n_phases] = w;
+	rc = 0;
+out:
+	free(seen);
+	return rc;
+}
+
+/* Which planes of a phase a per-phase list holds. */
+typedef int (*plane_filter)(const struct ac_program *p, uint32_t plane,
+			    const void *ctx);
+
+/* For every phase ph, the planes `keep` accepts, in phase order, as
+ * list[first[ph] .. first[ph + 1]); list holds n_planes, first n_phases
+ * + 1.  O(P). */
+static void list_planes(const struct ac_program *p, plane_filter keep,
+			const void *ctx, uint32_t *list, uint32_t *first)
+{
+	const struct ac_model *m = p->m;
+	uint32_t n = 0;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		first[ph] = n;
+		for (uint32_t j = 0; j < phase->plane_count; j++)
+			if (keep(p, phase->plane_first + j, ctx))
+				list[n++] = phase->plane_first + j;
+	}
+	first[m->n_phases] = n;
+}
+
+/* A carried plane of a light key (ctx NULL) or of a heavy one. */
+static int carried_light(const struct ac_program *p, uint32_t plane,
+			 const void *ctx)
+{
+	return p->m->planes[plane].carried &&
+	       p->light[p->spans[plane].key] == (ctx == NULL);
+}
+
+/* Phase ph's carried planes of light keys, and of heavy ones, each in
+ * phase order: O(P). */
+static int index_carried(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	size_t planes = ((size_t)m->n_planes + 1) * sizeof(uint32_t);
+	size_t phases = (size_t)m->n_phases + 1;
+	p->light_carried = malloc(planes);
+	p->light_carried_first = calloc(phases, sizeof(uint32_t));
+	p->heavy_carried = malloc(planes);
+	p->heavy_carried_first = calloc(phases, sizeof(uint32_t));
+	if (!p->light_carried || !p->light_carried_first ||
+	    !p->heavy_carried || !p->heavy_carried_first)
+		return -1;
+	list_planes(p, carried_light, NULL, p->light_carried,
+		    p->light_carried_first);
+	list_planes(p, carried_light, p, p->heavy_carried,
+		    p->heavy_carried_first);
+	return 0;
+}
+
+/* A plane of a heavy watched key, or over one (ctx: covered[], the
+ * positions below x covered by a heavy key). */
+static int over_heavy(const struct ac_program *p, uint32_t plane,
+		      const void *ctx)
+{
+	const int64_t *covered = ctx;
+	const struct plane_span *sp = &p->spans[plane];
+	return (sp->key < p->n_watched && !p->light[sp->key]) ||
+	       covered[sp->hi] > covered[sp->lo];
+}
+
+/*
+ * Which planes (D) must follow in the owner map, and the key numbers
+ * schedules see.
  *
  * A key is *watched* when some plane declares it carried: only watched
- * keys' states are ever read.  A plane matters to (D) when its key is
- * watched or it intersects a plane of a watched key (it may take that
- * key's bytes).  Any other plane can be left out of the owner map without
+ * keys' states are ever read.  Light watched keys (index_light) are
+ * decided without the map.  A plane matters to the map when its key is
+ * a heavy watched one or it intersects a plane of one (it may take that
+ * key's bytes).  Any other plane can be left out of the map without
  * changing an answer: every byte it would own belongs, before and after
- * it, to unwatched keys or nobody (a watched key owning one would
- * intersect it), so no watched key gains or loses a byte through it.
+ * it, to light or unwatched keys or nobody (a heavy key owning one would
+ * intersect it), so no heavy key gains or loses a byte through it.
  *
  * Keys are renumbered so the watched ones are 0 .. n_watched - 1 (the
  * schedules keep a state for those alone), and every phase gets the list
@@ -238,7 +487,7 @@ static int index_followed(struct ac_program *p)
 	const struct ac_model *m = p->m;
 	uint32_t *renumber = calloc((size_t)p->n_keys + 1, sizeof(*renumber));
 	uint8_t *watched = calloc((size_t)p->n_keys + 1, 1);
-	/* covered[x]: followed positions below x covered by a watched key */
+	/* covered[x]: followed positions below x covered by a heavy key */
 	int64_t *covered = calloc(p->n_positions + 2, sizeof(*covered));
 	p->followed = malloc(((size_t)m->n_planes + 1) * sizeof(*p->followed));
 	p->followed_first = calloc((size_t)m->n_phases + 1,
@@ -255,34 +504,28 @@ static int index_followed(struct ac_program *p)
 		n_watched += watched[k];
 	for (uint32_t k = 0, w = 0; k < p->n_keys; k++)
 		renumber[k] = watched[k] ? w++ : n_watched + other++;
-	/* how many watched planes start minus end at each position (a
-	 * difference array), then how many covered positions lie below */
 	for (uint32_t i = 0; i < m->n_planes; i++)
-		if (watched[p->spans[i].key]) {
+		p->spans[i].key = renumber[p->spans[i].key];
+	p->n_watched = n_watched;
+	if (index_light(p) != 0 || index_carried(p) != 0 ||
+	    index_pairs(p) != 0)
+		goto out;
+	/* how many heavy planes start minus end at each position (a
+	 * difference array), then how many covered positions lie below */
+	for (uint32_t i = 0; i < m->n_planes; i++) {
+		uint32_t key = p->spans[i].key;
+		if (key < n_watched && !p->light[key]) {
 			covered[p->spans[i].lo]++;
 			covered[p->spans[i].hi]--;
 		}
+	}
 	int64_t depth = 0, below = 0;
 	for (uint64_t x = 0; x <= p->n_positions; x++) {
 		depth += covered[x];
 		covered[x] = below;
 		below += depth > 0;
 	}
-	uint32_t n = 0;
-	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
-		const struct ac_phase *phase = &m->phases[ph];
-		p->followed_first[ph] = n;
-		for (uint32_t j = 0; j < phase->plane_count; j++) {
-			uint32_t i = phase->plane_first + j;
-			const struct plane_span *sp = &p->spans[i];
-			if (watched[sp->key] || covered[sp->hi] > covered[sp->lo])
-				p->followed[n++] = i;
-		}
-	}
-	p->followed_first[m->n_phases] = n;
-	for (uint32_t i = 0; i < m->n_planes; i++)
-		p->spans[i].key = renumber[p->spans[i].key];
-	p->n_watched = n_watched;
+	list_planes(p, over_heavy, covered, p->followed, p->followed_first);
 	rc = index_declaring(p);
 out:
 	free(renumber);
@@ -393,6 +636,15 @@ void ac_program_free(ac_program *p)
 	free(p->followed_first);
 	free(p->declaring);
 	free(p->declaring_first);
+	free(p->light);
+	free(p->touch);
+	free(p->touch_first);
+	free(p->light_carried);
+	free(p->light_carried_first);
+	free(p->heavy_carried);
+	free(p->heavy_carried_first);
+	free(p->pair_d);
+	free(p->pair_first);
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

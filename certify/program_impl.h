@@ -38,6 +38,16 @@ struct plane_span {
 	uint64_t lo, hi;         /* owner-map positions [lo, hi) */
 };
 
+/* A plane intersecting a light key's range: the plane (an index into
+ * m->planes) and its phase. */
+struct touch {
+	uint32_t plane, phase;
+};
+
+/* A watched key that more planes than this intersect is heavy: followed
+ * in the owner map, whose cost does not grow with them. */
+#define LIGHT_TOUCHES 16
+
 struct ac_program {
 	const struct ac_model *m;
 	uint64_t verdict;        /* (A), (B), (C): 0, 1 or 2 + i */
@@ -64,6 +74,32 @@ struct ac_program {
 	 * indexes in phase order. */
 	uint32_t *followed;
 	uint32_t *followed_first;/* n_phases + 1 */
+	/* Light keys (program.c, index_light): a watched key whose range
+	 * at most LIGHT_TOUCHES planes intersect is decided from the last
+	 * instances of their phases, not through the owner map.  light[c]
+	 * per watched key; touch[touch_first[c] .. touch_first[c + 1]) the
+	 * planes intersecting light key c (its own key's among them);
+	 * light_carried[light_carried_first[ph] .. +1) phase ph's carried
+	 * planes of light keys, phase order. */
+	uint8_t *light;
+	struct touch *touch;
+	uint32_t *touch_first;   /* n_watched + 1 */
+	uint32_t *light_carried;
+	uint32_t *light_carried_first;/* n_phases + 1 */
+	/* heavy_carried[heavy_carried_first[ph] .. +1): phase ph's carried
+	 * planes of heavy keys, phase order */
+	uint32_t *heavy_carried;
+	uint32_t *heavy_carried_first;/* n_phases + 1 */
+	/* For the diagnostic's intervening instance of a light key (the
+	 * first instance, since the key's latest declaration, of a phase
+	 * over it): one pair (q, d) for every phase q with a plane of
+	 * another key over a light key's bytes and every phase d declaring
+	 * that key, d = pair_d[x] for x in pair_first[q] .. pair_first[q +
+	 * 1]), distinct (every watched key has a declaring phase, its
+	 * carrier: q has pairs iff it has a plane of another key over a
+	 * light key). */
+	uint32_t *pair_d;
+	uint32_t *pair_first;    /* n_phases + 1 */
 	/* The phases declaring watched key c: declaring[declaring_first[c] ..
 	 * declaring_first[c + 1]), for the diagnostic's latest declaration. */
 	uint32_t *declaring;

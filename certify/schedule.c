@@ -3,28 +3,45 @@
  * ac_schedule: references appended one batch at a time, and (D) advanced
  * as they come.
  *
- * (D) keeps one piece of state: for every byte, the key of the plane that
- * declared it last (owner_map.c).  A carried plane c is sound at instance
- * k iff its key was declared before and none of its bytes has been given
- * to another key since, i.e. iff the key is still "intact".  Per watched
- * key (one some plane carries) we keep whether it was declared, whether
- * it is intact, and the first instance that took one of its bytes since,
- * for the diagnostic; per phase, its last instance.  The latest instance
- * that declared a key is the latest last instance among the phases that
- * declare it (the program lists them), so declarations need not write it.
+ * A carried plane c is sound at instance k iff its key was declared
+ * before and none of its bytes has been given to another key since, i.e.
+ * iff the key is still "intact".  Per phase we keep its last instance.
+ * Watched keys (those some plane carries) are decided one of two ways
+ * (program.c, index_light):
+ *
+ * - A light key (at most LIGHT_TOUCHES planes over its bytes) from the
+ *   last instances of the phases of those planes: the latest among those
+ *   declaring the key is the spec's j, and the key is intact iff none of
+ *   the others (other keys over its bytes) ran later.  Nothing is written
+ *   for the key when a phase runs.  For the diagnostic's intervening
+ *   instance, each pair (q, d) of a phase q over a light key and a phase
+ *   d declaring it keeps q's first instance after d's last (firsts).
+ * - A heavy key through the owner map (owner_map.c), which keeps for
+ *   every byte the key that declared it last: per heavy key whether it
+ *   was declared, whether it is intact, and the first instance that took
+ *   one of its bytes since, for the diagnostic.  The latest instance that
+ *   declared a key is the latest last instance among the phases that
+ *   declare it (the program lists them), so declarations need not write
+ *   it.
  *
  * What an instance costs:
  *
- * - Only the planes the program marked followed (program.c,
- *   index_followed: of a watched key, or over one) are declared into the
- *   map: an instance of a phase with none costs O(1).
- * - `version` counts the declarations that changed the map.  When it has
- *   not moved since the phase's previous instance, that instance left
- *   each of the phase's followed planes one segment of its own key and
- *   nothing took a byte since: every carried plane is still intact and
- *   every declaration would change nothing.  The instance then costs
- *   O(1) too (a loop of phases that only reuse what they declared).
- * - Otherwise O(followed planes x log P).
+ * - Only the planes the program marked followed (of a heavy key, or over
+ *   one) are declared into the map: an instance of a phase with none, no
+ *   carried planes and no pairs costs O(1).
+ * - `version` counts the declarations that changed the map and the
+ *   instances that may have broken a light key (those of a phase with
+ *   pairs, when a phase d of its pairs ran since its previous instance).
+ *   When it has not moved since the phase's previous instance, that
+ *   instance left each of the phase's followed planes one segment of its
+ *   own key and nothing took a byte since (every heavy carried plane is
+ *   still intact and every declaration would change nothing), and no
+ *   instance since can have broken a light key it carries (it declared
+ *   them): checks and declarations are skipped.  A loop of phases that
+ *   only reuse what they declared costs O(1) an instance, plus O(pairs)
+ *   for a phase with pairs (did one of its d's run?).
+ * - Otherwise O(heavy carried planes + followed planes x log P) and
+ *   O(light carried planes x LIGHT_TOUCHES).
  *
  * All state is lazy (lazy_array.h): a schedule's memory follows the keys,
  * positions and phases it touched, not the program's size.
@@ -75,7 +92,12 @@ struct ac_schedule {
 	uint64_t next_instance;
 	uint32_t cur_phase;           /* phase of the open instance */
 	struct owner_map map;
-	uint64_t version;             /* declarations that changed the map */
+	uint64_t version;             /* declarations that changed the map,
+				       * and instances that may have broken a
+				       * light key */
+	struct lazy_array firsts;     /* per pair (q, d) (program_impl.h): the
+				       * first instance of q after the last of
+				       * d, + 1, when not above d's last + 1 */
 	struct lazy_array keys;       /* struct key_state per watched key */
 	struct lazy_array phases;     /* struct phase_state per phase */
 	uint64_t phases_reserved;     /* phases with reserved set */
@@ -105,6 +127,9 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 			sizeof(struct key_state));
 	lazy_array_init(&s->phases, p->verdict == 0 ? p->m->n_phases : 0,
 			sizeof(struct phase_state));
+	lazy_array_init(&s->firsts,
+			p->verdict == 0 ? p->pair_first[p->m->n_phases] : 0,
+			sizeof(uint64_t));
 	if (owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
 		goto fail;
 	return s;
@@ -121,6 +146,7 @@ void ac_schedule_free(ac_schedule *s)
 	owner_map_free(&s->map);
 	lazy_array_free(&s->keys);
 	lazy_array_free(&s->phases);
+	lazy_array_free(&s->firsts);
 	free(s);
 }
 
@@ -150,14 +176,21 @@ static struct phase_state phase_state(struct ac_schedule *s, uint32_t phase)
 	return *(const struct phase_state *)lazy_array_get(&s->phases, phase);
 }
 
-/* Carried plane `plane` of phase (key `key`, state *ks) fails instance k.
- * Runs once per schedule: the latest declaration is looked up among all
- * the key's declaring phases. */
+/* Why a carried plane fails: AC_CARRIED_UNDECLARED, or
+ * AC_CARRIED_OVERWRITTEN with the latest declaration (earlier + 1 and its
+ * phase) and an instance since that declared `over` (a plane index) of
+ * phase `over_phase` across its bytes. */
+struct carried_fault {
+	enum ac_reason reason;
+	uint64_t earlier, intervening;     /* + 1, as phase_state.last */
+	uint32_t earlier_phase, over_phase, over;
+};
+
+/* Carried plane `plane` (index in phase) fails instance k, for `why`. */
 static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
-			   uint32_t plane, uint32_t key, uint64_t launch,
-			   uint64_t ordinal, const struct key_state *ks)
+			   uint32_t plane, uint64_t launch, uint64_t ordinal,
+			   const struct carried_fault *why)
 {
-	const struct ac_program *p = s->p;
 	struct ac_diag *d = &s->diag;
 	diag_clear(d);
 	d->condition = AC_COND_D;
@@ -167,61 +200,186 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 	d->tensor[0] = (struct ac_tensor_ref){ phase, plane };
 	d->start_launch = launch;
 	d->start_ordinal = ordinal;
-	if (!ks->declared) {
-		d->reason = AC_CARRIED_UNDECLARED;
-	} else {
-		d->reason = AC_CARRIED_OVERWRITTEN;
-		uint64_t latest = 0;
-		for (uint32_t x = p->declaring_first[key];
-		     x < p->declaring_first[key + 1]; x++) {
-			struct phase_state ps = phase_state(s, p->declaring[x]);
-			if (ps.last > latest) {
-				latest = ps.last;
-				d->earlier_phase = p->declaring[x];
-			}
-		}
-		assert(latest > 0);        /* declared */
-		d->earlier = remap(s, latest - 1);
-		d->intervening = remap(s, ks->broken_instance);
-		d->tensor[1] = (struct ac_tensor_ref){ ks->broken_phase,
-						       ks->broken_plane };
+	d->reason = why->reason;
+	if (why->reason == AC_CARRIED_OVERWRITTEN) {
+		assert(why->earlier > 0 && why->intervening > why->earlier);
+		d->earlier = remap(s, why->earlier - 1);
+		d->earlier_phase = why->earlier_phase;
+		d->intervening = remap(s, why->intervening - 1);
+		d->tensor[1] = (struct ac_tensor_ref){ why->over_phase,
+						       why->over };
 	}
 	s->failed = 1;
 }
 
-/* Instance k of phase: its carried planes must be intact; then it declares
- * its followed planes (all the planes that can matter).  O(1) when the map
- * is as the phase's previous instance left it, else O(followed planes of
- * the phase × log P). */
-static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
+/* The fault of a heavy key that is not intact (state *ks).  Runs once per
+ * schedule: the latest declaration is looked up among all the key's
+ * declaring phases. */
+static void heavy_fault(struct ac_schedule *s, uint32_t key,
+			const struct key_state *ks, struct carried_fault *why)
+{
+	const struct ac_program *p = s->p;
+	if (!ks->declared) {
+		why->reason = AC_CARRIED_UNDECLARED;
+		return;
+	}
+	why->reason = AC_CARRIED_OVERWRITTEN;
+	why->earlier = 0;
+	for (uint32_t x = p->declaring_first[key];
+	     x < p->declaring_first[key + 1]; x++) {
+		struct phase_state ps = phase_state(s, p->declaring[x]);
+		if (ps.last > why->earlier) {
+			why->earlier = ps.last;
+			why->earlier_phase = p->declaring[x];
+		}
+	}
+	why->intervening = ks->broken_instance + 1;
+	why->over_phase = ks->broken_phase;
+	why->over = ks->broken_plane;
+}
+
+/* The first instance of phase q after the last of phase d, + 1, for a
+ * pair (q, d) of the program (q ran after d did). */
+static uint64_t first_after(struct ac_schedule *s, uint32_t q, uint32_t d)
+{
+	const struct ac_program *p = s->p;
+	for (uint32_t x = p->pair_first[q]; x < p->pair_first[q + 1]; x++)
+		if (p->pair_d[x] == d) {
+			uint64_t f = *(const uint64_t *)lazy_array_get(&s->firsts, x);
+			assert(f > phase_state(s, d).last);
+			return f;
+		}
+	assert(0 && "(q, d) is a pair of the program");
+	return UINT64_MAX;
+}
+
+/* Did a phase d of q's pairs run since q's previous instance (last: q's
+ * last + 1, 0 for none)?  O(q's pairs). */
+static int pairs_ran_since(struct ac_schedule *s, uint32_t q, uint64_t last)
+{
+	const struct ac_program *p = s->p;
+	for (uint32_t x = p->pair_first[q]; x < p->pair_first[q + 1]; x++)
+		if (phase_state(s, p->pair_d[x]).last > last)
+			return 1;
+	return 0;
+}
+
+/* Phase q's instance k follows the last instances of the phases d of
+ * its pairs: it is the first since d's last for each d that ran since
+ * q's previous instance.  O(q's pairs). */
+static void note_firsts(struct ac_schedule *s, uint32_t q, uint64_t k)
+{
+	const struct ac_program *p = s->p;
+	for (uint32_t x = p->pair_first[q]; x < p->pair_first[q + 1]; x++) {
+		uint64_t *f = lazy_array_at(&s->firsts, x);
+		assert(f);                     /* reserve_phase */
+		if (*f <= phase_state(s, p->pair_d[x]).last)
+			*f = k + 1;
+	}
+}
+
+/*
+ * Light key `key` at the instance about to start, from the last instances
+ * of the phases with a plane over its bytes (p->touch): the latest of
+ * those declaring the key is the spec's j (none: undeclared), and the key
+ * is intact iff no phase with a plane of another key over it ran since,
+ * i.e. iff none of those has a later last instance.  The intervening
+ * instance reported is the first since j of those phases (firsts), with
+ * that phase's first plane over the key.  O(LIGHT_TOUCHES), and
+ * O(LIGHT_TOUCHES x pairs) once, on failure.  1 with *why when the plane
+ * fails, else 0.
+ */
+static int light_fault(struct ac_schedule *s, uint32_t key,
+		       struct carried_fault *why)
+{
+	const struct ac_program *p = s->p;
+	uint64_t declared = 0, over = 0;
+	uint32_t declared_phase = 0;
+	for (uint32_t t = p->touch_first[key]; t < p->touch_first[key + 1]; t++) {
+		const struct touch *to = &p->touch[t];
+		uint64_t last = phase_state(s, to->phase).last;
+		if (p->spans[to->plane].key != key) {
+			over = last > over ? last : over;
+		} else if (last > declared) {
+			declared = last;
+			declared_phase = to->phase;
+		}
+	}
+	if (declared == 0) {
+		why->reason = AC_CARRIED_UNDECLARED;
+		return 1;
+	}
+	if (over <= declared)
+		return 0;
+	*why = (struct carried_fault){ AC_CARRIED_OVERWRITTEN, declared,
+				       UINT64_MAX, declared_phase, 0, 0 };
+	uint32_t plane = 0;
+	for (uint32_t t = p->touch_first[key]; t < p->touch_first[key + 1]; t++) {
+		const struct touch *to = &p->touch[t];
+		if (p->spans[to->plane].key == key ||
+		    phase_state(s, to->phase).last <= declared)
+			continue;
+		uint64_t f = first_after(s, to->phase, declared_phase);
+		if (f < why->intervening ||
+		    (f == why->intervening && to->plane < plane)) {
+			why->intervening = f;
+			why->over_phase = to->phase;
+			plane = to->plane;
+		}
+	}
+	why->over = plane - p->m->phases[why->over_phase].plane_first;
+	return 1;
+}
+
+/* The carried planes of instance k of phase, when the version moved
+ * since the phase's previous instance: the first failing one in phase
+ * order is reported (1), light ones from the last instances, heavy ones
+ * from their key states (why is written only on a failure).
+ * O(light carried planes x LIGHT_TOUCHES + heavy carried planes). */
+static int check_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 			 uint64_t launch, uint64_t ordinal)
 {
 	const struct ac_program *p = s->p;
 	const struct ac_phase *ph = &p->m->phases[phase];
-	uint32_t first = p->followed_first[phase];
-	uint32_t end = p->followed_first[phase + 1];
-	/* reserve_phase allocated all this writes: nothing below fails */
-	struct phase_state *ps = lazy_array_at(&s->phases, phase);
-	assert(ps && ps->reserved);
-	if (ps->last && ps->version == s->version) {
-		ps->last = k + 1;
-		return;
+	struct carried_fault why;
+	uint32_t at = UINT32_MAX;
+	for (uint32_t f = p->light_carried_first[phase];
+	     f < p->light_carried_first[phase + 1]; f++) {
+		uint32_t i = p->light_carried[f];
+		if (light_fault(s, p->spans[i].key, &why)) {
+			at = i - ph->plane_first;
+			break;
+		}
 	}
-	for (uint32_t f = first; f < end; f++) {
-		uint32_t i = p->followed[f];
-		if (!p->m->planes[i].carried)
-			continue;
+	for (uint32_t f = p->heavy_carried_first[phase];
+	     f < p->heavy_carried_first[phase + 1]; f++) {
+		uint32_t i = p->heavy_carried[f];
+		if (i - ph->plane_first >= at)
+			break;
 		struct key_state ks = *(const struct key_state *)
 			lazy_array_get(&s->keys, p->spans[i].key);
 		if (!(ks.declared && ks.intact)) {
-			report_carried(s, k, phase, i - ph->plane_first,
-				       p->spans[i].key, launch, ordinal, &ks);
-			return;
+			heavy_fault(s, p->spans[i].key, &ks, &why);
+			at = i - ph->plane_first;
+			break;
 		}
 	}
+	if (at == UINT32_MAX)
+		return 0;
+	report_carried(s, k, phase, at, launch, ordinal, &why);
+	return 1;
+}
+
+/* Instance k of phase declares its followed planes into the map:
+ * O(followed planes x log P); reserve_phase allocated what it writes. */
+static void declare_followed(struct ac_schedule *s, uint64_t k, uint32_t phase)
+{
+	const struct ac_program *p = s->p;
+	const struct ac_phase *ph = &p->m->phases[phase];
 	s->decl_instance = k;
 	s->decl_phase = phase;
-	for (uint32_t f = first; f < end; f++) {
+	for (uint32_t f = p->followed_first[phase];
+	     f < p->followed_first[phase + 1]; f++) {
 		const struct plane_span *sp = &p->spans[p->followed[f]];
 		int watched = sp->key < p->n_watched;
 		/* lazy_array_at pointers stay valid: leaves never move */
@@ -234,6 +392,38 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 		s->version += (uint64_t)changed;
 		if (ks)
 			*ks = (struct key_state){ .declared = 1, .intact = 1 };
+	}
+}
+
+/* Instance k of phase: its carried planes must be intact; then it declares
+ * its followed planes (all the planes the map needs).  Both are skipped
+ * when the version has not moved since the phase's previous instance:
+ * the map is as that instance left it (its heavy carried planes intact,
+ * its declarations changing nothing), and no instance that may break a
+ * light key came since (its light carried keys, which it declared, are
+ * intact).  O(1) then, plus O(pairs) for a phase with pairs. */
+static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
+			 uint64_t launch, uint64_t ordinal)
+{
+	const struct ac_program *p = s->p;
+	/* reserve_phase allocated all this writes: nothing below fails */
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	assert(ps && ps->reserved);
+	if (!ps->last || ps->version != s->version) {
+		if (check_carried(s, k, phase, launch, ordinal))
+			return;
+		declare_followed(s, k, phase);
+	}
+	/* This phase has a plane of another key over light keys c (it has
+	 * pairs).  Its instance changes whether some c is intact only when c
+	 * was declared since the phase's previous instance (or it has none):
+	 * else that instance came after c's latest declaration and broke c
+	 * already.  Only then does the instance move the version, and only
+	 * then can it be the phase's first since a declaration (firsts). */
+	if (p->pair_first[phase] < p->pair_first[phase + 1] &&
+	    (!ps->last || pairs_ran_since(s, phase, ps->last))) {
+		note_firsts(s, phase, k);
+		s->version++;
 	}
 	/* ps still points at the phase's state: leaves never move */
 	ps->last = k + 1;
@@ -259,6 +449,9 @@ static int reserve_phase(struct ac_schedule *s, uint32_t phase)
 		    owner_map_reserve(&s->map, sp->lo, sp->hi) != 0)
 			return -1;
 	}
+	for (uint32_t x = p->pair_first[phase]; x < p->pair_first[phase + 1]; x++)
+		if (!lazy_array_at(&s->firsts, x))
+			return -1;
 	ps->reserved = 1;
 	s->phases_reserved++;
 	return 0;
@@ -439,7 +632,8 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 size_t schedule_state_bytes(const ac_schedule *s)
 {
 	return sizeof(*s) + lazy_array_bytes(&s->keys) +
-	       lazy_array_bytes(&s->phases) + owner_map_bytes(&s->map);
+	       lazy_array_bytes(&s->phases) + lazy_array_bytes(&s->firsts) +
+	       owner_map_bytes(&s->map);
 }
 
 uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *diag)

@@ -284,14 +284,168 @@ START_TEST(small_schedule_of_a_large_program)
 	size_t all_bytes = schedule_state_bytes(all);
 	printf("followed: state of one pair %zu bytes, of all %zu\n",
 	       small_bytes, all_bytes);
-	/* 100 key states of 40 bytes in two leaves, 200 positions: a few
-	 * kB, where one dense copy of the program's keys is 800 kB */
+	/* every key is light (two planes over it): no key state, no map;
+	 * the states of the phases run, a few kB, where one dense copy of
+	 * the program's keys is 800 kB; running every phase holds one
+	 * state (three counters at least) a phase */
 	ck_assert_uint_lt(small_bytes, 32 * 1024);
-	ck_assert_uint_gt(all_bytes, PAIRS * PLANES * sizeof(uint64_t));
+	ck_assert_uint_gt(all_bytes, 2 * PAIRS * 3 * sizeof(uint64_t));
 	ac_schedule_free(small);
 	ac_schedule_free(all);
 	ac_program_free(p);
 	ac_model_free(m);
+}
+END_TEST
+
+/*
+ * P declares a, T declares b (another key) over it, Q carries a: while P
+ * and T alternate nothing carried runs, so (D) follows no plane (a is
+ * light: three planes over it), yet the Q at the end must see that T ran
+ * after the last P.  earlier: the last P; intervening: the T after it.
+ */
+START_TEST(carried_key_moved_while_nothing_carried_runs)
+{
+	int l[512], n = 0;
+	for (int i = 0; i < 200; i++)
+		l[n++] = i % 2 ? L_T : L_P;
+	l[n++] = L_Q;
+	l[n] = -1;
+	expect_overwritten("2", l, 1, 200, 198, 199, PH_T);
+	/* several phases over a since P: the first instance since is the
+	 * one reported, as for a key the owner map follows */
+	int two[] = { L_P, L_T, L_R, L_P, L_R, L_T, L_R, L_Q, -1 };
+	int owt[] = { L_P, L_R, L_T, L_P, L_T, L_R, L_T, L_Q, -1 };
+	expect_overwritten("2", two, 1, 7, 3, 4, PH_R);
+	expect_overwritten("2", owt, 1, 7, 3, 4, PH_T);
+	/* ... ending with P instead: fine */
+	n--;
+	l[n++] = L_P;
+	l[n++] = L_Q;
+	l[n] = -1;
+	char *json = program("2", l);
+	ck_assert_uint_eq(certify(json, NULL, 1), 0);
+	/* and the map holds none of them: a, b and z are decided from the
+	 * last instances of P, Q, M, R, T, E */
+	struct ac_model *m = util_model_json(json);
+	ac_program *p = ac_program_new(m, NULL);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->followed_first[m->n_phases], 0);
+	ac_program_free(p);
+	ac_model_free(m);
+	free(json);
+	/* Q after P, T, then a P long before: j is the latest P, not the
+	 * first; T between two P and after neither Q: fine */
+	int again[] = { L_P, L_T, L_P, L_U, L_V, L_Q, L_T, L_P, L_Q, -1 };
+	json = program("2", again);
+	ck_assert_uint_eq(certify(json, NULL, 1), 0);
+	free(json);
+}
+END_TEST
+
+enum { HEAVY_OVER = 2 * LIGHT_TOUCHES };
+
+/*
+ * Heavy and light keys in one phase.  D declares h at 0x1000 and l at
+ * 0x2000; phases O0 .. O(HEAVY_OVER - 1) each declare another key over
+ * h (so h is heavy, followed in the map); Z declares z over l (light);
+ * C1 carries h then l, C2 carries l then h.  Launches: D, Z, C1, C2,
+ * then the O's.
+ */
+static char *heavy_light_program(const int *launches)
+{
+	size_t cap = 4096 + (size_t)HEAVY_OVER * 160 + 64 * 64, len = 0;
+	char *j = malloc(cap);
+	ck_assert_ptr_nonnull(j);
+#define PUT(...) (len += (size_t)snprintf(j + len, cap - len, __VA_ARGS__))
+	PUT("{\"alignment\": 64, \"phases\": ["
+	    "{\"identity\": \"D\", \"planes\": [" PLANE("h", "0x1000", 64, "false")
+	    ", " PLANE("l", "0x2000", 64, "false") "]},"
+	    "{\"identity\": \"Z\", \"planes\": [" PLANE("z", "0x2000", 64, "false") "]},"
+	    "{\"identity\": \"C1\", \"planes\": [" PLANE("h", "0x1000", 64, "true")
+	    ", " PLANE("l", "0x2000", 64, "true") "]},"
+	    "{\"identity\": \"C2\", \"planes\": [" PLANE("l", "0x2000", 64, "true")
+	    ", " PLANE("h", "0x1000", 64, "true") "]}");
+	for (int i = 0; i < HEAVY_OVER; i++)
+		PUT(", {\"identity\": \"O%d\", \"planes\": [{\"name\": \"o%d\", "
+		    "\"offset\": \"0x1000\", \"size\": 64, \"carried\": false}]}",
+		    i, i);
+	PUT("], \"launches\": [{\"phase\": \"D\"}, {\"phase\": \"Z\"}, "
+	    "{\"phase\": \"C1\"}, {\"phase\": \"C2\"}");
+	for (int i = 0; i < HEAVY_OVER; i++)
+		PUT(", {\"phase\": \"O%d\"}", i);
+	PUT("], \"schedule\": [");
+	for (int i = 0; launches[i] >= 0; i++)
+		PUT("%s{\"first\": %d, \"count\": 1}", i ? ", " : "", launches[i]);
+	PUT("]}");
+#undef PUT
+	ck_assert(len < cap);
+	return j;
+}
+
+enum { HL_D = 0, HL_Z = 1, HL_C1 = 2, HL_C2 = 3, HL_O = 4,
+       HL_LAUNCHES = HL_O + HEAVY_OVER };
+
+/* Phase of O_i. */
+#define PH_O(i) (HL_O + (i))
+
+/* The first failing carried plane in phase order, whichever way (map or
+ * last instances) its key is decided: plane `plane` of instance k, last
+ * declared by instance `earlier`, overwritten by phase `breaker` at
+ * instance `intervening`. */
+static void expect_heavy_light(const int *launches, uint64_t k, uint32_t plane,
+			       uint64_t earlier, uint64_t intervening,
+			       uint64_t breaker)
+{
+	char *json = heavy_light_program(launches);
+	struct ac_diag d;
+	ck_assert_uint_eq(certify(json, &d, 1), 2 + HL_LAUNCHES + k);
+	ck_assert_int_eq(d.reason, AC_CARRIED_OVERWRITTEN);
+	ck_assert_uint_eq(d.tensor[0].index, plane);
+	ck_assert_uint_eq(d.earlier, earlier);
+	ck_assert_uint_eq(d.intervening, intervening);
+	ck_assert_uint_eq(d.tensor[1].phase, breaker);
+	free(json);
+}
+
+START_TEST(heavy_and_light_keys_in_one_phase)
+{
+	int ok[] = { HL_D, HL_C1, HL_O + 3, HL_D, HL_C2, HL_Z, HL_D, HL_C1,
+		     HL_C2, -1 };
+	char *json = heavy_light_program(ok);
+	struct ac_model *m = util_model_json(json);
+	ac_program *p = ac_program_new(m, NULL);
+	ck_assert_ptr_nonnull(p);
+	/* h heavy, l light: both ways are exercised */
+	ck_assert_uint_eq(p->n_watched, 2);
+	ck_assert_uint_eq(p->light[p->spans[0].key], 0);
+	ck_assert_uint_eq(p->light[p->spans[1].key], 1);
+	ac_program_free(p);
+	ac_model_free(m);
+	ck_assert_uint_eq(certify(json, NULL, 1), 0);
+	free(json);
+	/* both broken: C1 reports h (heavy), C2 reports l (light) */
+	int both1[] = { HL_D, HL_O + 3, HL_Z, HL_C1, -1 };
+	expect_heavy_light(both1, 3, 0, 0, 1, PH_O(3));
+	int both2[] = { HL_D, HL_O + 3, HL_Z, HL_C2, -1 };
+	expect_heavy_light(both2, 3, 0, 0, 2, HL_Z);
+	/* only the second plane broken, after the phase had settled */
+	int second1[] = { HL_D, HL_C1, HL_D, HL_C1, HL_Z, HL_C1, -1 };
+	expect_heavy_light(second1, 5, 1, 3, 4, HL_Z);
+	int second2[] = { HL_D, HL_C2, HL_D, HL_C2, HL_O + 7, HL_C2, -1 };
+	expect_heavy_light(second2, 5, 1, 3, 4, PH_O(7));
+	/* a key never declared, light or heavy */
+	int undeclared1[] = { HL_C1, -1 }, undeclared2[] = { HL_C2, -1 };
+	struct ac_diag d;
+	json = heavy_light_program(undeclared1);
+	ck_assert_uint_eq(certify(json, &d, 1), 2 + HL_LAUNCHES);
+	ck_assert_int_eq(d.reason, AC_CARRIED_UNDECLARED);
+	ck_assert_uint_eq(d.tensor[0].index, 0);
+	free(json);
+	json = heavy_light_program(undeclared2);
+	ck_assert_uint_eq(certify(json, &d, 1), 2 + HL_LAUNCHES);
+	ck_assert_int_eq(d.reason, AC_CARRIED_UNDECLARED);
+	ck_assert_uint_eq(d.tensor[0].index, 0);
+	free(json);
 }
 END_TEST
 
@@ -341,6 +495,8 @@ Suite *suite_followed(void)
 	tcase_add_test(tc, other_key_over_the_same_bytes);
 	tcase_add_test(tc, repeats_of_a_breaking_body);
 	tcase_add_test(tc, small_schedule_of_a_large_program);
+	tcase_add_test(tc, carried_key_moved_while_nothing_carried_runs);
+	tcase_add_test(tc, heavy_and_light_keys_in_one_phase);
 	tcase_add_test(tc, lazy_array_edges);
 	suite_add_tcase(s, tc);
 	return s;
