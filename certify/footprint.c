@@ -19,6 +19,23 @@ uint64_t ac_model_footprint(const struct ac_model *model)
 	return sizeof(*o) + big_footprint(1, (size_t)o->block_len);
 }
 
+/* The light keys' lists (program.c: index_light, index_pairs,
+ * index_carried), by the counts they end with. */
+static uint64_t light_footprint(const ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint64_t w = p->n_watched, phases = (uint64_t)m->n_phases + 1;
+	uint64_t planes = (uint64_t)m->n_planes + 1;
+	uint64_t touches = p->touch_first ? p->touch_first[w] : 0;
+	uint64_t pairs = p->pair_first ? p->pair_first[m->n_phases] : 0;
+	return (w + 1) + (w + 2) * sizeof(*p->touch_first) +
+	       (touches + 1) * sizeof(*p->touch) +
+	       (phases + 1) * sizeof(*p->pair_first) +
+	       (pairs + 1) * sizeof(*p->pair_d) +
+	       2 * planes * sizeof(uint32_t) +      /* light, heavy carried */
+	       2 * phases * sizeof(uint32_t);       /* and their firsts */
+}
+
 uint64_t ac_program_footprint(const ac_program *p)
 {
 	if (!p)
@@ -38,6 +55,7 @@ uint64_t ac_program_footprint(const ac_program *p)
 				 sizeof(*p->followed_first) +
 			 ((uint64_t)m->n_planes + 1) * sizeof(*p->declaring) +
 			 ((uint64_t)p->n_watched + 2) *
-				 sizeof(*p->declaring_first);
+				 sizeof(*p->declaring_first) +
+			 light_footprint(p);
 	return bytes;
 }
