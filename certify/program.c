@@ -261,10 +261,17 @@ static int index_light(struct ac_program *p)
 	const struct plane_span *sp = p->spans;
 	for (uint32_t c = 0; c < w; c++)
 		rep[c] = UINT32_MAX;
+	/* A plane no phase lists (a hand-built or image model may have
+	 * them) is never declared: it touches nothing, and is left out of
+	 * the sweep (NO_PHASE). */
+	for (uint32_t i = 0; i < n_planes; i++)
+		phase_of_plane[i] = NO_PHASE;
 	for (uint32_t ph = 0; ph < m->n_phases; ph++)
 		for (uint32_t j = 0; j < m->phases[ph].plane_count; j++)
 			phase_of_plane[m->phases[ph].plane_first + j] = ph;
 	for (uint32_t i = 0; i < n_planes; i++) {
+		if (phase_of_plane[i] == NO_PHASE)
+			continue;
 		starts[sp[i].lo + 1]++;
 		ends[sp[i].hi + 1]++;
 		if (sp[i].key < w && rep[sp[i].key] == UINT32_MAX)
@@ -276,12 +283,18 @@ static int index_light(struct ac_program *p)
 	}
 	memcpy(cursor, starts, (n + 1) * sizeof(*cursor));
 	for (uint32_t i = 0; i < n_planes; i++)
-		by_lo[cursor[sp[i].lo]++] = i;
+		if (phase_of_plane[i] != NO_PHASE)
+			by_lo[cursor[sp[i].lo]++] = i;
 	memcpy(cursor, ends, (n + 2) * sizeof(*cursor));
 	for (uint32_t i = 0; i < n_planes; i++)
-		by_hi[cursor[sp[i].hi]++] = i;
+		if (phase_of_plane[i] != NO_PHASE)
+			by_hi[cursor[sp[i].hi]++] = i;
 	uint64_t total = 0;
 	for (uint32_t c = 0; c < w; c++) {
+		if (rep[c] == UINT32_MAX) {       /* no phase lists its planes */
+			p->touch_first[c + 1] = (uint32_t)total;
+			continue;
+		}
 		const struct plane_span *r = &sp[rep[c]];
 		uint32_t count = starts[r->hi] - ends[r->lo + 1];
 		/* pairs (index_pairs) are at most 4 a touch: a x b <= 4 (a + b)
