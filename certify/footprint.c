@@ -57,5 +57,9 @@ uint64_t ac_program_footprint(const ac_program *p)
 			 ((uint64_t)p->n_watched + 2) *
 				 sizeof(*p->declaring_first) +
 			 light_footprint(p);
+	if (p->own)                  /* own_planes's tables */
+		bytes += sizeof(*p->own) +
+			 ((uint64_t)m->n_phases + 1) * sizeof(*m->phases) +
+			 ((uint64_t)m->n_planes + 1) * sizeof(*m->planes);
 	return bytes;
 }

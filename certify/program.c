@@ -547,9 +547,64 @@ out:
 	return rc;
 }
 
+/*
+ * A model may let several phases list one run of the plane table (a
+ * hand-built or fuzzed one: spec 1 does not forbid it).  The indexes of
+ * (D) are per plane, each plane of one phase, so such a model is
+ * certified through a copy whose phases each own their planes: the same
+ * phases and planes in the same order, as the image and JSON hold them
+ * (p->m is the copy; p->own its tables).  O(P) over the phases' planes,
+ * which image_check bounded by 2^32-1.
+ */
+static int own_planes(struct ac_program *p)
+{
+	const struct ac_model *m = p->m;
+	uint8_t *listed = calloc((size_t)m->n_planes + 1, 1);
+	if (!listed)
+		return -1;
+	uint64_t total = 0;
+	int shared = 0;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		const struct ac_phase *phase = &m->phases[ph];
+		total += phase->plane_count;
+		for (uint32_t j = 0; j < phase->plane_count; j++) {
+			shared |= listed[phase->plane_first + j];
+			listed[phase->plane_first + j] = 1;
+		}
+	}
+	free(listed);
+	if (!shared)
+		return 0;
+	assert(total <= UINT32_MAX);
+	p->own = calloc(1, sizeof(*p->own));
+	struct ac_phase *phases = malloc(((size_t)m->n_phases + 1) *
+					 sizeof(*phases));
+	struct ac_tensor *planes = malloc(((size_t)total + 1) * sizeof(*planes));
+	if (!p->own || !phases || !planes) {
+		free(phases);
+		free(planes);
+		return -1;
+	}
+	uint32_t n = 0;
+	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
+		phases[ph] = m->phases[ph];
+		phases[ph].plane_first = n;
+		for (uint32_t j = 0; j < m->phases[ph].plane_count; j++)
+			planes[n++] = m->planes[m->phases[ph].plane_first + j];
+	}
+	*p->own = *m;
+	p->own->phases = phases;
+	p->own->planes = planes;
+	p->own->n_planes = n;
+	p->m = p->own;
+	return 0;
+}
+
 /* Everything (D) needs; only built for programs that pass (A)-(C). */
 static int index_for_schedules(struct ac_program *p)
 {
+	if (own_planes(p) != 0)
+		return -1;
 	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
 	if (!p->spans)
 		return -1;
@@ -617,16 +672,18 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 	p->m = m;
 	pthread_mutex_init(&p->digest_lock, NULL);
 	diag_clear(&p->diag);
-	int r = index_bodies(p);
-	if (r == 0)
-		r = check_program(p);
-	if (r == 0)
-		r = index_for_schedules(p);
-	if (r < 0) {
-		ac_fail(err, "", "out of memory");
-	} else {
-		p->verdict = p->diag.verdict;
-		r = image_check(p->m, err);
+	/* the image's limits first: own_planes relies on them */
+	int r = image_check(p->m, err);
+	if (r == 0) {
+		r = index_bodies(p);
+		if (r == 0)
+			r = check_program(p);
+		if (r == 0)
+			r = index_for_schedules(p);
+		if (r < 0)
+			ac_fail(err, "", "out of memory");
+		else
+			p->verdict = p->diag.verdict;
 	}
 	if (r < 0) {
 		ac_program_free(p);
@@ -658,6 +715,11 @@ void ac_program_free(ac_program *p)
 	free(p->heavy_carried_first);
 	free(p->pair_d);
 	free(p->pair_first);
+	if (p->own) {
+		free((void *)p->own->phases);
+		free((void *)p->own->planes);
+		free(p->own);
+	}
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

@@ -50,6 +50,10 @@ struct touch {
 
 struct ac_program {
 	const struct ac_model *m;
+	/* m when phases of the given model share planes (program.c,
+	 * own_planes): the model's copy with its own phase and plane
+	 * tables, else NULL */
+	struct ac_model *own;
 	uint64_t verdict;        /* (A), (B), (C): 0, 1 or 2 + i */
 	struct ac_diag diag;     /* why, when verdict != 0 */
 

@@ -449,6 +449,70 @@ START_TEST(heavy_and_light_keys_in_one_phase)
 }
 END_TEST
 
+/*
+ * Phases sharing runs of the plane table (a model may: spec 1 does not
+ * forbid it): P declares a, R (never run) lists P's plane, Q1..Q4 all
+ * list the one carried a.  Each listing is its phase's plane, so every
+ * Q carries what P declared: certified, as the naive checker says and
+ * as the JSON (each phase its own copy) says.  Before program.c's
+ * own_planes the light key's touch list gave P's plane to R alone (P's
+ * declaration unseen: a false (D)), and the per-phase carried lists,
+ * sized by the plane table, were written past their end (ASan).
+ */
+START_TEST(phases_sharing_planes)
+{
+	static const char *const json =
+		"{\"alignment\": 64,"
+		" \"windows\": [{\"base\": \"0x1000\", \"size\": \"0x10000\"}],"
+		" \"phases\": ["
+		"  {\"identity\": \"P\", \"planes\": [" PLANE("a", "0x1400", 256, "false") "]},"
+		"  {\"identity\": \"R\", \"planes\": [" PLANE("a", "0x1400", 256, "false") "]},"
+		"  {\"identity\": \"Q1\", \"planes\": [" PLANE("a", "0x1400", 256, "true") "]},"
+		"  {\"identity\": \"Q2\", \"planes\": [" PLANE("a", "0x1400", 256, "true") "]},"
+		"  {\"identity\": \"Q3\", \"planes\": [" PLANE("a", "0x1400", 256, "true") "]},"
+		"  {\"identity\": \"Q4\", \"planes\": [" PLANE("a", "0x1400", 256, "true") "]}],"
+		" \"launches\": [{\"phase\": \"P\"}, {\"phase\": \"Q1\"},"
+		"  {\"phase\": \"Q2\"}, {\"phase\": \"Q3\"}, {\"phase\": \"Q4\"}],"
+		" \"schedule\": [{\"first\": 0, \"count\": 5}]}";
+	ck_assert_uint_eq(certify(json, NULL, 1), 0);
+	struct ac_model *m = util_model_json(json);
+	ck_assert_uint_eq(m->n_planes, 6);
+	struct ac_phase phases[6];
+	memcpy(phases, m->phases, sizeof(phases));
+	phases[1].plane_first = 0;              /* P's plane */
+	for (int ph = 2; ph < 6; ph++)
+		phases[ph].plane_first = 1;     /* Q1's, the second */
+	struct ac_tensor planes[2] = { m->planes[0], m->planes[2] };
+	struct ac_model shared = *m;
+	shared.phases = phases;
+	shared.planes = planes;
+	shared.n_planes = 2;
+	struct ac_error err;
+	uint64_t verdict = AC_NONE, want = AC_NONE;
+	ck_assert_int_eq(naive_certify(&shared, &want), 0);
+	ck_assert_uint_eq(want, 0);
+	ck_assert_int_eq(ac_certify(&shared, &verdict, NULL, &err), 0);
+	ck_assert_uint_eq(verdict, 0);
+	/* the program's model: every phase with the same planes */
+	ac_program *p = ac_program_new(&shared, &err);
+	ck_assert_ptr_nonnull(p);
+	const struct ac_model *own = ac_program_model(p);
+	ck_assert_uint_eq(own->n_phases, 6);
+	for (uint32_t ph = 0; ph < 6; ph++) {
+		const struct ac_phase *a = &own->phases[ph], *b = &phases[ph];
+		ck_assert_uint_eq(a->plane_count, b->plane_count);
+		const struct ac_tensor *x = &own->planes[a->plane_first],
+				       *y = &shared.planes[b->plane_first];
+		ck_assert(x->offset == y->offset && x->size == y->size &&
+			  x->carried == y->carried &&
+			  x->name.len == y->name.len &&
+			  !memcmp(x->name.data, y->name.data, x->name.len));
+	}
+	ac_program_free(p);
+	ac_model_free(m);
+}
+END_TEST
+
 /* Sizes at every depth boundary of the tree: written elements read back,
  * the others read zero, and memory follows the leaves written. */
 START_TEST(lazy_array_edges)
@@ -498,6 +562,7 @@ Suite *suite_followed(void)
 	tcase_add_test(tc, carried_key_moved_while_nothing_carried_runs);
 	tcase_add_test(tc, heavy_and_light_keys_in_one_phase);
 	tcase_add_test(tc, lazy_array_edges);
+	tcase_add_test(tc, phases_sharing_planes);
 	suite_add_tcase(s, tc);
 	return s;
 }
