@@ -58,15 +58,12 @@
  * numbers are shifted back by the jump.
  */
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "image.h"
 #include "lazy_array.h"
 #include "owner_map.h"
 #include "program_impl.h"
-
-#define EXECUTED_LIMIT ((uint64_t)1 << 62)
 
 struct key_state {
 	uint64_t broken_instance;   /* first instance since the latest
@@ -532,74 +529,6 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 	}
 }
 
-/* Index of the first body whose first launch is >= x. */
-static uint32_t bodies_from(const struct ac_program *p, uint64_t x)
-{
-	uint32_t lo = 0, hi = p->m->n_repeats;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->bodies[mid].first < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Does launch x lie strictly inside a body (not at its first launch)? */
-static int cuts_body_at(const struct ac_program *p, uint64_t x)
-{
-	uint32_t b = bodies_from(p, x + 1);      /* bodies starting <= x */
-	if (b == 0)
-		return 0;
-	const struct body *bd = &p->bodies[b - 1];
-	return x > bd->first && x < (uint64_t)bd->first + bd->count;
-}
-
-/* "schedule[index]" in where[48], for an error's location. */
-static const char *at_ref(char *where, uint64_t index)
-{
-	snprintf(where, 48, "schedule[%llu]", (unsigned long long)index);
-	return where;
-}
-
-/* Checks reference `index` of the schedule; adds the launches it executes
- * to *executed.  Returns -1 with err when it is malformed. */
-static int check_reference(const struct ac_program *p, const struct ac_ref *ref,
-			   uint64_t index, uint64_t *executed,
-			   struct ac_error *err)
-{
-	char where[48];   /* written only on a failure (at_ref) */
-	uint64_t n = p->m->n_launches;
-	if (ref->count == 0)
-		return ac_fail(err, at_ref(where, index),
-			       "a reference holds at least one launch");
-	if (ref->first > n || ref->count > n - ref->first)
-		return ac_fail(err, at_ref(where, index),
-			       "[%llu, +%llu) is not inside the launch table "
-			       "of %llu launches",
-			       (unsigned long long)ref->first,
-			       (unsigned long long)ref->count,
-			       (unsigned long long)n);
-	uint64_t end = ref->first + ref->count;
-	if (cuts_body_at(p, ref->first) || cuts_body_at(p, end))
-		return ac_fail(err, at_ref(where, index),
-			       "[%llu, %llu) cuts a repeat body",
-			       (unsigned long long)ref->first,
-			       (unsigned long long)end);
-	uint64_t extra = p->extra_prefix[bodies_from(p, end)] -
-			 p->extra_prefix[bodies_from(p, ref->first)];
-	/* count + extra < n * 2^32 < 2^64; the running total stays below
-	 * 2^62 + 2^64 only if checked before adding, hence the subtraction. */
-	uint64_t adds = ref->count + extra;
-	if (adds >= EXECUTED_LIMIT - *executed)
-		return ac_fail(err, at_ref(where, index),
-			       "the executed sequence would reach 2^62 "
-			       "launches");
-	*executed += adds;
-	return 0;
-}
-
 static void digest_reference(XXH3_state_t *state, const struct ac_ref *ref)
 {
 	uint8_t le[16];
@@ -613,8 +542,8 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 {
 	uint64_t executed = s->executed;
 	for (size_t i = 0; i < count; i++)
-		if (check_reference(s->p, &refs[i], s->n_refs + i, &executed,
-				    err) != 0)
+		if (ac_program_check_ref(s->p, &refs[i], s->n_refs + i,
+					 &executed, err) != 0)
 			return -1;
 	int d = s->p->verdict == 0 && !s->failed;
 	if (d && reserve_references(s, refs, count) != 0)

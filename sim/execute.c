@@ -15,6 +15,7 @@
  * surviving by luck in reused workspace.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 
 #include "sim.h"
@@ -99,10 +100,12 @@ static int run_ref(struct run *r, const struct ac_ref *ref)
 	const struct ac_model *m = r->p->model;
 	uint64_t l = ref->first, end = ref->first + ref->count;
 	while (l < end) {
-		uint32_t body = r->p->body_at[l];
+		/* A checked reference cuts no body: one holding l starts at l. */
+		uint64_t body = ac_program_repeat_of(r->p->prog, l);
 		int rc;
-		if (body) {
-			const struct ac_repeat *rep = &m->repeats[body - 1];
+		if (body != AC_NONE) {
+			const struct ac_repeat *rep = &m->repeats[body];
+			assert(rep->first == l);
 			rc = run_body(r, rep);
 			l += rep->count;
 		} else {

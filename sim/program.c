@@ -3,9 +3,10 @@
  * Programs: a binary program image (docs/program-image.md), read with
  * libarenacert's reader and checked with ac_program_new(), which also
  * gives each launch's phase (for poisoning).  The device executes the
- * launch table; the plan matters only to poisoning.  What execution
- * needs again and again is computed once here: where repeat bodies
- * start, and per body word its summed deltas and table slot (spec 1.2).
+ * launch table; the plan matters only to poisoning.  References are
+ * checked by libarenacert (ac_program_check_ref, spec 1.3).  What
+ * execution needs again and again is computed once here: per body word
+ * its summed deltas and table slot (spec 1.2).
  *
  * A program's image is kept in the context (sim.h), so that a process
  * sharing it that did not create the program can parse it too, once:
@@ -21,47 +22,6 @@
 
 #include "sim.h"
 #include "usercopy.h"
-
-struct sim_body {
-	uint64_t first, count;
-	uint64_t extra;               /* executed launches the bodies before
-				       * this one add: (iterations-1)*count */
-};
-
-static int body_order(const void *a, const void *b)
-{
-	const struct sim_body *x = a, *y = b;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-static int index_bodies(struct sim_program *p)
-{
-	const struct ac_model *m = p->model;
-	p->n_bodies = m->n_repeats;
-	p->bodies = calloc((size_t)m->n_repeats + 1, sizeof(*p->bodies));
-	p->body_at = calloc((size_t)m->n_launches + 1, sizeof(*p->body_at));
-	if (!p->bodies || !p->body_at)
-		return -ENOMEM;
-	for (uint32_t r = 0; r < m->n_repeats; r++) {
-		p->bodies[r].first = m->repeats[r].first;
-		p->bodies[r].count = m->repeats[r].count;
-		p->body_at[m->repeats[r].first] = r + 1;
-	}
-	qsort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
-	/* Prefix sums, shifted by one: bodies[b].extra covers bodies < b.
-	 * Bodies are disjoint, so the total stays below 2^32 * 2^32. */
-	uint64_t extra = 0;
-	for (uint32_t b = 0; b < m->n_repeats; b++) {
-		uint64_t add = p->bodies[b].count *
-			(m->repeats[p->body_at[p->bodies[b].first] - 1]
-				 .iterations - 1);
-		p->bodies[b].extra = extra;
-		extra += add;
-	}
-	p->bodies[m->n_repeats].first = UINT64_MAX;
-	p->bodies[m->n_repeats].extra = extra;
-	return 0;
-}
 
 static int word_index(const struct ac_model *m, uint64_t launch,
 		      uint64_t word, uint64_t *index)
@@ -116,8 +76,6 @@ void program_free(struct sim_program *p)
 		return;
 	ac_program_free(p->prog);
 	ac_model_free(p->model);
-	free(p->bodies);
-	free(p->body_at);
 	free(p->delta_sum);
 	free(p->slot_of);
 	free(p->scratch);
@@ -135,8 +93,7 @@ static int program_load(struct sim_program *p, const void *image,
 	p->prog = ac_program_new(p->model, NULL);
 	if (!p->prog)
 		return -EINVAL;
-	int rc = index_bodies(p);
-	return rc ? rc : index_words(p);
+	return index_words(p);
 }
 
 /* A new parse of image; -EINVAL when malformed, -ENOMEM. */
@@ -266,61 +223,5 @@ int program_destroy(struct sim_file *f, const struct drm_arena_handle *arg)
 	uint64_t off = handles_remove(f, &f->ctx->programs, arg->handle);
 	ctx_free(f, r->image, r->size);
 	ctx_free(f, off, sizeof(*r));
-	return 0;
-}
-
-/* Index of the last body starting at or before launch, or n_bodies. */
-static uint32_t body_before(const struct sim_program *p, uint64_t launch)
-{
-	uint32_t lo = 0, hi = p->n_bodies;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->bodies[mid].first <= launch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo == 0 ? p->n_bodies : lo - 1;
-}
-
-/* Whether the body around launch x (if any) leaves [a, b). */
-static int cuts(const struct sim_program *p, uint64_t x, uint64_t a,
-		uint64_t b)
-{
-	uint32_t i = body_before(p, x);
-	if (i == p->n_bodies)
-		return 0;
-	const struct sim_body *bd = &p->bodies[i];
-	if (x >= bd->first + bd->count)
-		return 0;
-	return bd->first < a || bd->first + bd->count > b;
-}
-
-/* Index of the first body starting at or after launch. */
-static uint32_t body_from(const struct sim_program *p, uint64_t launch)
-{
-	uint32_t lo = 0, hi = p->n_bodies;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->bodies[mid].first < launch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-int program_check_ref(const struct sim_program *p, const struct ac_ref *ref,
-		      uint64_t *executed)
-{
-	uint64_t n = p->model->n_launches;
-	if (ref->count == 0 || ref->first >= n || ref->count > n - ref->first)
-		return -EINVAL;
-	uint64_t a = ref->first, b = ref->first + ref->count;
-	if (cuts(p, a, a, b) || cuts(p, b - 1, a, b))
-		return -EINVAL;
-	uint64_t add = ref->count + (p->bodies[body_from(p, b)].extra -
-				     p->bodies[body_from(p, a)].extra);
-	*executed = add > UINT64_MAX - *executed ? UINT64_MAX : *executed + add;
 	return 0;
 }

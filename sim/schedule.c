@@ -18,9 +18,6 @@
 #include "sim.h"
 #include "usercopy.h"
 
-/* Spec 1.3: an executed sequence of 2^62 launches or more is malformed. */
-#define MAX_EXECUTED (1ull << 62)
-
 static struct sim_schedule *schedule_get(const struct sim_file *f,
 					 uint32_t handle)
 {
@@ -69,18 +66,19 @@ static int reserve_refs(struct sim_file *f, struct sim_schedule *s,
 	return 0;
 }
 
-/* Checks a whole batch before any of it is appended (atomic). */
+/* Checks a whole batch before any of it is appended (atomic), as
+ * libarenacert does (spec 1.3); *executed: the launches all of the
+ * schedule would execute. */
 static int check_batch(const struct sim_schedule *s,
 		       const struct sim_program *p, const struct ac_ref *refs,
 		       uint32_t count, uint64_t *executed)
 {
 	*executed = s->executed;
-	for (uint32_t i = 0; i < count; i++) {
-		int rc = program_check_ref(p, &refs[i], executed);
-		if (rc)
-			return rc;
-	}
-	return *executed >= MAX_EXECUTED ? -EINVAL : 0;
+	for (uint32_t i = 0; i < count; i++)
+		if (ac_program_check_ref(p->prog, &refs[i], s->n_refs + i,
+					 executed, NULL) != 0)
+			return -EINVAL;
+	return 0;
 }
 
 int schedule_append(struct sim_file *f,

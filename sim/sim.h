@@ -213,16 +213,10 @@ void bo_fill(struct sim_file *f, uint64_t address, uint64_t size, int byte);
 
 /* ---- program.c ---- */
 
-struct sim_body;
-
 struct sim_program {
 	struct ac_model *model;
 	ac_program *prog;             /* keeps pointers into model */
 	uint64_t schedules;           /* live schedules (EBUSY on destroy) */
-	uint32_t *body_at;            /* per launch: repeat + 1 if a body
-				       * starts there, else 0 */
-	struct sim_body *bodies;      /* sorted by first launch */
-	uint32_t n_bodies;
 	/* Per word, for body words: the summed deltas D and the table slot
 	 * (or -1) of spec 1.2 V(t). */
 	__int128 *delta_sum;
@@ -256,10 +250,6 @@ int program_get(struct sim_file *f, uint32_t handle,
 /* Drops this process's parses (the file is going away here). */
 void program_cache_fini(struct sim_file *f);
 void program_free(struct sim_program *p);
-/* Checks one reference (spec 1.3) and adds the launches it executes to
- * *executed (saturating); -EINVAL when malformed. */
-int program_check_ref(const struct sim_program *p, const struct ac_ref *ref,
-		      uint64_t *executed);
 
 /* ---- schedule.c ---- */
 

@@ -133,6 +133,43 @@ START_TEST(malformed_references)
 }
 END_TEST
 
+/* The reference check alone (spec 1.3), as a device keeping its own
+ * references calls it: the launches added, the location named, and
+ * nothing added on a failure. */
+START_TEST(check_ref_alone)
+{
+	struct fixture f;
+	open_fixture(&f, plan_pqr);
+	struct ac_error err;
+	uint64_t executed = 7;
+	ck_assert_int_eq(ac_program_check_ref(f.p, &(struct ac_ref){ 0, 3 }, 0,
+					      &executed, &err), 0);
+	ck_assert_uint_eq(executed, 10);
+	/* the body [3, 5) runs 1000 iterations of 2 launches */
+	ck_assert_int_eq(ac_program_check_ref(f.p, &(struct ac_ref){ 2, 3 }, 1,
+					      &executed, NULL), 0);
+	ck_assert_uint_eq(executed, 10 + 1 + 2000);
+	ck_assert_int_eq(ac_program_check_ref(f.p, &(struct ac_ref){ 4, 1 }, 41,
+					      &executed, &err), -1);
+	ck_assert_str_eq(err.where, "schedule[41]");
+	ck_assert(strstr(err.message, "cuts a repeat body") != NULL);
+	ck_assert_int_eq(ac_program_check_ref(f.p, &(struct ac_ref){ 5, 1 }, 3,
+					      &executed, &err), -1);
+	ck_assert(strstr(err.message, "not inside the launch table") != NULL);
+	ck_assert_uint_eq(executed, 2011);
+	/* the limit counts what came before: 2^62 - 3 + 2 is below it,
+	 * + 3 reaches it */
+	executed = ((uint64_t)1 << 62) - 3;
+	ck_assert_int_eq(ac_program_check_ref(f.p, &(struct ac_ref){ 0, 3 }, 9,
+					      &executed, &err), -1);
+	ck_assert(strstr(err.message, "2^62") != NULL);
+	ck_assert_int_eq(ac_program_check_ref(f.p, &(struct ac_ref){ 0, 2 }, 9,
+					      &executed, &err), 0);
+	ck_assert_uint_eq(executed, ((uint64_t)1 << 62) - 1);
+	close_fixture(&f);
+}
+END_TEST
+
 /* A model built in C: one phase, `launches` launches with no words, one
  * repeat over all of them with N = 2^32 - 1. */
 static struct ac_model *long_body_model(uint32_t launches)
@@ -327,6 +364,7 @@ Suite *suite_schedule(void)
 	tcase_add_test(tc, verdict_so_far);
 	tcase_add_test(tc, batch_equals_one_by_one);
 	tcase_add_test(tc, malformed_references);
+	tcase_add_test(tc, check_ref_alone);
 	tcase_add_test(tc, executed_limit_is_2_pow_62);
 	tcase_add_test(tc, schedules_of_one_program_are_independent);
 	suite_add_tcase(s, tc);

@@ -141,6 +141,22 @@ struct ac_wide ac_program_word_value(const ac_program *program,
 				     uint64_t launch, uint64_t word,
 				     uint64_t t);
 
+/*
+ * Spec 1.3: checks `ref` as reference `index` of a schedule whose earlier
+ * references execute *executed launches (below 2^62).  A reference is
+ * well formed when it holds at least one launch, lies inside the launch
+ * table, cuts no repeat body, and the executed sequence stays below 2^62
+ * launches with it: then the launches it executes (a body's all its
+ * iterations) are added to *executed and 0 is returned.  Otherwise -1,
+ * *executed unchanged and *err (if not NULL) naming "schedule[index]".
+ * ac_schedule_append checks each reference with it; a caller keeping its
+ * own list of references (a device) checks a batch the same way.
+ * Cost: O(log R) for R repeats.
+ */
+int ac_program_check_ref(const ac_program *program, const struct ac_ref *ref,
+			 uint64_t index, uint64_t *executed,
+			 struct ac_error *err);
+
 /* An empty schedule of a program.  NULL when memory runs out. */
 ac_schedule *ac_schedule_new(const ac_program *program);
 void ac_schedule_free(ac_schedule *schedule);
