@@ -120,6 +120,9 @@ struct ac_program {
  * state), for the tests and benchmarks of the live-schedule cost. */
 size_t schedule_state_bytes(const ac_schedule *s);
 
+/* digest.c: the references as the digest hashes them (R's bytes). */
+void digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n);
+
 /* program.c: the program's digest (computed once, thread-safe). */
 XXH128_hash_t program_digest(const struct ac_program *p);
 

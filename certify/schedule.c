@@ -60,7 +60,6 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "image.h"
 #include "lazy_array.h"
 #include "owner_map.h"
 #include "program_impl.h"
@@ -529,14 +528,6 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 	}
 }
 
-static void digest_reference(XXH3_state_t *state, const struct ac_ref *ref)
-{
-	uint8_t le[16];
-	image_put64(le, ref->first);
-	image_put64(le + 8, ref->count);
-	XXH3_128bits_update(state, le, sizeof(le));
-}
-
 int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 		       struct ac_error *err)
 {
@@ -549,7 +540,7 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 	if (d && reserve_references(s, refs, count) != 0)
 		return ac_fail(err, "", "out of memory");
 	for (size_t i = 0; i < count; i++) {
-		digest_reference(s->digest, &refs[i]);
+		digest_refs(s->digest, &refs[i], 1);
 		if (d && !s->failed)
 			run_reference(s, &refs[i]);
 	}
@@ -581,21 +572,6 @@ uint64_t ac_schedule_length(const ac_schedule *s)
 uint64_t ac_schedule_executed(const ac_schedule *s)
 {
 	return s->executed;
-}
-
-/* XXH3-128 of (program digest, references digest), each as high then low
- * 64 bits, little-endian. */
-void ac_digest_combine(const struct ac_digest *program,
-		       const struct ac_digest *refs, struct ac_digest *out)
-{
-	uint8_t both[32];
-	image_put64(both, program->high);
-	image_put64(both + 8, program->low);
-	image_put64(both + 16, refs->high);
-	image_put64(both + 24, refs->low);
-	XXH128_hash_t h = XXH3_128bits(both, sizeof(both));
-	out->high = h.high64;
-	out->low = h.low64;
 }
 
 void ac_schedule_digest(const ac_schedule *s, struct ac_digest *out)

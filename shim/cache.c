@@ -63,7 +63,7 @@ static struct ag_verdict *verdicts[VERDICT_BUCKETS];
 static struct lru_list verdict_lru;
 static size_t n_verdicts, verdict_bytes;
 
-static struct ag_digest hints[HINT_SLOTS];   /* {0, 0}: empty */
+static struct ac_digest hints[HINT_SLOTS];   /* {0, 0}: empty */
 static unsigned int n_hints;
 
 #define ENTRY_OF(node, type) \
@@ -103,39 +103,10 @@ static void lru_touch(struct lru_list *list, struct ag_lru *e)
 
 /* ---- digests ---- */
 
-/* ac_schedule_digest's value, from the image's hash (p->id) and a state
- * that has hashed the references. */
-void ag_digest_of(const struct ag_program *p, XXH3_state_t *refs,
-		  struct ag_digest *out)
-{
-	XXH128_hash_t h = XXH3_128bits_digest(refs);
-	struct ac_digest prog = { p->id.high, p->id.low };
-	struct ac_digest r = { h.high64, h.low64 }, d;
-	ac_digest_combine(&prog, &r, &d);
-	out->high = d.high;
-	out->low = d.low;
-}
+/* Digests are libarenacert's (ac_image_digest, ac_digester): the guard's
+ * schedule digests are ac_schedule_digest's values. */
 
-/* The references as ac_schedule_digest hashes them: two little-endian
- * u64 each, which on a little-endian host is the array itself. */
-void ag_digest_refs(XXH3_state_t *state, const struct ac_ref *refs,
-		    uint64_t n)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	XXH3_128bits_update(state, refs, n * sizeof(*refs));
-#else
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t le[16];
-		for (int b = 0; b < 8; b++) {
-			le[b] = (uint8_t)(refs[i].first >> (8 * b));
-			le[8 + b] = (uint8_t)(refs[i].count >> (8 * b));
-		}
-		XXH3_128bits_update(state, le, sizeof(le));
-	}
-#endif
-}
-
-static int digest_eq(const struct ag_digest *a, const struct ag_digest *b)
+static int digest_eq(const struct ac_digest *a, const struct ac_digest *b)
 {
 	return a->high == b->high && a->low == b->low;
 }
@@ -258,12 +229,12 @@ static void refs_charge(struct ag_refs *r, int delta)
 		verdict_bytes -= refs_bytes(r);
 }
 
-static struct ag_program *program_find(const struct ag_digest *id,
+static struct ag_program *program_find(const struct ac_digest *digest,
 				       const uint8_t *image, size_t len)
 {
-	for (struct ag_program *p = programs[id->low % PROGRAM_BUCKETS]; p;
+	for (struct ag_program *p = programs[digest->low % PROGRAM_BUCKETS]; p;
 	     p = p->next)
-		if (digest_eq(&p->id, id) && p->len == len &&
+		if (digest_eq(&p->digest, digest) && p->len == len &&
 		    memcmp(p->image, image, len) == 0) {
 			atomic_fetch_add(&p->refs, 1);
 			lru_touch(&program_lru, &p->lru);
@@ -292,7 +263,7 @@ static struct ag_program *oldest_unheld_program(void)
 
 static void drop_program(struct ag_program *p)
 {
-	struct ag_program **pp = &programs[p->id.low % PROGRAM_BUCKETS];
+	struct ag_program **pp = &programs[p->digest.low % PROGRAM_BUCKETS];
 	while (*pp != p)
 		pp = &(*pp)->next;
 	*pp = p->next;
@@ -339,11 +310,11 @@ static void trim_locked(size_t budget)
 
 struct ag_program *ag_program_get(uint8_t *image, size_t len)
 {
-	XXH128_hash_t h = XXH3_128bits(image, len);
-	struct ag_digest id = { h.high64, h.low64 };
+	struct ac_digest digest;
+	ac_image_digest(image, len, &digest);
 
 	pthread_mutex_lock(&program_lock);
-	struct ag_program *p = program_find(&id, image, len);
+	struct ag_program *p = program_find(&digest, image, len);
 	pthread_mutex_unlock(&program_lock);
 	if (p) {
 		free(image);
@@ -359,7 +330,7 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	}
 	p->image = image;
 	p->len = len;
-	p->id = id;
+	p->digest = digest;
 	arena_seal_program(&p->seal, image, len);
 	atomic_store(&p->refs, 1);
 	if (certify_program(p) != 0) {
@@ -369,7 +340,7 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	p->bytes = program_cost(p);
 
 	pthread_mutex_lock(&program_lock);
-	struct ag_program *first = program_find(&id, image, len);
+	struct ag_program *first = program_find(&digest, image, len);
 	if (first) {
 		pthread_mutex_unlock(&program_lock);
 		program_free(p);
@@ -377,8 +348,8 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	}
 	atomic_fetch_add(&p->refs, 1);               /* the cache's */
 	lru_push(&program_lru, &p->lru);
-	p->next = programs[id.low % PROGRAM_BUCKETS];
-	programs[id.low % PROGRAM_BUCKETS] = p;
+	p->next = programs[digest.low % PROGRAM_BUCKETS];
+	programs[digest.low % PROGRAM_BUCKETS] = p;
 	program_bytes += p->bytes;
 	pthread_mutex_lock(&verdict_lock);
 	trim_locked(ag_cfg.cache_bytes);
@@ -456,7 +427,7 @@ static int same_program(const struct ag_program *a, const struct ag_program *b)
 			  memcmp(a->image, b->image, a->len) == 0);
 }
 
-static struct ag_verdict *verdict_find(const struct ag_digest *d,
+static struct ag_verdict *verdict_find(const struct ac_digest *d,
 				       const struct ag_program *p,
 				       const struct ac_ref *refs, uint64_t n)
 {
@@ -475,7 +446,7 @@ static struct ag_verdict *verdict_find(const struct ag_digest *d,
 	return NULL;
 }
 
-struct ag_verdict *ag_verdict_find(const struct ag_digest *d,
+struct ag_verdict *ag_verdict_find(const struct ac_digest *d,
 				   const struct ag_program *p,
 				   const struct ac_ref *refs, uint64_t n)
 {
@@ -516,12 +487,12 @@ struct ag_verdict *ag_verdict_publish(struct ag_verdict *v)
 
 /* ---- hints ---- */
 
-static unsigned int hint_slot(const struct ag_digest *d)
+static unsigned int hint_slot(const struct ac_digest *d)
 {
 	return (unsigned int)d->low & (HINT_SLOTS - 1);
 }
 
-void ag_hint_add(const struct ag_digest *d)
+void ag_hint_add(const struct ac_digest *d)
 {
 	if (!d->high && !d->low)
 		return;
@@ -543,7 +514,7 @@ out:
 	pthread_mutex_unlock(&verdict_lock);
 }
 
-int ag_hint_has(const struct ag_digest *d)
+int ag_hint_has(const struct ac_digest *d)
 {
 	int found = 0;
 	pthread_mutex_lock(&verdict_lock);

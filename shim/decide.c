@@ -22,7 +22,7 @@
 /* Computes, publishes and returns (referenced) s's verdict; NULL when
  * it cannot (s is then poisoned, or memory ran out). */
 static struct ag_verdict *compute(struct ag_sched *s,
-				  const struct ag_digest *d)
+				  const struct ac_digest *d)
 {
 	if (!s->sched && ag_sched_materialize(s) != 0)
 		return NULL;
@@ -62,8 +62,8 @@ static struct ag_verdict *verdict_of(struct ag_sched *s)
 		atomic_fetch_add(&s->last->refs, 1);
 		return s->last;
 	}
-	struct ag_digest d;
-	ag_digest_of(s->program, s->state, &d);
+	struct ac_digest d;
+	ac_digester_value(s->digester, &d);
 	struct ag_verdict *v = ag_verdict_find(&d, s->program,
 					       s->refv ? s->refv->v : NULL,
 					       s->n_refs);

@@ -31,9 +31,6 @@
 #include <arenaguard/certify.h>
 #include <arenaguard/uapi.h>
 
-#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
-#include <xxhash.h>
-
 #include "seal.h"
 
 /* ---- config.c ---------------------------------------------------------- */
@@ -165,10 +162,6 @@ void ag_handles_free(struct ag_handles *h);
 
 /* ---- cache.c ------------------------------------------------------------ */
 
-struct ag_digest {
-	uint64_t high, low;
-};
-
 /*
  * A certified program image, shared by every handle (in any file) whose
  * image has these bytes.  Immutable once published, so any number of
@@ -184,7 +177,7 @@ struct ag_program {
 	atomic_uint refs;
 	uint8_t *image;             /* the guard's copy: what the driver got */
 	size_t len;
-	struct ag_digest id;        /* XXH3-128 of the image */
+	struct ac_digest digest;    /* P: ac_image_digest of the image */
 	struct arena_seal seal;     /* uapi.h: the seal state after the image */
 	struct ac_model *model;     /* NULL when the image is malformed */
 	ac_program *prog;           /* NULL when malformed */
@@ -208,7 +201,7 @@ struct ag_refs {
 
 struct ag_verdict {
 	atomic_uint refs;
-	struct ag_digest digest;
+	struct ac_digest digest;
 	struct ag_program *program;
 	struct ag_refs *refv;
 	uint64_t n_refs;
@@ -235,7 +228,7 @@ void ag_refs_unref(struct ag_refs *r);
 
 /* The cached verdict for (program, refs[0, n)) with this digest, with the
  * bytes compared, referenced; NULL on a miss. */
-struct ag_verdict *ag_verdict_find(const struct ag_digest *d,
+struct ag_verdict *ag_verdict_find(const struct ac_digest *d,
 				   const struct ag_program *p,
 				   const struct ac_ref *refs, uint64_t n);
 /* Publishes a verdict (taking references to program and refv); returns
@@ -247,13 +240,8 @@ void ag_verdict_unref(struct ag_verdict *v);
 
 /* Hints: schedule prefixes seen on the way to a cached verdict.  Only a
  * hint (no bytes are kept): a wrong one costs time, never soundness. */
-void ag_hint_add(const struct ag_digest *d);
-int ag_hint_has(const struct ag_digest *d);
-
-void ag_digest_of(const struct ag_program *p, XXH3_state_t *refs,
-		  struct ag_digest *out);
-void ag_digest_refs(XXH3_state_t *state, const struct ac_ref *refs,
-		    uint64_t n);
+void ag_hint_add(const struct ac_digest *d);
+int ag_hint_has(const struct ac_digest *d);
 
 void ag_cache_lock_all(void);
 void ag_cache_unlock_all(int child);
@@ -298,11 +286,11 @@ struct ag_sched {
 	struct ag_program *program; /* NULL: unknown to the guard */
 	struct ag_refs *refv;       /* every reference appended */
 	uint64_t n_refs;
-	XXH3_state_t *state;        /* digest of program + refs so far */
+	ac_digester *digester;      /* digest of program + refs so far */
 	ac_schedule *sched;         /* NULL while lazy */
 	char poison[256];           /* why the mirror cannot be trusted */
 	struct ag_block *blocks;
-	struct ag_digest *prefixes; /* digest after each append batch */
+	struct ac_digest *prefixes; /* digest after each append batch */
 	uint64_t n_prefixes, cap_prefixes;
 	struct ag_verdict *last;    /* decided for n_refs == last->n_refs */
 	/* uapi.h's seal of exactly the image and references the guard

@@ -130,7 +130,7 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 	struct ag_sched *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	if (p && !p->error && !(s->state = XXH3_createState())) {
+	if (p && !p->error && !(s->digester = ac_digester_new(&p->digest))) {
 		free(s);
 		return NULL;
 	}
@@ -145,8 +145,6 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 	}
 	atomic_fetch_add(&p->refs, 1);
 	s->program = p;
-	if (s->state)
-		XXH3_128bits_reset(s->state);   /* the references' half */
 	s->seal = p->seal;
 	s->seal_value = arena_seal_value(&s->seal);
 	return s;
@@ -157,7 +155,7 @@ void ag_sched_unref(struct ag_sched *s)
 	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
 		return;
 	ac_schedule_free(s->sched);
-	XXH3_freeState(s->state);
+	ac_digester_free(s->digester);
 	ag_refs_unref(s->refv);
 	while (s->blocks) {
 		struct ag_block *b = s->blocks;
@@ -311,11 +309,11 @@ int ag_sched_materialize(struct ag_sched *s)
 
 /* Only a hint for rebuilds: without memory for it, a rebuild of this
  * schedule does (D) work that it could have skipped. */
-static void push_prefix(struct ag_sched *s, const struct ag_digest *d)
+static void push_prefix(struct ag_sched *s, const struct ac_digest *d)
 {
 	if (s->n_prefixes == s->cap_prefixes) {
 		uint64_t cap = s->cap_prefixes ? 2 * s->cap_prefixes : 8;
-		struct ag_digest *p = realloc(s->prefixes, cap * sizeof(*p));
+		struct ac_digest *p = realloc(s->prefixes, cap * sizeof(*p));
 		if (!p)
 			return;
 		s->prefixes = p;
@@ -355,11 +353,9 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 	if (ag_sched_reserve(s, n) != 0)
 		return -ENOMEM;             /* the mirror is unchanged */
 
-	XXH3_state_t before;
-	XXH3_copyState(&before, s->state);
-	ag_digest_refs(s->state, refs, n);
-	struct ag_digest d;
-	ag_digest_of(s->program, s->state, &d);
+	ac_digester_add(s->digester, refs, n);
+	struct ac_digest d;
+	ac_digester_value(s->digester, &d);
 
 	/* Materialised unless a hint says a schedule like this was decided
 	 * before.  Without memory for that it stays lazy: the batch is
@@ -379,7 +375,7 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 			ac_schedule_free(s->sched);
 			s->sched = NULL;
 		} else if (rc != 0) {
-			XXH3_copyState(s->state, &before);
+			ac_digester_undo(s->digester);
 			return -EINVAL;
 		}
 	}

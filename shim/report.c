@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "guard.h"
 
 struct ag_stats ag_stats;
@@ -698,12 +700,12 @@ static void dedup_key(char *key, size_t len, const struct ag_submit *sub,
 	const struct ag_program *p = s ? s->program : NULL;
 	if (v)
 		snprintf(key, len, "verdict %016" PRIx64 "%016" PRIx64
-			 " %" PRIu64, p->id.high, p->id.low, v->verdict);
+			 " %" PRIu64, p->digest.high, p->digest.low, v->verdict);
 	else if (!s)
 		snprintf(key, len, "unknown %u", sub->schedule);
 	else
 		snprintf(key, len, "why %016" PRIx64 "%016" PRIx64 " %.200s",
-			 p ? p->id.high : 0, p ? p->id.low : 0, why);
+			 p ? p->digest.high : 0, p ? p->digest.low : 0, why);
 }
 
 /* Dumps (if asked), adds the dump's line, writes and frees p. */

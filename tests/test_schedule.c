@@ -287,6 +287,45 @@ static void digest_by_definition(const struct ac_model *m,
 	ck_assert(combined.high == out->high && combined.low == out->low);
 }
 
+/* A caller keeping its own references: ac_image_digest of the canonical
+ * image and an ac_digester give ac_schedule_digest's value, batch by
+ * batch, and undo takes back the last batch. */
+START_TEST(digester_is_the_schedules_digest)
+{
+	struct ac_ref refs[] = { { 0, 2 }, { 2, 1 }, { 1, 1 }, { 3, 2 } };
+	struct fixture f;
+	open_fixture(&f, plan_pqr);
+	size_t len;
+	uint8_t *image = ac_model_write_image(f.m, &len, NULL);
+	ck_assert_ptr_nonnull(image);
+	struct ac_digest p, got, want;
+	ac_image_digest(image, len, &p);
+	free(image);
+	ac_digester *d = ac_digester_new(&p);
+	ck_assert_ptr_nonnull(d);
+	/* empty, then batches of 1 and 3 */
+	ac_schedule_digest(f.s, &want);
+	ac_digester_value(d, &got);
+	ck_assert(got.high == want.high && got.low == want.low);
+	ac_digester_add(d, refs, 1);
+	ck_assert_int_eq(ac_schedule_append(f.s, refs, 1, NULL), 0);
+	ac_schedule_digest(f.s, &want);
+	ac_digester_value(d, &got);
+	ck_assert(got.high == want.high && got.low == want.low);
+	ac_digester_add(d, refs + 1, 3);
+	ck_assert_int_eq(ac_schedule_append(f.s, refs + 1, 3, NULL), 0);
+	ac_schedule_digest(f.s, &want);
+	ac_digester_value(d, &got);
+	ck_assert(got.high == want.high && got.low == want.low);
+	ac_digester_add(d, refs, 2);
+	ac_digester_undo(d);
+	ac_digester_value(d, &got);
+	ck_assert(got.high == want.high && got.low == want.low);
+	ac_digester_free(d);
+	close_fixture(&f);
+}
+END_TEST
+
 START_TEST(digest_follows_its_definition)
 {
 	struct ac_ref refs[] = { { 0, 2 }, { 2, 1 }, { 1, 1 } };
@@ -371,6 +410,7 @@ Suite *suite_schedule(void)
 	tc = tcase_create("digest");
 	tcase_add_test(tc, digest_tracks_program_and_schedule);
 	tcase_add_test(tc, digest_follows_its_definition);
+	tcase_add_test(tc, digester_is_the_schedules_digest);
 	tcase_add_test(tc, digest_is_computed_once_for_all_threads);
 	suite_add_tcase(s, tc);
 	return s;

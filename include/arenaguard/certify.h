@@ -204,6 +204,27 @@ void ac_schedule_digest(const ac_schedule *schedule, struct ac_digest *out);
 void ac_digest_combine(const struct ac_digest *program,
 		       const struct ac_digest *refs, struct ac_digest *out);
 
+/* P of a program image's bytes: their XXH3-128.  For a canonical image
+ * without a schedule (ac_model_write_image of a model with none), the
+ * half ac_schedule_digest computes from the program. */
+void ac_image_digest(const void *image, size_t len, struct ac_digest *out);
+
+/*
+ * The digest incrementally, for a caller that keeps the references itself
+ * (a guard mirroring a driver's schedules): an ac_digester started from a
+ * program's P, to which references are added batch by batch, gives
+ * ac_schedule_digest's value for those references.  ac_digester_undo
+ * takes back the last ac_digester_add (once), for a batch the caller then
+ * refuses.  NULL when memory runs out.
+ */
+typedef struct ac_digester ac_digester;
+ac_digester *ac_digester_new(const struct ac_digest *program);
+void ac_digester_free(ac_digester *digester);
+void ac_digester_add(ac_digester *digester, const struct ac_ref *refs,
+		     size_t count);
+void ac_digester_undo(ac_digester *digester);
+void ac_digester_value(const ac_digester *digester, struct ac_digest *out);
+
 /* One shot: ac_program_new + append the model's schedule + verdict. */
 int ac_certify(const struct ac_model *model, uint64_t *verdict,
 	       struct ac_diag *diag, struct ac_error *err);

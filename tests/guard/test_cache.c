@@ -68,7 +68,7 @@ static struct ag_verdict *publish(struct ag_program *p, struct ag_refs *refs,
 {
 	struct ag_verdict *v = ag_verdict_new();
 	ck_assert_ptr_nonnull(v);
-	v->digest = (struct ag_digest){ tag, 0xcace };
+	v->digest = (struct ac_digest){ tag, 0xcace };
 	atomic_fetch_add(&p->refs, 1);
 	v->program = p;
 	if (refs)
@@ -82,7 +82,7 @@ static struct ag_verdict *publish(struct ag_program *p, struct ag_refs *refs,
 static int cached(struct ag_program *p, struct ag_refs *refs, uint64_t n,
 		  uint64_t tag)
 {
-	struct ag_digest d = { tag, 0xcace };
+	struct ac_digest d = { tag, 0xcace };
 	struct ag_verdict *v = ag_verdict_find(&d, p, refs ? refs->v : NULL, n);
 	ag_verdict_unref(v);
 	return v != NULL;
