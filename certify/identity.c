@@ -4,14 +4,33 @@
  * occurrence of field 51 and to reject what the spec calls unparsable.
  * Every byte is bounds-checked; identities are untrusted.
  */
+#include <assert.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "identity.h"
 
-/* Reads a varint at *pos: at most 10 bytes, value below 2^64. */
-static int read_varint(const uint8_t *p, uint64_t len, uint64_t *pos,
-		       uint64_t *value)
+/* Field 51, wire type 2: tag (51 << 3) | 2 = 410 as a varint. */
+static const uint8_t FIELD51_TAG[2] = { 0x9a, 0x03 };
+_Static_assert(((IDENTITY_PHASE_FIELD << 3) | 2) == (0x9a & 0x7f) + (0x03 << 7),
+	       "FIELD51_TAG is field 51's tag, wire type 2");
+
+unsigned varint_put(uint8_t *dst, uint64_t v)
+{
+	unsigned n = 0;
+	do {
+		uint8_t b = v & 0x7f;
+		v >>= 7;
+		if (dst)
+			dst[n] = b | (v ? 0x80 : 0);
+		n++;
+	} while (v);
+	assert(n <= 10);
+	return n;
+}
+
+int varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
+		uint64_t *value)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < 10; i++) {
@@ -37,12 +56,12 @@ static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 	uint64_t n;
 	switch (wire_type) {
 	case 0:
-		return read_varint(p, len, pos, &n);
+		return varint_read(p, len, pos, &n);
 	case 1:
 		n = 8;
 		break;
 	case 2:
-		if (read_varint(p, len, pos, &n) != 0)
+		if (varint_read(p, len, pos, &n) != 0)
 			return -1;
 		*payload_at = *pos;
 		*payload_len = n;
@@ -67,7 +86,7 @@ void identity_parse(const uint8_t *id, uint64_t len,
 	*out = (struct identity_field51){ .problem = AC_ID_OK };
 	while (pos < len) {
 		uint64_t start = pos, tag, at = 0, n = 0;
-		if (read_varint(id, len, &pos, &tag) != 0 ||
+		if (varint_read(id, len, &pos, &tag) != 0 ||
 		    (tag >> 3) < 1 || (tag >> 3) > (1u << 29) - 1 ||
 		    skip_value(id, len, &pos, tag & 7, &at, &n) != 0) {
 			out->problem = AC_ID_UNPARSABLE;
@@ -90,6 +109,27 @@ void identity_parse(const uint8_t *id, uint64_t len,
 		out->problem = AC_ID_FIELD51_WIRE_TYPE;
 	else if (!seen)
 		out->problem = AC_ID_NO_FIELD51;
+}
+
+unsigned identity_field51_header(uint8_t *dst, uint64_t len)
+{
+	if (dst)
+		memcpy(dst, FIELD51_TAG, sizeof(FIELD51_TAG));
+	return sizeof(FIELD51_TAG) +
+	       varint_put(dst ? dst + sizeof(FIELD51_TAG) : NULL, len);
+}
+
+int identity_field51_only(const uint8_t *id, uint64_t len,
+			  const uint8_t **payload, uint64_t *payload_len)
+{
+	uint64_t at = sizeof(FIELD51_TAG), n;
+	if (len < at || memcmp(id, FIELD51_TAG, at) != 0 ||
+	    varint_read(id, len, &at, &n) != 0 ||
+	    varint_put(NULL, n) != at - sizeof(FIELD51_TAG) || n != len - at)
+		return 0;
+	*payload = id + at;
+	*payload_len = n;
+	return 1;
 }
 
 struct byte_probe {

@@ -18,6 +18,24 @@ struct identity_field51 {
 	uint64_t len;
 };
 
+/* Protobuf varints, the one codec: varint_put writes v minimally into
+ * dst (NULL: only counts) and returns its bytes (1 to 10); varint_read
+ * reads one at *pos of p[0..len) (at most 10 bytes, value below 2^64),
+ * advancing *pos: 0, or -1 when truncated or too long. */
+unsigned varint_put(uint8_t *dst, uint64_t v);
+int varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
+		uint64_t *value);
+
+/* The canonical identity of a phase whose field 51 holds `len` bytes: the
+ * message holding only field 51 (tag 0x9A 0x03, the length as a minimal
+ * varint, the payload).  identity_field51_header writes its bytes before
+ * the payload into dst (NULL: only counts) and returns how many. */
+unsigned identity_field51_header(uint8_t *dst, uint64_t len);
+
+/* Whether id is exactly a canonical field-51 message; then its payload. */
+int identity_field51_only(const uint8_t *id, uint64_t len,
+			  const uint8_t **payload, uint64_t *payload_len);
+
 /*
  * Parses a source identity.  problem is AC_ID_OK when the identity parses
  * and its last field 51 is length-delimited; the caller then looks the

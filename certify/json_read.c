@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "identity.h"
 #include "internal.h"
 #include "json_split.h"
 
@@ -511,22 +512,6 @@ static int read_bytes(struct reader *r, json_t *obj, const char *path,
 
 /* ---- the launch identity -------------------------------------------- */
 
-/* Field 51, wire type 2: tag (51 << 3) | 2 = 410 as a varint. */
-static const uint8_t FIELD51_TAG[2] = { 0x9a, 0x03 };
-
-static unsigned varint_put(uint8_t *dst, uint64_t v)
-{
-	unsigned n = 0;
-	do {
-		uint8_t b = v & 0x7f;
-		v >>= 7;
-		if (dst)
-			dst[n] = b | (v ? 0x80 : 0);
-		n++;
-	} while (v);
-	return n;
-}
-
 /*
  * Builds the identity of `phase`/`phase_hex`: the message holding only
  * field 51 with these bytes (tag, minimal varint length, payload).
@@ -543,15 +528,13 @@ static int read_phase_identity(struct reader *r, const json_t *v, int is_hex,
 			return fail_type(r, path, v, "a string");
 		len = json_string_length(v);
 	}
-	uint64_t total = len + sizeof(FIELD51_TAG) + varint_put(NULL, len);
+	uint64_t total = len + identity_field51_header(NULL, len);
 	if (check_len32(r, path, total))
 		return -1;
 	uint8_t *at = pool_take(r, POOL_LAUNCH, total, out);
 	if (!at)
 		return 0;
-	memcpy(at, FIELD51_TAG, sizeof(FIELD51_TAG));
-	at += sizeof(FIELD51_TAG);
-	at += varint_put(at, len);
+	at += identity_field51_header(at, len);
 	if (is_hex)
 		decode_hex(v, at);
 	else if (len)

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "identity.h"
 #include "internal.h"
 
 #define FORMAT_NAME "arena-program/1"
@@ -221,49 +222,19 @@ static int push(json_t *arr, json_t *v)
 
 /* ---- the launch identity -------------------------------------------- */
 
-static unsigned varint_size(uint64_t v)
-{
-	unsigned n = 1;
-	while (v >>= 7)
-		n++;
-	return n;
-}
-
 /*
- * Is the identity exactly the canonical message holding only field 51
- * (0x9A 0x03, the payload length as a minimal varint, the payload)?  That
- * is what the reader builds from `phase`/`phase_hex`, so writing those
- * keys gives back the same bytes.  Any other identity is written raw.
+ * An identity that is exactly the canonical message holding only field
+ * 51 (identity.h) is what the reader builds from `phase`/`phase_hex`, so
+ * writing those keys gives back the same bytes.  Any other identity is
+ * written raw.
  */
-static int field51_payload(const struct ac_bytes *id, const uint8_t **payload,
-			   uint32_t *len)
-{
-	const uint8_t *p = id->data;
-	uint32_t at = 2;
-	uint64_t v = 0;
-	if (id->len < 3 || p[0] != 0x9a || p[1] != 0x03)
-		return 0;
-	for (unsigned shift = 0;; shift += 7) {
-		if (at >= id->len || shift > 63)
-			return 0;
-		uint8_t b = p[at++];
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-	}
-	if (varint_size(v) != at - 2 || v != id->len - at)
-		return 0;
-	*payload = p + at;
-	*len = (uint32_t)v;
-	return 1;
-}
-
 static int set_launch_identity(json_t *obj, const struct ac_bytes *id)
 {
 	const uint8_t *payload;
-	uint32_t len;
-	if (field51_payload(id, &payload, &len))
-		return set_bytes(obj, "phase", "phase_hex", payload, len);
+	uint64_t len;
+	if (identity_field51_only(id->data, id->len, &payload, &len))
+		return set_bytes(obj, "phase", "phase_hex", payload,
+				 (uint32_t)len);
 	return set(obj, "identity_hex", json_hex(id->data, id->len));
 }
 

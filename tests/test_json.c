@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../certify/identity.h"
 #include "suites.h"
 #include "util.h"
 
@@ -1098,6 +1099,52 @@ START_TEST(split_errors_are_whole_texts)
 }
 END_TEST
 
+/* The one varint codec (identity.h), which the JSON reader writes field
+ * 51 with, the writer recognises it by and the identity parser reads. */
+START_TEST(varint_round_trip)
+{
+	static const uint64_t values[] = { 0, 1, 127, 128, 16383, 16384,
+					   (uint64_t)1 << 32, (uint64_t)1 << 63,
+					   UINT64_MAX };
+	static const unsigned sizes[] = { 1, 1, 1, 2, 2, 3, 5, 10, 10 };
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint8_t b[10];
+		ck_assert_uint_eq(varint_put(NULL, values[i]), sizes[i]);
+		ck_assert_uint_eq(varint_put(b, values[i]), sizes[i]);
+		uint64_t pos = 0, v;
+		ck_assert_int_eq(varint_read(b, sizes[i], &pos, &v), 0);
+		ck_assert_uint_eq(v, values[i]);
+		ck_assert_uint_eq(pos, sizes[i]);
+		pos = 0;                              /* truncated */
+		ck_assert_int_eq(varint_read(b, sizes[i] - 1, &pos, &v), -1);
+	}
+	/* an 11th byte, a 10th above 1 */
+	const uint8_t eleven[11] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				     0xff, 0xff, 0x81, 0x00 };
+	uint64_t pos = 0, v;
+	ck_assert_int_eq(varint_read(eleven, 11, &pos, &v), -1);
+	/* field 51 alone, canonical: header then payload */
+	uint8_t id[4 + 200];
+	unsigned h = identity_field51_header(id, 200);
+	ck_assert_uint_eq(h, 4);
+	ck_assert_uint_eq(identity_field51_header(NULL, 200), 4);
+	memset(id + h, 'x', 200);
+	const uint8_t *payload;
+	uint64_t len;
+	ck_assert(identity_field51_only(id, h + 200, &payload, &len));
+	ck_assert_ptr_eq(payload, id + h);
+	ck_assert_uint_eq(len, 200);
+	ck_assert(!identity_field51_only(id, h + 199, &payload, &len));
+	/* a length written with a needless byte is not canonical */
+	const uint8_t long_len[] = { 0x9a, 0x03, 0x81, 0x00, 'x' };
+	ck_assert(!identity_field51_only(long_len, 5, &payload, &len));
+	struct identity_field51 parsed;
+	identity_parse(long_len, 5, &parsed);        /* yet it parses */
+	ck_assert_int_eq(parsed.problem, AC_ID_OK);
+	ck_assert_uint_eq(parsed.len, 1);
+}
+END_TEST
+
 Suite *suite_json(void)
 {
 	Suite *s = suite_create("json");
@@ -1114,6 +1161,7 @@ Suite *suite_json(void)
 			    sizeof(i64_ok) / sizeof(i64_ok[0]));
 	tcase_add_test(tc, phase_identity_bytes);
 	tcase_add_test(tc, phase_identity_long);
+	tcase_add_test(tc, varint_round_trip);
 	tcase_add_test(tc, odd_names);
 	tcase_add_loop_test(tc, malformed, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, syntax_error_position);
