@@ -14,6 +14,7 @@
  * the model's own layout: a model and the program it describes have one
  * image.  For a reader-built model this is a straight copy.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,21 +63,6 @@ struct layout {
 
 /* ---- pass 1: plan ---- */
 
-static int fail_entry(struct ac_error *err, const char *table, uint64_t i,
-		      const char *field, const char *what)
-{
-	char where[96];
-	snprintf(where, sizeof(where), "%s[%llu].%s", table,
-		 (unsigned long long)i, field);
-	return ac_fail(err, where, "%s", what);
-}
-
-/* Is the run [first, first + count) inside an array of n elements? */
-static int run_inside(uint64_t first, uint64_t count, uint64_t n)
-{
-	return first <= n && count <= n - first;
-}
-
 /*
  * A byte string goes to the pool at *pool; its offset must fit the u32
  * offset field.  Adds its length to *pool.
@@ -85,11 +71,9 @@ static int plan_string(const struct ac_bytes *s, uint64_t *pool,
 		       const char *table, uint64_t i, const char *field,
 		       struct ac_error *err)
 {
-	if (s->len && !s->data)
-		return fail_entry(err, table, i, field,
-				  "byte string has a length but no data");
+	assert(!s->len || s->data);   /* model_check_structure */
 	if (*pool > UINT32_MAX)
-		return fail_entry(err, table, i, field,
+		return ac_fail_entry(err, table, i, field,
 				  "the byte-string pool passes 2^32-1 bytes "
 				  "before this string: its offset does not "
 				  "fit the image's u32 offset field");
@@ -97,34 +81,8 @@ static int plan_string(const struct ac_bytes *s, uint64_t *pool,
 	return 0;
 }
 
-/* Arrays the plan reads must exist when their run is not empty. */
-static int check_array(const void *a, uint64_t n, const char *name,
-		       struct ac_error *err)
-{
-	if (n && !a)
-		return ac_fail(err, name, "array is NULL but its count is %llu",
-			       (unsigned long long)n);
-	return 0;
-}
-
-static int plan_arrays(const struct ac_model *m, struct ac_error *err)
-{
-	if (check_array(m->windows, m->n_windows, "windows", err) ||
-	    check_array(m->globals, m->n_globals, "globals", err) ||
-	    check_array(m->phases, m->n_phases, "phases", err) ||
-	    check_array(m->planes, m->n_planes, "planes", err) ||
-	    check_array(m->launches, m->n_launches, "launches", err) ||
-	    check_array(m->words, m->n_words, "words", err) ||
-	    check_array(m->repeats, m->n_repeats, "repeats", err) ||
-	    check_array(m->deltas, m->n_deltas, "deltas", err) ||
-	    check_array(m->slots, m->n_slots, "slots", err) ||
-	    check_array(m->frame_values, m->n_frame_values, "frame_values",
-			err))
-		return -1;
-	return 0;
-}
-
-/* Windows, globals, phases and their planes: counts and pool bytes. */
+/* Windows, globals, phases and their planes: counts and pool bytes (the
+ * model's structure is checked: runs lie inside their arrays). */
 static int plan_phases(const struct ac_model *m, struct layout *l,
 		       uint64_t *pool, struct ac_error *err)
 {
@@ -143,12 +101,10 @@ static int plan_phases(const struct ac_model *m, struct layout *l,
 	uint64_t planes = 0;
 	for (uint32_t i = 0; i < m->n_phases; i++) {
 		const struct ac_phase *ph = &m->phases[i];
-		if (!run_inside(ph->plane_first, ph->plane_count, m->n_planes))
-			return fail_entry(err, "phases", i, "plane_count",
-					  "planes run past the model's planes");
+		assert(run_inside(ph->plane_first, ph->plane_count, m->n_planes));
 		planes += ph->plane_count;
 		if (planes > UINT32_MAX)
-			return fail_entry(err, "phases", i, "plane_count",
+			return ac_fail_entry(err, "phases", i, "plane_count",
 					  "the phases' planes total more than "
 					  "2^32-1");
 		for (uint32_t k = 0; k < ph->plane_count; k++)
@@ -175,23 +131,12 @@ static int plan_launches(const struct ac_model *m, struct layout *l,
 		if (plan_string(&la->identity, pool, "launches", i, "identity",
 				err))
 			return -1;
-		if (!run_inside(la->word_first, la->word_count, m->n_words))
-			return fail_entry(err, "launches", i, "word_count",
-					  "words run past the model's words");
+		assert(run_inside(la->word_first, la->word_count, m->n_words));
 		words += la->word_count;  /* < 2^32 * 2^32: no overflow */
 	}
 	l->count[IMG_LAUNCHES] = m->n_launches;
 	l->count[IMG_WORDS] = words;
 	return 0;
-}
-
-/* Frame values of a repeat: frame_count * slot_count, or 0 on overflow. */
-static int repeat_values(const struct ac_repeat *r, uint64_t *n)
-{
-	if (r->slot_count && r->frame_count > UINT64_MAX / r->slot_count)
-		return 0;
-	*n = r->frame_count * r->slot_count;
-	return 1;
 }
 
 /* Repeats and their deltas, slots and frame values. */
@@ -201,36 +146,21 @@ static int plan_repeats(const struct ac_model *m, struct layout *l,
 	uint64_t deltas = 0, slots = 0, values = 0;
 	for (uint32_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *r = &m->repeats[i];
-		uint64_t n;
-		if (!run_inside(r->delta_first, r->delta_count, m->n_deltas))
-			return fail_entry(err, "repeats", i, "delta_count",
-					  "deltas run past the model's deltas");
-		if (!run_inside(r->slot_first, r->slot_count, m->n_slots))
-			return fail_entry(err, "repeats", i, "slot_count",
-					  "slots run past the model's slots");
-		/* Without a table (frame_count 0) frame_value_first means
-		 * nothing, as for ac_program_new's checks of the spec
-		 * (fuzz_differential). */
-		if (!repeat_values(r, &n) ||
-		    (r->frame_count &&
-		     !run_inside(r->frame_value_first, n, m->n_frame_values)))
-			return fail_entry(err, "repeats", i, "frame_count",
-					  "frame values (frame_count * "
-					  "slot_count) run past the model's "
-					  "frame values");
+		/* below 2^64: model_check_structure */
+		uint64_t n = r->frame_count * r->slot_count;
 		deltas += r->delta_count;
 		if (deltas > UINT32_MAX)
-			return fail_entry(err, "repeats", i, "delta_count",
+			return ac_fail_entry(err, "repeats", i, "delta_count",
 					  "the repeats' deltas total more "
 					  "than 2^32-1");
 		slots += r->slot_count;
 		if (slots > UINT32_MAX)
-			return fail_entry(err, "repeats", i, "slot_count",
+			return ac_fail_entry(err, "repeats", i, "slot_count",
 					  "the repeats' slots total more than "
 					  "2^32-1");
 		/* Each run fits in memory, but shared runs may add up. */
 		if (n > UINT64_MAX - values)
-			return fail_entry(err, "repeats", i, "frame_count",
+			return ac_fail_entry(err, "repeats", i, "frame_count",
 					  "the repeats' frame values total "
 					  "more than 2^64-1");
 		values += n;
@@ -265,8 +195,7 @@ static int plan(const struct ac_model *m, int with_schedule, struct layout *l,
 	uint64_t pool = 0;
 	memset(l, 0, sizeof(*l));
 	l->n_refs = with_schedule ? m->n_refs : 0;
-	if (plan_arrays(m, err) ||
-	    check_array(m->refs, l->n_refs, "schedule", err) ||
+	if (model_check_structure(m, with_schedule, err) ||
 	    plan_phases(m, l, &pool, err) ||
 	    plan_launches(m, l, &pool, err) ||
 	    plan_repeats(m, l, err))

@@ -14,6 +14,26 @@
 int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
 	AC_PRINTF(3, 4);
 
+/* structure.c: ac_fail at "table[i].field". */
+int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
+		  const char *field, const char *what);
+
+/* Is the run [first, first + count) inside an array of n elements? */
+static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
+{
+	return first <= n && count <= n - first;
+}
+
+/*
+ * structure.c: the model's own structure, which the readers guarantee
+ * and a hand-built model may not (arrays present, byte strings with
+ * their bytes, runs inside their arrays; the schedule's array too when
+ * with_refs).  0, or -1 with *err naming the field ("phases[1].plane_count").
+ * Every function that reads a hand-built model checks it first.
+ */
+int model_check_structure(const struct ac_model *m, int with_refs,
+			  struct ac_error *err);
+
 /*
  * A model that owns its arrays, as the readers build it.  Counts are set
  * first, then model_owned_alloc() allocates every array at once, so no

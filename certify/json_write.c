@@ -35,114 +35,25 @@
 
 /* ---- checking a hand-built model ------------------------------------ */
 
-/* Is [first, first + count) inside an array of n entries? */
-static int run_inside(uint64_t first, uint64_t count, uint64_t n)
-{
-	return first <= n && count <= n - first;
-}
-
-static int check_bytes(const struct ac_bytes *b, const char *what,
-		       uint64_t i, struct ac_error *err)
-{
-	char where[PATH_LEN];
-	if (b->len == 0 || b->data)
-		return 0;
-	snprintf(where, sizeof(where), "%s[%" PRIu64 "]", what, i);
-	return ac_fail(err, where, "%" PRIu32 " bytes at a NULL pointer",
-		       b->len);
-}
-
-static int check_arrays(const struct ac_model *m, struct ac_error *err)
-{
-	struct { uint64_t n; const void *p; const char *name; } a[] = {
-		{ m->n_windows, m->windows, "windows" },
-		{ m->n_globals, m->globals, "globals" },
-		{ m->n_phases, m->phases, "phases" },
-		{ m->n_planes, m->planes, "planes" },
-		{ m->n_launches, m->launches, "launches" },
-		{ m->n_words, m->words, "words" },
-		{ m->n_repeats, m->repeats, "repeats" },
-		{ m->n_deltas, m->deltas, "deltas" },
-		{ m->n_slots, m->slots, "slots" },
-		{ m->n_frame_values, m->frame_values, "frame_values" },
-		{ m->n_refs, m->refs, "refs" },
-	};
-	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
-		if (a[i].n && !a[i].p)
-			return ac_fail(err, a[i].name, "%" PRIu64 " entries "
-				       "at a NULL pointer", a[i].n);
-	return 0;
-}
-
-static int check_table(const struct ac_repeat *rp, uint64_t n_values,
-		       const char *where, struct ac_error *err)
-{
-	if (rp->frame_count == 0)
-		return 0;
-	if (rp->slot_count == 0) {
-		if (rp->frame_count <= SLOTLESS_FRAMES_MAX)
-			return 0;
-		return ac_fail(err, where, "%" PRIu64 " frames in a table "
-			       "without slots; at most 4096 can be written",
-			       rp->frame_count);
-	}
-	if (rp->frame_value_first <= n_values &&
-	    rp->frame_count <= (n_values - rp->frame_value_first) /
-			       rp->slot_count)
-		return 0;
-	return ac_fail(err, where, "frames run past the %" PRIu64
-		       " frame values", n_values);
-}
-
-/* Every run a writer follows lies inside its array; no NULL is read. */
+/* What JSON cannot hold, beyond the model's structure (structure.c):
+ * slots need a table, and a table needs a frame; a table without slots
+ * is written as its frames, at most SLOTLESS_FRAMES_MAX of them. */
 static int check_model(const struct ac_model *m, struct ac_error *err)
 {
-	char where[PATH_LEN];
-	if (check_arrays(m, err))
+	if (model_check_structure(m, 1, err))
 		return -1;
-	for (uint64_t i = 0; i < m->n_windows; i++)
-		if (check_bytes(&m->windows[i].name, "windows", i, err))
-			return -1;
-	for (uint64_t i = 0; i < m->n_globals; i++)
-		if (check_bytes(&m->globals[i].name, "globals", i, err))
-			return -1;
-	for (uint64_t i = 0; i < m->n_planes; i++)
-		if (check_bytes(&m->planes[i].name, "planes", i, err))
-			return -1;
-	for (uint64_t i = 0; i < m->n_phases; i++) {
-		const struct ac_phase *p = &m->phases[i];
-		snprintf(where, sizeof(where), "phases[%" PRIu64 "]", i);
-		if (check_bytes(&p->identity, "phases", i, err))
-			return -1;
-		if (!run_inside(p->plane_first, p->plane_count, m->n_planes))
-			return ac_fail(err, where, "planes run past the %"
-				       PRIu32 " planes", m->n_planes);
-	}
-	for (uint64_t i = 0; i < m->n_launches; i++) {
-		const struct ac_launch *l = &m->launches[i];
-		snprintf(where, sizeof(where), "launches[%" PRIu64 "]", i);
-		if (check_bytes(&l->identity, "launches", i, err))
-			return -1;
-		if (!run_inside(l->word_first, l->word_count, m->n_words))
-			return ac_fail(err, where, "words run past the %"
-				       PRIu64 " words", m->n_words);
-	}
 	for (uint64_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *rp = &m->repeats[i];
+		char where[PATH_LEN];
 		snprintf(where, sizeof(where), "repeats[%" PRIu64 "]", i);
-		if (!run_inside(rp->delta_first, rp->delta_count, m->n_deltas))
-			return ac_fail(err, where, "deltas run past the %"
-				       PRIu32 " deltas", m->n_deltas);
-		if (!run_inside(rp->slot_first, rp->slot_count, m->n_slots))
-			return ac_fail(err, where, "slots run past the %"
-				       PRIu32 " slots", m->n_slots);
-		/* Slots live in the table, which needs a frame. */
 		if (rp->slot_count && !rp->frame_count)
 			return ac_fail(err, where, "%" PRIu32 " slots but no "
 				       "frames: JSON has no table without "
 				       "frames", rp->slot_count);
-		if (check_table(rp, m->n_frame_values, where, err))
-			return -1;
+		if (!rp->slot_count && rp->frame_count > SLOTLESS_FRAMES_MAX)
+			return ac_fail(err, where, "%" PRIu64 " frames in a "
+				       "table without slots; at most 4096 can "
+				       "be written", rp->frame_count);
 	}
 	return 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Spec section 1: what makes a plan and launch table malformed.  The
- * schedule is checked as it is appended (schedule.c).  Besides the spec's
- * rules this checks the model's own structure (nested runs inside their
- * flat arrays), which a reader guarantees but a hand-built model may not.
- * Locations are the JSON paths of program-json.md.
+ * schedule is checked as it is appended (reference.c).  The model's own
+ * structure (arrays present, runs inside their flat arrays), which a
+ * reader guarantees but a hand-built model may not, is checked first
+ * (structure.c).  Locations are the JSON paths of program-json.md.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,12 +19,6 @@
 static int fits(uint64_t offset, uint64_t size)
 {
 	return size <= UINT64_MAX - offset + 1 || offset == 0;
-}
-
-/* first + count <= limit, without overflow. */
-static int inside(uint64_t first, uint64_t count, uint64_t limit)
-{
-	return first <= limit && count <= limit - first;
 }
 
 static int fail_at(struct ac_error *err, const char *msg, const char *fmt, ...)
@@ -62,9 +56,6 @@ static int validate_plan(const struct ac_model *m, struct ac_error *err)
 				       "globals[%u]", i);
 	for (uint32_t p = 0; p < m->n_phases; p++) {
 		const struct ac_phase *ph = &m->phases[p];
-		if (!inside(ph->plane_first, ph->plane_count, m->n_planes))
-			return fail_at(err, "planes outside the plane table",
-				       "phases[%u].planes", p);
 		for (uint32_t j = 0; j < ph->plane_count; j++) {
 			const struct ac_tensor *t = &m->planes[ph->plane_first + j];
 			if (!fits(t->offset, t->size))
@@ -92,16 +83,6 @@ static int validate_identities(const struct ac_model *m, struct ac_error *err)
 		snprintf(msg, sizeof(msg), "same identity as phases[%u]", first);
 		return fail_at(err, msg, "phases[%u].identity", dup);
 	}
-	return 0;
-}
-
-static int validate_launches(const struct ac_model *m, struct ac_error *err)
-{
-	for (uint32_t i = 0; i < m->n_launches; i++)
-		if (!inside(m->launches[i].word_first,
-			    m->launches[i].word_count, m->n_words))
-			return fail_at(err, "words outside the word table",
-				       "launches[%u].words", i);
 	return 0;
 }
 
@@ -169,15 +150,6 @@ static int validate_table(const struct ac_model *m, uint32_t ri,
 				       "repeats[%u].table", ri);
 		return 0;
 	}
-	if (!inside(r->slot_first, r->slot_count, m->n_slots))
-		return fail_at(err, "slots outside the slot table",
-			       "repeats[%u].table.slots", ri);
-	if (r->slot_count &&
-	    (r->frame_count > UINT64_MAX / r->slot_count ||
-	     !inside(r->frame_value_first, r->frame_count * r->slot_count,
-		     m->n_frame_values)))
-		return fail_at(err, "frames outside the frame-value table",
-			       "repeats[%u].table.frames", ri);
 	for (uint32_t k = 0; k < r->slot_count; k++) {
 		const struct ac_slot *s = &m->slots[r->slot_first + k];
 		if (check_body_word(m, r, s->launch, s->word, err,
@@ -194,15 +166,12 @@ static int validate_repeat(const struct ac_model *m, uint32_t ri,
 	if (r->count == 0)
 		return fail_at(err, "a body holds at least one launch",
 			       "repeats[%u].count", ri);
-	if (!inside(r->first, r->count, m->n_launches))
+	if (!run_inside(r->first, r->count, m->n_launches))
 		return fail_at(err, "the body is not inside the launch table",
 			       "repeats[%u]", ri);
 	if (r->iterations == 0 || r->iterations >= TWO_POW_32)
 		return fail_at(err, "iterations must be 1 .. 2^32-1",
 			       "repeats[%u].iterations", ri);
-	if (!inside(r->delta_first, r->delta_count, m->n_deltas))
-		return fail_at(err, "deltas outside the delta table",
-			       "repeats[%u].deltas", ri);
 	for (uint32_t k = 0; k < r->delta_count; k++) {
 		const struct ac_delta *d = &m->deltas[r->delta_first + k];
 		if (check_body_word(m, r, d->launch, d->word, err, "deltas",
@@ -254,8 +223,8 @@ static int validate_bodies_disjoint(const struct ac_model *m,
 
 int validate_model(const struct ac_model *m, struct ac_error *err)
 {
-	if (validate_plan(m, err) || validate_identities(m, err) ||
-	    validate_launches(m, err))
+	if (model_check_structure(m, 0, err) || validate_plan(m, err) ||
+	    validate_identities(m, err))
 		return -1;
 	for (uint32_t i = 0; i < m->n_repeats; i++)
 		if (validate_repeat(m, i, err))

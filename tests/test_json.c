@@ -812,19 +812,19 @@ START_TEST(writer_rejects_bad_runs)
 	struct ac_model m = { .alignment = 1, .n_phases = 1, .phases = phases,
 			      .n_planes = 1, .planes = planes };
 	ck_assert_ptr_null(ac_model_write_json(&m, &len, &err));
-	ck_assert_str_eq(err.where, "phases[0]");
+	ck_assert_str_eq(err.where, "phases[0].plane_count");
 
 	m = (struct ac_model){ .alignment = 1, .n_launches = 1,
 			       .launches = launches, .n_words = 4,
 			       .words = words };
 	ck_assert_ptr_null(ac_model_write_json(&m, &len, &err));
-	ck_assert_str_eq(err.where, "launches[0]");
+	ck_assert_str_eq(err.where, "launches[0].word_count");
 
 	m = (struct ac_model){ .alignment = 1, .n_repeats = 1,
 			       .repeats = repeats, .n_slots = 2, .slots = slots,
 			       .n_frame_values = 6, .frame_values = frames };
 	ck_assert_ptr_null(ac_model_write_json(&m, &len, &err));
-	ck_assert_str_eq(err.where, "repeats[0]");
+	ck_assert_str_eq(err.where, "repeats[0].frame_count");
 
 	m = (struct ac_model){ .alignment = 1, .n_globals = 1 };
 	ck_assert_ptr_null(ac_model_write_json(&m, &len, &err));
@@ -845,7 +845,52 @@ START_TEST(writer_rejects_bad_runs)
 	m = (struct ac_model){ .alignment = 1, .n_globals = 1,
 			       .globals = nameless };
 	ck_assert_ptr_null(ac_model_write_json(&m, &len, &err));
-	ck_assert_str_eq(err.where, "globals[0]");
+	ck_assert_str_eq(err.where, "globals[0].name");
+}
+END_TEST
+
+/* A hand-built model whose structure is broken gets one error, the same
+ * from ac_program_new and both writers (structure.c). */
+START_TEST(structure_errors_are_one)
+{
+	static const struct ac_tensor planes[1];
+	static const struct ac_phase phases[] = { { { NULL, 0 }, 1, 1 } };
+	static const struct ac_launch launches[] = { { { NULL, 0 }, 3, 2, 0 } };
+	static const uint64_t words[4];
+	static const struct ac_repeat repeats[] = {
+		{ .first = 0, .count = 1, .iterations = 1, .delta_first = 2,
+		  .delta_count = 1 },
+	};
+	static const struct ac_delta deltas[2];
+	static const struct ac_tensor nameless[] = { { { NULL, 2 }, 0, 1, 0,
+						       { 0 } } };
+	const struct ac_model models[] = {
+		{ .alignment = 1, .n_phases = 1, .phases = phases,
+		  .n_planes = 1, .planes = planes },
+		{ .alignment = 1, .n_launches = 1, .launches = launches,
+		  .n_words = 4, .words = words },
+		{ .alignment = 1, .n_launches = 1, .launches = launches,
+		  .n_words = 5, .words = words, .n_repeats = 1,
+		  .repeats = repeats, .n_deltas = 2, .deltas = deltas },
+		{ .alignment = 1, .n_globals = 1 },
+		{ .alignment = 1, .n_globals = 1, .globals = nameless },
+	};
+	const char *where[] = { "phases[0].plane_count",
+				"launches[0].word_count",
+				"repeats[0].delta_count", "globals",
+				"globals[0].name" };
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		struct ac_error a, b, c;
+		size_t len;
+		ck_assert_ptr_null(ac_program_new(&models[i], &a));
+		ck_assert_ptr_null(ac_model_write_image(&models[i], &len, &b));
+		ck_assert_ptr_null(ac_model_write_json(&models[i], &len, &c));
+		ck_assert_str_eq(a.where, where[i]);
+		ck_assert_str_eq(b.where, where[i]);
+		ck_assert_str_eq(c.where, where[i]);
+		ck_assert_str_eq(a.message, b.message);
+		ck_assert_str_eq(a.message, c.message);
+	}
 }
 END_TEST
 
@@ -1171,6 +1216,7 @@ Suite *suite_json(void)
 	tcase_add_test(tc, hostile_text);
 	tcase_add_test(tc, writer_edge_values);
 	tcase_add_test(tc, writer_rejects_bad_runs);
+	tcase_add_test(tc, structure_errors_are_one);
 	tcase_add_test(tc, writer_limits_slotless_frames);
 	tcase_add_loop_test(tc, random_models, 0, 8);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The structure of a model, which the readers guarantee and a hand-built
+ * model may not: every array its count says is there, every byte string
+ * with a length has its bytes, and every run into a flat array (a
+ * phase's planes, a launch's words, a repeat's deltas, slots and frame
+ * values) lies inside it.  One check with one set of messages, for
+ * ac_program_new (validate.c) and both writers; locations name the
+ * model's own fields ("phases[1].plane_count").  What a format cannot
+ * hold (the image's u32 totals, JSON's tables without frames) is each
+ * writer's own.
+ */
+#include <stdio.h>
+
+#include "internal.h"
+
+int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
+		      const char *field, const char *what)
+{
+	char where[96];
+	snprintf(where, sizeof(where), "%s[%llu].%s", table,
+		 (unsigned long long)i, field);
+	return ac_fail(err, where, "%s", what);
+}
+
+/* An array the model names must exist when its count is not 0. */
+static int check_array(const void *a, uint64_t n, const char *name,
+		       struct ac_error *err)
+{
+	if (n && !a)
+		return ac_fail(err, name, "array is NULL but its count is %llu",
+			       (unsigned long long)n);
+	return 0;
+}
+
+static int check_arrays(const struct ac_model *m, int with_refs,
+			struct ac_error *err)
+{
+	if (check_array(m->windows, m->n_windows, "windows", err) ||
+	    check_array(m->globals, m->n_globals, "globals", err) ||
+	    check_array(m->phases, m->n_phases, "phases", err) ||
+	    check_array(m->planes, m->n_planes, "planes", err) ||
+	    check_array(m->launches, m->n_launches, "launches", err) ||
+	    check_array(m->words, m->n_words, "words", err) ||
+	    check_array(m->repeats, m->n_repeats, "repeats", err) ||
+	    check_array(m->deltas, m->n_deltas, "deltas", err) ||
+	    check_array(m->slots, m->n_slots, "slots", err) ||
+	    check_array(m->frame_values, m->n_frame_values, "frame_values",
+			err) ||
+	    (with_refs && check_array(m->refs, m->n_refs, "refs", err)))
+		return -1;
+	return 0;
+}
+
+static int check_bytes(const struct ac_bytes *b, const char *table,
+		       uint64_t i, const char *field, struct ac_error *err)
+{
+	if (b->len && !b->data)
+		return ac_fail_entry(err, table, i, field,
+				  "byte string has a length but no data");
+	return 0;
+}
+
+static int check_strings(const struct ac_model *m, struct ac_error *err)
+{
+	for (uint32_t i = 0; i < m->n_windows; i++)
+		if (check_bytes(&m->windows[i].name, "windows", i, "name", err))
+			return -1;
+	for (uint32_t i = 0; i < m->n_globals; i++)
+		if (check_bytes(&m->globals[i].name, "globals", i, "name", err))
+			return -1;
+	for (uint32_t i = 0; i < m->n_phases; i++)
+		if (check_bytes(&m->phases[i].identity, "phases", i,
+				"identity", err))
+			return -1;
+	for (uint32_t i = 0; i < m->n_planes; i++)
+		if (check_bytes(&m->planes[i].name, "planes", i, "name", err))
+			return -1;
+	for (uint32_t i = 0; i < m->n_launches; i++)
+		if (check_bytes(&m->launches[i].identity, "launches", i,
+				"identity", err))
+			return -1;
+	return 0;
+}
+
+static int check_runs(const struct ac_model *m, struct ac_error *err)
+{
+	for (uint32_t i = 0; i < m->n_phases; i++) {
+		const struct ac_phase *ph = &m->phases[i];
+		if (!run_inside(ph->plane_first, ph->plane_count, m->n_planes))
+			return ac_fail_entry(err, "phases", i, "plane_count",
+					  "planes run past the model's planes");
+	}
+	for (uint32_t i = 0; i < m->n_launches; i++) {
+		const struct ac_launch *la = &m->launches[i];
+		if (!run_inside(la->word_first, la->word_count, m->n_words))
+			return ac_fail_entry(err, "launches", i, "word_count",
+					  "words run past the model's words");
+	}
+	for (uint32_t i = 0; i < m->n_repeats; i++) {
+		const struct ac_repeat *r = &m->repeats[i];
+		if (!run_inside(r->delta_first, r->delta_count, m->n_deltas))
+			return ac_fail_entry(err, "repeats", i, "delta_count",
+					  "deltas run past the model's deltas");
+		if (!run_inside(r->slot_first, r->slot_count, m->n_slots))
+			return ac_fail_entry(err, "repeats", i, "slot_count",
+					  "slots run past the model's slots");
+		/* Without a table (frame_count 0) frame_value_first means
+		 * nothing, as for ac_program_new's checks of the spec
+		 * (fuzz_differential). */
+		if (r->frame_count &&
+		    ((r->slot_count &&
+		      r->frame_count > UINT64_MAX / r->slot_count) ||
+		     !run_inside(r->frame_value_first,
+				 r->frame_count * r->slot_count,
+				 m->n_frame_values)))
+			return ac_fail_entry(err, "repeats", i, "frame_count",
+					  "frame values (frame_count * "
+					  "slot_count) run past the model's "
+					  "frame values");
+	}
+	return 0;
+}
+
+int model_check_structure(const struct ac_model *m, int with_refs,
+			  struct ac_error *err)
+{
+	if (check_arrays(m, with_refs, err) || check_strings(m, err) ||
+	    check_runs(m, err))
+		return -1;
+	return 0;
+}
