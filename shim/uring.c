@@ -81,10 +81,9 @@
 
 #include "guard.h"
 #include "sqe_inject.h"
+#include "uring_abi.h"
 #include "usercopy.h"
 
-
-#define CMD_BYTES 80                    /* sqe->cmd of a 128-byte SQE */
 #define UNCERTAIN ((struct ag_file *)1)
 
 #ifndef IORING_SETUP_NO_SQARRAY
@@ -521,45 +520,31 @@ static enum fd_kind fd_kind(int fd, struct ag_file **f, int exact)
 	return errno ? FD_MAYBE : FD_NOT;
 }
 
-/* The application's fd array in chunks: one read per chunk (a bad
- * pointer reads as -1s: the kernel refused those, or will). */
-#define FD_CHUNK 1024u
+/* A slot update in progress (slot_fd's context). */
+struct slot_update {
+	struct ring_state *r;
+	struct slot_table *t;
+	struct retired d;
+};
 
-static void read_fds(int *buf, uint64_t files, unsigned int from,
-		     unsigned int n)
+/* uring_files_each's callback: slot of the update's table now holds fd. */
+static void slot_fd(void *ctx, unsigned int slot, int fd)
 {
-	if (copy_from_user(buf, files + (uint64_t)from * sizeof(int),
-			   (size_t)n * sizeof(int)) != 0)
-		memset(buf, 0xff, (size_t)n * sizeof(int));
+	struct slot_update *u = ctx;
+	struct ag_file *f;
+	enum fd_kind k = fd_kind(fd, &f, 1);
+	slot_set(u->r, u->t, slot,
+		 k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN : NULL, &u->d);
 }
 
-/* Slots off .. off + nr from the fd array `files` (0: all unset);
- * IORING_REGISTER_FILES_SKIP leaves a slot.  Slots lock held. */
+/* Slots off .. off + nr from the fd array `files` (0: all unset), as
+ * uring_files_each reads it.  Slots lock held. */
 static void slots_update(struct ring_state *r, struct slot_table *t,
 			 unsigned int off, uint64_t files, unsigned int nr)
 {
-	struct retired d = { 0 };
-	int buf[FD_CHUNK];
-	unsigned int room = off < t->n ? t->n - off : 0;
-	if (nr > room)
-		nr = room;
-	for (unsigned int c = 0; c < nr; c += FD_CHUNK) {
-		unsigned int n = nr - c < FD_CHUNK ? nr - c : FD_CHUNK;
-		if (files)
-			read_fds(buf, files, c, n);
-		else
-			memset(buf, 0xff, (size_t)n * sizeof(int));
-		for (unsigned int i = 0; i < n; i++) {
-			if (buf[i] == IORING_REGISTER_FILES_SKIP)
-				continue;
-			struct ag_file *f;
-			enum fd_kind k = fd_kind(buf[i], &f, 1);
-			slot_set(r, t, off + c + i,
-				 k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN
-								    : NULL, &d);
-		}
-	}
-	retired_drop(r, &d);
+	struct slot_update u = { .r = r, .t = t };
+	uring_files_each(files, off, nr, t->n, slot_fd, &u);
+	retired_drop(r, &u.d);
 }
 
 static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
@@ -1068,10 +1053,10 @@ static int uring_forward(struct ag_call *c, struct ag_sched *s,
 {
 	struct uring_call *u = c->ctx;
 	const struct ag_request *req = ag_request_by_nr(_IOC_NR(cmd));
-	assert(req && req->uring_op && req->uring_size <= CMD_BYTES);
+	assert(req && req->uring_op && req->uring_size <= URING_CMD_BYTES);
 	u->sqe->cmd_op = req->uring_op;
 	memcpy(u->sqe->cmd, arg, req->uring_size);
-	memset(u->sqe->cmd + req->uring_size, 0, CMD_BYTES - req->uring_size);
+	memset(u->sqe->cmd + req->uring_size, 0, URING_CMD_BYTES - req->uring_size);
 	/* No CQE is seen here: mirrored, but maybe never taken, and later
 	 * appends would then be certified with references the driver does
 	 * not have (fuzz_guard).  On a sealed file that divergence ends in
@@ -1124,7 +1109,7 @@ static const struct ag_front uring_front = {
 static int handle_cmd(struct walk *w, struct ag_file *f,
 		      struct io_uring_sqe *sqe, const struct ag_request *req)
 {
-	uint64_t arg[CMD_BYTES / 8] = { 0 };
+	uint64_t arg[URING_CMD_BYTES / 8] = { 0 };
 	assert(req->size <= sizeof(arg));
 	memcpy(arg, sqe->cmd, req->uring_size);
 	struct uring_call u = { w, sqe };
@@ -1187,7 +1172,7 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	else if (w->chain_blocked)
 		rc = -ECANCELED;   /* what the kernel will say anyway */
 	else if (sqe->__pad1 || sqe->uring_cmd_flags ||
-		 !all_zero(sqe->cmd + arg, CMD_BYTES - arg))
+		 !all_zero(sqe->cmd + arg, URING_CMD_BYTES - arg))
 		rc = -EINVAL;      /* uapi.h: nonzero padding */
 	else
 		rc = handle_cmd(w, f, sqe, req);
@@ -1223,8 +1208,7 @@ static struct io_uring_sqe *sqe_at(struct io_uring *ring, unsigned int pos)
 		if (index >= entries)
 			return NULL;
 	}
-	unsigned int shift = ring->flags & IORING_SETUP_SQE128 ? 1 : 0;
-	return &ring->sq.sqes[index << shift];
+	return uring_sqe(ring->sq.sqes, ring->flags, index);
 }
 
 /* SQ positions from .. to, at most one ring's worth (the kernel never

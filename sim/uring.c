@@ -31,10 +31,9 @@
 
 #include "sim.h"
 #include "sqe_inject.h"
+#include "uring_abi.h"
 #include "usercopy.h"
 
-
-#define CMD_BYTES 80               /* sqe->cmd in a 128-byte SQE */
 
 /* ---- the real liburing, found when first needed ---- */
 
@@ -119,25 +118,21 @@ static void forget(int ring_fd)
 	sim_unlock();
 }
 
+/* uring_files_each's callback: slot of ring_files ctx now holds fd. */
+static void slot_fd(void *ctx, unsigned int slot, int fd)
+{
+	struct ring_files *r = ctx;
+	slot_set(&r->slot[slot], fd >= 0 ? fd_file(fd) : NULL);
+}
+
 /* Sets slots off .. off + nr from the application's fd array `files`
- * (NULL: all unset); -1 clears a slot, IORING_REGISTER_FILES_SKIP
- * leaves it.  Called after the kernel accepted the same update, so the
- * array is readable; it is still read as an application pointer. */
+ * (NULL: all unset), as uring_files_each reads it.  Called after the
+ * kernel accepted the same update, so the array is readable; it is
+ * still read as an application pointer. */
 static void slots_update(struct ring_files *r, unsigned int off,
 			 const int *files, unsigned int nr)
 {
-	int *fds = files ? malloc((size_t)nr * sizeof(*fds) + 1) : NULL;
-	if (fds && copy_from_user(fds, (uintptr_t)files,
-				  (size_t)nr * sizeof(*fds))) {
-		free(fds);
-		fds = NULL;
-	}
-	for (unsigned int i = 0; i < nr && off < r->n && i < r->n - off; i++) {
-		int fd = fds ? fds[i] : -1;
-		if (fd != IORING_REGISTER_FILES_SKIP)
-			slot_set(&r->slot[off + i], fd >= 0 ? fd_file(fd) : NULL);
-	}
-	free(fds);
+	uring_files_each((uintptr_t)files, off, nr, r->n, slot_fd, r);
 }
 
 /* A new table of nr slots replaces any old one. */
@@ -290,7 +285,7 @@ static int cmd_append(struct sim_file *f, const uint8_t *cmd)
 {
 	struct drm_arena_schedule_append a;
 	memcpy(&a, cmd, sizeof(a));
-	if (!all_zero(cmd + sizeof(a), CMD_BYTES - sizeof(a)))
+	if (!all_zero(cmd + sizeof(a), URING_CMD_BYTES - sizeof(a)))
 		return -EINVAL;
 	return schedule_append(f, &a);
 }
@@ -301,7 +296,7 @@ static int cmd_submit(struct sim_file *f, const uint8_t *cmd)
 	const struct sim_seal_check unsealed = { 0, 0 };
 	uint64_t seqno;
 	memcpy(&s, cmd, sizeof(s));
-	if (!all_zero(cmd + sizeof(s), CMD_BYTES - sizeof(s)))
+	if (!all_zero(cmd + sizeof(s), URING_CMD_BYTES - sizeof(s)))
 		return -EINVAL;
 	return schedule_submit(f, s.schedule, s.flags, &unsealed, &seqno,
 			       s.seqno);
@@ -312,7 +307,7 @@ static int cmd_submit_sealed(struct sim_file *f, const uint8_t *cmd)
 	struct arena_uring_submit_sealed s;
 	uint64_t seqno;
 	memcpy(&s, cmd, sizeof(s));
-	if (!all_zero(cmd + sizeof(s), CMD_BYTES - sizeof(s)))
+	if (!all_zero(cmd + sizeof(s), URING_CMD_BYTES - sizeof(s)))
 		return -EINVAL;
 	const struct sim_seal_check check = { 1, s.seal };
 	return schedule_submit(f, s.schedule, s.flags, &check, &seqno,
@@ -356,10 +351,10 @@ static struct sim_file *target(const struct io_uring *ring,
 static void run_pending(struct io_uring *ring)
 {
 	struct io_uring_sq *sq = &ring->sq;
-	unsigned int shift = ring->flags & IORING_SETUP_SQE128 ? 1 : 0;
 	int locked = 0, chain_failed = 0;
 	for (unsigned int i = sq->sqe_head; i != sq->sqe_tail; i++) {
-		struct io_uring_sqe *sqe = &sq->sqes[(i & sq->ring_mask) << shift];
+		struct io_uring_sqe *sqe = uring_sqe(sq->sqes, ring->flags,
+						     i & sq->ring_mask);
 		int linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
 		if (sqe->opcode == IORING_OP_URING_CMD) {
 			if (!locked) {

@@ -20,6 +20,7 @@
 #include "progs.h"
 #include "spawn.h"
 #include "suites.h"
+#include "uring_abi.h"
 
 /* ---- the request filter ---- */
 
@@ -157,6 +158,58 @@ START_TEST(test_digest_is_libarenacerts)
 	ac_digester_free(mine);
 	ac_schedule_free(s);
 	ag_program_unref(p);
+}
+END_TEST
+
+/* ---- the registered-file update's fd array (common/uring_abi.c) ---- */
+
+struct slots_seen {
+	int v[2100];
+	unsigned int calls;
+};
+
+static void seen_set(void *ctx, unsigned int slot, int fd)
+{
+	struct slots_seen *s = ctx;
+	ck_assert_uint_lt(slot, 2100);
+	s->v[slot] = fd;
+	s->calls++;
+}
+
+/* Slots inside the table only, SKIP leaves a slot, no array or an
+ * unreadable one reads as -1s, across the chunks of 1024. */
+START_TEST(test_uring_files_each)
+{
+	static int fds[2100];
+	for (int i = 0; i < 2100; i++)
+		fds[i] = i % 7 == 3 ? IORING_REGISTER_FILES_SKIP : 100 + i;
+	struct slots_seen s;
+	memset(&s, 0x55, sizeof(s.v));
+	s.calls = 0;
+	uring_files_each((uintptr_t)fds, 10, 2100, 2090, seen_set, &s);
+	unsigned int want = 0;
+	for (int i = 0; i < 2080; i++) {
+		if (i % 7 == 3) {
+			ck_assert_int_eq(s.v[10 + i], 0x55555555);
+		} else {
+			ck_assert_int_eq(s.v[10 + i], 100 + i);
+			want++;
+		}
+	}
+	ck_assert_uint_eq(s.calls, want);            /* none past 2090 */
+	ck_assert_int_eq(s.v[9], 0x55555555);
+	s.calls = 0;
+	uring_files_each(0, 0, 3, 5, seen_set, &s);  /* all unset */
+	ck_assert_uint_eq(s.calls, 3);
+	ck_assert_int_eq(s.v[0], -1);
+	ck_assert_int_eq(s.v[2], -1);
+	s.calls = 0;
+	uring_files_each(8, 0, 2, 5, seen_set, &s);  /* unreadable */
+	ck_assert_uint_eq(s.calls, 2);
+	ck_assert_int_eq(s.v[1], -1);
+	s.calls = 0;
+	uring_files_each((uintptr_t)fds, 7, 2, 5, seen_set, &s); /* past */
+	ck_assert_uint_eq(s.calls, 0);
 }
 END_TEST
 
@@ -409,6 +462,7 @@ Suite *suite_unit(void)
 	tcase_add_test(t, test_config);
 	tcase_add_test(t, test_digest_is_libarenacerts);
 	tcase_add_test(t, test_program_cache);
+	tcase_add_test(t, test_uring_files_each);
 	tcase_add_test(t, test_verdict_cache_compares_bytes);
 	tcase_add_test(t, test_fd_table);
 	tcase_add_test(t, test_rebuild_is_a_lookup);
