@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every symbol libarenaguard.so exports, and nothing else (the version
- * script keeps libarenacert and the guard's own names local).  Each
+ * Every symbol libarenaguard.so exports, and nothing else (symbols.h
+ * lists them once; the version script generated from it keeps
+ * libarenacert and the guard's own names local).  Each
  * forwards to the next definition in the lookup order (RTLD_NEXT): with
  * LD_PRELOAD="libarenaguard.so libarenasim.so" that is the simulated
  * device, else libc or liburing.
@@ -46,23 +47,13 @@
 
 #include "guard.h"
 #include "liburing_newer.h"
+#include "symbols.h"
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
 
-#define NEXT(fn) static __typeof__(fn) *next_##fn
-NEXT(close); NEXT(close_range); NEXT(dup); NEXT(dup2); NEXT(dup3);
-NEXT(io_uring_submit); NEXT(io_uring_submit_and_wait);
-NEXT(io_uring_submit_and_wait_timeout); NEXT(io_uring_submit_and_get_events);
-NEXT(io_uring_wait_cqes); NEXT(io_uring_wait_cqe_timeout);
-NEXT(io_uring_register_files); NEXT(io_uring_register_files_tags);
-NEXT(io_uring_register_files_sparse); NEXT(io_uring_register_files_update);
-NEXT(io_uring_register_files_update_tag); NEXT(io_uring_unregister_files);
-NEXT(io_uring_queue_exit); NEXT(io_uring_enter); NEXT(io_uring_enter2);
-NEXT(io_uring_submit_and_wait_min_timeout); NEXT(io_uring_submit_and_wait_reg);
-NEXT(io_uring_resize_rings); NEXT(io_uring_register);
-NEXT(io_uring_queue_init); NEXT(io_uring_queue_init_params);
-NEXT(io_uring_queue_init_mem); NEXT(io_uring_queue_mmap);
+#define NEXT(fn) static __typeof__(fn) *next_##fn;
+AG_NEXT_SYMBOLS(NEXT)
 #undef NEXT
 
 /* The driver is whatever ioctl comes next: the simulator, or the
@@ -106,19 +97,8 @@ static void fork_child(void)
 static void resolve(void)
 {
 	ag_inside++;
-#define R(fn) next_##fn = (__typeof__(next_##fn))dlsym(RTLD_NEXT, #fn)
-	R(close); R(close_range); R(dup); R(dup2); R(dup3);
-	R(io_uring_submit); R(io_uring_submit_and_wait);
-	R(io_uring_submit_and_wait_timeout); R(io_uring_submit_and_get_events);
-	R(io_uring_wait_cqes); R(io_uring_wait_cqe_timeout);
-	R(io_uring_register_files); R(io_uring_register_files_tags);
-	R(io_uring_register_files_sparse); R(io_uring_register_files_update);
-	R(io_uring_register_files_update_tag); R(io_uring_unregister_files);
-	R(io_uring_queue_exit); R(io_uring_enter); R(io_uring_enter2);
-	R(io_uring_submit_and_wait_min_timeout); R(io_uring_submit_and_wait_reg);
-	R(io_uring_resize_rings); R(io_uring_register);
-	R(io_uring_queue_init); R(io_uring_queue_init_params);
-	R(io_uring_queue_init_mem); R(io_uring_queue_mmap);
+#define R(fn) next_##fn = (__typeof__(next_##fn))dlsym(RTLD_NEXT, #fn);
+	AG_NEXT_SYMBOLS(R)
 #undef R
 	ag_config_load();
 	ag_driver_ioctl = forward_ioctl;

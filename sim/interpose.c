@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "symbols.h"
 #include "usercopy.h"
 
 /* Not declared by glibc 2.36 headers, still exported. */
@@ -46,34 +47,14 @@ int __fxstatat(int ver, int dirfd, const char *path, struct stat *st,
 int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 		 int flags);
 
-#define REAL(fn) static __typeof__(fn) *real_##fn
-REAL(open); REAL(open64); REAL(openat); REAL(openat64);
-REAL(__open_2); REAL(__open64_2); REAL(__openat_2); REAL(__openat64_2);
-REAL(close); REAL(close_range); REAL(dup); REAL(dup2); REAL(dup3);
-REAL(fcntl); REAL(fcntl64);
-REAL(stat); REAL(stat64); REAL(lstat); REAL(lstat64);
-REAL(fstat); REAL(fstat64); REAL(fstatat); REAL(fstatat64);
-REAL(__xstat); REAL(__xstat64); REAL(__lxstat); REAL(__lxstat64);
-REAL(__fxstat); REAL(__fxstat64); REAL(__fxstatat); REAL(__fxstatat64);
-REAL(statx); REAL(access); REAL(faccessat);
-REAL(getxattr); REAL(lgetxattr); REAL(listxattr); REAL(llistxattr);
-REAL(ioctl); REAL(mmap); REAL(mmap64);
+#define REAL(fn) static __typeof__(fn) *real_##fn;
+SIM_LIBC_SYMBOLS(REAL)
 #undef REAL
 
 void interpose_resolve(void)
 {
-#define R(fn) real_##fn = (__typeof__(real_##fn))sim_next(#fn)
-	R(open); R(open64); R(openat); R(openat64);
-	R(__open_2); R(__open64_2); R(__openat_2); R(__openat64_2);
-	R(close); R(close_range); R(dup); R(dup2); R(dup3);
-	R(fcntl); R(fcntl64);
-	R(stat); R(stat64); R(lstat); R(lstat64);
-	R(fstat); R(fstat64); R(fstatat); R(fstatat64);
-	R(__xstat); R(__xstat64); R(__lxstat); R(__lxstat64);
-	R(__fxstat); R(__fxstat64); R(__fxstatat); R(__fxstatat64);
-	R(statx); R(access); R(faccessat);
-	R(getxattr); R(lgetxattr); R(listxattr); R(llistxattr);
-	R(ioctl); R(mmap); R(mmap64);
+#define R(fn) real_##fn = (__typeof__(real_##fn))sim_next(#fn);
+	SIM_LIBC_SYMBOLS(R)
 #undef R
 }
 

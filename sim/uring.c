@@ -31,34 +31,23 @@
 
 #include "sim.h"
 #include "sqe_inject.h"
+#include "symbols.h"
 #include "uring_abi.h"
 #include "usercopy.h"
 
 
 /* ---- the real liburing, found when first needed ---- */
 
-#define NEXT(fn) static __typeof__(fn) *next_##fn
-NEXT(io_uring_submit); NEXT(io_uring_submit_and_wait);
-NEXT(io_uring_submit_and_wait_timeout); NEXT(io_uring_submit_and_get_events);
-NEXT(io_uring_register_files); NEXT(io_uring_register_files_tags);
-NEXT(io_uring_register_files_sparse); NEXT(io_uring_register_files_update);
-NEXT(io_uring_register_files_update_tag); NEXT(io_uring_unregister_files);
-NEXT(io_uring_queue_exit); NEXT(io_uring_queue_init);
-NEXT(io_uring_queue_init_params);
+#define NEXT(fn) static __typeof__(fn) *next_##fn;
+SIM_URING_SYMBOLS(NEXT)
 #undef NEXT
 
 static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
 static void resolve(void)
 {
-#define R(fn) next_##fn = (__typeof__(next_##fn))sim_next(#fn)
-	R(io_uring_submit); R(io_uring_submit_and_wait);
-	R(io_uring_submit_and_wait_timeout); R(io_uring_submit_and_get_events);
-	R(io_uring_register_files); R(io_uring_register_files_tags);
-	R(io_uring_register_files_sparse); R(io_uring_register_files_update);
-	R(io_uring_register_files_update_tag); R(io_uring_unregister_files);
-	R(io_uring_queue_exit); R(io_uring_queue_init);
-	R(io_uring_queue_init_params);
+#define R(fn) next_##fn = (__typeof__(next_##fn))sim_next(#fn);
+	SIM_URING_SYMBOLS(R)
 #undef R
 }
 

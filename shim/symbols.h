@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every symbol libarenaguard.so exports, once (an X-macro list): the
+ * interposed functions (interpose.c defines each, and declares and
+ * resolves the next definition of each from these lists), and the
+ * version script that exports them and nothing else is generated from
+ * this file (scripts/version_script.py, shim/meson.build), so that the
+ * guard's own names and libarenacert's never bind to, or are bound by,
+ * the application's or the simulator's.
+ */
+#ifndef ARENAGUARD_SYMBOLS_H
+#define ARENAGUARD_SYMBOLS_H
+
+/* ioctl: the fast path's own atomic pointer (interpose.c). */
+#define AG_OWN_SYMBOLS(X) X(ioctl)
+
+/* The others, each with a next_<name> pointer of its type. */
+#define AG_NEXT_SYMBOLS(X) \
+	X(close) X(close_range) X(dup) X(dup2) X(dup3) \
+	X(io_uring_submit) X(io_uring_submit_and_wait) \
+	X(io_uring_submit_and_wait_timeout) X(io_uring_submit_and_get_events) \
+	X(io_uring_wait_cqes) X(io_uring_wait_cqe_timeout) \
+	X(io_uring_register_files) X(io_uring_register_files_tags) \
+	X(io_uring_register_files_sparse) X(io_uring_register_files_update) \
+	X(io_uring_register_files_update_tag) X(io_uring_unregister_files) \
+	X(io_uring_queue_exit) X(io_uring_enter) X(io_uring_enter2) \
+	X(io_uring_submit_and_wait_min_timeout) \
+	X(io_uring_submit_and_wait_reg) \
+	X(io_uring_resize_rings) X(io_uring_register) \
+	X(io_uring_queue_init) X(io_uring_queue_init_params) \
+	X(io_uring_queue_init_mem) X(io_uring_queue_mmap)
+
+#endif
