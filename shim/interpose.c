@@ -259,23 +259,23 @@ int dup3(int oldfd, int newfd, int flags)
 
 /* ---- io_uring submission ---- */
 
-int io_uring_submit(struct io_uring *ring)
-{
-	NEED(io_uring_submit, -ENOSYS);
-	if (off())
-		return next_io_uring_submit(ring);
-	struct ag_held *held = ag_uring_check(ring);
-	int rc = next_io_uring_submit(ring);
-	ag_uring_release(ring, held);
-	return rc;
-}
-
 /*
- * The waiting variants: when a checked submit holds a schedule, the
- * submit is done first on its own and the hold released before the
- * wait, so that no other thread's append waits for this one's
- * completions.  The kernel sees the same SQEs in the same order.
+ * The arguments of any submit or wait variant, and the variant itself:
+ * a call of its next definition (liburing's, or the simulator's).
  */
+struct submit_args {
+	struct io_uring *ring;
+	struct io_uring_cqe **cqe_ptr;
+	unsigned int wait_nr;
+	struct __kernel_timespec *ts;
+	unsigned int min_wait_usec;
+	sigset_t *sigmask;
+	int reg_index;
+};
+
+typedef int (*submit_variant)(const struct submit_args *a);
+
+/* The counts of a submit made first and of the variant after it. */
 static int then(int submitted, int rest)
 {
 	if (rest < 0)
@@ -292,36 +292,110 @@ static int completed(struct io_uring *ring, unsigned int wait_nr)
 	       !io_uring_cq_has_overflow(ring);
 }
 
+/* How the core runs a variant when the check holds a schedule. */
+enum submit_shape {
+	/* the variant as it is, holding the schedule until it returns */
+	SUBMIT_HELD,
+	/* a plain submit first, the hold released, then the variant (its
+	 * wait, and what it submits besides); the counts add up (then()),
+	 * and a wait the first submit satisfied is not made (completed()) */
+	SUBMIT_FIRST_ADD,
+	/* the same, the variant's own result returned */
+	SUBMIT_FIRST,
+};
+
+/*
+ * The one core of the submit wrappers, as liburing's __io_uring_submit
+ * serves its variants: checks the pending SQEs (ag_uring_check) and runs
+ * the variant.  When a checked submit holds a schedule and the variant
+ * waits, the submit is done first on its own and the hold released
+ * before the wait, so that no other thread's append waits for this
+ * one's completions; the kernel sees the same SQEs in the same order.
+ */
+static int submit_core(const struct submit_args *a, submit_variant variant,
+		       enum submit_shape shape)
+{
+	struct ag_held *held = ag_uring_check(a->ring);
+	if (!held || shape == SUBMIT_HELD || !next_io_uring_submit) {
+		int rc = variant(a);
+		ag_uring_release(a->ring, held);
+		return rc;
+	}
+	int rc = next_io_uring_submit(a->ring);
+	ag_uring_release(a->ring, held);
+	if (rc < 0 || (shape == SUBMIT_FIRST_ADD && a->wait_nr &&
+		       completed(a->ring, a->wait_nr)))
+		return rc;
+	int rest = variant(a);
+	return shape == SUBMIT_FIRST_ADD ? then(rc, rest) : rest;
+}
+
+static int call_submit(const struct submit_args *a)
+{
+	return next_io_uring_submit(a->ring);
+}
+
+static int call_submit_and_wait(const struct submit_args *a)
+{
+	return next_io_uring_submit_and_wait(a->ring, a->wait_nr);
+}
+
+static int call_submit_and_wait_timeout(const struct submit_args *a)
+{
+	return next_io_uring_submit_and_wait_timeout(a->ring, a->cqe_ptr,
+						     a->wait_nr, a->ts,
+						     a->sigmask);
+}
+
+static int call_submit_and_wait_min_timeout(const struct submit_args *a)
+{
+	return next_io_uring_submit_and_wait_min_timeout(
+		a->ring, a->cqe_ptr, a->wait_nr, a->ts, a->min_wait_usec,
+		a->sigmask);
+}
+
+static int call_submit_and_wait_reg(const struct submit_args *a)
+{
+	return next_io_uring_submit_and_wait_reg(a->ring, a->cqe_ptr,
+						 a->wait_nr, a->reg_index);
+}
+
+static int call_submit_and_get_events(const struct submit_args *a)
+{
+	return next_io_uring_submit_and_get_events(a->ring);
+}
+
+static int call_wait_cqes(const struct submit_args *a)
+{
+	return next_io_uring_wait_cqes(a->ring, a->cqe_ptr, a->wait_nr, a->ts,
+				       a->sigmask);
+}
+
+static int call_wait_cqe_timeout(const struct submit_args *a)
+{
+	return next_io_uring_wait_cqe_timeout(a->ring, a->cqe_ptr, a->ts);
+}
+
+/* A variant through the core, or (guard off) as it is. */
+static int submit(const struct submit_args *a, submit_variant variant,
+		  enum submit_shape shape)
+{
+	return off() ? variant(a) : submit_core(a, variant, shape);
+}
+
+int io_uring_submit(struct io_uring *ring)
+{
+	NEED(io_uring_submit, -ENOSYS);
+	struct submit_args a = { .ring = ring };
+	return submit(&a, call_submit, SUBMIT_HELD);
+}
+
 int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
 {
 	NEED(io_uring_submit_and_wait, -ENOSYS);
-	if (off())
-		return next_io_uring_submit_and_wait(ring, wait_nr);
-	struct ag_held *held = ag_uring_check(ring);
-	if (!held || !wait_nr || !next_io_uring_submit) {
-		int rc = next_io_uring_submit_and_wait(ring, wait_nr);
-		ag_uring_release(ring, held);
-		return rc;
-	}
-	int rc = next_io_uring_submit(ring);
-	ag_uring_release(ring, held);
-	if (rc < 0 || completed(ring, wait_nr))
-		return rc;
-	return then(rc, next_io_uring_submit_and_wait(ring, wait_nr));
-}
-
-/* The check before a submit that also waits: when it holds a
- * schedule, the submit is made here on its own and the hold released
- * (*held is then NULL); the submit's error, or 0. */
-static int check_then_submit(struct io_uring *ring, struct ag_held **held)
-{
-	*held = ag_uring_check(ring);
-	if (!*held || !next_io_uring_submit)
-		return 0;
-	int rc = next_io_uring_submit(ring);
-	ag_uring_release(ring, *held);
-	*held = NULL;
-	return rc < 0 ? rc : 0;
+	struct submit_args a = { .ring = ring, .wait_nr = wait_nr };
+	return submit(&a, call_submit_and_wait,
+		      wait_nr ? SUBMIT_FIRST_ADD : SUBMIT_HELD);
 }
 
 int io_uring_submit_and_wait_timeout(struct io_uring *ring,
@@ -331,18 +405,10 @@ int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 				     sigset_t *sigmask)
 {
 	NEED(io_uring_submit_and_wait_timeout, -ENOSYS);
-	if (off())
-		return next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
-							     wait_nr, ts,
-							     sigmask);
-	struct ag_held *held;
-	int rc = check_then_submit(ring, &held);
-	if (rc < 0)
-		return rc;
-	rc = next_io_uring_submit_and_wait_timeout(ring, cqe_ptr, wait_nr, ts,
-						   sigmask);
-	ag_uring_release(ring, held);
-	return rc;
+	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
+				 .wait_nr = wait_nr, .ts = ts,
+				 .sigmask = sigmask };
+	return submit(&a, call_submit_and_wait_timeout, SUBMIT_FIRST);
 }
 
 int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
@@ -353,18 +419,11 @@ int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
 					 sigset_t *sigmask)
 {
 	NEED(io_uring_submit_and_wait_min_timeout, -ENOSYS);
-	if (off())
-		return next_io_uring_submit_and_wait_min_timeout(
-			ring, cqe_ptr, wait_nr, ts, min_wait_usec, sigmask);
-	struct ag_held *held;
-	int rc = check_then_submit(ring, &held);
-	if (rc < 0)
-		return rc;
-	rc = next_io_uring_submit_and_wait_min_timeout(ring, cqe_ptr, wait_nr,
-						       ts, min_wait_usec,
-						       sigmask);
-	ag_uring_release(ring, held);
-	return rc;
+	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
+				 .wait_nr = wait_nr, .ts = ts,
+				 .min_wait_usec = min_wait_usec,
+				 .sigmask = sigmask };
+	return submit(&a, call_submit_and_wait_min_timeout, SUBMIT_FIRST);
 }
 
 int io_uring_submit_and_wait_reg(struct io_uring *ring,
@@ -372,39 +431,20 @@ int io_uring_submit_and_wait_reg(struct io_uring *ring,
 				 unsigned int wait_nr, int reg_index)
 {
 	NEED(io_uring_submit_and_wait_reg, -ENOSYS);
-	if (off())
-		return next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
-							 reg_index);
-	struct ag_held *held;
-	int rc = check_then_submit(ring, &held);
-	if (rc < 0)
-		return rc;
-	rc = next_io_uring_submit_and_wait_reg(ring, cqe_ptr, wait_nr,
-					       reg_index);
-	ag_uring_release(ring, held);
-	return rc;
+	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
+				 .wait_nr = wait_nr, .reg_index = reg_index };
+	return submit(&a, call_submit_and_wait_reg, SUBMIT_FIRST);
 }
 
 int io_uring_submit_and_get_events(struct io_uring *ring)
 {
 	NEED(io_uring_submit_and_get_events, -ENOSYS);
-	if (off())
-		return next_io_uring_submit_and_get_events(ring);
-	struct ag_held *held = ag_uring_check(ring);
-	if (!held || !next_io_uring_submit) {
-		int rc = next_io_uring_submit_and_get_events(ring);
-		ag_uring_release(ring, held);
-		return rc;
-	}
-	int rc = next_io_uring_submit(ring);
-	ag_uring_release(ring, held);
-	if (rc < 0)
-		return rc;
-	return then(rc, next_io_uring_submit_and_get_events(ring));
+	struct submit_args a = { .ring = ring };
+	return submit(&a, call_submit_and_get_events, SUBMIT_FIRST_ADD);
 }
 
 /* Without IORING_FEAT_EXT_ARG (kernels before 5.11) a wait with a
- * time-out submits the pending SQEs itself. */
+ * time-out submits the pending SQEs itself: then it is checked. */
 static int wait_submits(struct io_uring *ring, struct __kernel_timespec *ts)
 {
 	return ts && !(ring->features & IORING_FEAT_EXT_ARG) && !off();
@@ -415,13 +455,12 @@ int io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 		       sigset_t *sigmask)
 {
 	NEED(io_uring_wait_cqes, -ENOSYS);
+	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
+				 .wait_nr = wait_nr, .ts = ts,
+				 .sigmask = sigmask };
 	if (!wait_submits(ring, ts))
-		return next_io_uring_wait_cqes(ring, cqe_ptr, wait_nr, ts,
-					       sigmask);
-	struct ag_held *held = ag_uring_check(ring);
-	int rc = next_io_uring_wait_cqes(ring, cqe_ptr, wait_nr, ts, sigmask);
-	ag_uring_release(ring, held);
-	return rc;
+		return call_wait_cqes(&a);
+	return submit_core(&a, call_wait_cqes, SUBMIT_HELD);
 }
 
 int io_uring_wait_cqe_timeout(struct io_uring *ring,
@@ -429,12 +468,10 @@ int io_uring_wait_cqe_timeout(struct io_uring *ring,
 			      struct __kernel_timespec *ts)
 {
 	NEED(io_uring_wait_cqe_timeout, -ENOSYS);
+	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr, .ts = ts };
 	if (!wait_submits(ring, ts))
-		return next_io_uring_wait_cqe_timeout(ring, cqe_ptr, ts);
-	struct ag_held *held = ag_uring_check(ring);
-	int rc = next_io_uring_wait_cqe_timeout(ring, cqe_ptr, ts);
-	ag_uring_release(ring, held);
-	return rc;
+		return call_wait_cqe_timeout(&a);
+	return submit_core(&a, call_wait_cqe_timeout, SUBMIT_HELD);
 }
 
 int io_uring_enter(unsigned int fd, unsigned int to_submit,
