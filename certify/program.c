@@ -751,30 +751,6 @@ uint64_t ac_program_repeat_of(const ac_program *p, uint64_t launch)
 	return p->bodies[lo - 1].repeat;
 }
 
-struct ac_wide ac_program_word_value(const ac_program *p, uint64_t launch,
-				     uint64_t word, uint64_t t)
-{
-	const struct ac_model *m = p->m;
-	__int128 b = m->words[m->launches[launch].word_first + word], d = 0;
-	uint64_t r = ac_program_repeat_of(p, launch);
-	if (r != AC_NONE) {
-		const struct ac_repeat *rep = &m->repeats[r];
-		for (uint32_t i = 0; i < rep->delta_count; i++) {
-			const struct ac_delta *x = &m->deltas[rep->delta_first + i];
-			if (x->launch == launch && x->word == word)
-				d += x->delta;
-		}
-		for (uint32_t s = 0; s < rep->slot_count && rep->frame_count; s++) {
-			const struct ac_slot *x = &m->slots[rep->slot_first + s];
-			if (x->launch == launch && x->word == word)
-				b = m->frame_values[rep->frame_value_first +
-					(t % rep->frame_count) * rep->slot_count + s];
-		}
-	}
-	__int128 v = b + (__int128)t * d;
-	return (struct ac_wide){ (int64_t)(v >> 64), (uint64_t)v };
-}
-
 const struct ac_model *ac_program_model(const ac_program *p)
 {
 	return p->m;

@@ -3,9 +3,10 @@
  * Executing a schedule: its references in order, each launch of a
  * reference in table order, a repeat body all its iterations (ordinal 0
  * of the whole body, then 1, ...) before the launch after it (spec 1.3).
- * A body word at ordinal t has the value V(t) = B(t) + t * D of spec 1.2,
- * computed in 128 bits: a value outside [0, 2^64) cannot be a device word
- * and faults the submission, as an address outside every buffer does.
+ * A body word at ordinal t has the value V(t) = B(t) + t * D of spec 1.2
+ * (libarenacert's ac_word_values): a value outside [0, 2^64) cannot be a
+ * device word and faults the submission, as an address outside every
+ * buffer does.
  *
  * Poisoning (ARENASIM_POISON): a phase instance is a maximal run of
  * consecutive executed launches of one phase, across references and
@@ -59,33 +60,12 @@ static int run_launch(struct run *r, uint64_t launch, const uint64_t *words)
 	return kernel_run(r->f, words, r->p->model->launches[launch].word_count);
 }
 
-/* Spec 1.2: the words of body launch l at ordinal t. */
-static int words_at(const struct run *r, const struct ac_repeat *rep,
-		    uint64_t l, uint64_t t)
-{
-	const struct sim_program *p = r->p;
-	const struct ac_model *m = p->model;
-	const struct ac_launch *la = &m->launches[l];
-	for (uint32_t w = 0; w < la->word_count; w++) {
-		uint64_t idx = la->word_first + w;
-		int64_t s = p->slot_of[idx];
-		uint64_t b = s < 0 ? m->words[idx] :
-			m->frame_values[rep->frame_value_first +
-					(t % rep->frame_count) * rep->slot_count +
-					(uint64_t)s];
-		__int128 v = (__int128)b + (__int128)t * p->delta_sum[idx];
-		if (v < 0 || v > (__int128)UINT64_MAX)
-			return -EFAULT;
-		r->words[w] = (uint64_t)v;
-	}
-	return 0;
-}
-
 static int run_body(struct run *r, const struct ac_repeat *rep)
 {
 	for (uint64_t t = 0; t < rep->iterations; t++) {
 		for (uint64_t l = rep->first; l < rep->first + rep->count; l++) {
-			int rc = words_at(r, rep, l, t);
+			int rc = ac_word_values_at(r->p->words, l, t, r->words)
+				 ? -EFAULT : 0;
 			if (!rc)
 				rc = run_launch(r, l, r->words);
 			if (rc)

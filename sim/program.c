@@ -4,9 +4,9 @@
  * libarenacert's reader and checked with ac_program_new(), which also
  * gives each launch's phase (for poisoning).  The device executes the
  * launch table; the plan matters only to poisoning.  References are
- * checked by libarenacert (ac_program_check_ref, spec 1.3).  What
- * execution needs again and again is computed once here: per body word
- * its summed deltas and table slot (spec 1.2).
+ * checked by libarenacert (ac_program_check_ref, spec 1.3), and the
+ * words a launch executes at an iteration are libarenacert's too
+ * (ac_word_values, spec 1.2), indexed once here.
  *
  * A program's image is kept in the context (sim.h), so that a process
  * sharing it that did not create the program can parse it too, once:
@@ -23,17 +23,7 @@
 #include "sim.h"
 #include "usercopy.h"
 
-static int word_index(const struct ac_model *m, uint64_t launch,
-		      uint64_t word, uint64_t *index)
-{
-	if (launch >= m->n_launches || word >= m->launches[launch].word_count)
-		return -EINVAL;
-	*index = m->launches[launch].word_first + word;
-	return 0;
-}
-
-/* D and the slot of every body word (ac_program_new has checked that
- * deltas and slots name words of their body; we check again cheaply). */
+/* The scratch words of one launch, and V(t)'s index (libarenacert). */
 static int index_words(struct sim_program *p)
 {
 	const struct ac_model *m = p->model;
@@ -41,33 +31,8 @@ static int index_words(struct sim_program *p)
 		if (m->launches[l].word_count > p->max_words)
 			p->max_words = m->launches[l].word_count;
 	p->scratch = malloc(((size_t)p->max_words + 1) * sizeof(*p->scratch));
-	if (!p->scratch)
-		return -ENOMEM;
-	if (m->n_repeats == 0)
-		return 0;
-	p->delta_sum = calloc(m->n_words + 1, sizeof(*p->delta_sum));
-	p->slot_of = malloc((m->n_words + 1) * sizeof(*p->slot_of));
-	if (!p->delta_sum || !p->slot_of)
-		return -ENOMEM;
-	for (uint64_t w = 0; w < m->n_words; w++)
-		p->slot_of[w] = -1;
-	for (uint32_t r = 0; r < m->n_repeats; r++) {
-		const struct ac_repeat *rep = &m->repeats[r];
-		uint64_t idx;
-		for (uint32_t k = 0; k < rep->delta_count; k++) {
-			const struct ac_delta *d = &m->deltas[rep->delta_first + k];
-			if (word_index(m, d->launch, d->word, &idx))
-				return -EINVAL;
-			p->delta_sum[idx] += d->delta;
-		}
-		for (uint32_t s = 0; rep->frame_count && s < rep->slot_count; s++) {
-			const struct ac_slot *sl = &m->slots[rep->slot_first + s];
-			if (word_index(m, sl->launch, sl->word, &idx))
-				return -EINVAL;
-			p->slot_of[idx] = s;
-		}
-	}
-	return 0;
+	p->words = ac_word_values_new(p->prog);
+	return p->scratch && p->words ? 0 : -ENOMEM;
 }
 
 void program_free(struct sim_program *p)
@@ -76,8 +41,7 @@ void program_free(struct sim_program *p)
 		return;
 	ac_program_free(p->prog);
 	ac_model_free(p->model);
-	free(p->delta_sum);
-	free(p->slot_of);
+	ac_word_values_free(p->words);
 	free(p->scratch);
 	free(p);
 }

@@ -217,10 +217,7 @@ struct sim_program {
 	struct ac_model *model;
 	ac_program *prog;             /* keeps pointers into model */
 	uint64_t schedules;           /* live schedules (EBUSY on destroy) */
-	/* Per word, for body words: the summed deltas D and the table slot
-	 * (or -1) of spec 1.2 V(t). */
-	__int128 *delta_sum;
-	int64_t *slot_of;
+	ac_word_values *words;        /* spec 1.2 V(t) of every launch */
 	uint32_t max_words;           /* largest word_count of a launch */
 	uint64_t *scratch;            /* max_words words: one launch at t */
 };

@@ -170,6 +170,61 @@ START_TEST(check_ref_alone)
 }
 END_TEST
 
+/* A device's V(t) (ac_word_values_at) is ac_program_word_value's for
+ * every word, iteration and launch, and refuses exactly the launches
+ * with a value outside [0, 2^64). */
+START_TEST(word_values_are_the_programs)
+{
+	static const char *const json =
+		"{\"alignment\": 1,"
+		" \"windows\": [{\"base\": 0, \"size\": \"0x1000\"}],"
+		" \"phases\": [{\"identity\": \"P\", \"planes\": []}],"
+		" \"launches\": [{\"phase\": \"P\", \"words\": [100, 5, 27]},"
+		"  {\"phase\": \"P\", \"words\": [1]},"
+		"  {\"phase\": \"P\", \"words\": [\"18446744073709551615\"]}],"
+		" \"repeats\": [{\"first\": 0, \"count\": 2, \"iterations\": 4,"
+		"  \"deltas\": [{\"launch\": 0, \"word\": 0, \"delta\": 3},"
+		"   {\"launch\": 0, \"word\": 0, \"delta\": 2},"
+		"   {\"launch\": 0, \"word\": 2, \"delta\": -10},"
+		"   {\"launch\": 1, \"word\": 0, \"delta\": 1}],"
+		"  \"table\": {\"slots\": [{\"launch\": 0, \"word\": 1}],"
+		"   \"frames\": [[10], [20]]}}]}";
+	struct fixture f;
+	open_fixture(&f, json);
+	ac_word_values *w = ac_word_values_new(f.p);
+	ck_assert_ptr_nonnull(w);
+	int refused = 0;
+	for (uint64_t l = 0; l < 3; l++) {
+		for (uint64_t t = 0; t < 4; t++) {
+			uint64_t out[3];
+			int rc = ac_word_values_at(w, l, t, out);
+			int outside = 0;
+			uint32_t n = f.m->launches[l].word_count;
+			for (uint32_t i = 0; i < n; i++) {
+				struct ac_wide v = ac_program_word_value(
+					f.p, l, i, l < 2 ? t : 0);
+				if (v.high != 0) {
+					outside = 1;
+					break;
+				}
+				ck_assert_uint_eq(out[i], v.low);
+			}
+			ck_assert_int_eq(rc, outside ? -1 : 0);
+			refused += outside;
+		}
+	}
+	/* launch 0's third word, 27 - 10 t, is negative from t = 3 */
+	ck_assert_int_eq(refused, 1);
+	uint64_t out[3];
+	ck_assert_int_eq(ac_word_values_at(w, 0, 2, out), 0);
+	ck_assert_uint_eq(out[0], 110);
+	ck_assert_uint_eq(out[1], 10);
+	ck_assert_uint_eq(out[2], 7);
+	ac_word_values_free(w);
+	close_fixture(&f);
+}
+END_TEST
+
 /* A model built in C: one phase, `launches` launches with no words, one
  * repeat over all of them with N = 2^32 - 1. */
 static struct ac_model *long_body_model(uint32_t launches)
@@ -404,6 +459,7 @@ Suite *suite_schedule(void)
 	tcase_add_test(tc, batch_equals_one_by_one);
 	tcase_add_test(tc, malformed_references);
 	tcase_add_test(tc, check_ref_alone);
+	tcase_add_test(tc, word_values_are_the_programs);
 	tcase_add_test(tc, executed_limit_is_2_pow_62);
 	tcase_add_test(tc, schedules_of_one_program_are_independent);
 	suite_add_tcase(s, tc);

@@ -157,6 +157,22 @@ int ac_program_check_ref(const ac_program *program, const struct ac_ref *ref,
 			 uint64_t index, uint64_t *executed,
 			 struct ac_error *err);
 
+/*
+ * V(t) of every word of a launch, for a caller executing the program (a
+ * device): an index made once per program (per body word its summed
+ * deltas and table slot; NULL when memory runs out), then
+ * ac_word_values_at writes the words of `launch` at ordinal t of its
+ * repeat (any t outside repeats: the written words) to out[0 ..
+ * word_count).  0, or -1 when a value leaves [0, 2^64) (no device word
+ * holds it; out then holds what came before).  The values are
+ * ac_program_word_value's.  Cost: O(log R + word_count) a call.
+ */
+typedef struct ac_word_values ac_word_values;
+ac_word_values *ac_word_values_new(const ac_program *program);
+void ac_word_values_free(ac_word_values *values);
+int ac_word_values_at(const ac_word_values *values, uint64_t launch,
+		      uint64_t t, uint64_t *out);
+
 /* An empty schedule of a program.  NULL when memory runs out. */
 ac_schedule *ac_schedule_new(const ac_program *program);
 void ac_schedule_free(ac_schedule *schedule);
