@@ -374,8 +374,9 @@ static void *reregister(void *arg)
 }
 
 /* One thread submits a good schedule on slot 0 while another drops and
- * registers the files again: every result is the run (0) or the
- * kernel's for an empty slot, and nothing crashes or hangs. */
+ * registers the files again: every result is the run (0), the kernel's
+ * for an empty slot, or the guard's block while a registration is under
+ * way, and nothing crashes or hangs. */
 static void cmd_regrace(void)
 {
 	struct cdev d;
@@ -400,16 +401,15 @@ static void cmd_regrace(void)
 	int bad = 0, n = 0, other = 0;
 	while (!atomic_load(&g.done)) {
 		rc = uring_submit(&d.ring, 0, IOSQE_FIXED_FILE, s);
-		/* -ENOKEY: the kernel had the file in the slot a moment
-		 * before the guard knew it (the registration hook runs after
-		 * the kernel's); that submit went out unsealed, and the
-		 * sealed context refused it: fail closed, never unchecked.
-		 * -EOPNOTSUPP: the same instant for the simulator, whose
-		 * slot table is also learnt after the kernel's, so that the
-		 * command reached the kernel on the context's memfd, which
-		 * has no uring_cmd: nothing ran. */
+		/* -EPERM: submitted while the other thread's registration
+		 * was under way, when the guard cannot know which file the
+		 * kernel has in the slot: blocked.  Never -ENOKEY (a submit
+		 * the guard let go unsealed, believing the slot empty, that
+		 * reached the kernel after the registration) nor -EOPNOTSUPP
+		 * (the same instant for the simulator, whose slot table is
+		 * learnt inside the guard's registration window). */
 		int allowed = rc == 0 || rc == -EBADF || rc == -ENXIO ||
-			      rc == -ENOKEY || rc == -EOPNOTSUPP;
+			      rc == -EPERM;
 		bad += !allowed;
 		other = allowed ? other : rc;
 		n++;
