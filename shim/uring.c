@@ -610,59 +610,86 @@ static void read_fds(int *buf, uint64_t files, unsigned int from,
 		memset(buf, 0xff, (size_t)n * sizeof(int));
 }
 
-/* Slots off .. off + nr from the fd array `files` (0: all unset);
- * IORING_REGISTER_FILES_SKIP leaves a slot.  Slots lock held. */
-static void slots_update(struct ring_state *r, struct slot_table *t,
-			 unsigned int off, uint64_t files, unsigned int nr)
+/* What slots from + 0 .. n of the fd array `files` (0: all unset)
+ * hold, into v: a referenced file, UNCERTAIN, NULL, or KEEP for
+ * IORING_REGISTER_FILES_SKIP (the slot keeps its file).  Its fstats and
+ * probes are made with no lock held: a file on FUSE or NFS, or a slow
+ * device, can take its time without stalling the ring's other users. */
+static struct ag_file keep_marker;
+#define KEEP (&keep_marker)
+
+static void slot_values(uint64_t files, unsigned int from, unsigned int n,
+			struct ag_file **v)
 {
-	struct retired d = { 0 };
 	int buf[FD_CHUNK];
-	unsigned int room = off < t->n ? t->n - off : 0;
-	if (nr > room)
-		nr = room;
-	for (unsigned int c = 0; c < nr; c += FD_CHUNK) {
-		unsigned int n = nr - c < FD_CHUNK ? nr - c : FD_CHUNK;
-		if (files)
-			read_fds(buf, files, c, n);
-		else
-			memset(buf, 0xff, (size_t)n * sizeof(int));
-		for (unsigned int i = 0; i < n; i++) {
-			if (buf[i] == IORING_REGISTER_FILES_SKIP)
-				continue;
-			struct ag_file *f;
-			enum fd_kind k = fd_kind(buf[i], &f, 1);
-			slot_set(r, t, off + c + i,
-				 k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN
-								    : NULL, &d);
+	assert(n <= FD_CHUNK);
+	if (files)
+		read_fds(buf, files, from, n);
+	else
+		memset(buf, 0xff, (size_t)n * sizeof(int));
+	for (unsigned int i = 0; i < n; i++) {
+		if (buf[i] == IORING_REGISTER_FILES_SKIP) {
+			v[i] = KEEP;
+			continue;
 		}
+		struct ag_file *f;
+		enum fd_kind k = fd_kind(buf[i], &f, 1);
+		v[i] = k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN : NULL;
 	}
-	retired_drop(r, &d);
 }
 
+/* A new table of nr slots from `files`, made before the slots lock is
+ * taken (it is nobody else's until it replaces the old one). */
 static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
 {
-	pthread_mutex_lock(&r->slots_lock);
 	struct slot_table *t = calloc(1, sizeof(*t) + (size_t)nr *
 				      sizeof(t->v[0]));
 	if (t) {
 		t->n = nr;
-		slots_update(r, t, 0, files, nr);
+		struct ag_file *v[FD_CHUNK];
+		for (unsigned int c = 0; c < nr; c += FD_CHUNK) {
+			unsigned int n = nr - c < FD_CHUNK ? nr - c : FD_CHUNK;
+			slot_values(files, c, n, v);
+			for (unsigned int i = 0; i < n; i++)
+				atomic_store_explicit(&t->v[c + i],
+						      v[i] == KEEP ? NULL : v[i],
+						      memory_order_relaxed);
+		}
 	} else if (nr) {
 		t = table_lost();
 		ag_no_memory("io_uring file registration");
 	}
+	pthread_mutex_lock(&r->slots_lock);
 	table_replace(r, t);
 	pthread_mutex_unlock(&r->slots_lock);
 }
 
+/* Slots off .. off + nr changed in place: each chunk's values found
+ * with no lock held, then set under it. */
+#define UPDATE_VALUES 256u
+
 static void files_update(struct ring_state *r, unsigned int off,
 			 uint64_t files, unsigned int nr)
 {
-	pthread_mutex_lock(&r->slots_lock);
-	struct slot_table *t = atomic_load(&r->slots);
-	if (t && !t->lost)
-		slots_update(r, t, off, files, nr);
-	pthread_mutex_unlock(&r->slots_lock);
+	struct ag_file *v[UPDATE_VALUES];
+	for (unsigned int c = 0; c < nr; c += UPDATE_VALUES) {
+		unsigned int n = nr - c < UPDATE_VALUES ? nr - c : UPDATE_VALUES;
+		slot_values(files, c, n, v);
+		struct retired d = { 0 };
+		pthread_mutex_lock(&r->slots_lock);
+		struct slot_table *t = atomic_load(&r->slots);
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t index = (uint64_t)off + c + i;
+			if (v[i] == KEEP)
+				continue;
+			if (t && !t->lost && index < t->n)
+				slot_set(r, t, (unsigned int)index, v[i], &d);
+			else if (v[i] > UNCERTAIN)
+				ag_file_unref(v[i]);
+		}
+		retired_drop(r, &d);
+		pthread_mutex_unlock(&r->slots_lock);
+	}
 }
 
 /* The state for a liburing ring, or NULL (no memory: its slots then
@@ -1056,15 +1083,21 @@ static int fd_may_be_device(int fd)
  * application's, up to 2^32 - 1, fuzz_guard). */
 #define UPDATE_CHUNK 512u
 
-static void files_update_sqe(struct ring_state *r, struct slot_table *t,
-			     const struct io_uring_sqe *sqe, struct retired *d)
+static void files_update_sqe(struct ring_state *r,
+			     const struct io_uring_sqe *sqe)
 {
+	pthread_mutex_lock(&r->slots_lock);
+	struct slot_table *t = atomic_load(&r->slots);
+	unsigned int size = t && !t->lost ? t->n : 0;
+	pthread_mutex_unlock(&r->slots_lock);
 	unsigned int off = (unsigned int)sqe->off;
 	int alloc = off == IORING_FILE_INDEX_ALLOC;
-	unsigned int room = alloc ? t->n : off < t->n ? t->n - off : 0;
+	unsigned int room = alloc ? size : off < size ? size - off : 0;
 	unsigned int nr = sqe->len < room ? sqe->len : room;
 	int buf[UPDATE_CHUNK], any = 0;
 	struct ag_file *known[UPDATE_CHUNK];
+	unsigned char devs[UPDATE_CHUNK];
+	struct retired d = { 0 };
 	for (unsigned int c = 0; c < nr; c += UPDATE_CHUNK) {
 		unsigned int n = nr - c < UPDATE_CHUNK ? nr - c : UPDATE_CHUNK;
 		uint64_t at = sqe->addr + (uint64_t)c * sizeof(int);
@@ -1090,19 +1123,37 @@ static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 				dev = 1;   /* the device, or "not" unrechecked */
 			}
 			any |= dev;
-			if (alloc)
-				continue;
+			devs[i] = (unsigned char)dev;
+		}
+		if (alloc)
+			continue;
+		/* The system calls above were made with no lock held (a
+		 * file on FUSE or NFS can take its time); the slots are set
+		 * under it, in the table as it is now. */
+		pthread_mutex_lock(&r->slots_lock);
+		t = atomic_load(&r->slots);
+		for (unsigned int i = 0; t && !t->lost && i < n; i++) {
 			/* slot_may_change, inline: most slots of a busy
 			 * table are uncertain already. */
-			unsigned int index = off + c + i;     /* < t->n */
+			unsigned int index = off + c + i;
+			if (index >= t->n)
+				break;
 			struct ag_file *was = atomic_load_explicit(
 				&t->v[index], memory_order_relaxed);
-			if (was != UNCERTAIN && (was || dev))
-				slot_set(r, t, index, UNCERTAIN, d);
+			if (was != UNCERTAIN && (was || devs[i]))
+				slot_set(r, t, index, UNCERTAIN, &d);
 		}
+		retired_drop(r, &d);
+		pthread_mutex_unlock(&r->slots_lock);
 	}
-	if (alloc && any)
-		slot_may_change(r, t, IORING_FILE_INDEX_ALLOC, 1, d);
+	if (alloc && any) {
+		pthread_mutex_lock(&r->slots_lock);
+		t = atomic_load(&r->slots);
+		if (t && !t->lost)
+			slot_may_change(r, t, IORING_FILE_INDEX_ALLOC, 1, &d);
+		retired_drop(r, &d);
+		pthread_mutex_unlock(&r->slots_lock);
+	}
 }
 
 /* The slots an SQE that changes them may have changed (its own frame:
@@ -1110,6 +1161,15 @@ static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 static __attribute__((noinline)) void slots_changed(struct ring_state *r,
 						   const struct io_uring_sqe *sqe)
 {
+	if (sqe->opcode == IORING_OP_FILES_UPDATE) {
+		files_update_sqe(r, sqe);
+		return;
+	}
+	/* The path is looked at with no lock held: a stat on FUSE or NFS
+	 * can take its time. */
+	int open = sqe->opcode == IORING_OP_OPENAT ||
+		   sqe->opcode == IORING_OP_OPENAT2;
+	int may_be_device = open && may_be_device_path(sqe);
 	pthread_mutex_lock(&r->slots_lock);
 	struct slot_table *t = atomic_load(&r->slots);
 	struct retired d = { 0 };
@@ -1120,10 +1180,7 @@ static __attribute__((noinline)) void slots_changed(struct ring_state *r,
 			slot_may_change(r, t, sqe->file_index == IORING_FILE_INDEX_ALLOC
 					      ? IORING_FILE_INDEX_ALLOC
 					      : sqe->file_index - 1,
-					may_be_device_path(sqe), &d);
-			break;
-		case IORING_OP_FILES_UPDATE:
-			files_update_sqe(r, t, sqe, &d);
+					may_be_device, &d);
 			break;
 		default:               /* accept, socket, close */
 			if (sqe->file_index != IORING_FILE_INDEX_ALLOC)
