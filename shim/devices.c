@@ -154,6 +154,7 @@ struct ag_file *ag_file_new(void)
 	f = calloc(1, sizeof(*f));
 	if (f) {
 		pthread_mutex_init(&f->lock, NULL);
+		pthread_mutex_init(&f->objects, NULL);
 		f->fd = -1;
 		atomic_store(&f->refs, 1);
 		f->all_next = atomic_load(&all_files);
@@ -489,11 +490,12 @@ static void sched_reset_each(void *v)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* A file's lock, then its schedules' (the order used everywhere), then
- * the list lock, which is a leaf. */
+/* A file's creates and destroys, its maps, then its schedules' (the
+ * order used everywhere), then the list lock, which is a leaf. */
 void ag_devices_lock_all(void)
 {
 	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
+		pthread_mutex_lock(&f->objects);
 		pthread_mutex_lock(&f->lock);
 		ag_handles_each(&f->schedules, sched_lock_each);
 	}
@@ -517,6 +519,7 @@ void ag_devices_unlock_all(int child)
 		ag_handles_each(&f->schedules,
 				child ? sched_reset_each : sched_unlock_each);
 		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_unlock(&f->objects);
 	}
 	if (child)
 		end_closes();

@@ -269,7 +269,10 @@ uint64_t ag_cache_entries(void);
 
 struct ag_file {
 	atomic_uint refs;
-	pthread_mutex_t lock;       /* the maps; create/destroy order */
+	pthread_mutex_t lock;       /* the maps, held for a lookup or an
+				     * update, never across the driver */
+	pthread_mutex_t objects;    /* creates and destroys, held across
+				     * the driver's call: their order */
 	struct ag_handles programs; /* handle -> struct ag_program */
 	struct ag_handles schedules;/* handle -> struct ag_sched */
 	int fd;                     /* an fd it was seen on, for reports */
@@ -326,7 +329,7 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
  * NULL when the guard does not know it. */
 struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
 /* When the mirror does not know schedule `handle`, calls fn(ctx) with the
- * file's lock held, so that no create can give the handle to a new
+ * file's objects lock held, so that no create can give the handle to a new
  * schedule meanwhile, and returns its answer (0 or -errno); 1, without
  * calling it, when the mirror knows the schedule (look it up again). */
 int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,

@@ -665,6 +665,80 @@ START_TEST(test_registration_race_unsealed)
 }
 END_TEST
 
+/* ---- a driver slow to create ---- */
+
+static atomic_int create_waiting, create_release, meanwhile_done;
+
+static void slow_create(void)
+{
+	atomic_store(&create_waiting, 1);
+	while (!atomic_load(&create_release))
+		sched_yield();
+}
+
+struct slow {
+	struct ag_file *f;
+	uint32_t prog, sched;
+	int append_rc, submit_rc;
+};
+
+static void *create_slowly(void *arg)
+{
+	struct slow *c = arg;
+	c->prog = fake_program(c->f, PROG_GOOD);
+	return NULL;
+}
+
+static void *use_meanwhile(void *arg)
+{
+	struct slow *c = arg;
+	struct drm_arena_schedule_append a = {
+		.schedule = c->sched, .count = 2,
+		.refs = (uintptr_t)prog_good_refs };
+	c->append_rc = fake_call(c->f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+	c->submit_rc = fake_submit(c->f, c->sched);
+	atomic_store(&meanwhile_done, 1);
+	return NULL;
+}
+
+/* A PROGRAM_CREATE the driver takes its time over (held in the driver
+ * until released) delays no append or submit of the file's schedules:
+ * the file's maps are not locked across the driver's call, only its
+ * creates and destroys are ordered.  Released after 2 s at most, so
+ * that a regression fails rather than hangs. */
+START_TEST(test_slow_create_stalls_no_submit)
+{
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
+	atomic_store(&create_waiting, 0);
+	atomic_store(&create_release, 0);
+	atomic_store(&meanwhile_done, 0);
+	struct slow c = { f, 0, fake_schedule(f, prog, prog_good_refs, 2, 2),
+			  -1, -1 };
+	fake_on_create(slow_create);
+	pthread_t creator, user;
+	ck_assert_int_eq(pthread_create(&creator, NULL, create_slowly, &c), 0);
+	while (!atomic_load(&create_waiting))
+		sched_yield();
+	ck_assert_int_eq(pthread_create(&user, NULL, use_meanwhile, &c), 0);
+	uint64_t until = ag_now_ns() + 2000000000u;
+	while (!atomic_load(&meanwhile_done) && ag_now_ns() < until)
+		sched_yield();
+	int in_time = atomic_load(&meanwhile_done);
+	atomic_store(&create_release, 1);
+	pthread_join(user, NULL);
+	pthread_join(creator, NULL);
+	fake_on_create(NULL);
+	ck_assert_msg(in_time, "an append and a submit waited for another "
+		      "thread's PROGRAM_CREATE in the driver");
+	ck_assert_int_eq(c.append_rc, 0);
+	ck_assert_int_eq(c.submit_rc, 0);
+	ck_assert_uint_ne(c.prog, 0);
+	ck_assert_int_eq(fake_ran().n, 1);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* ---- the launcher ---- */
 
 /* Issue 11 hole 6: a library path with a space or a colon, which ld.so
@@ -718,6 +792,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_sqe_rewritten_after_check);
 	tcase_add_test(t, test_registration_window);
 	tcase_add_test(t, test_registration_race_unsealed);
+	tcase_add_test(t, test_slow_create_stalls_no_submit);
 	tcase_add_test(t, test_launcher_refuses_split_path);
 	suite_add_tcase(s, t);
 	return s;
