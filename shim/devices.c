@@ -15,8 +15,10 @@
  * and the dups clear or alias a slot with one atomic exchange.
  *
  * An fd is recognised lazily, on its first guarded request, by its DRM
- * driver name ("arena", DRM_IOCTL_VERSION; only character devices are
- * asked); a dup'ed fd the guard did not see made (fcntl F_DUPFD,
+ * driver name ("arena", DRM_IOCTL_VERSION; only character devices of the
+ * accel major, uapi.h ARENA_ACCEL_MAJOR, are asked: any other file,
+ * /dev/null or a terminal registered with a ring included, cannot be the
+ * arena's and is sent no ioctl); a dup'ed fd the guard did not see made (fcntl F_DUPFD,
  * SCM_RIGHTS) is matched to its file with kcmp(2).  When memory runs out
  * before a device fd has its file, the request fails with ENOMEM: it is
  * never passed on unchecked.
@@ -29,10 +31,9 @@
  * request on such an fd first compares the fd's fstat with the identity
  * (one system call, on guarded request numbers only) and probes again
  * when it differs.  A probe that fails (EINTR, or EACCES and EPERM under
- * an ioctl allow-list) is never remembered: on a character device of the
- * accel major (uapi.h ARENA_ACCEL_MAJOR), which may be the arena's, the
- * request is refused with the probe's error and a record; on any other,
- * which cannot be, it is passed.
+ * an ioctl allow-list) is never remembered: the node, of the accel major,
+ * may be the arena's, so the request is refused with the probe's error
+ * and a record.
  *
  * Files are never freed, only emptied and reused: a reader that loaded a
  * pointer just before the fd was closed may still touch the struct, and
@@ -153,6 +154,7 @@ struct ag_file *ag_file_new(void)
 	f = calloc(1, sizeof(*f));
 	if (f) {
 		pthread_mutex_init(&f->lock, NULL);
+		pthread_mutex_init(&f->objects, NULL);
 		f->fd = -1;
 		atomic_store(&f->refs, 1);
 		f->all_next = atomic_load(&all_files);
@@ -228,19 +230,16 @@ int ag_fstatat(int dirfd, const char *path, struct stat *st)
 	return rc;
 }
 
-/* A probe's answer that is not kept: a probe that failed on a
- * character device that cannot be the arena's (errno 0), or may be
- * (errno the probe's error: the request is refused). */
+/* A probe's answer that is not kept: a probe that failed on a node of
+ * the accel major, which may be the arena's (errno the probe's error:
+ * the request is refused). */
 #define PROBE_FAILED ((uintptr_t)AG_FD_CLOSING)
 
 /* A probe that failed on a node of the accel major: the request is
  * refused with the probe's error, said once per error. */
 static uintptr_t probe_failed(int fd, const struct stat *st, int err)
 {
-	if (major(st->st_rdev) != ARENA_ACCEL_MAJOR) {
-		errno = 0;
-		return PROBE_FAILED;
-	}
+	assert(major(st->st_rdev) == ARENA_ACCEL_MAJOR);   /* only they are */
 	char key[32];
 	snprintf(key, sizeof(key), "probe failed %d", err);
 	ag_report_once(key, "fd %d is a character device of the accel major "
@@ -262,7 +261,7 @@ static uintptr_t probe(int fd)
 	struct stat st;
 	if (ag_fstatat(fd, NULL, &st) != 0)
 		return (uintptr_t)AG_FD_UNKNOWN;
-	if (!S_ISCHR(st.st_mode))
+	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != ARENA_ACCEL_MAJOR)
 		return notdev_of(&st);       /* no ioctl sent to it */
 	int err;
 	int dev = ag_probe_device_err(fd, &err);
@@ -491,11 +490,12 @@ static void sched_reset_each(void *v)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* A file's lock, then its schedules' (the order used everywhere), then
- * the list lock, which is a leaf. */
+/* A file's creates and destroys, its maps, then its schedules' (the
+ * order used everywhere), then the list lock, which is a leaf. */
 void ag_devices_lock_all(void)
 {
 	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
+		pthread_mutex_lock(&f->objects);
 		pthread_mutex_lock(&f->lock);
 		ag_handles_each(&f->schedules, sched_lock_each);
 	}
@@ -519,6 +519,7 @@ void ag_devices_unlock_all(int child)
 		ag_handles_each(&f->schedules,
 				child ? sched_reset_each : sched_unlock_each);
 		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_unlock(&f->objects);
 	}
 	if (child)
 		end_closes();

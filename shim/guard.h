@@ -257,7 +257,10 @@ uint64_t ag_cache_entries(void);
 
 struct ag_file {
 	atomic_uint refs;
-	pthread_mutex_t lock;       /* the maps; create/destroy order */
+	pthread_mutex_t lock;       /* the maps, held for a lookup or an
+				     * update, never across the driver */
+	pthread_mutex_t objects;    /* creates and destroys, held across
+				     * the driver's call: their order */
 	struct ag_handles programs; /* handle -> struct ag_program */
 	struct ag_handles schedules;/* handle -> struct ag_sched */
 	int fd;                     /* an fd it was seen on, for reports */
@@ -314,7 +317,7 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
  * NULL when the guard does not know it. */
 struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
 /* When the mirror does not know schedule `handle`, calls fn(ctx) with the
- * file's lock held, so that no create can give the handle to a new
+ * file's objects lock held, so that no create can give the handle to a new
  * schedule meanwhile, and returns its answer (0 or -errno); 1, without
  * calling it, when the mirror knows the schedule (look it up again). */
 int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
@@ -543,6 +546,36 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *held);
 /* io_uring_enter() called by the application itself: the SQEs it wrote
  * to the ring by hand, if the ring is known. */
 struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit);
+
+/*
+ * A registration of a ring's files under way: begun before the call
+ * goes to the kernel, ended after it returned (success or failure) and
+ * the slots were settled (ag_ring_files_set / _update, ag_ring_register).
+ * Meanwhile the slots it may change, off .. off + nr (AG_REG_ALL from
+ * 0: every one), are uncertain to every walk, and the begin has waited
+ * (a second at most) for the walks that read them before, so that no
+ * device command checked against a slot's old file reaches the kernel
+ * after it has the new one.
+ */
+#define AG_REG_ALL 0xffffffffu
+struct ag_reg {
+	void *state;            /* the ring's, NULL: nothing to end */
+	int entry;
+	int overlap;            /* another was under way when it began */
+	unsigned int seq;
+	uint64_t range;         /* lo << 32 | hi, 0: every slot */
+	const void *arg;        /* io_uring_register: what the kernel reads */
+	uint64_t copy[4];
+};
+void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
+		       unsigned int off, unsigned int nr);
+void ag_ring_reg_end(struct ag_reg *g);
+/* The same for the generic io_uring_register(): the argument to hand
+ * the kernel (the guard's copy of a files update or registration
+ * struct, or arg). */
+const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
+				   unsigned int opcode, const void *arg,
+				   unsigned int nr_args);
 
 /* Registered files (called after the next function succeeded). */
 void ag_ring_files_set(struct io_uring *ring, const int *files,

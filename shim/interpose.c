@@ -508,9 +508,14 @@ int io_uring_register_files(struct io_uring *ring, const int *files,
 			    unsigned int nr)
 {
 	NEED(io_uring_register_files, -ENOSYS);
+	if (off())
+		return next_io_uring_register_files(ring, files, nr);
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files(ring, files, nr);
-	if (rc == 0 && !off())
+	if (rc == 0)
 		ag_ring_files_set(ring, files, nr);
+	ag_ring_reg_end(&g);
 	return rc;
 }
 
@@ -518,18 +523,28 @@ int io_uring_register_files_tags(struct io_uring *ring, const int *files,
 				 const __u64 *tags, unsigned int nr)
 {
 	NEED(io_uring_register_files_tags, -ENOSYS);
+	if (off())
+		return next_io_uring_register_files_tags(ring, files, tags, nr);
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
-	if (rc == 0 && !off())
+	if (rc == 0)
 		ag_ring_files_set(ring, files, nr);
+	ag_ring_reg_end(&g);
 	return rc;
 }
 
 int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
 {
 	NEED(io_uring_register_files_sparse, -ENOSYS);
+	if (off())
+		return next_io_uring_register_files_sparse(ring, nr);
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files_sparse(ring, nr);
-	if (rc == 0 && !off())
+	if (rc == 0)
 		ag_ring_files_set(ring, NULL, nr);
+	ag_ring_reg_end(&g);
 	return rc;
 }
 
@@ -537,9 +552,15 @@ int io_uring_register_files_update(struct io_uring *ring, unsigned int off_,
 				   const int *files, unsigned int nr)
 {
 	NEED(io_uring_register_files_update, -ENOSYS);
+	if (off())
+		return next_io_uring_register_files_update(ring, off_, files,
+							   nr);
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, ring, off_, nr);
 	int rc = next_io_uring_register_files_update(ring, off_, files, nr);
-	if (rc > 0 && !off())
+	if (rc > 0)
 		ag_ring_files_update(ring, off_, files, (unsigned int)rc);
+	ag_ring_reg_end(&g);
 	return rc;
 }
 
@@ -548,19 +569,30 @@ int io_uring_register_files_update_tag(struct io_uring *ring,
 				       const __u64 *tags, unsigned int nr)
 {
 	NEED(io_uring_register_files_update_tag, -ENOSYS);
+	if (off())
+		return next_io_uring_register_files_update_tag(ring, off_,
+							       files, tags, nr);
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, ring, off_, nr);
 	int rc = next_io_uring_register_files_update_tag(ring, off_, files,
 							 tags, nr);
-	if (rc > 0 && !off())
+	if (rc > 0)
 		ag_ring_files_update(ring, off_, files, (unsigned int)rc);
+	ag_ring_reg_end(&g);
 	return rc;
 }
 
 int io_uring_unregister_files(struct io_uring *ring)
 {
 	NEED(io_uring_unregister_files, -ENOSYS);
+	if (off())
+		return next_io_uring_unregister_files(ring);
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_unregister_files(ring);
-	if (rc == 0 && !off())
+	if (rc == 0)
 		ag_ring_files_set(ring, NULL, 0);
+	ag_ring_reg_end(&g);
 	return rc;
 }
 
@@ -568,9 +600,13 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 		      unsigned int nr_args)
 {
 	NEED(io_uring_register, -ENOSYS);
+	if (off())
+		return next_io_uring_register(fd, opcode, arg, nr_args);
+	struct ag_reg g;
+	arg = ag_ring_register_begin(&g, fd, opcode, arg, nr_args);
 	int rc = next_io_uring_register(fd, opcode, arg, nr_args);
-	if (!off())
-		ag_ring_register(fd, opcode, arg, nr_args, rc);
+	ag_ring_register(fd, opcode, arg, nr_args, rc);
+	ag_ring_reg_end(&g);
 	return rc;
 }
 

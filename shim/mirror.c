@@ -7,11 +7,15 @@
  *
  * The mirror follows the driver, never the application: an object enters
  * it only when the driver has created it, and creates and destroys are
- * forwarded with the file's lock held, so that a handle the driver
- * reuses at once (lowest free first) cannot be confused with the object
- * it named before.  Appends and submits take only the schedule's lock
- * (after a lookup under the file's), which a destroy also takes: a
- * destroyed schedule is marked dead and a waiter looks again.
+ * forwarded one at a time per file (its objects lock, held across the
+ * driver's call), so that a handle the driver reuses at once (lowest
+ * free first) cannot be confused with the object it named before.  The
+ * maps have their own lock, held only for a lookup or an update, never
+ * across the driver: a driver slow to create or destroy delays that
+ * file's other creates and destroys, not its appends and submits.
+ * Appends and submits take only the schedule's lock (after a lookup
+ * under the maps'), which a destroy also takes: a destroyed schedule is
+ * marked dead and a waiter looks again.
  *
  * Each schedule also keeps uapi.h's seal of exactly what the guard
  * forwarded (its program's image copy and the references), updated as
@@ -47,13 +51,18 @@ static void undo_create(int fd, unsigned int destroy, uint32_t handle)
 
 /* Records handle -> p (taking the caller's reference; p NULL: no memory
  * for it).  Without memory for the entry the create is undone: 0 or
- * -ENOMEM.  Lock held. */
+ * -ENOMEM.  Objects lock held. */
 static int put_program(struct ag_file *f, int fd, uint32_t handle,
 		       struct ag_program *p)
 {
 	int err = -ENOMEM;
-	if (p)
-		ag_program_unref(ag_handles_put(&f->programs, handle, p, &err));
+	if (p) {
+		pthread_mutex_lock(&f->lock);
+		struct ag_program *old = ag_handles_put(&f->programs, handle, p,
+							&err);
+		pthread_mutex_unlock(&f->lock);
+		ag_program_unref(old);
+	}
 	if (!err)
 		return 0;
 	ag_program_unref(p);
@@ -67,12 +76,12 @@ static int put_program(struct ag_file *f, int fd, uint32_t handle,
 static int create_unread(struct ag_file *f, int fd,
 			 struct drm_arena_program_create *arg)
 {
-	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&f->objects);
 	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	if (rc == 0)
 		rc = put_program(f, fd, arg->handle, ag_program_unreadable(
 			"the guard could not read the image the driver took"));
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->objects);
 	return rc;
 }
 
@@ -98,13 +107,13 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 
 	uint64_t user_image = arg->image;
 	arg->image = (uintptr_t)p->image;
-	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&f->objects);
 	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	if (rc == 0)
 		rc = put_program(f, fd, arg->handle, p);
 	else
 		ag_program_unref(p);
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->objects);
 	arg->image = user_image;
 	return rc;
 }
@@ -112,11 +121,16 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 int ag_mirror_program_destroy(struct ag_file *f, int fd,
 			      struct drm_arena_handle *arg)
 {
-	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&f->objects);
 	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, arg);
-	if (rc == 0)
-		ag_program_unref(ag_handles_del(&f->programs, arg->handle));
-	pthread_mutex_unlock(&f->lock);
+	struct ag_program *p = NULL;
+	if (rc == 0) {
+		pthread_mutex_lock(&f->lock);
+		p = ag_handles_del(&f->programs, arg->handle);
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&f->objects);
+	ag_program_unref(p);
 	return rc;
 }
 
@@ -173,18 +187,23 @@ void ag_sched_unref(struct ag_sched *s)
 int ag_mirror_schedule_create(struct ag_file *f, int fd,
 			      struct drm_arena_schedule_create *arg)
 {
+	pthread_mutex_lock(&f->objects);
+	/* Made first: without memory for it the driver is not asked.  Its
+	 * program stays (a destroy waits for the objects lock). */
 	pthread_mutex_lock(&f->lock);
-	/* Made first: without memory for it the driver is not asked. */
 	struct ag_sched *s = sched_new(arg->program,
 				       ag_handles_get(&f->programs,
 						      arg->program));
+	pthread_mutex_unlock(&f->lock);
 	int rc = s ? ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg)
 		   : ag_no_memory("SCHEDULE_CREATE");
 	if (rc == 0) {
 		s->handle = arg->handle;
 		int err;
+		pthread_mutex_lock(&f->lock);
 		struct ag_sched *old = ag_handles_put(&f->schedules,
 						      arg->handle, s, &err);
+		pthread_mutex_unlock(&f->lock);
 		if (old) {
 			old->dead = 1;
 			ag_sched_unref(old);
@@ -197,15 +216,22 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 	}
 	if (rc != 0)
 		ag_sched_unref(s);
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->objects);
 	return rc;
 }
 
 int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 			       struct drm_arena_handle *arg)
 {
+	pthread_mutex_lock(&f->objects);
 	pthread_mutex_lock(&f->lock);
 	struct ag_sched *s = ag_handles_get(&f->schedules, arg->handle);
+	if (s)
+		atomic_fetch_add(&s->refs, 1);
+	pthread_mutex_unlock(&f->lock);
+	/* Its lock (held across the driver's call) keeps its own appends
+	 * and submits out, the objects lock every create; the maps stay
+	 * free for the file's other schedules. */
 	if (s)
 		pthread_mutex_lock(&s->lock);
 	/* An io_uring submit of it, approved, has yet to reach the driver:
@@ -214,15 +240,22 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	int rc = s && s->holds ? -EBUSY
 		 : ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
 	if (s) {
-		if (rc == 0) {
-			ag_handles_del(&f->schedules, arg->handle);
-			s->dead = 1;
-		}
-		pthread_mutex_unlock(&s->lock);
 		if (rc == 0)
-			ag_sched_unref(s);
+			s->dead = 1;     /* a waiter looks again */
+		pthread_mutex_unlock(&s->lock);
+		if (rc == 0) {
+			/* After its lock: the maps' is never taken under a
+			 * schedule's (fork takes them in that order). */
+			pthread_mutex_lock(&f->lock);
+			struct ag_sched *was = ag_handles_del(&f->schedules,
+							      arg->handle);
+			pthread_mutex_unlock(&f->lock);
+			assert(was == s);
+			ag_sched_unref(was);
+		}
+		ag_sched_unref(s);
 	}
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->objects);
 	return rc;
 }
 
@@ -247,9 +280,14 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle)
 int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
 			 int (*fn)(void *ctx), void *ctx)
 {
+	/* No create can give the handle to a new schedule before the
+	 * driver has answered fn (the objects lock); the maps are free. */
+	pthread_mutex_lock(&f->objects);
 	pthread_mutex_lock(&f->lock);
-	int rc = ag_handles_get(&f->schedules, handle) ? 1 : fn(ctx);
+	int known = ag_handles_get(&f->schedules, handle) != NULL;
 	pthread_mutex_unlock(&f->lock);
+	int rc = known ? 1 : fn(ctx);
+	pthread_mutex_unlock(&f->objects);
 	assert(rc <= 1);
 	return rc;
 }

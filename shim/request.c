@@ -142,8 +142,9 @@ static int forward_unknown(void *ctx)
 /*
  * An append to a schedule the mirror does not know.  By ioctl the driver
  * answers (ENOENT, or it is another process's schedule, whose submits
- * are blocked), with the file's lock held: a create racing it (another
- * thread's) could otherwise give the handle to a new schedule between
+ * are blocked), with the file's creates held off (its objects lock): a
+ * create racing it (another thread's) could otherwise give the handle
+ * to a new schedule between
  * the lookup and the driver, which would take references the mirror
  * lacks.  By io_uring the kernel runs it later, when such a create may
  * have come: ENOENT now, the driver's answer for a handle that does not

@@ -35,7 +35,11 @@
  *
  * Registered files: the registration functions are interposed too (the
  * liburing ones and the generic io_uring_register); a slot holds the
- * file it had when registered.  SQEs that change slots themselves
+ * file it had when registered.  While a registration is under way the
+ * slots it may change are pending (uncertain), and it first waits for
+ * the walks that read the ring's slots before (counted per epoch from
+ * their first slot read to their release): no command checked against
+ * a slot's old file reaches the kernel after the new one.  SQEs that change slots themselves
  * (direct opens, IORING_OP_FILES_UPDATE, direct close) have results the
  * guard does not see: a slot they may have made the device is
  * "uncertain", and device commands on it are blocked (fail closed).  So
@@ -122,12 +126,32 @@ struct ring_state {
 	_Atomic(struct slot_table *) slots;
 	atomic_uint readers;            /* inside slot_read */
 	pthread_mutex_t slots_lock;     /* writers of the slot table */
+	/* Registrations of files under way (ag_ring_reg_begin .. _end): the
+	 * slots each may change read as uncertain, [lo, hi) packed as
+	 * lo << 32 | hi (0: a free entry); reg_all counts those whose
+	 * slots no entry could hold (every slot).  Written under the slots
+	 * lock, read by slot_read. */
+	atomic_uint reg_inflight;
+	atomic_uint reg_all;
+	unsigned int reg_seq;           /* registrations begun (slots lock) */
+	_Atomic uint64_t reg_range[4];
+	/* Walks that read slots, counted by the parity of the epoch they
+	 * began in (slots_enter): a registration moves the epoch on and
+	 * waits for the walks of the one before, which may have checked a
+	 * slot it changes and not have handed it to the kernel yet.  One
+	 * registration at a time moves it (epoch_lock, a leaf). */
+	atomic_uint epoch;
+	atomic_uint slot_users[2];
+	pthread_mutex_t epoch_lock;
 	_Atomic(struct ring_state *) next;
 };
 
 struct ag_held {
 	unsigned int n, cap;
 	struct ag_sched **v;
+	struct ring_state *slots;       /* counted in its slot_users, or
+					 * NULL */
+	unsigned int slots_parity;
 };
 
 /* Guards the making and reuse of states; the list is walked without it
@@ -186,13 +210,30 @@ static void table_replace(struct ring_state *r, struct slot_table *t)
 	table_free(old);
 }
 
-/* What slot i of r holds: NULL, UNCERTAIN, or a referenced file. */
+/* Whether a registration under way may change slot i of r. */
+static int slot_pending(struct ring_state *r, unsigned int i)
+{
+	if (!atomic_load(&r->reg_inflight))
+		return 0;
+	if (atomic_load(&r->reg_all))
+		return 1;
+	for (unsigned int k = 0; k < 4; k++) {
+		uint64_t v = atomic_load(&r->reg_range[k]);
+		if (v && i >= (unsigned int)(v >> 32) && i < (unsigned int)v)
+			return 1;
+	}
+	return 0;
+}
+
+/* What slot i of r holds: NULL, UNCERTAIN, or a referenced file.  A
+ * slot a registration under way may change is UNCERTAIN: the kernel
+ * may have its new file already. */
 static struct ag_file *slot_read(struct ring_state *r, unsigned int i)
 {
 	atomic_fetch_add(&r->readers, 1);
 	struct slot_table *t = atomic_load(&r->slots);
 	struct ag_file *f = NULL;
-	if (t && t->lost)
+	if ((t && t->lost) || slot_pending(r, i))
 		f = UNCERTAIN;
 	else if (t && i < t->n) {
 		f = atomic_load(&t->v[i]);
@@ -201,6 +242,41 @@ static struct ag_file *slot_read(struct ring_state *r, unsigned int i)
 	}
 	atomic_fetch_sub(&r->readers, 1);
 	return f;
+}
+
+/*
+ * The walk holding *hp reads r's slots: it is counted in the current
+ * epoch's slot_users until its release (ag_uring_release, once the
+ * kernel has its SQEs), so that a registration begun meanwhile waits
+ * for it before its own call goes to the kernel (ag_ring_reg_begin).
+ * Once per walk; -ENOMEM when there is no memory to keep the count.
+ */
+static int slots_enter(struct ring_state *r, struct ag_held **hp)
+{
+	struct ag_held *h = *hp;
+	if (h && h->slots) {
+		assert(h->slots == r);
+		return 0;
+	}
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		*hp = h;
+	}
+	for (;;) {
+		unsigned int e = atomic_load(&r->epoch);
+		atomic_fetch_add(&r->slot_users[e & 1], 1);
+		/* Counted before a registration moved the epoch on (it then
+		 * waits for this walk), or after (this walk then sees its
+		 * pending slots): seq_cst, both sides. */
+		if (atomic_load(&r->epoch) == e) {
+			h->slots = r;
+			h->slots_parity = e & 1;
+			return 0;
+		}
+		atomic_fetch_sub(&r->slot_users[e & 1], 1);
+	}
 }
 
 /*
@@ -258,6 +334,7 @@ static struct ring_state *state_new(void)
 		}
 	}
 	pthread_mutex_init(&r->slots_lock, NULL);
+	pthread_mutex_init(&r->epoch_lock, NULL);
 	atomic_store(&r->ring_fd, -1);
 	atomic_store(&r->in_use, 1);
 	atomic_store(&r->next, atomic_load(&rings));
@@ -520,57 +597,86 @@ static enum fd_kind fd_kind(int fd, struct ag_file **f, int exact)
 	return errno ? FD_MAYBE : FD_NOT;
 }
 
-/* A slot update in progress (slot_fd's context). */
-struct slot_update {
-	struct ring_state *r;
-	struct slot_table *t;
-	struct retired d;
-};
+/* What slots from + 0 .. n of the fd array `files` (0: all unset)
+ * hold, into v: a referenced file, UNCERTAIN, NULL, or KEEP for
+ * IORING_REGISTER_FILES_SKIP (the slot keeps its file).  Its fstats and
+ * probes are made with no lock held: a file on FUSE or NFS, or a slow
+ * device, can take its time without stalling the ring's other users. */
+static struct ag_file keep_marker;
+#define KEEP (&keep_marker)
+#define FD_CHUNK 1024u
 
-/* uring_files_each's callback: slot of the update's table now holds fd. */
-static void slot_fd(void *ctx, unsigned int slot, int fd)
+/* uring_files_each's callback: slot i of the chunk holds fd. */
+static void slot_value(void *ctx, unsigned int slot, int fd)
 {
-	struct slot_update *u = ctx;
+	struct ag_file **v = ctx;
 	struct ag_file *f;
 	enum fd_kind k = fd_kind(fd, &f, 1);
-	slot_set(u->r, u->t, slot,
-		 k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN : NULL, &u->d);
+	v[slot] = k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN : NULL;
 }
 
-/* Slots off .. off + nr from the fd array `files` (0: all unset), as
- * uring_files_each reads it.  Slots lock held. */
-static void slots_update(struct ring_state *r, struct slot_table *t,
-			 unsigned int off, uint64_t files, unsigned int nr)
+static void slot_values(uint64_t files, unsigned int from, unsigned int n,
+			struct ag_file **v)
 {
-	struct slot_update u = { .r = r, .t = t };
-	uring_files_each(files, off, nr, t->n, slot_fd, &u);
-	retired_drop(r, &u.d);
+	assert(n <= FD_CHUNK);
+	for (unsigned int i = 0; i < n; i++)
+		v[i] = KEEP;
+	uring_files_each(files ? files + (uint64_t)from * sizeof(int) : 0,
+			 0, n, n, slot_value, v);
 }
 
+/* A new table of nr slots from `files`, made before the slots lock is
+ * taken (it is nobody else's until it replaces the old one). */
 static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
 {
-	pthread_mutex_lock(&r->slots_lock);
 	struct slot_table *t = calloc(1, sizeof(*t) + (size_t)nr *
 				      sizeof(t->v[0]));
 	if (t) {
 		t->n = nr;
-		slots_update(r, t, 0, files, nr);
+		struct ag_file *v[FD_CHUNK];
+		for (unsigned int c = 0; c < nr; c += FD_CHUNK) {
+			unsigned int n = nr - c < FD_CHUNK ? nr - c : FD_CHUNK;
+			slot_values(files, c, n, v);
+			for (unsigned int i = 0; i < n; i++)
+				atomic_store_explicit(&t->v[c + i],
+						      v[i] == KEEP ? NULL : v[i],
+						      memory_order_relaxed);
+		}
 	} else if (nr) {
 		t = table_lost();
 		ag_no_memory("io_uring file registration");
 	}
+	pthread_mutex_lock(&r->slots_lock);
 	table_replace(r, t);
 	pthread_mutex_unlock(&r->slots_lock);
 }
 
+/* Slots off .. off + nr changed in place: each chunk's values found
+ * with no lock held, then set under it. */
+#define UPDATE_VALUES 256u
+
 static void files_update(struct ring_state *r, unsigned int off,
 			 uint64_t files, unsigned int nr)
 {
-	pthread_mutex_lock(&r->slots_lock);
-	struct slot_table *t = atomic_load(&r->slots);
-	if (t && !t->lost)
-		slots_update(r, t, off, files, nr);
-	pthread_mutex_unlock(&r->slots_lock);
+	struct ag_file *v[UPDATE_VALUES];
+	for (unsigned int c = 0; c < nr; c += UPDATE_VALUES) {
+		unsigned int n = nr - c < UPDATE_VALUES ? nr - c : UPDATE_VALUES;
+		slot_values(files, c, n, v);
+		struct retired d = { 0 };
+		pthread_mutex_lock(&r->slots_lock);
+		struct slot_table *t = atomic_load(&r->slots);
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t index = (uint64_t)off + c + i;
+			if (v[i] == KEEP)
+				continue;
+			if (t && !t->lost && index < t->n)
+				slot_set(r, t, (unsigned int)index, v[i], &d);
+			else if (v[i] > UNCERTAIN)
+				ag_file_unref(v[i]);
+		}
+		retired_drop(r, &d);
+		pthread_mutex_unlock(&r->slots_lock);
+	}
 }
 
 /* The state for a liburing ring, or NULL (no memory: its slots then
@@ -635,6 +741,173 @@ static void all_slots_lost(void)
 		table_replace(r, table_lost());
 		pthread_mutex_unlock(&r->slots_lock);
 	}
+}
+
+/* ---- registrations under way ---- */
+
+/*
+ * Waits for the walks that began before this call and read r's slots
+ * (slots_enter): they may have checked a slot this registration
+ * changes, and not have handed their SQEs to the kernel yet.  New walks
+ * see the slots pending (marked before this).  At most a second: a walk
+ * inside a raw io_uring_enter that waits for completions may hold its
+ * count that long; the registration then goes ahead, and says so.
+ */
+static void reg_wait_walks(struct ring_state *r)
+{
+	pthread_mutex_lock(&r->epoch_lock);
+	unsigned int e = atomic_fetch_add(&r->epoch, 1);
+	atomic_uint *users = &r->slot_users[e & 1];
+	uint64_t until = 0;
+	while (atomic_load(users) != 0) {
+		uint64_t now = ag_now_ns();
+		if (!until) {
+			until = now + 1000000000u;
+		} else if (now >= until) {
+			ag_report_once("registration waited", "a registration "
+				       "of ring fd %d's files waited a second for "
+				       "another thread's submit, checked against "
+				       "the slots before it, to reach the kernel "
+				       "(a raw io_uring_enter waiting for "
+				       "completions?), and went ahead: device "
+				       "commands of that submit on the slots it "
+				       "changes were checked against their old "
+				       "files", atomic_load(&r->ring_fd));
+			break;
+		}
+		sched_yield();
+	}
+	pthread_mutex_unlock(&r->epoch_lock);
+}
+
+/* Slots off .. off + nr of r (nr AG_REG_ALL from 0: every slot, also
+ * those beyond the table) pending in g, then the walks that may have
+ * read them before waited for. */
+static void reg_mark(struct ag_reg *g, struct ring_state *r,
+		     unsigned int off, unsigned int nr)
+{
+	g->state = NULL;
+	if (!r || nr == 0)
+		return;           /* no memory: its slots are uncertain */
+	uint64_t hi = (uint64_t)off + nr;
+	if (hi > UINT_MAX)
+		hi = UINT_MAX;
+	uint64_t v = off == 0 && nr == AG_REG_ALL ? 0
+						  : (uint64_t)off << 32 | hi;
+	pthread_mutex_lock(&r->slots_lock);
+	g->entry = -1;
+	for (int k = 0; v && k < 4 && g->entry < 0; k++)
+		if (!atomic_load(&r->reg_range[k])) {
+			atomic_store(&r->reg_range[k], v);
+			g->entry = k;
+		}
+	if (g->entry < 0)
+		atomic_fetch_add(&r->reg_all, 1);
+	g->overlap = atomic_fetch_add(&r->reg_inflight, 1) > 0;
+	g->seq = ++r->reg_seq;
+	g->range = v;
+	pthread_mutex_unlock(&r->slots_lock);
+	g->state = r;
+	reg_wait_walks(r);
+}
+
+void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
+		       unsigned int off, unsigned int nr)
+{
+	reg_mark(g, ring_of(ring), off, nr);
+}
+
+/* Another registration of r was under way during g's (slots lock held):
+ * the kernel ran the two in an order the guard cannot know, so the
+ * slots g changed are uncertain, whatever it settled them to. */
+static void reg_overlapped(struct ring_state *r, const struct ag_reg *g)
+{
+	struct slot_table *t = atomic_load(&r->slots);
+	if (!g->range) {
+		table_replace(r, table_lost());
+		return;
+	}
+	if (!t || t->lost)
+		return;
+	struct retired d = { 0 };
+	unsigned int lo = (unsigned int)(g->range >> 32);
+	unsigned int hi = (unsigned int)g->range;
+	for (unsigned int i = lo; i < hi && i < t->n; i++)
+		slot_set(r, t, i, UNCERTAIN, &d);
+	retired_drop(r, &d);
+}
+
+void ag_ring_reg_end(struct ag_reg *g)
+{
+	struct ring_state *r = g->state;
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->slots_lock);
+	if (g->overlap || r->reg_seq != g->seq)
+		reg_overlapped(r, g);
+	if (g->entry >= 0)
+		atomic_store(&r->reg_range[g->entry], 0);
+	else if (atomic_load(&r->reg_all))
+		atomic_fetch_sub(&r->reg_all, 1);
+	if (atomic_load(&r->reg_inflight))     /* not cleared by a fork */
+		atomic_fetch_sub(&r->reg_inflight, 1);
+	pthread_mutex_unlock(&r->slots_lock);
+	g->state = NULL;
+}
+
+static int files_op(unsigned int op)
+{
+	return op == IORING_REGISTER_FILES || op == IORING_UNREGISTER_FILES ||
+	       op == IORING_REGISTER_FILES2 ||
+	       op == IORING_REGISTER_FILES_UPDATE ||
+	       op == IORING_REGISTER_FILES_UPDATE2;
+}
+
+const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
+				   unsigned int opcode, const void *arg,
+				   unsigned int nr_args)
+{
+	_Static_assert(sizeof(g->copy) >= sizeof(struct io_uring_rsrc_update2) &&
+		       sizeof(g->copy) >= sizeof(struct io_uring_rsrc_register) &&
+		       sizeof(g->copy) >= sizeof(struct io_uring_files_update),
+		       "the argument structs fit the copy");
+	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
+	g->state = NULL;
+	g->arg = arg;
+	if (!files_op(op))
+		return arg;
+	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
+		ag_report_once("registered ring register", "io_uring_register() "
+			       "of files on a registered ring index: the guard "
+			       "cannot tell which ring; every registered slot of "
+			       "every ring is uncertain (device commands on them "
+			       "are blocked)");
+		all_slots_lost();
+		return arg;
+	}
+	/* The kernel is handed the guard's copy of the argument struct, so
+	 * that the slots it changes are the ones marked and settled. */
+	unsigned int off = 0, nr = AG_REG_ALL;
+	size_t size = op == IORING_REGISTER_FILES_UPDATE
+		? sizeof(struct io_uring_files_update)
+		: op == IORING_REGISTER_FILES_UPDATE2 ||
+		  op == IORING_REGISTER_FILES2 ? nr_args : 0;
+	if (size && size <= sizeof(g->copy) &&
+	    copy_from_user(g->copy, (uintptr_t)arg, size) == 0) {
+		g->arg = g->copy;
+		if (op == IORING_REGISTER_FILES_UPDATE) {
+			const struct io_uring_files_update *u = (void *)g->copy;
+			off = u->offset;
+			nr = nr_args;
+		} else if (op == IORING_REGISTER_FILES_UPDATE2 &&
+			   size == sizeof(struct io_uring_rsrc_update2)) {
+			const struct io_uring_rsrc_update2 *u = (void *)g->copy;
+			off = u->offset;
+			nr = u->nr;
+		}
+	}
+	reg_mark(g, ring_of_fd((int)fd), off, nr);
+	return g->arg;
 }
 
 void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
@@ -797,15 +1070,21 @@ static int fd_may_be_device(int fd)
  * application's, up to 2^32 - 1, fuzz_guard). */
 #define UPDATE_CHUNK 512u
 
-static void files_update_sqe(struct ring_state *r, struct slot_table *t,
-			     const struct io_uring_sqe *sqe, struct retired *d)
+static void files_update_sqe(struct ring_state *r,
+			     const struct io_uring_sqe *sqe)
 {
+	pthread_mutex_lock(&r->slots_lock);
+	struct slot_table *t = atomic_load(&r->slots);
+	unsigned int size = t && !t->lost ? t->n : 0;
+	pthread_mutex_unlock(&r->slots_lock);
 	unsigned int off = (unsigned int)sqe->off;
 	int alloc = off == IORING_FILE_INDEX_ALLOC;
-	unsigned int room = alloc ? t->n : off < t->n ? t->n - off : 0;
+	unsigned int room = alloc ? size : off < size ? size - off : 0;
 	unsigned int nr = sqe->len < room ? sqe->len : room;
 	int buf[UPDATE_CHUNK], any = 0;
 	struct ag_file *known[UPDATE_CHUNK];
+	unsigned char devs[UPDATE_CHUNK];
+	struct retired d = { 0 };
 	for (unsigned int c = 0; c < nr; c += UPDATE_CHUNK) {
 		unsigned int n = nr - c < UPDATE_CHUNK ? nr - c : UPDATE_CHUNK;
 		uint64_t at = sqe->addr + (uint64_t)c * sizeof(int);
@@ -831,19 +1110,37 @@ static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 				dev = 1;   /* the device, or "not" unrechecked */
 			}
 			any |= dev;
-			if (alloc)
-				continue;
+			devs[i] = (unsigned char)dev;
+		}
+		if (alloc)
+			continue;
+		/* The system calls above were made with no lock held (a
+		 * file on FUSE or NFS can take its time); the slots are set
+		 * under it, in the table as it is now. */
+		pthread_mutex_lock(&r->slots_lock);
+		t = atomic_load(&r->slots);
+		for (unsigned int i = 0; t && !t->lost && i < n; i++) {
 			/* slot_may_change, inline: most slots of a busy
 			 * table are uncertain already. */
-			unsigned int index = off + c + i;     /* < t->n */
+			unsigned int index = off + c + i;
+			if (index >= t->n)
+				break;
 			struct ag_file *was = atomic_load_explicit(
 				&t->v[index], memory_order_relaxed);
-			if (was != UNCERTAIN && (was || dev))
-				slot_set(r, t, index, UNCERTAIN, d);
+			if (was != UNCERTAIN && (was || devs[i]))
+				slot_set(r, t, index, UNCERTAIN, &d);
 		}
+		retired_drop(r, &d);
+		pthread_mutex_unlock(&r->slots_lock);
 	}
-	if (alloc && any)
-		slot_may_change(r, t, IORING_FILE_INDEX_ALLOC, 1, d);
+	if (alloc && any) {
+		pthread_mutex_lock(&r->slots_lock);
+		t = atomic_load(&r->slots);
+		if (t && !t->lost)
+			slot_may_change(r, t, IORING_FILE_INDEX_ALLOC, 1, &d);
+		retired_drop(r, &d);
+		pthread_mutex_unlock(&r->slots_lock);
+	}
 }
 
 /* The slots an SQE that changes them may have changed (its own frame:
@@ -851,6 +1148,15 @@ static void files_update_sqe(struct ring_state *r, struct slot_table *t,
 static __attribute__((noinline)) void slots_changed(struct ring_state *r,
 						   const struct io_uring_sqe *sqe)
 {
+	if (sqe->opcode == IORING_OP_FILES_UPDATE) {
+		files_update_sqe(r, sqe);
+		return;
+	}
+	/* The path is looked at with no lock held: a stat on FUSE or NFS
+	 * can take its time. */
+	int open = sqe->opcode == IORING_OP_OPENAT ||
+		   sqe->opcode == IORING_OP_OPENAT2;
+	int may_be_device = open && may_be_device_path(sqe);
 	pthread_mutex_lock(&r->slots_lock);
 	struct slot_table *t = atomic_load(&r->slots);
 	struct retired d = { 0 };
@@ -861,10 +1167,7 @@ static __attribute__((noinline)) void slots_changed(struct ring_state *r,
 			slot_may_change(r, t, sqe->file_index == IORING_FILE_INDEX_ALLOC
 					      ? IORING_FILE_INDEX_ALLOC
 					      : sqe->file_index - 1,
-					may_be_device_path(sqe), &d);
-			break;
-		case IORING_OP_FILES_UPDATE:
-			files_update_sqe(r, t, sqe, &d);
+					may_be_device, &d);
 			break;
 		default:               /* accept, socket, close */
 			if (sqe->file_index != IORING_FILE_INDEX_ALLOC)
@@ -884,10 +1187,12 @@ static __attribute__((noinline)) void slots_changed(struct ring_state *r,
  * is read as a reader.
  */
 static __attribute__((noinline)) void msg_send_fd(struct ring_state *r,
-						 const struct io_uring_sqe *sqe)
+						 const struct io_uring_sqe *sqe,
+						 struct ag_held **hp)
 {
-	struct ag_file *src = sqe->addr3 < UINT_MAX
-		? slot_read(r, (unsigned int)sqe->addr3) : NULL;
+	struct ag_file *src = sqe->addr3 >= UINT_MAX ? NULL
+		: slots_enter(r, hp) != 0 ? UNCERTAIN
+		: slot_read(r, (unsigned int)sqe->addr3);
 	if (!src)
 		return;         /* not the device, or nothing to send */
 	if (src != UNCERTAIN)
@@ -920,14 +1225,15 @@ static __attribute__((noinline)) void msg_send_fd(struct ring_state *r,
 }
 
 static inline void note_slot_change(struct ring_state *r,
-				    const struct io_uring_sqe *sqe)
+				    const struct io_uring_sqe *sqe,
+				    struct ag_held **hp)
 {
 	int changes;
 	switch (sqe->opcode) {
 	case IORING_OP_MSG_RING:
 		if (sqe->addr == IORING_MSG_SEND_FD &&
 		    atomic_load_explicit(&r->slots, memory_order_relaxed))
-			msg_send_fd(r, sqe);
+			msg_send_fd(r, sqe, hp);
 		return;
 	case IORING_OP_OPENAT:
 	case IORING_OP_OPENAT2:
@@ -981,6 +1287,9 @@ static int hold(struct ag_held **hp, struct ag_sched *s)
 
 void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 {
+	/* First: a registration may be waiting for this walk. */
+	if (h && h->slots)
+		atomic_fetch_sub(&h->slots->slot_users[h->slots_parity], 1);
 	for (unsigned int i = 0; h && i < h->n; i++) {
 		struct ag_sched *s = h->v[i];
 		pthread_mutex_lock(&s->lock);
@@ -1129,7 +1438,13 @@ static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
 		return sqe->fd >= 0 ? ag_fd_file(sqe->fd) : NULL;
 	if (!w->r)
 		return UNCERTAIN;
-	return sqe->fd < 0 ? NULL : slot_read(w->r, (unsigned int)sqe->fd);
+	if (sqe->fd < 0)
+		return NULL;
+	if (slots_enter(w->r, &w->held) != 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return slot_read(w->r, (unsigned int)sqe->fd);
 }
 
 /* A command answered here, never handed to the driver: the kernel
@@ -1153,12 +1468,25 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	if (!f)
 		return;
 	int rc;
+	if (f == UNCERTAIN && slot_pending(w->r, (unsigned int)sqe->fd)) {
+		ag_report_once("registration under way", "a URING_CMD on "
+			       "registered file slot %d of ring fd %d while "
+			       "another thread's registration of the ring's "
+			       "files may be changing it: the guard cannot know "
+			       "which file the kernel will use; %s", sqe->fd,
+			       w->ring->ring_fd, ag_cfg.mode == AG_ENFORCE
+					? "blocked" : "not checked");
+		if (ag_cfg.mode == AG_ENFORCE)
+			fail_cmd(w, sqe, -EPERM);
+		return;
+	}
 	if (f == UNCERTAIN) {
 		ag_report_once("uncertain slot", "a URING_CMD on registered "
 			       "file slot %d of ring fd %d: an earlier SQE may "
 			       "have put the device there, or it was registered "
 			       "in a way the guard could not follow (no memory, "
-			       "a registered ring index), and the guard cannot "
+			       "a registered ring index, two registrations of "
+			       "its files at once), and the guard cannot "
 			       "know; %s", sqe->fd, w->ring->ring_fd,
 			       ag_cfg.mode == AG_ENFORCE ? "blocked"
 							 : "not checked");
@@ -1187,7 +1515,7 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 	if (sqe->opcode == IORING_OP_URING_CMD)
 		check_cmd(w, sqe);
 	else if (w->r)
-		note_slot_change(w->r, sqe);
+		note_slot_change(w->r, sqe, &w->held);
 	if (sqe->flags & IOSQE_IO_LINK)
 		w->chain_may_fail = 1;
 	if (!linked)
@@ -1311,18 +1639,33 @@ void ag_uring_lock_all(void)
 {
 	pthread_mutex_lock(&ring_lock);
 	for (struct ring_state *r = atomic_load(&rings); r;
-	     r = atomic_load(&r->next))
+	     r = atomic_load(&r->next)) {
+		pthread_mutex_lock(&r->epoch_lock);
 		pthread_mutex_lock(&r->slots_lock);
+	}
 }
 
 void ag_uring_unlock_all(int child)
 {
 	for (struct ring_state *r = atomic_load(&rings); r;
 	     r = atomic_load(&r->next)) {
-		/* The child has none of the threads that were reading. */
-		if (child)
+		/* The child has none of the threads that were reading,
+		 * walking or registering.  A registration under way goes on
+		 * in the parent, on the ring the child shares, and the child
+		 * never learns its result: every slot is uncertain. */
+		if (child) {
 			atomic_store(&r->readers, 0);
+			atomic_store(&r->slot_users[0], 0);
+			atomic_store(&r->slot_users[1], 0);
+			if (atomic_load(&r->reg_inflight))
+				table_replace(r, table_lost());
+			atomic_store(&r->reg_inflight, 0);
+			atomic_store(&r->reg_all, 0);
+			for (unsigned int k = 0; k < 4; k++)
+				atomic_store(&r->reg_range[k], 0);
+		}
 		pthread_mutex_unlock(&r->slots_lock);
+		pthread_mutex_unlock(&r->epoch_lock);
 	}
 	if (child)
 		atomic_store(&ring_setups, 0);  /* their threads are gone */

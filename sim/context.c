@@ -17,6 +17,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -99,6 +100,32 @@ static int ctx_init(struct sim_ctx *c, uint64_t ino)
 	return 0;
 }
 
+/*
+ * The memfd sized to SIM_CTX_BYTES: 0, or -ENOMEM when it cannot be (a
+ * kernel driver's context costs no file size, so that under a file size
+ * limit below 4 GiB, `ulimit -f`, the open fails as a driver out of
+ * memory fails it, and raises no SIGXFSZ).  SIGXFSZ is blocked in this
+ * thread around the ftruncate; the one it raised is taken back, one the
+ * thread had pending already is left, and the mask is restored.
+ */
+static int ctx_size(int fd)
+{
+	sigset_t xfsz, old, pending;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	sigpending(&pending);
+	int was_pending = sigismember(&pending, SIGXFSZ);
+	int rc = ftruncate(fd, (off_t)SIM_CTX_BYTES) == 0 ? 0 : errno;
+	if (rc == EFBIG && !was_pending) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&xfsz, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc ? -ENOMEM : 0;
+}
+
 int ctx_create(int flags, struct sim_file **out)
 {
 	int fd = memfd_create("arena-context",
@@ -106,8 +133,8 @@ int ctx_create(int flags, struct sim_file **out)
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	int rc = 0;
-	if (ftruncate(fd, (off_t)SIM_CTX_BYTES) != 0 || fstat(fd, &st) != 0 ||
+	int rc = ctx_size(fd);
+	if (rc || fstat(fd, &st) != 0 ||
 	    ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, O_NONBLOCK) != 0))
 		rc = -ENOMEM;
 	struct sim_file *f = rc ? NULL : calloc(1, sizeof(*f));

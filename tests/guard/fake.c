@@ -36,6 +36,7 @@ struct state {
 
 static struct state *st;
 static void (*append_hook)(void);
+static void (*create_hook)(void);
 static struct {
 	unsigned int cmd;
 	int err, times;
@@ -67,6 +68,8 @@ static int add(enum kind kind, uint32_t *handle)
 
 static int program_create(struct drm_arena_program_create *a)
 {
+	if (create_hook)
+		create_hook();
 	int rc = add(PROGRAM, &a->handle);
 	if (rc)
 		return rc;
@@ -228,6 +231,7 @@ void fake_setup(void)
 	memset(st, 0, sizeof(*st));
 	ag_driver_ioctl = fake_ioctl;
 	append_hook = NULL;
+	create_hook = NULL;
 	failing.times = 0;
 	memset(fake_calls, 0, sizeof(fake_calls));
 	unsetenv("ARENAGUARD");
@@ -247,6 +251,11 @@ void fake_without_seals(void)
 void fake_on_append(void (*fn)(void))
 {
 	append_hook = fn;
+}
+
+void fake_on_create(void (*fn)(void))
+{
+	create_hook = fn;
 }
 
 void fake_fail(unsigned int cmd, int err, int times)

@@ -41,6 +41,10 @@ void fake_without_seals(void);
  * landing in the middle of one. */
 void fake_on_append(void (*fn)(void));
 
+/* fn (NULL: none) runs at the start of every PROGRAM_CREATE the driver
+ * gets: a driver slow to create (it may block there). */
+void fake_on_create(void (*fn)(void));
+
 /* The next `times` requests `cmd` fail in the driver with -err before
  * it does anything (EINTR: a signal came; EAGAIN). */
 void fake_fail(unsigned int cmd, int err, int times);

@@ -2,7 +2,10 @@
 /*
  * libprobefail.so, preloaded between the guard and the simulator:
  * DRM_IOCTL_VERSION fails with errno PROBEFAIL_ERRNO, PROBEFAIL_TIMES
- * times (-1: always); every other ioctl goes on untouched.
+ * times (-1: always); takes PROBEFAIL_SLEEP_MS milliseconds first (a
+ * slow device); and is listed in the file PROBEFAIL_LOG, one line
+ * "MAJOR:MINOR" of the file it was sent to ("-" for no character
+ * device).  Every other ioctl goes on untouched.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -10,7 +13,12 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <arenaguard/uapi.h>
 
@@ -27,6 +35,25 @@ int ioctl(int fd, unsigned long request, ...)
 		next = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT,
 							       "ioctl");
 	if (request == DRM_IOCTL_VERSION) {
+		const char *log = getenv("PROBEFAIL_LOG");
+		if (log) {
+			struct stat st;
+			char line[64];
+			int len = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)
+				? snprintf(line, sizeof(line), "%u:%u\n",
+					   major(st.st_rdev), minor(st.st_rdev))
+				: snprintf(line, sizeof(line), "-\n");
+			int out = open(log, O_WRONLY | O_APPEND | O_CREAT |
+				       O_CLOEXEC, 0644);
+			if (out >= 0) {
+				if (write(out, line, (size_t)len) < 0)
+					len = 0;
+				close(out);
+			}
+		}
+		const char *ms = getenv("PROBEFAIL_SLEEP_MS");
+		if (ms)
+			usleep((useconds_t)atoi(ms) * 1000);
 		int n = atomic_load(&left);
 		if (n == -2) {
 			const char *t = getenv("PROBEFAIL_TIMES");

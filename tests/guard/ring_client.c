@@ -21,6 +21,12 @@
  *   acrossfork  one ring (and its liburing state) shared across fork
  *   rawring     a ring set up without liburing, then the device used
  *   msgring     a device slot sent to another ring (IORING_MSG_SEND_FD)
+ *   noprobe     /dev/null and /dev/zero registered, updated into a slot,
+ *               sent a URING_CMD and an arena ioctl: none is probed
+ *               (libprobefail.so's PROBEFAIL_LOG lists the probes)
+ *   slowprobe   a registration whose probe takes 1.5 s
+ *               (PROBEFAIL_SLEEP_MS) does not stall another thread's
+ *               slot-changing SQE on the same ring
  *
  * A submission the guard must block is a schedule (D) fails; "blocked"
  * is a CQE (or ioctl) of -EPERM.  On the simulator a command the guard
@@ -31,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -40,6 +47,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cdev.h"
@@ -374,8 +382,9 @@ static void *reregister(void *arg)
 }
 
 /* One thread submits a good schedule on slot 0 while another drops and
- * registers the files again: every result is the run (0) or the
- * kernel's for an empty slot, and nothing crashes or hangs. */
+ * registers the files again: every result is the run (0), the kernel's
+ * for an empty slot, or the guard's block while a registration is under
+ * way, and nothing crashes or hangs. */
 static void cmd_regrace(void)
 {
 	struct cdev d;
@@ -400,16 +409,15 @@ static void cmd_regrace(void)
 	int bad = 0, n = 0, other = 0;
 	while (!atomic_load(&g.done)) {
 		rc = uring_submit(&d.ring, 0, IOSQE_FIXED_FILE, s);
-		/* -ENOKEY: the kernel had the file in the slot a moment
-		 * before the guard knew it (the registration hook runs after
-		 * the kernel's); that submit went out unsealed, and the
-		 * sealed context refused it: fail closed, never unchecked.
-		 * -EOPNOTSUPP: the same instant for the simulator, whose
-		 * slot table is also learnt after the kernel's, so that the
-		 * command reached the kernel on the context's memfd, which
-		 * has no uring_cmd: nothing ran. */
+		/* -EPERM: submitted while the other thread's registration
+		 * was under way, when the guard cannot know which file the
+		 * kernel has in the slot: blocked.  Never -ENOKEY (a submit
+		 * the guard let go unsealed, believing the slot empty, that
+		 * reached the kernel after the registration) nor -EOPNOTSUPP
+		 * (the same instant for the simulator, whose slot table is
+		 * learnt inside the guard's registration window). */
 		int allowed = rc == 0 || rc == -EBADF || rc == -ENXIO ||
-			      rc == -ENOKEY || rc == -EOPNOTSUPP;
+			      rc == -EPERM;
 		bad += !allowed;
 		other = allowed ? other : rc;
 		n++;
@@ -572,6 +580,99 @@ static void cmd_acrossfork(void)
 	io_uring_queue_exit(ring);
 }
 
+/* ---- noprobe ---- */
+
+static void cmd_noprobe(void)
+{
+	int null = open("/dev/null", O_RDWR), zero = open("/dev/zero", O_RDWR);
+	int null2 = open("/dev/null", O_RDWR), null3 = open("/dev/null", O_RDWR);
+	int null4 = open("/dev/null", O_RDWR);
+	struct io_uring ring;
+	if (null < 0 || zero < 0 || null2 < 0 || null3 < 0 || null4 < 0 ||
+	    io_uring_queue_init(8, &ring, IORING_SETUP_SQE128) != 0)
+		die("set-up", errno);
+	int fds[2] = { null, zero };
+	check(io_uring_register_files(&ring, fds, 2) == 0, "registered");
+	check(io_uring_register_files_update(&ring, 1, &null2, 1) == 1,
+	      "updated");
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_files_update(sqe, &null3, 1, 0);
+	sqe->user_data = 1;
+	check(io_uring_submit(&ring) == 1 && reap(&ring, 1) == 1,
+	      "FILES_UPDATE SQE");
+	int rc = uring_submit(&ring, null4, 0, 1);
+	check(rc != -EPERM, "a URING_CMD on /dev/null is not the guard's "
+	      "(%d)", rc);
+	struct drm_arena_schedule_submit sub = { .schedule = 1 };
+	check(cdev_ioctl(null4, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub) ==
+	      -ENOTTY, "an arena ioctl on /dev/null is /dev/null's");
+	io_uring_queue_exit(&ring);
+	/* The device is probed. */
+	struct cdev d;
+	open_dev(&d, CP_IOCTL);
+	bad_schedule(&d);
+	cdev_close(&d);
+	close(null);
+	close(zero);
+	close(null2);
+	close(null3);
+	close(null4);
+}
+
+/* ---- slowprobe ---- */
+
+struct slowreg {
+	struct io_uring *ring;
+	int fd;
+	atomic_int inside;
+	int rc;
+};
+
+static void *slow_register(void *arg)
+{
+	struct slowreg *g = arg;
+	atomic_store(&g->inside, 1);
+	g->rc = io_uring_register_files_update(g->ring, 0, &g->fd, 1);
+	return NULL;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void cmd_slowprobe(void)
+{
+	struct io_uring ring;
+	int dev = open(ARENA_NODE_PATH, O_RDWR);    /* not seen yet */
+	if (dev < 0 || io_uring_queue_init(8, &ring, 0) != 0 ||
+	    io_uring_register_files_sparse(&ring, 4) != 0)
+		die("set-up", errno);
+	struct slowreg g = { &ring, dev, 0, 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, slow_register, &g);
+	while (!atomic_load(&g.inside))
+		sched_yield();
+	usleep(200 * 1000);             /* inside its probe (1.5 s) */
+	uint64_t t0 = now_ms();
+	int none = -1;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_files_update(sqe, &none, 1, 2);
+	sqe->user_data = 1;
+	int rc = io_uring_submit(&ring);
+	uint64_t took = now_ms() - t0;
+	check(rc == 1, "submitted (%d)", rc);
+	check(took < 600, "a slot-changing SQE took %llu ms while another "
+	      "thread's registration probed a slow device", (unsigned long long)took);
+	check(reap(&ring, 1) == 1, "its CQE");
+	pthread_join(t, NULL);
+	check(g.rc == 1, "the slow registration (%d)", g.rc);
+	io_uring_queue_exit(&ring);
+	close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -607,6 +708,10 @@ int main(int argc, char **argv)
 		cmd_rawring();
 	else if (!strcmp(cmd, "msgring"))
 		cmd_msgring();
+	else if (!strcmp(cmd, "noprobe"))
+		cmd_noprobe();
+	else if (!strcmp(cmd, "slowprobe"))
+		cmd_slowprobe();
 	else {
 		fprintf(stderr, "unknown command %s\n", cmd);
 		return 2;

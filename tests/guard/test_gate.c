@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,6 +450,295 @@ START_TEST(test_sqe_rewritten_after_check)
 }
 END_TEST
 
+/* ---- a submit racing a registration of the ring's files ---- */
+
+/* The SQE at the ring's first position, the rest handed over: the
+ * kernel is played by the test and never takes any. */
+static struct io_uring_sqe *fixed_submit(struct io_uring *ring, uint32_t h)
+{
+	ring->sq.sqe_head = ring->sq.sqe_tail = 0;
+	struct arena_uring_submit u = { .schedule = h };
+	struct io_uring_sqe *sqe = cmd_sqe(ring, 0, ARENA_URING_CMD_SUBMIT,
+					   &u, sizeof(u));
+	sqe->flags |= IOSQE_FIXED_FILE;
+	return sqe;
+}
+
+/* The kernel's registered slot 0: an fd of the fake's, or -1. */
+static atomic_int kernel_slot0 = -1;
+
+/* The kernel running a checked SQE: a FIXED_FILE command goes to the
+ * file the kernel has in the slot, whatever the guard believed. */
+static int kernel_runs(const struct io_uring_sqe *sqe)
+{
+	if (sqe->opcode != IORING_OP_URING_CMD || !(sqe->flags & IOSQE_FIXED_FILE))
+		return fake_run_sqe(sqe);
+	int fd = atomic_load(&kernel_slot0);
+	if (fd < 0)
+		return -EBADF;
+	struct io_uring_sqe run[2];
+	memcpy(run, sqe, sizeof(run));
+	run[0].flags &= (uint8_t)~IOSQE_FIXED_FILE;
+	run[0].fd = fd;
+	return fake_run_sqe(run);
+}
+
+/* Slot 0 registered as the kernel does it, with the guard's hooks
+ * around (interpose.c's io_uring_register_files). */
+static void register_slot0(struct io_uring *ring, int fd)
+{
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
+	atomic_store(&kernel_slot0, fd);            /* the kernel's call */
+	if (fd >= 0)
+		ag_ring_files_set(ring, &fd, 1);
+	else
+		ag_ring_files_set(ring, NULL, 0);
+	ag_ring_reg_end(&g);
+}
+
+/* Issue 11 hole 4 on a driver without seals: while a registration is
+ * under way its slots are uncertain (blocked, with a record), an update
+ * only its own; after it, the slot is decided by verdict.  The generic
+ * io_uring_register hands the kernel the guard's copy of its struct. */
+START_TEST(test_registration_window)
+{
+	fake_setup();
+	fake_without_seals();
+	struct ag_file *f = attach(FAKE_FD);
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 4);
+	struct io_uring ring;
+	ring_open(&ring);
+	struct ag_reg g;
+	ag_ring_reg_begin(&g, &ring, 0, AG_REG_ALL);
+	atomic_store(&kernel_slot0, FAKE_FD);       /* the kernel has it */
+	struct io_uring_sqe *sqe = fixed_submit(&ring, bad);
+	struct ag_held *held = ag_uring_check(&ring);
+	ck_assert_int_eq(kernel_runs(sqe), -EPERM);
+	handed_over(&ring, held);
+	sqe = fixed_submit(&ring, good);            /* cannot know: blocked */
+	held = ag_uring_check(&ring);
+	ck_assert_int_eq(kernel_runs(sqe), -EPERM);
+	handed_over(&ring, held);
+	int fd = FAKE_FD;
+	ag_ring_files_set(&ring, &fd, 1);
+	ag_ring_reg_end(&g);
+	ck_assert_int_eq(fake_ran().n, 0);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(strstr(log, "registration of the ring's files may be "
+			     "changing it"), "%s", log);
+	free(log);
+	/* Settled: decided by verdict. */
+	sqe = fixed_submit(&ring, bad);
+	held = ag_uring_check(&ring);
+	ck_assert_int_eq(kernel_runs(sqe), -EPERM);
+	handed_over(&ring, held);
+	ck_assert_int_eq(fake_ran().n, 0);
+	sqe = fixed_submit(&ring, good);
+	held = ag_uring_check(&ring);
+	ck_assert_int_eq(kernel_runs(sqe), 0);
+	handed_over(&ring, held);
+	ck_assert_int_eq(fake_ran().n, 1);
+	/* An update of slot 5 leaves slot 0 decided. */
+	ag_ring_reg_begin(&g, &ring, 5, 1);
+	sqe = fixed_submit(&ring, good);
+	held = ag_uring_check(&ring);
+	ck_assert_int_eq(kernel_runs(sqe), 0);
+	handed_over(&ring, held);
+	ck_assert_int_eq(fake_ran().n, 2);
+	ag_ring_reg_end(&g);
+	/* The generic call's FILES_UPDATE on slot 0: the kernel reads the
+	 * guard's copy, and slot 0 is pending meanwhile. */
+	struct io_uring_files_update u = { .offset = 0,
+					   .fds = (uintptr_t)&fd };
+	const void *arg = ag_ring_register_begin(&g, (unsigned int)ring.ring_fd,
+						 IORING_REGISTER_FILES_UPDATE,
+						 &u, 1);
+	ck_assert_ptr_ne(arg, &u);
+	ck_assert_mem_eq(arg, &u, sizeof(u));
+	sqe = fixed_submit(&ring, good);
+	held = ag_uring_check(&ring);
+	ck_assert_int_eq(kernel_runs(sqe), -EPERM);
+	handed_over(&ring, held);
+	ag_ring_register((unsigned int)ring.ring_fd,
+			 IORING_REGISTER_FILES_UPDATE, arg, 1, 1);
+	ag_ring_reg_end(&g);
+	ck_assert_int_eq(fake_ran().n, 2);
+	/* Two updates of slot 0 at once: the kernel ran them in an order
+	 * the guard cannot know, whatever order they settle in. */
+	struct ag_reg g2;
+	ag_ring_reg_begin(&g, &ring, 0, 1);
+	ag_ring_reg_begin(&g2, &ring, 0, 1);
+	int none = -1;
+	ag_ring_files_update(&ring, 0, &fd, 1);
+	ag_ring_reg_end(&g);
+	ag_ring_files_update(&ring, 0, &none, 1);
+	ag_ring_reg_end(&g2);
+	sqe = fixed_submit(&ring, good);
+	held = ag_uring_check(&ring);
+	ck_assert_int_eq(kernel_runs(sqe), -EPERM);
+	handed_over(&ring, held);
+	ck_assert_int_eq(fake_ran().n, 2);
+	log = slurp(scratch_path("log"));
+	ck_assert_msg(strstr(log, "two registrations of its files at once"),
+		      "%s", log);
+	free(log);
+	register_slot0(&ring, -1);
+	atomic_store(&kernel_slot0, -1);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+#define REG_ROUNDS 2000
+
+static struct io_uring race_ring;
+static atomic_int race_done, race_submits;
+
+/* Until the submitting thread has made n more submits. */
+static void let_submit(int n)
+{
+	int until = atomic_load(&race_submits) + n;
+	while (atomic_load(&race_submits) < until)
+		sched_yield();
+}
+
+static void *registrar(void *unused)
+{
+	(void)unused;
+	for (int i = 0; i < REG_ROUNDS; i++) {
+		register_slot0(&race_ring, FAKE_FD);
+		let_submit(2);
+		register_slot0(&race_ring, -1);
+		let_submit(2);
+	}
+	atomic_store(&race_done, 1);
+	return NULL;
+}
+
+/* The same race with a thread: one registers and drops slot 0 (the
+ * device) over and over while the other submits the failing and the
+ * certified schedule on it (a yield between each check and the kernel,
+ * to widen the window).  The failing one never runs; the certified one
+ * does, on rounds where the slot is settled. */
+START_TEST(test_registration_race_unsealed)
+{
+	fake_setup();
+	fake_without_seals();
+	struct ag_file *f = attach(FAKE_FD);
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 4);
+	ring_open(&race_ring);
+	atomic_store(&race_done, 0);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, registrar, NULL), 0);
+	int runs_bad = 0, runs_good = 0, tries = 0, uncertain = 0;
+	atomic_store(&race_submits, 0);
+	while (!atomic_load(&race_done)) {
+		uint32_t h = tries++ % 2 ? good : bad;
+		struct io_uring_sqe *sqe = fixed_submit(&race_ring, h);
+		struct ag_held *held = ag_uring_check(&race_ring);
+		sched_yield();
+		int ran = fake_ran().n;
+		int rc = kernel_runs(sqe);
+		handed_over(&race_ring, held);
+		ck_assert(rc == 0 || rc == -EPERM || rc == -EBADF);
+		if (fake_ran().n != ran) {
+			runs_bad += h == bad;
+			runs_good += h == good;
+		}
+		uncertain += h == good && rc == -EPERM;
+		atomic_fetch_add(&race_submits, 1);
+	}
+	pthread_join(t, NULL);
+	printf("registration race: %d submits, %d certified ran, %d certified "
+	       "blocked as uncertain, %d failing ran\n", tries, runs_good,
+	       uncertain, runs_bad);
+	ck_assert_msg(runs_bad == 0, "the failing schedule ran %d times in %d "
+		      "submits", runs_bad, tries);
+	io_uring_queue_exit(&race_ring);
+	atomic_store(&kernel_slot0, -1);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+/* ---- a driver slow to create ---- */
+
+static atomic_int create_waiting, create_release, meanwhile_done;
+
+static void slow_create(void)
+{
+	atomic_store(&create_waiting, 1);
+	while (!atomic_load(&create_release))
+		sched_yield();
+}
+
+struct slow {
+	struct ag_file *f;
+	uint32_t prog, sched;
+	int append_rc, submit_rc;
+};
+
+static void *create_slowly(void *arg)
+{
+	struct slow *c = arg;
+	c->prog = fake_program(c->f, PROG_GOOD);
+	return NULL;
+}
+
+static void *use_meanwhile(void *arg)
+{
+	struct slow *c = arg;
+	struct drm_arena_schedule_append a = {
+		.schedule = c->sched, .count = 2,
+		.refs = (uintptr_t)prog_good_refs };
+	c->append_rc = fake_call(c->f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+	c->submit_rc = fake_submit(c->f, c->sched);
+	atomic_store(&meanwhile_done, 1);
+	return NULL;
+}
+
+/* A PROGRAM_CREATE the driver takes its time over (held in the driver
+ * until released) delays no append or submit of the file's schedules:
+ * the file's maps are not locked across the driver's call, only its
+ * creates and destroys are ordered.  Released after 2 s at most, so
+ * that a regression fails rather than hangs. */
+START_TEST(test_slow_create_stalls_no_submit)
+{
+	uint32_t prog;
+	struct ag_file *f = start(&prog);
+	atomic_store(&create_waiting, 0);
+	atomic_store(&create_release, 0);
+	atomic_store(&meanwhile_done, 0);
+	struct slow c = { f, 0, fake_schedule(f, prog, prog_good_refs, 2, 2),
+			  -1, -1 };
+	fake_on_create(slow_create);
+	pthread_t creator, user;
+	ck_assert_int_eq(pthread_create(&creator, NULL, create_slowly, &c), 0);
+	while (!atomic_load(&create_waiting))
+		sched_yield();
+	ck_assert_int_eq(pthread_create(&user, NULL, use_meanwhile, &c), 0);
+	uint64_t until = ag_now_ns() + 2000000000u;
+	while (!atomic_load(&meanwhile_done) && ag_now_ns() < until)
+		sched_yield();
+	int in_time = atomic_load(&meanwhile_done);
+	atomic_store(&create_release, 1);
+	pthread_join(user, NULL);
+	pthread_join(creator, NULL);
+	fake_on_create(NULL);
+	ck_assert_msg(in_time, "an append and a submit waited for another "
+		      "thread's PROGRAM_CREATE in the driver");
+	ck_assert_int_eq(c.append_rc, 0);
+	ck_assert_int_eq(c.submit_rc, 0);
+	ck_assert_uint_ne(c.prog, 0);
+	ck_assert_int_eq(fake_ran().n, 1);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* ---- the launcher ---- */
 
 /* Issue 11 hole 6: a library path with a space or a colon, which ld.so
@@ -500,6 +790,9 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_uring_append_unknown);
 	tcase_add_test(t, test_ioctl_append_unknown_races_create);
 	tcase_add_test(t, test_sqe_rewritten_after_check);
+	tcase_add_test(t, test_registration_window);
+	tcase_add_test(t, test_registration_race_unsealed);
+	tcase_add_test(t, test_slow_create_stalls_no_submit);
 	tcase_add_test(t, test_launcher_refuses_split_path);
 	suite_add_tcase(s, t);
 	return s;

@@ -174,8 +174,8 @@ END_TEST
 
 /* Past the file size limit (ulimit -f) the log cannot take a byte: the
  * failure said once (on standard error, a pipe), nothing lost, no
- * SIGXFSZ.  (A limit below the simulator's context, a 4 GiB sparse
- * memfd, would stop the simulator first, as ulimit -f 0 does;
+ * SIGXFSZ.  (Under a limit below the simulator's context, a 4 GiB
+ * sparse memfd, the simulator's open fails with ENOMEM;
  * test_dump_efbig has a dump past the limit.) */
 #define FILE_LIMIT (8ull << 30)
 

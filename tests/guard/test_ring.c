@@ -89,6 +89,47 @@ START_TEST(test_probe_fails)
 }
 END_TEST
 
+/* No ioctl reaches a character device that cannot be the arena's
+ * (/dev/null, /dev/zero), whichever way it meets the guard: registered,
+ * updated into a slot by the function and by an SQE, sent a URING_CMD or
+ * an arena ioctl.  The device itself is probed (the list works). */
+START_TEST(test_no_probe_of_other_devices)
+{
+	char probes[300], plog[320];
+	snprintf(probes, sizeof(probes), "%s", scratch_path("probes"));
+	snprintf(plog, sizeof(plog), "PROBEFAIL_LOG=%s", probes);
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_PROBEFAIL " " AG_ARENASIM,
+			      log_env_of_scratch(), plog, NULL };
+	struct run r;
+	char *log = ring_client(&r, env, "noprobe", NULL);
+	free(log);
+	char *seen = slurp(probes);
+	ck_assert_msg(strstr(seen, "261:0\n"), "probes:\n%s", seen);
+	for (char *line = seen; *line; line = strchr(line, '\n') + 1)
+		ck_assert_msg(!strncmp(line, "261:", 4), "a probe of another "
+			      "file than the device: %s", seen);
+	free(seen);
+	run_free(&r);
+}
+END_TEST
+
+/* A registration whose probe of a new device fd takes 1.5 s stalls no
+ * other thread's SQE that changes the ring's slots (the probe is made
+ * with no slot lock held). */
+START_TEST(test_slow_probe_stalls_nothing)
+{
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_PROBEFAIL " " AG_ARENASIM,
+			      log_env_of_scratch(), "PROBEFAIL_SLEEP_MS=1500",
+			      NULL };
+	struct run r;
+	char *log = ring_client(&r, env, "slowprobe", NULL);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(test_generic_register)
 {
 	run_guarded("register", NULL, "blocked submission of");
@@ -202,6 +243,8 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_newer_liburing);
 	tcase_add_test(t, test_resize_keeps_slots);
 	tcase_add_test(t, test_registration_race);
+	tcase_add_test(t, test_no_probe_of_other_devices);
+	tcase_add_test(t, test_slow_probe_stalls_nothing);
 	tcase_add_test(t, test_ring_fd_dup);
 	tcase_add_test(t, test_rings_without_fd);
 	tcase_add_test(t, test_ring_across_fork);

@@ -7,12 +7,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -341,6 +343,66 @@ START_TEST(close_range_forgets)
 }
 END_TEST
 
+/*
+ * Under a file size limit below the context's 4 GiB memfd (ulimit -f),
+ * an open of the node fails with the ENOMEM a driver out of memory
+ * gives, and raises no SIGXFSZ (a kernel driver would not): in a child,
+ * with SIGXFSZ at its default (which kills).  A SIGXFSZ the child had
+ * pending (blocked) before stays pending; the mask is restored.
+ */
+static int open_under_limit(void)
+{
+	signal(SIGXFSZ, SIG_DFL);
+	struct rlimit lim, was;
+	if (getrlimit(RLIMIT_FSIZE, &was) != 0)
+		return 9;
+	lim = (struct rlimit){ 1u << 20, was.rlim_max };
+	if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+		return 10;
+	int fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOMEM)
+		return 11;
+	/* The application's own pending SIGXFSZ, blocked, is kept. */
+	sigset_t xfsz, mask, pending;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	sigprocmask(SIG_BLOCK, &xfsz, NULL);
+	raise(SIGXFSZ);
+	fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOMEM)
+		return 12;
+	sigpending(&pending);
+	sigprocmask(SIG_BLOCK, NULL, &mask);
+	if (!sigismember(&pending, SIGXFSZ) || !sigismember(&mask, SIGXFSZ))
+		return 13;
+	struct timespec zero = { 0, 0 };
+	if (sigtimedwait(&xfsz, NULL, &zero) != SIGXFSZ)
+		return 14;
+	/* With the limit gone, the open works. */
+	if (setrlimit(RLIMIT_FSIZE, &was) != 0)
+		return 15;
+	fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 16;
+	close(fd);
+	return 0;
+}
+
+START_TEST(open_under_file_size_limit)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(open_under_limit());
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "the child was killed by signal %d",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	ck_assert_msg(WEXITSTATUS(status) == 0, "step %d failed",
+		      WEXITSTATUS(status));
+}
+END_TEST
+
 Suite *suite_node(void)
 {
 	Suite *s = suite_create("node");
@@ -357,6 +419,7 @@ Suite *suite_node(void)
 	tcase_add_test(tc, passthrough_ioctl_mmap);
 	tcase_add_test(tc, unrelated_process);
 	tcase_add_test(tc, close_range_forgets);
+	tcase_add_test(tc, open_under_file_size_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }
