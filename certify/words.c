@@ -10,13 +10,16 @@
  *
  * This is the loop over every parameter word, so it is the one place
  * where constant factors matter (docs/performance.md): the searches run
- * over compact sorted (lo, last) arrays rather than the tensors, and most
+ * over compact sorted (lo, last) arrays rather than the tensors, most
  * words (sizes, counts, kernel ids) leave after one comparison with the
- * windows' overall bounds.
+ * windows' overall bounds, a point first tries the range the same word of
+ * an earlier launch was found in (point_fine), and a moved word's points
+ * walk along the ranges (first_bad_point) instead of searching for each.
  *
  * Values are exact: V(t) = B(t) + t * D is computed in 128-bit arithmetic.
  * |D| < 2^32 * 2^63 (at most 2^32 deltas) and t < 2^32, so |V| < 2^127.
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "identity.h"
@@ -279,6 +282,137 @@ static void report_word(const struct word_check *c, uint32_t launch,
 	}
 }
 
+/*
+ * The range that word w of an earlier launch was found in, per w mod
+ * POINT_HINTS: launches of one kernel repeat their parameter layout, and a
+ * pointer often stays in the tensor it pointed into (the next image's
+ * rows, the same weights).  A hint is only ever a range of one of the
+ * sets the current launch may use (the globals, its own phase's planes),
+ * tested before any search.  Per thread of (C).
+ */
+#define POINT_HINTS 16
+struct point_hint {
+	const struct range_set *set;   /* NULL: none */
+	uint32_t k;
+};
+struct point_hints {
+	struct point_hint at[POINT_HINTS];
+};
+
+/* interval_fine for a point x inside the windows' overall bounds: the hot
+ * path of (C), in 64-bit arithmetic, each set searched once. */
+/* Whether range k of set holds x. */
+static int holds(const struct range_set *set, int64_t k, uint64_t x)
+{
+	return k >= 0 && k < set->n &&
+	       x - set->r[k].lo <= set->r[k].last - set->r[k].lo;
+}
+
+/*
+ * interval_fine for a point x inside the windows' overall bounds, in
+ * 64-bit arithmetic: 1 when fine, with *set and *k the named range holding
+ * x (*set NULL when x is fine for lying between windows), else 0.
+ */
+static int point_find(const struct word_check *c, uint32_t phase, uint64_t x,
+		      const struct range_set **set, int64_t *k)
+{
+	assert(x >= c->window_lo && x <= c->window_last);
+	*set = NULL;
+	if (c->n_windows > 1) {
+		/* x >= windows[0].lo: the floor exists */
+		int64_t w = range_floor(c->windows, c->n_windows, x);
+		if (x > c->windows[w].last)
+			return 1;      /* between two windows */
+	}
+	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
+	int64_t g = set_floor(gs, x);
+	if (g >= 0 && x <= gs->r[g].last) {
+		*set = gs;
+		*k = g;
+		return 1;
+	}
+	int64_t p = set_floor(ps, x);
+	if (p >= 0 && x <= ps->r[p].last) {
+		*set = ps;
+		*k = p;
+		return 1;
+	}
+	return 0;
+}
+
+/* point_find's answer, first trying the range that word w of an earlier
+ * launch was found in (the same search, written out: the hot path). */
+static inline __attribute__((always_inline)) int
+point_fine(const struct word_check *c, struct point_hints *h,
+		      uint32_t phase, uint32_t w, uint64_t x)
+{
+	assert(x >= c->window_lo && x <= c->window_last);
+	struct point_hint *ht = &h->at[w & (POINT_HINTS - 1)];
+	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
+	/* a range holding x is x's floor: the ranges are disjoint; a hint's
+	 * k is a range of its set */
+	if (ht->set == gs && x - gs->r[ht->k].lo <= gs->r[ht->k].last -
+						   gs->r[ht->k].lo)
+		return 1;
+	if (ht->set == ps && x - ps->r[ht->k].lo <= ps->r[ht->k].last -
+						   ps->r[ht->k].lo)
+		return 1;
+	if (c->n_windows > 1) {
+		/* x >= windows[0].lo: the floor exists */
+		int64_t k = range_floor(c->windows, c->n_windows, x);
+		if (x > c->windows[k].last)
+			return 1;      /* between two windows */
+	}
+	int64_t g = set_floor(gs, x);
+	if (g >= 0 && x <= gs->r[g].last) {
+		*ht = (struct point_hint){ gs, (uint32_t)g };
+		return 1;
+	}
+	int64_t p = set_floor(ps, x);
+	if (p >= 0 && x <= ps->r[p].last) {
+		*ht = (struct point_hint){ ps, (uint32_t)p };
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The points x + t d, t = 0 .. n - 1, of a moved word whose hull is not
+ * fine: the first t whose point is not fine, or -1.  Walks the progression
+ * along the sorted ranges: once two points were found in ranges k and k +
+ * j of one set, the next is tried in range k + 2j first (a layer's
+ * weights at the layer stride), so that a point costs the range it
+ * visits, not a search, while the layout repeats with the progression.
+ */
+static int64_t first_bad_point(const struct word_check *c, uint32_t phase,
+			       wide x, wide d, wide n)
+{
+	const struct range_set *set = NULL;
+	int64_t k = 0, step = 0;
+	for (wide t = 0; t < n; t++) {
+		wide v = x + t * d;
+		if (v < 0 || v >= U64_LIMIT)
+			return (int64_t)t;
+		uint64_t u = (uint64_t)v;
+		if (u < c->window_lo || u > c->window_last) {
+			set = NULL;
+			continue;
+		}
+		if (set && holds(set, k + step, u)) {
+			k += step;
+			continue;
+		}
+		const struct range_set *ns;
+		int64_t nk = 0;
+		if (!point_find(c, phase, u, &ns, &nk))
+			return (int64_t)t;
+		step = ns && ns == set ? nk - k : 0;
+		set = ns;
+		k = nk;
+	}
+	return -1;
+}
+
 /* What a repeat says about one body word: its deltas and its slot. */
 struct word_motion {
 	wide delta_sum;
@@ -287,14 +421,16 @@ struct word_motion {
 };
 
 /* Checks one word; 1 (diag filled) when an interval is not fine. */
-static int check_word(const struct word_check *c, uint32_t l, uint32_t w,
+static int check_word(const struct word_check *c, struct point_hints *h,
+		      uint32_t l, uint32_t w,
 		      uint32_t phase, const struct ac_repeat *r,
 		      const struct word_motion *mv)
 {
 	const struct ac_model *m = c->m;
 	wide x = m->words[m->launches[l].word_first + w];
 	if (!r || (mv->delta_entries == 0 && mv->slot < 0)) {
-		if (interval_fine(c, phase, x, x))
+		if ((uint64_t)x < c->window_lo || (uint64_t)x > c->window_last ||
+		    point_fine(c, h, phase, w, (uint64_t)x))
 			return 0;
 		report_word(c, l, phase, w, x, x, AC_NONE);
 		return 1;
@@ -307,14 +443,13 @@ static int check_word(const struct word_check *c, uint32_t l, uint32_t w,
 		if (interval_fine(c, phase, x < last ? x : last,
 				  x < last ? last : x))
 			return 0;
-		for (wide t = 0; t < n; t++) {
-			wide v = x + t * d;
-			if (!interval_fine(c, phase, v, v)) {
-				report_word(c, l, phase, w, v, v, (uint64_t)t);
-				return 1;
-			}
-		}
-		return 0;
+		int64_t t = first_bad_point(c, phase, x, d, n);
+		if (t < 0)
+			return 0;
+		wide v = x + t * d;
+		assert(!interval_fine(c, phase, v, v));
+		report_word(c, l, phase, w, v, v, (uint64_t)t);
+		return 1;
 	}
 	wide lo, hi;
 	if (mv->slot < 0) {
@@ -433,8 +568,8 @@ static void report_no_phase(const struct word_check *c, uint32_t l)
 
 /* A launch outside repeat bodies: every word is one point.  The hot loop
  * of (C), hence the window bounds test before anything else. */
-static int check_plain_launch(const struct word_check *c, uint32_t l,
-			      uint32_t phase)
+static int check_plain_launch(const struct word_check *c,
+			      struct point_hints *h, uint32_t l, uint32_t phase)
 {
 	const struct ac_launch *la = &c->m->launches[l];
 	if (la->word_count == 0)
@@ -443,7 +578,8 @@ static int check_plain_launch(const struct word_check *c, uint32_t l,
 	for (uint32_t w = 0; w < la->word_count; w++) {
 		if (x[w] < c->window_lo || x[w] > c->window_last)
 			continue;
-		if (!interval_fine(c, phase, x[w], x[w])) {
+		if (!point_fine(c, h, phase, w, x[w])) {
+			assert(!interval_fine(c, phase, x[w], x[w]));
 			report_word(c, l, phase, w, x[w], x[w], AC_NONE);
 			return 1;
 		}
@@ -451,8 +587,9 @@ static int check_plain_launch(const struct word_check *c, uint32_t l,
 	return 0;
 }
 
-static int check_launch(const struct word_check *c, uint32_t l,
-			const uint32_t *phase_of, struct body_walk *bw)
+static int check_launch(const struct word_check *c, struct point_hints *h,
+			uint32_t l, const uint32_t *phase_of,
+			struct body_walk *bw)
 {
 	const struct ac_model *m = c->m;
 	uint32_t phase = phase_of[l];
@@ -461,11 +598,11 @@ static int check_launch(const struct word_check *c, uint32_t l,
 		return 1;
 	}
 	if (!bw)
-		return check_plain_launch(c, l, phase);
+		return check_plain_launch(c, h, l, phase);
 	for (uint32_t w = 0; w < m->launches[l].word_count; w++) {
 		struct word_motion mv;
 		body_walk_next(bw, m, l, w, &mv);
-		if (check_word(c, l, w, phase, bw->r, &mv))
+		if (check_word(c, h, l, w, phase, bw->r, &mv))
 			return 1;
 	}
 	return 0;
@@ -491,6 +628,7 @@ static int check_all_launches(struct word_check *c, const uint32_t *phase_of)
 	if (!body_at)
 		return -1;
 	struct body_walk bw = { 0 };
+	struct point_hints hints = { 0 };
 	uint64_t body_end = 0;
 	int rc = 0;
 	for (uint32_t l = 0; l < m->n_launches && rc == 0; l++) {
@@ -504,7 +642,7 @@ static int check_all_launches(struct word_check *c, const uint32_t *phase_of)
 			body_end = r->first + r->count;
 		}
 		int in_body = bw.r && l < body_end;
-		rc = check_launch(c, l, phase_of, in_body ? &bw : NULL);
+		rc = check_launch(c, &hints, l, phase_of, in_body ? &bw : NULL);
 	}
 	body_walk_free(&bw);
 	free(body_at);
