@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "hash_index.h"
 #include "image.h"
+#include "parallel.h"
 #include "program_impl.h"
 
 static int body_order(const void *a, const void *b)
@@ -643,12 +644,11 @@ XXH128_hash_t program_digest(const struct ac_program *cp)
 	return p->digest;
 }
 
-/* (A), (B), then (C): the first that fails sets the verdict. */
-static int check_program(struct ac_program *p)
+/* (A), (B), then (C) on the calling thread: the first that fails sets the
+ * verdict. */
+static int check_serial(struct ac_program *p)
 {
-	p->phase_of = big_calloc((size_t)p->m->n_launches + 1,
-				 sizeof(*p->phase_of));
-	if (!p->phase_of || phases_of_launches(p->m, p->phase_of) != 0)
+	if (phases_of_launches(p->m, p->phase_of) != 0)
 		return -1;
 	uint32_t *globals = sort_tensors(p->m->globals, p->m->n_globals);
 	if (!globals)
@@ -660,7 +660,137 @@ static int check_program(struct ac_program *p)
 	return r;
 }
 
+/*
+ * The launch table in chunks, for threads: chunk c is launches [bound[c],
+ * bound[c + 1]).  Every chunk finds its launches' phases (the schedules'
+ * indexes need them all); (C) runs on the chunks below the smallest one
+ * known to fail, each into its own diagnostic, so that the smallest
+ * failing chunk's first failure -- the serial diagnostic -- is found
+ * whatever order the chunks run in.
+ */
+struct chunked {
+	const struct ac_model *m;
+	uint32_t *phase_of;
+	const struct word_check *words;   /* NULL: (A) or (B) failed */
+	uint32_t *bound;                  /* n_chunks + 1 */
+	struct ac_diag *diag;             /* per chunk */
+	atomic_uint first_failed;         /* n_chunks while none has */
+};
+
+static int check_chunk(void *ctx, uint32_t c)
+{
+	struct chunked *k = ctx;
+	uint32_t from = k->bound[c], to = k->bound[c + 1];
+	if (from == to)
+		return 0;
+	struct ac_model part = *k->m;
+	part.launches += from;
+	part.n_launches = to - from;
+	if (phases_of_launches(&part, k->phase_of + from) != 0)
+		return -1;
+	if (!k->words ||
+	    c > atomic_load_explicit(&k->first_failed, memory_order_relaxed))
+		return 0;
+	diag_clear(&k->diag[c]);
+	int r = word_check_range(k->words, k->phase_of, from, to, &k->diag[c]);
+	if (r < 0)
+		return -1;
+	unsigned seen = atomic_load_explicit(&k->first_failed,
+					     memory_order_relaxed);
+	while (r > 0 && c < seen &&
+	       !atomic_compare_exchange_weak_explicit(&k->first_failed, &seen,
+						      c, memory_order_relaxed,
+						      memory_order_relaxed))
+		;
+	return 0;
+}
+
+/* Chunk bounds of about equal words; n launches in n_chunks <= n. */
+static void chunk_bounds(const struct ac_model *m, uint32_t n_chunks,
+			 uint32_t *bound)
+{
+	uint64_t words = 0;
+	for (uint32_t l = 0; l < m->n_launches; l++)
+		words += m->launches[l].word_count;
+	uint32_t c = 0;
+	uint64_t sum = 0;
+	bound[0] = 0;
+	for (uint32_t l = 0; l < m->n_launches && c + 1 < n_chunks; l++) {
+		/* chunk c ends before the launch that brings it past its
+		 * share, and holds one launch at least */
+		sum += m->launches[l].word_count;
+		if (sum * n_chunks >= (uint64_t)(c + 1) * words &&
+		    l + 1 > bound[c]) {
+			bound[++c] = l + 1;
+		}
+	}
+	while (c < n_chunks)
+		bound[++c] = m->n_launches;
+}
+
+#define CHUNKS_PER_THREAD 8
+#define MAX_THREADS 64
+
+static int check_parallel(struct ac_program *p, unsigned threads)
+{
+	const struct ac_model *m = p->m;
+	uint32_t n_chunks = threads * CHUNKS_PER_THREAD;
+	if (n_chunks > m->n_launches)
+		n_chunks = m->n_launches;
+	struct chunked k = { .m = m, .phase_of = p->phase_of };
+	atomic_init(&k.first_failed, n_chunks);
+	k.bound = malloc(((size_t)n_chunks + 1) * sizeof(*k.bound));
+	k.diag = malloc(((size_t)n_chunks + 1) * sizeof(*k.diag));
+	uint32_t *globals = sort_tensors(m->globals, m->n_globals);
+	int r = -1;
+	if (!k.bound || !k.diag || !globals)
+		goto out;
+	chunk_bounds(m, n_chunks, k.bound);
+	r = check_layout(m, globals, &p->diag);
+	struct word_check *words = NULL;
+	if (r == 0 && !(words = word_check_new(m, globals)))
+		r = -1;
+	k.words = words;
+	if (r >= 0 && run_chunks(threads, n_chunks, check_chunk, &k) != 0)
+		r = -1;
+	word_check_free(words);
+	if (r == 0 && k.first_failed < n_chunks) {
+		p->diag = k.diag[k.first_failed];
+		r = 1;
+	}
+out:
+	free(globals);
+	free(k.diag);
+	free(k.bound);
+	return r;
+}
+
+/* (A), (B), then (C): the first that fails sets the verdict; on threads
+ * when the options ask for them and the program is big enough. */
+static int check_program(struct ac_program *p, const struct ac_options *opt)
+{
+	p->phase_of = big_calloc((size_t)p->m->n_launches + 1,
+				 sizeof(*p->phase_of));
+	if (!p->phase_of)
+		return -1;
+	unsigned threads = opt ? opt->threads : 0;
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	uint64_t from = opt && opt->parallel_words ? opt->parallel_words
+						   : AC_PARALLEL_WORDS;
+	if (threads > 1 && p->m->n_words >= from && p->m->n_launches > 1)
+		return check_parallel(p, threads);
+	return check_serial(p);
+}
+
 ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
+{
+	return ac_program_new_opts(m, NULL, err);
+}
+
+ac_program *ac_program_new_opts(const struct ac_model *m,
+				const struct ac_options *opt,
+				struct ac_error *err)
 {
 	if (validate_model(m, err) != 0)
 		return NULL;
@@ -677,7 +807,7 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)
-			r = check_program(p);
+			r = check_program(p, opt);
 		if (r == 0)
 			r = index_for_schedules(p);
 		if (r < 0)

@@ -155,4 +155,17 @@ int check_layout(const struct ac_model *m, const uint32_t *globals,
 int check_words(const struct ac_model *m, const uint32_t *phase_of,
 		const uint32_t *globals, struct ac_diag *diag);
 
+/* words.c: (C) in parts, for threads.  word_check_new builds what every
+ * part reads (the named ranges, each repeat's sorted deltas and slots):
+ * NULL on out-of-memory.  word_check_range checks launches [from, to) as
+ * check_words would, given their phases: 0, or 1 with *diag (verdict
+ * included) for the smallest failing launch among them; it only reads c,
+ * so any number of threads may run it on one c at once. */
+struct word_check;
+struct word_check *word_check_new(const struct ac_model *m,
+				  const uint32_t *globals);
+int word_check_range(const struct word_check *c, const uint32_t *phase_of,
+		     uint32_t from, uint32_t to, struct ac_diag *diag);
+void word_check_free(struct word_check *c);
+
 #endif

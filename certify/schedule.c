@@ -585,7 +585,14 @@ void ac_schedule_digest(const ac_schedule *s, struct ac_digest *out)
 int ac_certify(const struct ac_model *m, uint64_t *verdict,
 	       struct ac_diag *diag, struct ac_error *err)
 {
-	ac_program *p = ac_program_new(m, err);
+	return ac_certify_opts(m, NULL, verdict, diag, err);
+}
+
+int ac_certify_opts(const struct ac_model *m, const struct ac_options *opt,
+		    uint64_t *verdict, struct ac_diag *diag,
+		    struct ac_error *err)
+{
+	ac_program *p = ac_program_new_opts(m, opt, err);
 	if (!p)
 		return -1;
 	ac_schedule *s = ac_schedule_new(p);

@@ -13,7 +13,9 @@
  * ac_sort_by_key: records led by a 64-bit key, the hot sorts (tensors by
  * offset, plane boundaries): a least-significant-digit radix sort, one
  * O(n) pass per byte that varies among the keys, whatever their order --
- * an adversarial order costs what address order costs.
+ * an adversarial order costs what address order costs; below
+ * MERGE_SORT_MAX records a stable merge sort, O(n log n) on every order,
+ * without the radix sort's fixed cost.
  *
  * Every sort of the library goes through one of these two, rather than
  * qsort, whose worst case is the C library's choice.
@@ -155,6 +157,66 @@ static uint64_t key_of(const char *record)
 	return key;
 }
 
+/*
+ * Below this many records the radix sort's fixed cost (eight 256-entry
+ * histograms, cleared and summed: some 20,000 instructions) is more than
+ * a merge sort's n log2 n moves, and the many small sorts of a program's
+ * phases would pay it each (docs/performance.md).
+ */
+#define MERGE_SORT_MAX 512
+#define MERGE_STACK_BYTES 4096
+
+/* Copies one record; the library's keyed records are 8 or 16 bytes, which
+ * compile to moves instead of a call. */
+static void copy_record(char *to, const char *from, size_t size)
+{
+	if (size == 8)
+		memcpy(to, from, 8);
+	else if (size == 16)
+		memcpy(to, from, 16);
+	else
+		memcpy(to, from, size);
+}
+
+/* Stable bottom-up merge sort of b[0, n) by key, through scratch (n
+ * records); O(n log n) on every order.  Runs of INSERTION_SORT_MAX are
+ * insertion-sorted first. */
+static void merge_sort(char *b, char *scratch, size_t n, size_t size)
+{
+	for (size_t lo = 0; lo < n; lo += INSERTION_SORT_MAX) {
+		size_t hi = lo + INSERTION_SORT_MAX < n ? lo + INSERTION_SORT_MAX : n;
+		for (size_t i = lo + 1; i < hi; i++)
+			for (size_t j = i; j > lo && key_of(b + (j - 1) * size) >
+							     key_of(b + j * size);
+			     j--)
+				swap_elements(b + (j - 1) * size, b + j * size,
+					      size);
+	}
+	char *from = b, *to = scratch;
+	for (size_t width = INSERTION_SORT_MAX; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = mid + width < n ? mid + width : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				/* ties from the left run: stable */
+				const char *r = key_of(from + j * size) <
+							key_of(from + i * size)
+					? from + j++ * size : from + i++ * size;
+				copy_record(to + k++ * size, r, size);
+			}
+			memcpy(to + k * size, from + i * size, (mid - i) * size);
+			k += mid - i;
+			memcpy(to + k * size, from + j * size, (hi - j) * size);
+		}
+		char *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != b)
+		memcpy(b, from, n * size);
+}
+
 #define DIGIT_BITS 8
 #define DIGITS (64 / DIGIT_BITS)
 #define BUCKETS (1u << DIGIT_BITS)
@@ -178,9 +240,17 @@ int ac_sort_by_key(void *base, size_t n, size_t size)
 					      size);
 		return 0;
 	}
-	char *scratch = n <= SIZE_MAX / size ? malloc(n * size) : NULL;
+	char stack[MERGE_STACK_BYTES];
+	char *scratch = n <= SIZE_MAX / size
+		? (n * size <= sizeof(stack) ? stack : malloc(n * size)) : NULL;
 	if (!scratch)
 		return -1;
+	if (n <= MERGE_SORT_MAX) {
+		merge_sort(b, scratch, n, size);
+		if (scratch != stack)
+			free(scratch);
+		return 0;
+	}
 	/* Every digit's histogram in one pass. */
 	_Static_assert(DIGITS * DIGIT_BITS == 64, "the digits cover the key");
 	size_t count[DIGITS][BUCKETS];

@@ -10,13 +10,16 @@
  *
  * This is the loop over every parameter word, so it is the one place
  * where constant factors matter (docs/performance.md): the searches run
- * over compact sorted (lo, last) arrays rather than the tensors, and most
+ * over compact sorted (lo, last) arrays rather than the tensors, most
  * words (sizes, counts, kernel ids) leave after one comparison with the
- * windows' overall bounds.
+ * windows' overall bounds, a point first tries the range the same word of
+ * an earlier launch was found in (point_fine), and a moved word's points
+ * walk along the ranges (first_bad_point) instead of searching for each.
  *
  * Values are exact: V(t) = B(t) + t * D is computed in 128-bit arithmetic.
  * |D| < 2^32 * 2^63 (at most 2^32 deltas) and t < 2^32, so |V| < 2^127.
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "identity.h"
@@ -54,7 +57,7 @@ struct range_set {
 
 #define BUCKETS_FROM 16        /* smaller sets: a plain binary search */
 
-struct word_check {
+struct word_sets {
 	const struct ac_model *m;
 	struct range_set globals;
 	struct range_set *planes;  /* per phase */
@@ -122,7 +125,7 @@ static int range_order(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static int merge_windows(struct word_check *c)
+static int merge_windows(struct word_sets *c)
 {
 	const struct ac_model *m = c->m;
 	c->windows = malloc((m->n_windows ? m->n_windows : 1) *
@@ -172,7 +175,7 @@ static void range_set_free(struct range_set *set)
 	free(set->owned);
 }
 
-static int index_named(struct word_check *c, const uint32_t *globals)
+static int index_named(struct word_sets *c, const uint32_t *globals)
 {
 	const struct ac_model *m = c->m;
 	if (range_set_init(&c->globals, m->globals, m->n_globals, globals) != 0)
@@ -189,7 +192,7 @@ static int index_named(struct word_check *c, const uint32_t *globals)
 }
 
 /* Does [lo, hi] (inside [0, 2^64)) meet a window? */
-static int meets_window(const struct word_check *c, uint64_t lo, uint64_t hi)
+static int meets_window(const struct word_sets *c, uint64_t lo, uint64_t hi)
 {
 	if (hi < c->window_lo || lo > c->window_last)
 		return 0;
@@ -203,14 +206,14 @@ static int inside_one(const struct range_set *set, uint64_t lo, uint64_t hi)
 	return k >= 0 && hi <= set->r[k].last;
 }
 
-static int inside_named(const struct word_check *c, uint32_t phase,
+static int inside_named(const struct word_sets *c, uint32_t phase,
 			uint64_t lo, uint64_t hi)
 {
 	return inside_one(&c->globals, lo, hi) ||
 	       inside_one(&c->planes[phase], lo, hi);
 }
 
-static int interval_fine(const struct word_check *c, uint32_t phase,
+static int interval_fine(const struct word_sets *c, uint32_t phase,
 			 wide lo, wide hi)
 {
 	if (lo < 0 || hi >= U64_LIMIT)
@@ -225,7 +228,7 @@ static struct ac_wide to_wide(wide v)
 }
 
 /* Nearest named ranges below and above x, for the diagnostic. */
-static void describe_near(const struct word_check *c, uint32_t phase,
+static void describe_near(const struct word_sets *c, uint32_t phase,
 			  uint64_t x, struct ac_diag *d)
 {
 	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
@@ -249,7 +252,7 @@ static void describe_near(const struct word_check *c, uint32_t phase,
 		d->near[1] = (struct ac_tensor_ref){ phase, ps->order[pn] };
 }
 
-static void report_word(const struct word_check *c, uint32_t launch,
+static void report_word(const struct word_sets *c, uint32_t launch,
 			uint32_t phase, uint32_t word, wide lo, wide hi,
 			uint64_t ordinal)
 {
@@ -279,6 +282,137 @@ static void report_word(const struct word_check *c, uint32_t launch,
 	}
 }
 
+/*
+ * The range that word w of an earlier launch was found in, per w mod
+ * POINT_HINTS: launches of one kernel repeat their parameter layout, and a
+ * pointer often stays in the tensor it pointed into (the next image's
+ * rows, the same weights).  A hint is only ever a range of one of the
+ * sets the current launch may use (the globals, its own phase's planes),
+ * tested before any search.  Per thread of (C).
+ */
+#define POINT_HINTS 16
+struct point_hint {
+	const struct range_set *set;   /* NULL: none */
+	uint32_t k;
+};
+struct point_hints {
+	struct point_hint at[POINT_HINTS];
+};
+
+/* interval_fine for a point x inside the windows' overall bounds: the hot
+ * path of (C), in 64-bit arithmetic, each set searched once. */
+/* Whether range k of set holds x. */
+static int holds(const struct range_set *set, int64_t k, uint64_t x)
+{
+	return k >= 0 && k < set->n &&
+	       x - set->r[k].lo <= set->r[k].last - set->r[k].lo;
+}
+
+/*
+ * interval_fine for a point x inside the windows' overall bounds, in
+ * 64-bit arithmetic: 1 when fine, with *set and *k the named range holding
+ * x (*set NULL when x is fine for lying between windows), else 0.
+ */
+static int point_find(const struct word_sets *c, uint32_t phase, uint64_t x,
+		      const struct range_set **set, int64_t *k)
+{
+	assert(x >= c->window_lo && x <= c->window_last);
+	*set = NULL;
+	if (c->n_windows > 1) {
+		/* x >= windows[0].lo: the floor exists */
+		int64_t w = range_floor(c->windows, c->n_windows, x);
+		if (x > c->windows[w].last)
+			return 1;      /* between two windows */
+	}
+	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
+	int64_t g = set_floor(gs, x);
+	if (g >= 0 && x <= gs->r[g].last) {
+		*set = gs;
+		*k = g;
+		return 1;
+	}
+	int64_t p = set_floor(ps, x);
+	if (p >= 0 && x <= ps->r[p].last) {
+		*set = ps;
+		*k = p;
+		return 1;
+	}
+	return 0;
+}
+
+/* point_find's answer, first trying the range that word w of an earlier
+ * launch was found in (the same search, written out: the hot path). */
+static inline __attribute__((always_inline)) int
+point_fine(const struct word_sets *c, struct point_hints *h,
+		      uint32_t phase, uint32_t w, uint64_t x)
+{
+	assert(x >= c->window_lo && x <= c->window_last);
+	struct point_hint *ht = &h->at[w & (POINT_HINTS - 1)];
+	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
+	/* a range holding x is x's floor: the ranges are disjoint; a hint's
+	 * k is a range of its set */
+	if (ht->set == gs && x - gs->r[ht->k].lo <= gs->r[ht->k].last -
+						   gs->r[ht->k].lo)
+		return 1;
+	if (ht->set == ps && x - ps->r[ht->k].lo <= ps->r[ht->k].last -
+						   ps->r[ht->k].lo)
+		return 1;
+	if (c->n_windows > 1) {
+		/* x >= windows[0].lo: the floor exists */
+		int64_t k = range_floor(c->windows, c->n_windows, x);
+		if (x > c->windows[k].last)
+			return 1;      /* between two windows */
+	}
+	int64_t g = set_floor(gs, x);
+	if (g >= 0 && x <= gs->r[g].last) {
+		*ht = (struct point_hint){ gs, (uint32_t)g };
+		return 1;
+	}
+	int64_t p = set_floor(ps, x);
+	if (p >= 0 && x <= ps->r[p].last) {
+		*ht = (struct point_hint){ ps, (uint32_t)p };
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The points x + t d, t = 0 .. n - 1, of a moved word whose hull is not
+ * fine: the first t whose point is not fine, or -1.  Walks the progression
+ * along the sorted ranges: once two points were found in ranges k and k +
+ * j of one set, the next is tried in range k + 2j first (a layer's
+ * weights at the layer stride), so that a point costs the range it
+ * visits, not a search, while the layout repeats with the progression.
+ */
+static int64_t first_bad_point(const struct word_sets *c, uint32_t phase,
+			       wide x, wide d, wide n)
+{
+	const struct range_set *set = NULL;
+	int64_t k = 0, step = 0;
+	for (wide t = 0; t < n; t++) {
+		wide v = x + t * d;
+		if (v < 0 || v >= U64_LIMIT)
+			return (int64_t)t;
+		uint64_t u = (uint64_t)v;
+		if (u < c->window_lo || u > c->window_last) {
+			set = NULL;
+			continue;
+		}
+		if (set && holds(set, k + step, u)) {
+			k += step;
+			continue;
+		}
+		const struct range_set *ns;
+		int64_t nk = 0;
+		if (!point_find(c, phase, u, &ns, &nk))
+			return (int64_t)t;
+		step = ns && ns == set ? nk - k : 0;
+		set = ns;
+		k = nk;
+	}
+	return -1;
+}
+
 /* What a repeat says about one body word: its deltas and its slot. */
 struct word_motion {
 	wide delta_sum;
@@ -287,14 +421,16 @@ struct word_motion {
 };
 
 /* Checks one word; 1 (diag filled) when an interval is not fine. */
-static int check_word(const struct word_check *c, uint32_t l, uint32_t w,
+static int check_word(const struct word_sets *c, struct point_hints *h,
+		      uint32_t l, uint32_t w,
 		      uint32_t phase, const struct ac_repeat *r,
 		      const struct word_motion *mv)
 {
 	const struct ac_model *m = c->m;
 	wide x = m->words[m->launches[l].word_first + w];
 	if (!r || (mv->delta_entries == 0 && mv->slot < 0)) {
-		if (interval_fine(c, phase, x, x))
+		if ((uint64_t)x < c->window_lo || (uint64_t)x > c->window_last ||
+		    point_fine(c, h, phase, w, (uint64_t)x))
 			return 0;
 		report_word(c, l, phase, w, x, x, AC_NONE);
 		return 1;
@@ -307,14 +443,13 @@ static int check_word(const struct word_check *c, uint32_t l, uint32_t w,
 		if (interval_fine(c, phase, x < last ? x : last,
 				  x < last ? last : x))
 			return 0;
-		for (wide t = 0; t < n; t++) {
-			wide v = x + t * d;
-			if (!interval_fine(c, phase, v, v)) {
-				report_word(c, l, phase, w, v, v, (uint64_t)t);
-				return 1;
-			}
-		}
-		return 0;
+		int64_t t = first_bad_point(c, phase, x, d, n);
+		if (t < 0)
+			return 0;
+		wide v = x + t * d;
+		assert(!interval_fine(c, phase, v, v));
+		report_word(c, l, phase, w, v, v, (uint64_t)t);
+		return 1;
 	}
 	wide lo, hi;
 	if (mv->slot < 0) {
@@ -360,39 +495,71 @@ static int pair_order(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-struct body_walk {
-	const struct ac_repeat *r;
+/* A repeat's (launch, word) pairs, sorted: built once per repeat. */
+struct body_pairs {
 	struct pair *deltas, *slots;
+};
+
+/* A walk over a body's words in order, from any launch of the body. */
+struct body_walk {
+	const struct ac_repeat *r;     /* NULL: no walk under way */
+	uint32_t repeat;
+	const struct pair *deltas, *slots;
 	uint32_t next_delta, next_slot;
 };
 
-static int body_walk_init(struct body_walk *bw, const struct ac_model *m,
-			  const struct ac_repeat *r)
+static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
+		      const struct ac_repeat *r)
 {
-	bw->r = r;
-	bw->next_delta = bw->next_slot = 0;
-	bw->deltas = malloc((r->delta_count + 1) * sizeof(struct pair));
-	bw->slots = malloc((r->slot_count + 1) * sizeof(struct pair));
-	if (!bw->deltas || !bw->slots)
+	bp->deltas = malloc((r->delta_count + 1) * sizeof(struct pair));
+	bp->slots = malloc((r->slot_count + 1) * sizeof(struct pair));
+	if (!bp->deltas || !bp->slots)
 		return -1;
 	for (uint32_t k = 0; k < r->delta_count; k++) {
 		const struct ac_delta *d = &m->deltas[r->delta_first + k];
-		bw->deltas[k] = (struct pair){ d->launch, d->word, k };
+		bp->deltas[k] = (struct pair){ d->launch, d->word, k };
 	}
 	for (uint32_t k = 0; k < r->slot_count; k++) {
 		const struct ac_slot *s = &m->slots[r->slot_first + k];
-		bw->slots[k] = (struct pair){ s->launch, s->word, k };
+		bp->slots[k] = (struct pair){ s->launch, s->word, k };
 	}
-	ac_sort(bw->deltas, r->delta_count, sizeof(struct pair), pair_order);
-	ac_sort(bw->slots, r->slot_count, sizeof(struct pair), pair_order);
+	ac_sort(bp->deltas, r->delta_count, sizeof(struct pair), pair_order);
+	ac_sort(bp->slots, r->slot_count, sizeof(struct pair), pair_order);
 	return 0;
 }
 
-static void body_walk_free(struct body_walk *bw)
+static void pairs_free(struct body_pairs *bp)
 {
-	free(bw->deltas);
-	free(bw->slots);
-	bw->deltas = bw->slots = NULL;
+	free(bp->deltas);
+	free(bp->slots);
+}
+
+/* The first of the n sorted pairs whose launch is l or later. */
+static uint32_t first_pair_from(const struct pair *p, uint32_t n, uint64_t l)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p[mid].launch < l)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Starts a walk over repeat `repeat`'s body at its launch l. */
+static void body_walk_start(struct body_walk *bw, const struct ac_model *m,
+			    const struct body_pairs *bp, uint32_t repeat,
+			    uint64_t l)
+{
+	const struct ac_repeat *r = &m->repeats[repeat];
+	bw->r = r;
+	bw->repeat = repeat;
+	bw->deltas = bp->deltas;
+	bw->slots = bp->slots;
+	bw->next_delta = first_pair_from(bp->deltas, r->delta_count, l);
+	bw->next_slot = first_pair_from(bp->slots, r->slot_count, l);
 }
 
 /* The motion of body word (l, w); words must be asked in order. */
@@ -418,7 +585,7 @@ static void body_walk_next(struct body_walk *bw, const struct ac_model *m,
 	}
 }
 
-static void report_no_phase(const struct word_check *c, uint32_t l)
+static void report_no_phase(const struct word_sets *c, uint32_t l)
 {
 	const struct ac_bytes *b = &c->m->launches[l].identity;
 	struct identity_field51 id;
@@ -433,8 +600,8 @@ static void report_no_phase(const struct word_check *c, uint32_t l)
 
 /* A launch outside repeat bodies: every word is one point.  The hot loop
  * of (C), hence the window bounds test before anything else. */
-static int check_plain_launch(const struct word_check *c, uint32_t l,
-			      uint32_t phase)
+static int check_plain_launch(const struct word_sets *c,
+			      struct point_hints *h, uint32_t l, uint32_t phase)
 {
 	const struct ac_launch *la = &c->m->launches[l];
 	if (la->word_count == 0)
@@ -443,7 +610,8 @@ static int check_plain_launch(const struct word_check *c, uint32_t l,
 	for (uint32_t w = 0; w < la->word_count; w++) {
 		if (x[w] < c->window_lo || x[w] > c->window_last)
 			continue;
-		if (!interval_fine(c, phase, x[w], x[w])) {
+		if (!point_fine(c, h, phase, w, x[w])) {
+			assert(!interval_fine(c, phase, x[w], x[w]));
 			report_word(c, l, phase, w, x[w], x[w], AC_NONE);
 			return 1;
 		}
@@ -451,8 +619,9 @@ static int check_plain_launch(const struct word_check *c, uint32_t l,
 	return 0;
 }
 
-static int check_launch(const struct word_check *c, uint32_t l,
-			const uint32_t *phase_of, struct body_walk *bw)
+static int check_launch(const struct word_sets *c, struct point_hints *h,
+			uint32_t l, const uint32_t *phase_of,
+			struct body_walk *bw)
 {
 	const struct ac_model *m = c->m;
 	uint32_t phase = phase_of[l];
@@ -461,69 +630,98 @@ static int check_launch(const struct word_check *c, uint32_t l,
 		return 1;
 	}
 	if (!bw)
-		return check_plain_launch(c, l, phase);
+		return check_plain_launch(c, h, l, phase);
 	for (uint32_t w = 0; w < m->launches[l].word_count; w++) {
 		struct word_motion mv;
 		body_walk_next(bw, m, l, w, &mv);
-		if (check_word(c, l, w, phase, bw->r, &mv))
+		if (check_word(c, h, l, w, phase, bw->r, &mv))
 			return 1;
 	}
 	return 0;
 }
 
-/* Repeats in launch order: body_at[l] is the repeat whose body starts at l. */
-static uint32_t *index_bodies(const struct ac_model *m)
+/* (C) as the threads of program.c share it: read-only once built. */
+struct word_check {
+	struct word_sets sets;
+	uint32_t *body_at;            /* per launch: the repeat whose body
+				       * holds it, or UINT32_MAX */
+	struct body_pairs *pairs;     /* per repeat */
+};
+
+struct word_check *word_check_new(const struct ac_model *m,
+				  const uint32_t *globals)
 {
-	uint32_t *start = malloc(((size_t)m->n_launches + 1) * sizeof(*start));
-	if (!start)
+	struct word_check *c = calloc(1, sizeof(*c));
+	if (!c)
 		return NULL;
+	c->sets.m = m;
+	c->body_at = malloc(((size_t)m->n_launches + 1) * sizeof(*c->body_at));
+	c->pairs = calloc((size_t)m->n_repeats + 1, sizeof(*c->pairs));
+	if (!c->body_at || !c->pairs || index_named(&c->sets, globals) != 0 ||
+	    merge_windows(&c->sets) != 0) {
+		word_check_free(c);
+		return NULL;
+	}
 	for (uint32_t l = 0; l < m->n_launches; l++)
-		start[l] = UINT32_MAX;
-	for (uint32_t r = 0; r < m->n_repeats; r++)
-		start[m->repeats[r].first] = r;
-	return start;
+		c->body_at[l] = UINT32_MAX;
+	for (uint32_t r = 0; r < m->n_repeats; r++) {
+		const struct ac_repeat *rp = &m->repeats[r];
+		for (uint64_t l = rp->first; l < rp->first + rp->count; l++)
+			c->body_at[l] = r;
+		if (pairs_init(&c->pairs[r], m, rp) != 0) {
+			word_check_free(c);
+			return NULL;
+		}
+	}
+	return c;
 }
 
-static int check_all_launches(struct word_check *c, const uint32_t *phase_of)
+void word_check_free(struct word_check *c)
 {
-	const struct ac_model *m = c->m;
-	uint32_t *body_at = index_bodies(m);
-	if (!body_at)
-		return -1;
+	if (!c)
+		return;
+	const struct ac_model *m = c->sets.m;
+	range_set_free(&c->sets.globals);
+	for (uint32_t p = 0; c->sets.planes && p < m->n_phases; p++)
+		range_set_free(&c->sets.planes[p]);
+	free(c->sets.planes);
+	free(c->sets.windows);
+	for (uint32_t r = 0; c->pairs && r < m->n_repeats; r++)
+		pairs_free(&c->pairs[r]);
+	free(c->pairs);
+	free(c->body_at);
+	free(c);
+}
+
+int word_check_range(const struct word_check *c, const uint32_t *phase_of,
+		     uint32_t from, uint32_t to, struct ac_diag *diag)
+{
+	const struct ac_model *m = c->sets.m;
+	assert(from <= to && to <= m->n_launches);
+	struct word_sets sets = c->sets;   /* its diag: this caller's */
+	sets.diag = diag;
 	struct body_walk bw = { 0 };
-	uint64_t body_end = 0;
-	int rc = 0;
-	for (uint32_t l = 0; l < m->n_launches && rc == 0; l++) {
-		if (body_at[l] != UINT32_MAX) {
-			const struct ac_repeat *r = &m->repeats[body_at[l]];
-			body_walk_free(&bw);
-			if (body_walk_init(&bw, m, r) != 0) {
-				rc = -1;
-				break;
-			}
-			body_end = r->first + r->count;
+	struct point_hints hints = { 0 };
+	for (uint32_t l = from; l < to; l++) {
+		uint32_t r = c->body_at[l];
+		if (r != UINT32_MAX && (!bw.r || bw.repeat != r))
+			body_walk_start(&bw, m, &c->pairs[r], r, l);
+		if (check_launch(&sets, &hints, l, phase_of,
+				 r != UINT32_MAX ? &bw : NULL)) {
+			diag->verdict = 2 + diag->launch;
+			return 1;
 		}
-		int in_body = bw.r && l < body_end;
-		rc = check_launch(c, l, phase_of, in_body ? &bw : NULL);
 	}
-	body_walk_free(&bw);
-	free(body_at);
-	return rc;
+	return 0;
 }
 
 int check_words(const struct ac_model *m, const uint32_t *phase_of,
 		const uint32_t *globals, struct ac_diag *diag)
 {
-	struct word_check c = { .m = m, .diag = diag };
-	int rc = -1;
-	if (index_named(&c, globals) == 0 && merge_windows(&c) == 0)
-		rc = check_all_launches(&c, phase_of);
-	if (rc > 0)
-		diag->verdict = 2 + diag->launch;
-	range_set_free(&c.globals);
-	for (uint32_t p = 0; c.planes && p < m->n_phases; p++)
-		range_set_free(&c.planes[p]);
-	free(c.planes);
-	free(c.windows);
+	struct word_check *c = word_check_new(m, globals);
+	if (!c)
+		return -1;
+	int rc = word_check_range(c, phase_of, 0, m->n_launches, diag);
+	word_check_free(c);
 	return rc;
 }

@@ -17,6 +17,7 @@ int main(void)
 	srunner_add_suite(sr, suite_differential());
 	srunner_add_suite(sr, suite_cli());
 	srunner_add_suite(sr, suite_workloads());
+	srunner_add_suite(sr, suite_parallel());
 	srunner_add_suite(sr, suite_search());
 	srunner_add_suite(sr, suite_advisory());
 	srunner_add_suite(sr, suite_followed());

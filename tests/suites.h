@@ -13,6 +13,7 @@ Suite *suite_image(void);        /* test_image.c: binary image reader/writer */
 Suite *suite_differential(void); /* test_differential.c: vs the naive checker */
 Suite *suite_cli(void);          /* test_cli.c: arena-certify's contract */
 Suite *suite_workloads(void);    /* test_workloads.c: bench/workload's programs */
+Suite *suite_parallel(void);     /* test_parallel.c: certification on threads */
 Suite *suite_search(void);       /* test_search.c: (C) over many named ranges */
 Suite *suite_advisory(void);     /* test_advisory.c: spec 6, advisories */
 Suite *suite_followed(void);     /* test_followed.c: (D)'s followed planes */

@@ -804,6 +804,54 @@ START_TEST(options)
 }
 END_TEST
 
+/* --threads / -j: a program past the library's AC_PARALLEL_WORDS gets the
+ * same report, field for field, on one thread and on several; bad counts
+ * are usage errors. */
+START_TEST(threads_option)
+{
+	struct workload_spec spec = { WORKLOAD_DECODE, WORKLOAD_STRIDE, 100000, 0 };
+	const char *why = "?";
+	struct workload *w = workload_new(&spec, &why);
+	ck_assert_msg(w, "%s", why);
+	ck_assert_uint_ge(w->model.n_words, AC_PARALLEL_WORDS);
+	size_t len;
+	struct ac_error err;
+	void *image = ac_model_write_image(&w->model, &len, &err);
+	ck_assert_ptr_nonnull(image);
+	const char *path = tmp("threads.img");
+	write_text(path, image, len);
+	free(image);
+	workload_free(w);
+
+	struct run one = run_cli(NULL, "--json", "-j", "1", path, NULL);
+	ck_assert_int_eq(one.status, 1);
+	const char *args[][2] = { { "-j", "2" }, { "--threads", "5" },
+				  { "--threads=3", NULL } };
+	for (int i = 0; i < 3; i++) {
+		struct run r = args[i][1]
+			? run_cli(NULL, "--json", args[i][0], args[i][1], path, NULL)
+			: run_cli(NULL, "--json", args[i][0], path, NULL);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_str_eq(r.out, one.out);
+		run_free(&r);
+	}
+	run_free(&one);
+
+	const char *bad[] = { "0", "x", "-2", "1025", "" };
+	for (int i = 0; i < 5; i++) {
+		struct run r = run_cli(NULL, "-j", bad[i], path, NULL);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_ptr_nonnull(strstr(r.err, "--threads takes a count"));
+		ck_assert_str_eq(r.out, "");
+		run_free(&r);
+	}
+	struct run r = run_cli(NULL, path, "-j", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "missing thread count"));
+	run_free(&r);
+}
+END_TEST
+
 /* ---- a verdict past 2^53, where doubles lose integers ---- */
 
 /*
@@ -1310,6 +1358,7 @@ Suite *suite_cli(void)
 	tcase_add_test(tc, advisories_json);
 	tcase_add_test(tc, strict_status);
 	tcase_add_test(tc, options);
+	tcase_add_test(tc, threads_option);
 	tcase_add_test(tc, huge_verdict);
 	tcase_add_loop_test(tc, html_examples, 0, N_EXAMPLES);
 	tcase_add_test(tc, html_names_objects);

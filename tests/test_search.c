@@ -210,12 +210,119 @@ START_TEST(hull_intervals_match_a_linear_scan)
 }
 END_TEST
 
+/*
+ * Moved words whose hull crosses many ranges: weights laid out per layer
+ * at a stride, a pointer moved one layer per iteration (the workloads'
+ * vit --repeat).  The library walks the points along the ranges
+ * (certify/words.c, first_bad_point), guessing each point's range from
+ * the last two; here one layer at a time is broken (its tensor shrunk,
+ * shifted or removed, or a foreign range inserted before it) and the
+ * diagnostic must name exactly that iteration, moving either way.
+ */
+#define LAYERS 27
+#define PER_LAYER 5
+#define LAYER_STRIDE 0x10000ull
+
+START_TEST(progression_points_name_the_first_bad_iteration)
+{
+	struct gen_rng r;
+	gen_rng_seed(&r, SEARCH_SEED + 2);
+	static struct ac_tensor g[LAYERS * PER_LAYER + 1];
+	struct ac_window window = { .base = WINDOW_BASE, .size = WINDOW_SIZE };
+	size_t cases = 0;
+	for (int round = 0; round < 400; round++) {
+		/* the layer layout: PER_LAYER tensors at fixed offsets */
+		uint64_t off[PER_LAYER], size[PER_LAYER], at = 0;
+		for (int k = 0; k < PER_LAYER; k++) {
+			off[k] = at + 16 * gen_rng_below(&r, 8);
+			size[k] = 32 + 16 * gen_rng_below(&r, 64);
+			at = off[k] + size[k];
+		}
+		int target = (int)gen_rng_below(&r, PER_LAYER);
+		int bad = round % 5 == 0 ? -1 : (int)gen_rng_below(&r, LAYERS);
+		int how = (int)gen_rng_below(&r, 4);
+		uint32_t n = 0;
+		for (int l = 0; l < LAYERS; l++)
+			for (int k = 0; k < PER_LAYER; k++) {
+				struct ac_tensor t = {
+					.offset = WINDOW_BASE + l * LAYER_STRIDE + off[k],
+					.size = size[k] };
+				if (l == bad && k == target) {
+					if (how == 0) {
+						t.size = 16;       /* ends before */
+					} else if (how == 1) {
+						t.offset += 16;    /* starts after */
+						t.size -= 16;
+					}
+					else if (how == 2)
+						continue;          /* gone */
+					else {
+						/* a range before it: the guess misses */
+						g[n++] = (struct ac_tensor){
+							.offset = t.offset - 0x8000,
+							.size = 16 };
+					}
+				}
+				g[n++] = t;
+			}
+		int down = round % 2;    /* from the last layer, delta < 0 */
+		/* the word's byte in its layer's tensor: the last, or one of
+		 * the first 16 when the broken layer's starts later */
+		uint64_t word = WINDOW_BASE + off[target] +
+				(how == 1 ? 8 : size[target] - 1) +
+				(down ? (LAYERS - 1) * LAYER_STRIDE : 0);
+		struct ac_launch launch = { { id_many, 4 }, 0, 1, 0 };
+		struct ac_delta delta = { 0, 0, down ? -(int64_t)LAYER_STRIDE
+						     : (int64_t)LAYER_STRIDE };
+		struct ac_repeat rep = { .first = 0, .count = 1,
+					 .iterations = LAYERS, .delta_first = 0,
+					 .delta_count = 1 };
+		struct ac_tensor plane = { .offset = WINDOW_BASE + WINDOW_SIZE - 64,
+					   .size = 64 };
+		struct ac_phase phase = { { id_many + 3, 1 }, 0, 1 };
+		struct ac_model m = {
+			.alignment = 16,
+			.n_windows = 1, .windows = &window,
+			.n_globals = n, .globals = g,
+			.n_phases = 1, .phases = &phase,
+			.n_planes = 1, .planes = &plane,
+			.n_launches = 1, .launches = &launch,
+			.n_words = 1, .words = &word,
+			.n_repeats = 1, .repeats = &rep,
+			.n_deltas = 1, .deltas = &delta,
+		};
+		/* a guessed range that does not hold the point: how 3 leaves
+		 * the layer fine, the others break it */
+		int expect_bad = bad >= 0 && how != 3;
+		uint64_t t_bad = !expect_bad ? 0
+			: down ? (uint64_t)(LAYERS - 1 - bad) : (uint64_t)bad;
+		ck_assert_int_eq(naive_word_fine(&m, 0, 0), !expect_bad);
+		uint64_t verdict;
+		struct ac_diag diag;
+		struct ac_error err;
+		ck_assert_int_eq(ac_certify(&m, &verdict, &diag, &err), 0);
+		ck_assert_msg(verdict == (expect_bad ? 2 : 0),
+			      "round %d: layer %d broken (%d): verdict %" PRIu64,
+			      round, bad, how, verdict);
+		if (expect_bad)
+			ck_assert_msg(diag.ordinal == t_bad,
+				      "round %d: layer %d broken (%d), moving %s: "
+				      "ordinal %" PRIu64 ", expected %" PRIu64,
+				      round, bad, how, down ? "down" : "up",
+				      diag.ordinal, t_bad);
+		cases += expect_bad;
+	}
+	ck_assert_uint_gt(cases, 100);
+}
+END_TEST
+
 Suite *suite_search(void)
 {
 	Suite *s = suite_create("search");
 	TCase *tc = tcase_create("many_ranges");
 	tcase_add_test(tc, point_words_match_a_linear_scan);
 	tcase_add_test(tc, hull_intervals_match_a_linear_scan);
+	tcase_add_test(tc, progression_points_name_the_first_bad_iteration);
 	suite_add_tcase(s, tc);
 	return s;
 }

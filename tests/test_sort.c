@@ -125,10 +125,13 @@ START_TEST(agrees_with_reference)
 {
 	printf("sort: seed %#" PRIx64 "\n", SORT_SEED);
 	uint64_t state = SORT_SEED;
-	const uint32_t longer[] = { 100, 1000, 4097, 30000 };
+	/* 100 to 513: the merge sort below the radix sort's MERGE_SORT_MAX,
+	 * runs of 16 merged unevenly */
+	const uint32_t longer[] = { 100, 300, 511, 512, 513, 1000, 4097, 30000 };
+	const uint32_t n_longer = sizeof(longer) / sizeof(longer[0]);
 	struct keyed *v = malloc(30000 * sizeof(*v));
 	ck_assert_ptr_nonnull(v);
-	for (uint32_t round = 0; round < 70 + 4; round++) {
+	for (uint32_t round = 0; round < 70 + n_longer; round++) {
 		uint32_t n = round < 70 ? round : longer[round - 70];
 		for (int shape = 0; shape < 5; shape++) {
 			for (uint32_t i = 0; i < n; i++) {

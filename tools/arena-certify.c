@@ -2,8 +2,8 @@
 /*
  * arena-certify - the command-line certifier.
  *
- *   arena-certify [--json] [--quiet] [--strict] [--convert OUT] [--html OUT]
- *                 FILE...
+ *   arena-certify [--json] [--quiet] [--strict] [--threads N]
+ *                 [--convert OUT] [--html OUT] FILE...
  *
  * Reads each FILE ("-" is standard input) as a JSON program or a binary
  * program image, decides its certificate and reports the verdict with what
@@ -51,11 +51,12 @@ struct options {
 	int strict;           /* a program with advisories is not certified */
 	const char *convert;  /* write the program to this path, or NULL */
 	const char *html;     /* write the HTML report to this path, or NULL */
+	unsigned threads;     /* ac_options.threads */
 };
 
 static const char usage_text[] =
-	"Usage: arena-certify [--json] [--quiet] [--strict] [--convert OUT]\n"
-	"                     [--html OUT] FILE...\n"
+	"Usage: arena-certify [--json] [--quiet] [--strict] [--threads N]\n"
+	"                     [--convert OUT] [--html OUT] FILE...\n"
 	"Decide the device-arena certificate of each program FILE (JSON or\n"
 	"binary program image; \"-\" reads standard input).\n"
 	"\n"
@@ -63,6 +64,9 @@ static const char usage_text[] =
 	"  --quiet, -q    the verdict lines only, no explanations\n"
 	"  --strict       a program with advisories (a tensor outside every\n"
 	"                 window, ...) counts as not certified\n"
+	"  --threads N, -j N  certify a large program on up to N threads\n"
+	"                 (default: the online CPUs; 1: this thread alone);\n"
+	"                 the verdict and its explanation do not change\n"
 	"  --convert OUT  also write the program (exactly one FILE) to OUT:\n"
 	"                 JSON if OUT ends in .json, else a binary image;\n"
 	"                 nothing is written for a malformed program\n"
@@ -650,7 +654,8 @@ static int certify_file(const struct options *opt, const char *file,
 	/* the model may point into data: freed after it */
 	if (ac_model_view(data, len, &model, &err) != 0)
 		goto fail;
-	program = ac_program_new(model, &err);
+	struct ac_options copt = { .threads = opt->threads };
+	program = ac_program_new_opts(model, &copt, &err);
 	if (!program)
 		goto fail;
 	schedule = ac_schedule_new(program);
@@ -713,7 +718,9 @@ static int usage_error(const char *what, const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct options opt = { 0, 0, 0, NULL, NULL };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct options opt = { 0, 0, 0, NULL, NULL,
+			       cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1 };
 	char **files = argv;  /* the operands, compacted in place */
 	int n_files = 0, options_done = 0;
 
@@ -729,7 +736,22 @@ int main(int argc, char **argv)
 			opt.quiet = 1;
 		else if (strcmp(a, "--strict") == 0)
 			opt.strict = 1;
-		else if (strcmp(a, "--convert") == 0) {
+		else if (strcmp(a, "--threads") == 0 || strcmp(a, "-j") == 0 ||
+			 strncmp(a, "--threads=", 10) == 0) {
+			const char *n = a[1] == 'j' || a[9] != '=' ? NULL : a + 10;
+			if (!n && i + 1 == argc)
+				return usage_error("missing thread count after ", a);
+			if (!n)
+				n = argv[++i];
+			char *end;
+			errno = 0;
+			unsigned long t = strtoul(n, &end, 10);
+			if (!*n || *end || errno || t < 1 || t > 1024 ||
+			    n[0] == '-' || n[0] == '+')
+				return usage_error("--threads takes a count from "
+						   "1 to 1024, not ", n);
+			opt.threads = (unsigned)t;
+		} else if (strcmp(a, "--convert") == 0) {
 			if (i + 1 == argc)
 				return usage_error("missing output file after ", a);
 			opt.convert = argv[++i];

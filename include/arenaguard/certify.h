@@ -120,6 +120,34 @@ struct ac_diag {
 ac_program *ac_program_new(const struct ac_model *model, struct ac_error *err);
 void ac_program_free(ac_program *program);
 
+/*
+ * How ac_program_new_opts and ac_certify_opts work; a zeroed struct is
+ * ac_program_new's way.
+ *
+ * threads: at most this many threads certify a program of parallel_words
+ * launch parameter words or more: the caller's and threads - 1 workers,
+ * started and joined inside the call (0 or 1: the caller's alone).  The
+ * launch table is cut into chunks; each finds its launches' phases and
+ * checks their words ((C)), and the chunk holding the smallest failing
+ * launch gives the diagnostic, so the verdict and the diagnostic are the
+ * serial ones whatever the threads and their timing.  A library user
+ * whose host owns its threads (a guard in someone else's process) leaves
+ * this at 0.
+ *
+ * parallel_words: the smallest program (in words) worth the threads; 0
+ * means AC_PARALLEL_WORDS.  Any value certifies the same.
+ */
+struct ac_options {
+	unsigned threads;
+	uint64_t parallel_words;
+};
+#define AC_PARALLEL_WORDS 65536
+
+/* ac_program_new with options (NULL: the defaults). */
+ac_program *ac_program_new_opts(const struct ac_model *model,
+				const struct ac_options *options,
+				struct ac_error *err);
+
 /* The verdict of (A), (B), (C) alone: 0, 1 or 2 + i. */
 uint64_t ac_program_verdict(const ac_program *program);
 
@@ -244,6 +272,10 @@ void ac_digester_value(const ac_digester *digester, struct ac_digest *out);
 /* One shot: ac_program_new + append the model's schedule + verdict. */
 int ac_certify(const struct ac_model *model, uint64_t *verdict,
 	       struct ac_diag *diag, struct ac_error *err);
+/* ac_certify with options (NULL: the defaults). */
+int ac_certify_opts(const struct ac_model *model,
+		    const struct ac_options *options, uint64_t *verdict,
+		    struct ac_diag *diag, struct ac_error *err);
 
 /*
  * Renders a diagnostic as readable text naming tensors, launches and

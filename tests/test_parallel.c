@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Parallel certification (ac_options.threads): the launch table in chunks
+ * on worker threads gives the serial verdict and diagnostic, field for
+ * field, whatever the threads.  Generated programs (tests/gen.c, fixed
+ * seeds, printed) with parallel_words = 1, so that every program is cut
+ * into chunks of a launch or two, and the workloads' faulty programs,
+ * whose failing launch sits in the middle of the table.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <arenaguard/certify.h>
+
+#include "gen.h"
+#include "suites.h"
+#include "workload.h"
+
+static const uint64_t parallel_seeds[] = { 0x9a7a11e1ull, 0x5eedc0deull };
+#define PROGRAMS_PER_SEED 2000
+
+static void same_ref(struct ac_tensor_ref a, struct ac_tensor_ref b,
+		     const char *what, const char *field)
+{
+	ck_assert_msg(a.phase == b.phase && a.index == b.index,
+		      "%s: %s differs", what, field);
+}
+
+static void same_wide(struct ac_wide a, struct ac_wide b, const char *what,
+		      const char *field)
+{
+	ck_assert_msg(a.high == b.high && a.low == b.low, "%s: %s differs",
+		      what, field);
+}
+
+/* Every field of the two diagnostics is equal. */
+static void same_diag(const struct ac_diag *a, const struct ac_diag *b,
+		      const char *what)
+{
+#define SAME(f) ck_assert_msg(a->f == b->f, "%s: " #f " %" PRIu64 \
+			      " serial, %" PRIu64 " parallel", what, \
+			      (uint64_t)a->f, (uint64_t)b->f)
+	SAME(verdict);
+	SAME(condition);
+	SAME(reason);
+	SAME(launch);
+	SAME(word);
+	SAME(identity_problem);
+	SAME(identity_offset);
+	SAME(ordinal);
+	SAME(window);
+	SAME(instance);
+	SAME(phase);
+	SAME(start_launch);
+	SAME(start_ordinal);
+	SAME(earlier);
+	SAME(earlier_phase);
+	SAME(intervening);
+#undef SAME
+	for (int i = 0; i < 2; i++) {
+		same_ref(a->tensor[i], b->tensor[i], what, "tensor");
+		same_ref(a->near[i], b->near[i], what, "near");
+	}
+	same_wide(a->lo, b->lo, what, "lo");
+	same_wide(a->hi, b->hi, what, "hi");
+}
+
+/* Certifies m serially and on 2, 3 and 5 threads; all must agree.
+ * Returns the serial verdict (AC_NONE when m is malformed). */
+static uint64_t agree(const struct ac_model *m, uint64_t parallel_words,
+		      const char *what)
+{
+	struct ac_diag serial, par;
+	struct ac_error err;
+	uint64_t v, pv;
+	int rc = ac_certify(m, &v, &serial, &err);
+	static const unsigned threads[] = { 2, 3, 5 };
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		struct ac_options opt = { .threads = threads[t],
+					  .parallel_words = parallel_words };
+		int prc = ac_certify_opts(m, &opt, &pv, &par, &err);
+		ck_assert_msg(prc == rc, "%s: rc %d serial, %d on %u threads",
+			      what, rc, prc, threads[t]);
+		if (rc != 0)
+			continue;
+		ck_assert_msg(pv == v, "%s: verdict %" PRIu64 " serial, %"
+			      PRIu64 " on %u threads", what, v, pv,
+			      threads[t]);
+		same_diag(&serial, &par, what);
+	}
+	return rc == 0 ? v : AC_NONE;
+}
+
+START_TEST(generated_programs_agree)
+{
+	uint64_t failing_c = 0, certified = 0;
+	for (size_t s = 0; s < sizeof(parallel_seeds) / sizeof(parallel_seeds[0]);
+	     s++) {
+		printf("parallel: seed %#" PRIx64 ", %d programs\n",
+		       parallel_seeds[s], PROGRAMS_PER_SEED);
+		for (uint64_t i = 0; i < PROGRAMS_PER_SEED; i++) {
+			struct gen_rng r;
+			gen_rng_seed(&r, parallel_seeds[s] ^
+					 (i * 0x9E3779B97F4A7C15ull));
+			struct ac_model *m = gen_model_aimed(&r, NULL);
+			char what[80];
+			snprintf(what, sizeof(what), "seed %#" PRIx64
+				 " program %" PRIu64, parallel_seeds[s], i);
+			uint64_t v = agree(m, 1, what);
+			certified += v == 0;
+			failing_c += v != AC_NONE && v >= 2 &&
+				     v < 2 + (uint64_t)m->n_launches;
+			gen_model_free(m);
+		}
+	}
+	printf("parallel: %" PRIu64 " certified, %" PRIu64 " failing (C) "
+	       "(or (D) at a small instance)\n", certified, failing_c);
+	ck_assert_uint_gt(certified, 100);
+	ck_assert_uint_gt(failing_c, 100);
+}
+END_TEST
+
+/* The workloads: each variant, once with the threads' default threshold
+ * (below it: serial) and once cut into chunks. */
+START_TEST(workloads_agree)
+{
+	static const enum workload_kind kinds[] = {
+		WORKLOAD_VIT, WORKLOAD_VIT, WORKLOAD_DECODE, WORKLOAD_ADJOINT };
+	for (int k = 0; k < 4; k++)
+		for (int f = 0; f < 3; f++) {
+			struct workload_spec spec = { kinds[k],
+				(enum workload_fault)f, 30000, k == 1 };
+			const char *why = "?";
+			struct workload *w = workload_new(&spec, &why);
+			ck_assert_msg(w, "%s", why);
+			char what[80];
+			snprintf(what, sizeof(what), "%s%s %s",
+				 workload_kind_name(kinds[k]),
+				 k == 1 ? " --repeat" : "",
+				 workload_fault_name((enum workload_fault)f));
+			ck_assert_uint_eq(agree(&w->model, 1, what), w->verdict);
+			ck_assert_uint_eq(agree(&w->model, 0, what), w->verdict);
+			workload_free(w);
+		}
+}
+END_TEST
+
+Suite *suite_parallel(void)
+{
+	Suite *s = suite_create("parallel");
+	TCase *tc = tcase_create("parallel");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, generated_programs_agree);
+	tcase_add_test(tc, workloads_agree);
+	suite_add_tcase(s, tc);
+	return s;
+}
