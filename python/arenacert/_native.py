@@ -29,7 +29,7 @@ class MalformedProgram(ValueError):
     ``str(error)`` is the library's text, ``"where: message"``, as
     ``arena-certify`` prints it.  ``where`` is the JSON path
     (``"launches[0].words[1]"``) for JSON input, the byte offset
-    (``"byte 40 (header.windows)"``) for a program image, or the model path
+    (``"byte 16 (header.image_size)"``) for a program image, or the model path
     for a program that reads but is malformed; it may be empty (for example
     "not JSON and not a program image" has no place).
     """
@@ -67,8 +67,9 @@ def _library_path() -> Tuple[Optional[str], str]:
                   + " and none on the loader's search path")
 
 
-def _load() -> ctypes.CDLL:
-    """Loads libarenacert and declares the calls used; ImportError if not."""
+def _load() -> Tuple[ctypes.CDLL, str]:
+    """Loads libarenacert and declares the calls used; returns it and its
+    path.  ImportError when it cannot."""
     path, how = _library_path()
     if path is None:
         raise ImportError(
@@ -98,16 +99,16 @@ def _load() -> ctypes.CDLL:
     except AttributeError as e:
         raise ImportError(f"arenacert: {path} ({how}) lacks {e}: it is older "
                           "than this package") from e
-    return lib
+    return lib, path
 
 
-_lib = _load()
+#: The path of the libarenacert this package loaded.
+LIBRARY_PATH: str
+_lib, LIBRARY_PATH = _load()
 # The library's buffers are malloc'ed: freed by the C library's free().
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 _libc.free.restype = None
-
-LIBRARY_PATH: str = _library_path()[0] or ""
 
 
 def _take(pointer: Optional[int], length: int) -> bytes:
