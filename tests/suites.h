@@ -18,6 +18,7 @@ Suite *suite_search(void);       /* test_search.c: (C) over many named ranges */
 Suite *suite_advisory(void);     /* test_advisory.c: spec 6, advisories */
 Suite *suite_followed(void);     /* test_followed.c: (D)'s followed planes */
 Suite *suite_sort(void);         /* test_sort.c: the sort, adversarial orders */
+Suite *suite_result_json(void);  /* test_result_json.c: ac_certify_json */
 
 /* Directory of the read-only shared/spec folder (set by meson). */
 #ifndef AG_SPEC_DIR

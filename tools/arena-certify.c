@@ -34,13 +34,14 @@
 
 #include "html_report.h"
 #include "json_text.h"
+#include "result_json.h"
 
 
 /* Largest input accepted, in bytes (1 GiB). */
 #define MAX_INPUT ((size_t)1 << 30)
 
 /* Room for one rendered diagnostic; ac_diag_render truncates past it. */
-#define RENDER_LEN 16384
+#define RENDER_LEN RESULT_TEXT_LEN
 
 /* Exit statuses, from the contract. */
 enum { EXIT_CERTIFIED = 0, EXIT_VERDICT = 1, EXIT_BAD_INPUT = 2 };
@@ -295,198 +296,19 @@ static int convert(const struct options *opt, const struct ac_model *model)
 
 /* ---- JSON output ---- */
 
-/* Sets key to the bytes as text, or key_hex to their hex if not UTF-8. */
-static void put_bytes(json_t *obj, const char *key, struct ac_bytes b)
-{
-	json_t *s = json_stringn((const char *)b.data, b.len);
-	if (s) {
-		json_object_set_new(obj, key, s);
-		return;
-	}
-	char hkey[64];
-	snprintf(hkey, sizeof(hkey), "%s_hex", key);
-	char *hex = malloc(2 * (size_t)b.len + 1);
-	if (!hex)
-		return;
-	for (uint32_t i = 0; i < b.len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", b.data[i]);
-	hex[2 * (size_t)b.len] = 0;
-	json_object_set_new(obj, hkey, json_string(hex));
-	free(hex);
-}
-
-/* 64-bit values go out as "0x..." strings: JSON numbers lose them. */
-static json_t *json_hex(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_string(buf);
-}
-
-/* An exact value high * 2^64 + low, which may leave [0, 2^64). */
-static json_t *json_wide(struct ac_wide w)
-{
-	char buf[48];
-	return json_string(ac_wide_text(w, buf, sizeof(buf)));
-}
-
-static void put_index(json_t *obj, const char *key, uint64_t v)
-{
-	if (v != AC_NONE && v <= (uint64_t)INT64_MAX)
-		json_object_set_new(obj, key, json_integer((json_int_t)v));
-}
-
-/* A global or plane by index, with its name and place. */
-static json_t *json_tensor(const struct ac_model *m, struct ac_tensor_ref r)
-{
-	json_t *o = json_object();
-	const struct ac_tensor *t = NULL;
-	if (r.phase == AC_NONE) {
-		put_index(o, "global", r.index);
-		if (r.index < m->n_globals)
-			t = &m->globals[r.index];
-	} else {
-		put_index(o, "phase", r.phase);
-		put_index(o, "plane", r.index);
-		if (r.phase < m->n_phases) {
-			const struct ac_phase *p = &m->phases[r.phase];
-			put_bytes(o, "phase_identity", p->identity);
-			if (r.index < p->plane_count &&
-			    (uint64_t)p->plane_first + r.index < m->n_planes)
-				t = &m->planes[p->plane_first + r.index];
-		}
-	}
-	if (t) {
-		put_bytes(o, "name", t->name);
-		json_object_set_new(o, "offset", json_hex(t->offset));
-		json_object_set_new(o, "size", json_hex(t->size));
-		if (r.phase != AC_NONE)
-			json_object_set_new(o, "carried", json_boolean(t->carried));
-	}
-	return o;
-}
-
-static int names_tensor(struct ac_tensor_ref r)
-{
-	return r.index != AC_NONE;
-}
-
-static void put_word_fields(json_t *o, const struct ac_model *m,
-			    const struct ac_diag *d)
-{
-	put_index(o, "word", d->word);
-	json_object_set_new(o, "lo", json_wide(d->lo));
-	json_object_set_new(o, "hi", json_wide(d->hi));
-	put_index(o, "ordinal", d->ordinal);
-	if (d->window != AC_NONE) {
-		json_t *w = json_object();
-		put_index(w, "index", d->window);
-		if (d->window < m->n_windows) {
-			const struct ac_window *win = &m->windows[d->window];
-			if (win->name.len)
-				put_bytes(w, "name", win->name);
-			json_object_set_new(w, "base", json_hex(win->base));
-			json_object_set_new(w, "size", json_hex(win->size));
-		}
-		json_object_set_new(o, "window", w);
-	}
-	json_t *near = json_array();
-	for (int i = 0; i < 2; i++)
-		if (names_tensor(d->near[i]))
-			json_array_append_new(near, json_tensor(m, d->near[i]));
-	json_object_set_new(o, "near", near);
-}
-
-static void put_instance_fields(json_t *o, const struct ac_model *m,
-				const struct ac_diag *d)
-{
-	put_index(o, "instance", d->instance);
-	put_index(o, "phase", d->phase);
-	if (d->phase < m->n_phases)
-		put_bytes(o, "phase_identity", m->phases[d->phase].identity);
-	put_index(o, "start_launch", d->start_launch);
-	put_index(o, "start_ordinal", d->start_ordinal);
-	json_object_set_new(o, "plane", json_tensor(m, d->tensor[0]));
-	if (d->reason == AC_CARRIED_OVERWRITTEN) {
-		put_index(o, "earlier", d->earlier);
-		put_index(o, "intervening", d->intervening);
-		json_object_set_new(o, "overwriter", json_tensor(m, d->tensor[1]));
-	}
-}
-
-/* The keys after "verdict": condition, reason and what the reason names. */
-static json_t *json_diag(const struct ac_model *m, const struct ac_diag *d)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "condition",
-			    json_string(ac_condition_name(d->condition)));
-	json_object_set_new(o, "reason", json_string(ac_reason_name(d->reason)));
-	switch (d->reason) {
-	case AC_OK:
-		break;
-	case AC_GLOBAL_MISALIGNED:
-	case AC_GLOBAL_EMPTY:
-	case AC_PLANE_MISALIGNED:
-	case AC_PLANE_EMPTY:
-	case AC_GLOBALS_OVERLAP:
-	case AC_PLANES_OVERLAP:
-	case AC_PLANE_OVERLAPS_GLOBAL: {
-		json_t *ts = json_array();
-		int two = d->reason == AC_GLOBALS_OVERLAP ||
-			  d->reason == AC_PLANES_OVERLAP ||
-			  d->reason == AC_PLANE_OVERLAPS_GLOBAL;
-		for (int i = 0; i < 1 + two; i++)
-			json_array_append_new(ts, json_tensor(m, d->tensor[i]));
-		json_object_set_new(o, "tensors", ts);
-		break;
-	}
-	case AC_LAUNCH_NO_PHASE:
-		put_index(o, "launch", d->launch);
-		json_object_set_new(o, "identity_problem",
-			json_string(ac_identity_problem_name(d->identity_problem)));
-		if (d->identity_problem == AC_ID_UNPARSABLE)
-			put_index(o, "identity_offset", d->identity_offset);
-		break;
-	case AC_WORD_UNNAMED:
-		put_index(o, "launch", d->launch);
-		put_word_fields(o, m, d);
-		break;
-	case AC_CARRIED_UNDECLARED:
-	case AC_CARRIED_OVERWRITTEN:
-		put_instance_fields(o, m, d);
-		break;
-	}
-	return o;
-}
-
 /*
- * Prints {"file": F, "verdict": V, <rest>} on one line.  The verdict is an
- * unsigned 64-bit integer and json_integer holds only signed 64 bits, so
- * it is printed here, exactly, and spliced in; verdict NULL prints null.
- * rest is consumed.
+ * Prints {"file": F, "verdict": V, <rest>} on one line (result_json_line);
+ * verdict NULL prints null.  rest is consumed.
  */
 static void print_json_line(const char *file, const uint64_t *verdict,
 			    json_t *rest)
 {
-	json_t *jf = json_text(file, strlen(file));
-	char *f = jf ? json_dumps(jf, JSON_ENCODE_ANY) : NULL;
-	char *r = rest ? json_dumps(rest, 0) : NULL;
-	json_decref(jf);
-	json_decref(rest);
-	if (!f || !r) {
-		/* Out of memory: still one object per file. */
+	char *line = result_json_line(file, verdict, rest, NULL);
+	if (!line)  /* Out of memory: still one object per file. */
 		printf("{\"file\": null, \"verdict\": null, \"error\": \"out of memory\"}\n");
-	} else {
-		printf("{\"file\": %s, \"verdict\": ", f);
-		if (verdict)
-			printf("%" PRIu64, *verdict);
-		else
-			printf("null");
-		/* r is "{}" or "{...}": drop its opening brace. */
-		printf("%s%s\n", r[1] == '}' ? "" : ", ", r + 1);
-	}
-	free(f);
-	free(r);
+	else
+		printf("%s\n", line);
+	free(line);
 }
 
 /* ---- reporting ---- */
@@ -522,47 +344,11 @@ static void print_indented(const char *text)
 	}
 }
 
-/* The explanation of a verdict, into text (RENDER_LEN bytes). */
-static void explain(char *text, uint64_t verdict, const struct ac_diag *diag,
-		    const ac_program *program, uint64_t executed)
-{
-	if (verdict == 0)
-		snprintf(text, RENDER_LEN,
-			 "certified: conditions (A), (B), (C) and (D) hold over "
-			 "%" PRIu64 " executed launches", executed);
-	else
-		ac_diag_render(diag, program, text, RENDER_LEN);
-}
-
 /* A program's advisories (spec section 6), computed once per file. */
 struct advisories {
 	struct ac_advisory *list;
 	uint64_t n;
 };
-
-/* [{"kind", "tensor": {...}, "outside": "0x...", "explanation"}...] */
-static json_t *json_advisories(const ac_program *program,
-			       const struct advisories *adv, int explain)
-{
-	const struct ac_model *m = ac_program_model(program);
-	json_t *list = json_array();
-	for (uint64_t i = 0; i < adv->n; i++) {
-		const struct ac_advisory *a = &adv->list[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "kind",
-				    json_string(ac_advisory_kind_name(a->kind)));
-		json_object_set_new(o, "tensor", json_tensor(m, a->tensor));
-		json_object_set_new(o, "outside", json_hex(a->outside));
-		if (explain) {
-			char text[1024];
-			ac_advisory_render(a, program, text, sizeof(text));
-			json_object_set_new(o, "explanation",
-					    json_text(text, strlen(text)));
-		}
-		json_array_append_new(list, o);
-	}
-	return list;
-}
 
 /* Plain: one indented line per advisory (not when quiet), then, in strict
  * mode, "strict: fails" when there are any. */
@@ -592,12 +378,8 @@ static void report_verdict(const struct options *opt, const char *file,
 		print_advisories(opt, program, adv);
 		return;
 	}
-	json_t *rest = json_diag(ac_program_model(program), diag);
-	if (text[0])
-		json_object_set_new(rest, "explanation",
-				    json_text(text, strlen(text)));
-	json_object_set_new(rest, "advisories",
-			    json_advisories(program, adv, !opt->quiet));
+	json_t *rest = result_json_fields(program, diag, text, adv->list, adv->n,
+					  !opt->quiet);
 	if (opt->strict)
 		json_object_set_new(rest, "strict",
 				    json_string(adv->n ? "fails" : "holds"));
@@ -681,7 +463,8 @@ static int certify_file(const struct options *opt, const char *file,
 	static char text[RENDER_LEN];
 	text[0] = 0;
 	if (!opt->quiet || opt->html)   /* the report explains even when quiet */
-		explain(text, verdict, &diag, program, executed);
+		result_explain(text, RENDER_LEN, verdict, &diag, program,
+			       executed);
 	report_verdict(opt, file, verdict, &diag, program, opt->quiet ? "" : text,
 		       &adv);
 	if (opt->html && write_html(opt, file, verdict, &diag, program, executed,

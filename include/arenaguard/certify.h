@@ -278,6 +278,23 @@ int ac_certify_opts(const struct ac_model *model,
 		    struct ac_diag *diag, struct ac_error *err);
 
 /*
+ * One shot from bytes, for bindings (python/arenacert, docs/python.md):
+ * reads `data` as ac_model_read does (JSON text or a program image),
+ * certifies it and returns the object `arena-certify --json` prints for
+ * it, without the "file" key, as one line of JSON text: {"verdict": V,
+ * "condition": ..., "reason": ..., <what the reason names>,
+ * "explanation": ..., "advisories": [...]}, V an exact unsigned integer,
+ * the explanation the rendered diagnostic (or "certified: ..."), each
+ * advisory with its "explanation".  The text is malloc'ed (free with
+ * free()) and NUL-terminated, its length in *out_len (out_len may be
+ * NULL).  Returns NULL with *err filled (err may be NULL) when the input
+ * is malformed, as the readers and ac_program_new report it (what and
+ * where), or when memory runs out.
+ */
+char *ac_certify_json(const void *data, size_t len, size_t *out_len,
+		      struct ac_error *err);
+
+/*
  * Renders a diagnostic as readable text naming tensors, launches and
  * instances by name and index.  Returns buf (always NUL-terminated).
  */

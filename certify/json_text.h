@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json_text.h - arbitrary bytes as JSON strings, for arena-certify's
- * JSON output and its HTML report.
+ * json_text.h - arbitrary bytes as JSON strings, for the result object
+ * of arena-certify --json (result_json.c) and its HTML report.  Internal
+ * to libarenacert and its tools.
  */
 #ifndef ARENAGUARD_JSON_TEXT_H
 #define ARENAGUARD_JSON_TEXT_H
