@@ -25,16 +25,38 @@
 
 static int fail(const char *what, int err)
 {
-	fprintf(stderr, "arena-infer: %s: %s\n", what, strerror(err));
+	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
+		strerror(err));
 	return -err;
+}
+
+/* A submission the guard blocked (EPERM) is printed unless `quiet`: a
+ * server says what it means in its response instead. */
+static int fail_unless(int quiet, const char *what, int err)
+{
+	if (quiet && err == EPERM)
+		return -err;
+	return fail(what, err);
+}
+
+static int fd_ioctl_q(int fd, unsigned long request, void *arg,
+		      const char *what, int quiet)
+{
+	if (drmIoctl(fd, request, arg) != 0)
+		return fail_unless(quiet, what, errno);
+	return 0;
+}
+
+static int fd_ioctl(int fd, unsigned long request, void *arg,
+		    const char *what)
+{
+	return fd_ioctl_q(fd, request, arg, what, 0);
 }
 
 static int arena_ioctl(struct device *dev, unsigned long request, void *arg,
 		       const char *what)
 {
-	if (drmIoctl(dev->fd, request, arg) != 0)
-		return fail(what, errno);
-	return 0;
+	return fd_ioctl(dev->fd, request, arg, what);
 }
 
 static int check_driver(struct device *dev)
@@ -55,15 +77,22 @@ static int check_driver(struct device *dev)
 	return 0;
 }
 
-static int setup_ring(struct device *dev)
+int device_ring_init(struct io_uring *ring)
 {
 	/* URING_CMD payloads live in the second half of 128-byte SQEs. */
 	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
-	int rc = io_uring_queue_init_params(RING_ENTRIES, &dev->ring, &p);
+	int rc = io_uring_queue_init_params(RING_ENTRIES, ring, &p);
 	if (rc < 0)
 		return fail("io_uring_queue_init_params", -rc);
-	dev->have_ring = 1;
 	return 0;
+}
+
+static int setup_ring(struct device *dev)
+{
+	int rc = device_ring_init(&dev->ring);
+	if (rc == 0)
+		dev->have_ring = 1;
+	return rc;
 }
 
 int device_open(struct device *dev, enum device_path path)
@@ -83,21 +112,28 @@ int device_open(struct device *dev, enum device_path path)
 
 /* ---- buffers ---- */
 
-static int create_bo(struct device *dev, const struct ac_window *w)
+int device_add_bo(struct device *dev, uint64_t address, uint64_t size)
 {
+	if (dev->n_bos == WIN_COUNT)
+		return fail("DRM_IOCTL_ARENA_BO_CREATE", ENOSPC);
 	struct drm_arena_bo_create create = {
-		.address = w->base,
-		.size = w->size,
+		.address = address,
+		.size = size,
 	};
 	int rc = arena_ioctl(dev, DRM_IOCTL_ARENA_BO_CREATE, &create,
 			     "DRM_IOCTL_ARENA_BO_CREATE");
 	if (rc != 0)
 		return rc;
 	dev->bo[dev->n_bos] = create.handle;
-	dev->bo_base[dev->n_bos] = w->base;
-	dev->bo_size[dev->n_bos] = w->size;
+	dev->bo_base[dev->n_bos] = address;
+	dev->bo_size[dev->n_bos] = size;
 	dev->n_bos++;
 	return 0;
+}
+
+static int create_bo(struct device *dev, const struct ac_window *w)
+{
+	return device_add_bo(dev, w->base, w->size);
 }
 
 /* The buffer holding [address, address + size), or -1. */
@@ -133,6 +169,13 @@ static int upload(struct device *dev, const struct ac_tensor *global,
 		       global->size, "DRM_IOCTL_ARENA_BO_WRITE");
 }
 
+int device_write(struct device *dev, uint64_t address, const void *data,
+		 size_t size)
+{
+	return bo_copy(dev, DRM_IOCTL_ARENA_BO_WRITE, address, data, size,
+		       "DRM_IOCTL_ARENA_BO_WRITE");
+}
+
 int device_read(struct device *dev, uint64_t address, void *out, size_t size)
 {
 	return bo_copy(dev, DRM_IOCTL_ARENA_BO_READ, address, out, size,
@@ -141,14 +184,15 @@ int device_read(struct device *dev, uint64_t address, void *out, size_t size)
 
 /* ---- program and schedule ---- */
 
-static int create_program(struct device *dev, const struct plan *plan)
+int device_program_on(int fd, const struct plan *plan, uint32_t *handle)
 {
 	struct ac_error err;
 	size_t len;
 	uint8_t *image = plan_device_image(plan, &len, &err);
 	if (!image) {
 		char text[512];
-		fprintf(stderr, "arena-infer: program image: %s\n",
+		fprintf(stderr, "%s: program image: %s\n",
+			program_invocation_short_name,
 			ac_error_text(&err, text, sizeof(text)));
 		return -EINVAL;
 	}
@@ -156,21 +200,28 @@ static int create_program(struct device *dev, const struct plan *plan)
 		.image = (uint64_t)(uintptr_t)image,
 		.size = len,
 	};
-	int rc = arena_ioctl(dev, DRM_IOCTL_ARENA_PROGRAM_CREATE, &create,
-			     "DRM_IOCTL_ARENA_PROGRAM_CREATE");
+	int rc = fd_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &create,
+			  "DRM_IOCTL_ARENA_PROGRAM_CREATE");
 	free(image);
-	if (rc == 0) {
-		dev->program = create.handle;
-		dev->have_program = 1;
-	}
+	if (rc == 0)
+		*handle = create.handle;
 	return rc;
 }
 
-/* One URING_CMD, waited for: its CQE's res is the command's result. */
-static int uring_cmd(struct device *dev, uint32_t op, const void *arg,
-		     size_t size, const char *what)
+static int create_program(struct device *dev, const struct plan *plan)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&dev->ring);
+	int rc = device_program_on(dev->fd, plan, &dev->program);
+	if (rc == 0)
+		dev->have_program = 1;
+	return rc;
+}
+
+/* One URING_CMD on fd through ring, waited for: its CQE's res is the
+ * command's result. */
+static int ring_cmd(struct io_uring *ring, int fd, uint32_t op,
+		    const void *arg, size_t size, const char *what, int quiet)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 	struct io_uring_cqe *cqe;
 	if (!sqe)
 		return fail(what, EBUSY);
@@ -178,23 +229,23 @@ static int uring_cmd(struct device *dev, uint32_t op, const void *arg,
 	/* Zero all 128 bytes: the payload's padding must be zero. */
 	memset(sqe, 0, 2 * sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = dev->fd;
+	sqe->fd = fd;
 	sqe->cmd_op = op;
 	memcpy((uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd), arg, size);
 
-	int rc = io_uring_submit(&dev->ring);
+	int rc = io_uring_submit(ring);
 	if (rc < 0)
 		return fail("io_uring_submit", -rc);
-	rc = io_uring_wait_cqe(&dev->ring, &cqe);
+	rc = io_uring_wait_cqe(ring, &cqe);
 	if (rc < 0)
 		return fail("io_uring_wait_cqe", -rc);
 	rc = cqe->res;
-	io_uring_cqe_seen(&dev->ring, cqe);
-	return rc < 0 ? fail(what, -rc) : 0;
+	io_uring_cqe_seen(ring, cqe);
+	return rc < 0 ? fail_unless(quiet, what, -rc) : 0;
 }
 
-static int append_refs(struct device *dev, const struct ac_ref *refs,
-		       size_t count)
+int device_append_on(int fd, struct io_uring *ring, uint32_t schedule,
+		     const struct ac_ref *refs, size_t count)
 {
 	struct drm_arena_ref batch[16];
 	if (count > sizeof(batch) / sizeof(batch[0]))
@@ -202,25 +253,44 @@ static int append_refs(struct device *dev, const struct ac_ref *refs,
 	for (size_t i = 0; i < count; i++)
 		batch[i] = (struct drm_arena_ref){ refs[i].first, refs[i].count };
 	struct drm_arena_schedule_append append = {
-		.schedule = dev->schedule,
+		.schedule = schedule,
 		.count = (uint32_t)count,
 		.refs = (uint64_t)(uintptr_t)batch,
 	};
-	if (dev->path == DEVICE_URING)
-		return uring_cmd(dev, ARENA_URING_CMD_APPEND, &append,
-				 sizeof(append), "ARENA_URING_CMD_APPEND");
-	return arena_ioctl(dev, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &append,
-			   "DRM_IOCTL_ARENA_SCHEDULE_APPEND");
+	if (ring)
+		return ring_cmd(ring, fd, ARENA_URING_CMD_APPEND, &append,
+				sizeof(append), "ARENA_URING_CMD_APPEND", 0);
+	return fd_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &append,
+			"DRM_IOCTL_ARENA_SCHEDULE_APPEND");
+}
+
+static struct io_uring *ring_of(struct device *dev)
+{
+	return dev->path == DEVICE_URING ? &dev->ring : NULL;
+}
+
+static int append_refs(struct device *dev, const struct ac_ref *refs,
+		       size_t count)
+{
+	return device_append_on(dev->fd, ring_of(dev), dev->schedule, refs,
+				count);
+}
+
+int device_schedule_on(int fd, uint32_t program, uint32_t *handle)
+{
+	struct drm_arena_schedule_create create = { .program = program };
+	int rc = fd_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &create,
+			  "DRM_IOCTL_ARENA_SCHEDULE_CREATE");
+	if (rc == 0)
+		*handle = create.handle;
+	return rc;
 }
 
 static int create_schedule(struct device *dev, const struct plan *plan)
 {
-	struct drm_arena_schedule_create create = { .program = dev->program };
-	int rc = arena_ioctl(dev, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &create,
-			     "DRM_IOCTL_ARENA_SCHEDULE_CREATE");
+	int rc = device_schedule_on(dev->fd, dev->program, &dev->schedule);
 	if (rc != 0)
 		return rc;
-	dev->schedule = create.handle;
 	dev->have_schedule = 1;
 
 	size_t count;
@@ -250,34 +320,37 @@ int device_load(struct device *dev, const struct plan *plan,
 
 /* ---- running ---- */
 
-static int submit(struct device *dev, uint64_t *seqno)
+static int submit(int fd, struct io_uring *ring, uint32_t schedule,
+		  uint64_t *seqno, int quiet)
 {
-	if (dev->path == DEVICE_URING) {
+	if (ring) {
 		struct arena_uring_submit s = {
-			.schedule = dev->schedule,
+			.schedule = schedule,
 			.seqno = (uint64_t)(uintptr_t)seqno,
 		};
-		return uring_cmd(dev, ARENA_URING_CMD_SUBMIT, &s, sizeof(s),
-				 "ARENA_URING_CMD_SUBMIT");
+		return ring_cmd(ring, fd, ARENA_URING_CMD_SUBMIT, &s, sizeof(s),
+				"ARENA_URING_CMD_SUBMIT", quiet);
 	}
-	struct drm_arena_schedule_submit s = { .schedule = dev->schedule };
-	int rc = arena_ioctl(dev, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &s,
-			     "DRM_IOCTL_ARENA_SCHEDULE_SUBMIT");
+	struct drm_arena_schedule_submit s = { .schedule = schedule };
+	int rc = fd_ioctl_q(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &s,
+			    "DRM_IOCTL_ARENA_SCHEDULE_SUBMIT", quiet);
 	*seqno = s.seqno;
 	return rc;
 }
 
-int device_forward(struct device *dev)
+int device_forward_on(int fd, struct io_uring *ring, uint32_t schedule,
+		      int quiet)
 {
 	uint64_t seqno = 0;
-	int rc = submit(dev, &seqno);
+	int rc = submit(fd, ring, schedule, &seqno, quiet);
 	/* A driver told to require sealed submissions (uapi.h, "Sealed
 	 * submissions") runs only what a checker certified and sealed:
 	 * this client does not seal, libarenaguard does. */
 	if (rc == -ENOKEY)
-		fprintf(stderr, "arena-infer: the driver requires sealed "
+		fprintf(stderr, "%s: the driver requires sealed "
 			"submissions: run under the guard (tools/arenaguard "
-			"arena-infer ...)\n");
+			"%s ...)\n", program_invocation_short_name,
+			program_invocation_short_name);
 	if (rc != 0)
 		return rc;
 	/* EIO here is the device faulting on a launch (uapi.h). */
@@ -285,17 +358,27 @@ int device_forward(struct device *dev)
 		.seqno = seqno,
 		.timeout_ns = WAIT_TIMEOUT_NS,
 	};
-	return arena_ioctl(dev, DRM_IOCTL_ARENA_WAIT, &wait,
-			   "DRM_IOCTL_ARENA_WAIT");
+	return fd_ioctl(fd, DRM_IOCTL_ARENA_WAIT, &wait,
+			"DRM_IOCTL_ARENA_WAIT");
+}
+
+int device_forward(struct device *dev)
+{
+	return device_forward_on(dev->fd, ring_of(dev), dev->schedule, 0);
 }
 
 /* ---- teardown ---- */
 
+void device_destroy_on(int fd, unsigned long request, uint32_t handle)
+{
+	struct drm_arena_handle h = { .handle = handle };
+	drmIoctl(fd, request, &h);
+}
+
 static void destroy(struct device *dev, unsigned long request,
 		    uint32_t handle)
 {
-	struct drm_arena_handle h = { .handle = handle };
-	drmIoctl(dev->fd, request, &h);
+	device_destroy_on(dev->fd, request, handle);
 }
 
 void device_close(struct device *dev)

@@ -54,4 +54,28 @@ int device_read(struct device *dev, uint64_t address, void *out,
 
 void device_close(struct device *dev);
 
+/*
+ * The same, piece by piece, for a client with many schedules and threads
+ * on one open file (arena-serve).  `ring` NULL means by ioctl, else the
+ * request goes through that ring (append and submit; a ring serves one
+ * thread at a time).  `quiet` leaves an EPERM (the guard blocked the
+ * submission) unprinted, for the caller to report.
+ */
+/* A buffer at [address, address + size), recorded for device_write and
+ * device_read (at most WIN_COUNT). */
+/* A ring set up for URING_CMDs (SQE128). */
+int device_ring_init(struct io_uring *ring);
+int device_add_bo(struct device *dev, uint64_t address, uint64_t size);
+int device_write(struct device *dev, uint64_t address, const void *data,
+		 size_t size);
+int device_program_on(int fd, const struct plan *plan, uint32_t *handle);
+int device_schedule_on(int fd, uint32_t program, uint32_t *handle);
+int device_append_on(int fd, struct io_uring *ring, uint32_t schedule,
+		     const struct ac_ref *refs, size_t count);
+/* Submits the schedule and waits for it. */
+int device_forward_on(int fd, struct io_uring *ring, uint32_t schedule,
+		      int quiet);
+/* A DRM_IOCTL_ARENA_*_DESTROY of handle; errors are ignored. */
+void device_destroy_on(int fd, unsigned long request, uint32_t handle);
+
 #endif

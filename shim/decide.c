@@ -90,6 +90,7 @@ static int refuse(struct ag_sched *s, const struct ag_submit *sub,
 {
 	int block = ag_cfg.mode == AG_ENFORCE;
 	atomic_fetch_add(block ? &ag_stats.blocked : &ag_stats.warned, 1);
+	ag_api_note_refusal(sub, s, v, why, block);
 	ag_report_submission(sub, s, v, why, block);
 	return block ? err : 0;
 }

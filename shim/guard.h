@@ -494,6 +494,13 @@ void ag_report_fds_taken(unsigned int first, unsigned int last);
 void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			  const struct ag_verdict *v, const char *why,
 			  int blocked);
+/* api.c: keeps the refusal as the calling thread's last one, for
+ * arenaguard_last_refusal (include/arenaguard/guard_api.h); decide.c
+ * calls it for every refusal, reported or not.  Same arguments. */
+void ag_api_note_refusal(const struct ag_submit *sub,
+			 const struct ag_sched *s, const struct ag_verdict *v,
+			 const char *why, int blocked);
+
 /* A free-form notice ("cannot see ..."), once per distinct key. */
 void ag_report_once(const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

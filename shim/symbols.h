@@ -30,4 +30,9 @@
 	X(io_uring_queue_init) X(io_uring_queue_init_params) \
 	X(io_uring_queue_init_mem) X(io_uring_queue_mmap)
 
+/* The application's interface (include/arenaguard/guard_api.h, api.c):
+ * found with dlsym, never interposed. */
+#define AG_API_SYMBOLS(X) \
+	X(arenaguard_get_counters) X(arenaguard_last_refusal)
+
 #endif

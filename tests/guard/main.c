@@ -20,5 +20,6 @@ int main(void)
 	srunner_add_suite(sr, suite_cache());
 	srunner_add_suite(sr, suite_attack());
 	srunner_add_suite(sr, suite_ring());
+	srunner_add_suite(sr, suite_api());
 	return run_and_summarize(sr);
 }

@@ -17,6 +17,7 @@ Suite *suite_output(void);    /* test_output.c: the guard's output rules */
 Suite *suite_cache(void);     /* test_cache.c: the caches' byte budget */
 Suite *suite_attack(void);    /* test_attack.c: ordinary clients vs the gate */
 Suite *suite_ring(void);      /* test_ring.c: rings, slots, the fd table */
+Suite *suite_api(void);       /* test_api.c: guard_api.h for applications */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \

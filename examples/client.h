@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * client.h - a small blocking HTTP/1.1 client for 127.0.0.1, one
+ * keep-alive connection per struct (one thread at a time): arena-serve's
+ * tests and load benchmark drive the server with it.
+ */
+#ifndef ARENA_EXAMPLE_CLIENT_H
+#define ARENA_EXAMPLE_CLIENT_H
+
+#include <stddef.h>
+
+struct http_client {
+	int fd;             /* -1: not connected */
+	int port;
+	char *buf;          /* the last response's body, NUL-terminated */
+	size_t cap, len;
+	int status;         /* the last response's status */
+};
+
+void http_client_init(struct http_client *c, int port);
+
+/*
+ * Sends one request (body NULL: none) and reads the response into
+ * c->status and c->buf/c->len.  Connects first when not connected, and
+ * once more if the server closed an idle connection before answering.
+ * 0, or -1 with errno (ECONNRESET, EPROTO for a response it cannot
+ * read, ENOMEM).
+ */
+int http_call(struct http_client *c, const char *method, const char *path,
+	      const char *body);
+
+void http_client_close(struct http_client *c);
+
+#endif

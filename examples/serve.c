@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arena-serve - an HTTP inference server for the example transformer on
+ * the arena device (examples/README.md, "arena-serve").
+ *
+ *   arena-serve [--port P] [--threads N] [--sequences M] [--workers W]
+ *               [--uring] [--layers L] [--max-context T]
+ *               [--buggy-shape S]
+ *
+ * Listens on 127.0.0.1:P (0: a port the kernel picks) and prints
+ * "arena-serve: listening on http://127.0.0.1:PORT" once it serves.
+ * With --workers W (prefork) the master opens the device, creates the
+ * buffers and uploads the weights, then forks W workers that share the
+ * open file and the listening socket, each with a pool of N threads.
+ * SIGTERM (or SIGINT): stop accepting, let the requests in flight
+ * finish, destroy the schedules and programs, exit 0.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "serve.h"
+
+#define STOP_TIMEOUT_S 60
+
+struct options {
+	int port, threads, workers;
+	struct engine_config engine;
+};
+
+static const char usage_text[] =
+	"Usage: arena-serve [--port P] [--threads N] [--sequences M]\n"
+	"                   [--workers W] [--uring] [--layers L]\n"
+	"                   [--max-context T] [--buggy-shape S]\n"
+	"Serve the example transformer over HTTP on 127.0.0.1, on the arena\n"
+	"device (/dev/accel/accel0).\n"
+	"\n"
+	"  --port P         TCP port (default 8080; 0: any free port)\n"
+	"  --threads N      HTTP threads per process (default 4)\n"
+	"  --sequences M    live sequences per process, at most (default 8)\n"
+	"  --workers W      prefork: W worker processes sharing the device's\n"
+	"                   open file, opened by the master (default 0: one\n"
+	"                   process)\n"
+	"  --uring          append and submit through io_uring, not ioctl\n"
+	"  --layers L       model layers, 1..64 (default 2)\n"
+	"  --max-context T  the longest prompt (batch shape), 1..64 (default\n"
+	"                   64)\n"
+	"  --buggy-shape S  plan prompts of S tokens with the buggy planner\n"
+	"  --help, -h       show this help\n"
+	"\n"
+	"POST /v1/completions {\"prompt\": [tokens], \"max_tokens\": n},\n"
+	"GET /health, GET /metrics (Prometheus).  Exit status: 0 after\n"
+	"SIGTERM, 2 a usage or device error.\n";
+
+static int parse_int(const char *option, const char *arg, int lo, int hi,
+		     int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < lo || v > hi) {
+		fprintf(stderr, "arena-serve: %s takes a number in %d..%d\n",
+			option, lo, hi);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { O_PORT = 256, O_THREADS, O_SEQ, O_WORKERS, O_LAYERS, O_CTX,
+	       O_BUGGY };
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, O_PORT },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "sequences", required_argument, NULL, O_SEQ },
+		{ "workers", required_argument, NULL, O_WORKERS },
+		{ "uring", no_argument, NULL, 'u' },
+		{ "layers", required_argument, NULL, O_LAYERS },
+		{ "max-context", required_argument, NULL, O_CTX },
+		{ "buggy-shape", required_argument, NULL, O_BUGGY },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	*o = (struct options){ .port = 8080, .threads = 4, .workers = 0,
+		.engine = { .layers = 2, .max_context = MODEL_MAX_TOKENS,
+			    .sequences = 8, .path = DEVICE_IOCTL } };
+	int c, rc = 0;
+	while (rc == 0 &&
+	       (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_PORT:
+			rc = parse_int("--port", optarg, 0, 65535, &o->port);
+			break;
+		case O_THREADS:
+			rc = parse_int("--threads", optarg, 1, 256, &o->threads);
+			break;
+		case O_SEQ:
+			rc = parse_int("--sequences", optarg, 1, 1024,
+				       &o->engine.sequences);
+			break;
+		case O_WORKERS:
+			rc = parse_int("--workers", optarg, 0,
+				       SERVE_MAX_WORKERS, &o->workers);
+			break;
+		case 'u':
+			o->engine.path = DEVICE_URING;
+			break;
+		case O_LAYERS:
+			rc = parse_int("--layers", optarg, 1, MODEL_MAX_LAYERS,
+				       &o->engine.layers);
+			break;
+		case O_CTX:
+			rc = parse_int("--max-context", optarg, 1,
+				       MODEL_MAX_TOKENS, &o->engine.max_context);
+			break;
+		case O_BUGGY:
+			rc = parse_int("--buggy-shape", optarg, 1,
+				       MODEL_MAX_TOKENS, &o->engine.buggy_shape);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			fputs(usage_text, stderr);
+			return -1;
+		}
+	}
+	if (rc == 0 && optind != argc) {
+		fprintf(stderr, "arena-serve: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	return rc;
+}
+
+/* A listening TCP socket on 127.0.0.1:port; its port in *bound. */
+static int listen_on(int port, int *bound)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("arena-serve: socket");
+		return -1;
+	}
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(fd, 1024) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+		fprintf(stderr, "arena-serve: 127.0.0.1:%d: %s\n", port,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	*bound = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Waits for SIGTERM or SIGINT (blocked in every thread); with
+ * `children`, also returns on SIGCHLD.  Returns the signal. */
+static int wait_signal(const sigset_t *set)
+{
+	int sig;
+	while (sigwait(set, &sig) != 0)
+		;
+	return sig;
+}
+
+/* One process serving: the thread pool until SIGTERM. */
+static int serve(struct engine *e, int fd, int threads, const sigset_t *set)
+{
+	struct server s = { .engine = e };
+	if (http_start(&s, fd, threads) != 0)
+		return 2;
+	int sig;
+	do
+		sig = wait_signal(set);
+	while (sig == SIGCHLD);
+	http_stop(&s, STOP_TIMEOUT_S);
+	return 0;
+}
+
+static void announce(int port, int workers)
+{
+	printf("arena-serve: listening on http://127.0.0.1:%d", port);
+	if (workers)
+		printf(" (%d workers)", workers);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* The prefork master: forks the workers, waits for SIGTERM, passes it
+ * on.  A worker that dies is reported, not replaced. */
+static int master(struct engine *e, int fd, const struct options *o,
+		  const sigset_t *set, int port)
+{
+	pid_t pid[SERVE_MAX_WORKERS];
+	int n = 0, status = 0;
+	metrics_set_slot(&e->shared->metrics, 0);
+	for (; n < o->workers; n++) {
+		fflush(NULL);
+		pid[n] = fork();
+		if (pid[n] < 0) {
+			perror("arena-serve: fork");
+			status = 2;
+			break;
+		}
+		if (pid[n] == 0) {
+			int rc = engine_after_fork(e);
+			if (rc == 0) {
+				metrics_set_slot(&e->shared->metrics, n + 1);
+				rc = serve(e, fd, o->threads, set);
+			}
+			engine_close(e);
+			exit(rc);
+		}
+	}
+	if (status == 0)
+		announce(port, n);
+	int live = n;
+	while (live > 0 && status == 0) {
+		int sig = wait_signal(set);
+		if (sig != SIGCHLD)
+			break;
+		int st;
+		pid_t dead;
+		while ((dead = waitpid(-1, &st, WNOHANG)) > 0) {
+			fprintf(stderr, "arena-serve: worker %d died (%s %d)\n",
+				(int)dead, WIFEXITED(st) ? "exit" : "signal",
+				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			for (int i = 0; i < n; i++)
+				if (pid[i] == dead)
+					pid[i] = 0;
+			live--;
+			status = 1;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (pid[i] > 0)
+			kill(pid[i], SIGTERM);
+	for (int i = 0; i < n; i++) {
+		int st;
+		if (pid[i] > 0 && waitpid(pid[i], &st, 0) == pid[i] &&
+		    !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+			fprintf(stderr, "arena-serve: worker %d did not stop "
+				"cleanly\n", (int)pid[i]);
+			status = 1;
+		}
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	if (parse_options(argc, argv, &o) != 0)
+		return 2;
+	if (o.engine.buggy_shape > o.engine.max_context) {
+		fprintf(stderr, "arena-serve: --buggy-shape %d is longer than "
+			"--max-context %d\n", o.engine.buggy_shape,
+			o.engine.max_context);
+		return 2;
+	}
+	/* Every thread, MHD's included, inherits the mask: the signals are
+	 * taken by sigwait in the main thread only. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	metrics_find_guard();
+
+	int port;
+	int fd = listen_on(o.port, &port);
+	if (fd < 0)
+		return 2;
+	struct engine e;
+	if (engine_open(&e, &o.engine) != 0) {
+		engine_close(&e);
+		close(fd);
+		return 2;
+	}
+	int status;
+	if (o.workers) {
+		status = master(&e, fd, &o, &set, port);
+	} else {
+		metrics_set_slot(&e.shared->metrics, 0);
+		struct server s = { .engine = &e };
+		status = http_start(&s, fd, o.threads) != 0 ? 2 : 0;
+		if (status == 0) {
+			announce(port, 0);
+			while (wait_signal(&set) == SIGCHLD)
+				;
+			http_stop(&s, STOP_TIMEOUT_S);
+		}
+	}
+	engine_close(&e);
+	close(fd);
+	fprintf(stderr, "arena-serve: stopped (pid %d)\n", (int)getpid());
+	return status;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guard's interface for the application it runs in
+ * (include/arenaguard/guard_api.h): its counters, and the last refusal
+ * of the calling thread.  Found with dlsym, never linked; exported by
+ * libarenaguard.map.
+ *
+ * The counters are read from ag_stats (atomics: no lock).  A refusal is
+ * noted by decide.c (ag_api_note_refusal) into a buffer of the thread's
+ * own, allocated at its first refusal and freed when the thread exits;
+ * without memory the refusal is not kept (the report still is written).
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arenaguard/guard_api.h>
+
+#include "guard.h"
+
+#define REFUSAL_MAX 4608   /* a diagnostic (4096) and its heading */
+
+struct refusal {
+	size_t len;
+	char text[REFUSAL_MAX];
+};
+
+static pthread_key_t refusal_key;
+static pthread_once_t refusal_once = PTHREAD_ONCE_INIT;
+static int refusal_key_ok;
+
+static void make_key(void)
+{
+	refusal_key_ok = pthread_key_create(&refusal_key, free) == 0;
+}
+
+/* The thread's buffer, allocated if `create`; NULL when there is none. */
+static struct refusal *thread_refusal(int create)
+{
+	pthread_once(&refusal_once, make_key);
+	if (!refusal_key_ok)
+		return NULL;
+	struct refusal *r = pthread_getspecific(refusal_key);
+	if (!r && create) {
+		r = calloc(1, sizeof(*r));
+		if (r && pthread_setspecific(refusal_key, r) != 0) {
+			free(r);
+			r = NULL;
+		}
+	}
+	return r;
+}
+
+static void append(struct refusal *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void append(struct refusal *r, const char *fmt, ...)
+{
+	if (r->len >= sizeof(r->text) - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(r->text + r->len, sizeof(r->text) - r->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		r->len += (size_t)n;
+	if (r->len > sizeof(r->text) - 1)
+		r->len = sizeof(r->text) - 1;
+}
+
+void ag_api_note_refusal(const struct ag_submit *sub,
+			 const struct ag_sched *s, const struct ag_verdict *v,
+			 const char *why, int blocked)
+{
+	assert(sub && (v || why));
+	struct refusal *r = thread_refusal(1);
+	if (!r)
+		return;
+	r->len = 0;
+	append(r, "%s schedule %u (", blocked ? "blocked submission of"
+					       : "warning: submitting",
+	       sub->schedule);
+	if (s)
+		append(r, "program %u, ", s->program_handle);
+	append(r, "fd %d, %s, pid %d)", sub->fd,
+	       sub->path == AG_PATH_URING ? "io_uring" : "ioctl",
+	       (int)getpid());
+	if (v)
+		append(r, ": verdict %" PRIu64 " (%s)\n%s", v->verdict,
+		       ac_condition_name(v->diag.condition), v->text);
+	else
+		append(r, ": cannot certify\n%s", why);
+}
+
+long arenaguard_last_refusal(char *buf, size_t size, int clear)
+{
+	if (!buf || size == 0)
+		return -1;
+	struct refusal *r = thread_refusal(0);
+	size_t len = r ? r->len : 0;
+	size_t n = len < size - 1 ? len : size - 1;
+	if (n)
+		memcpy(buf, r->text, n);
+	buf[n] = 0;
+	if (r && clear)
+		r->len = 0;
+	return (long)len;
+}
+
+int arenaguard_get_counters(struct arenaguard_counters *out, size_t size)
+{
+	if (!out || size < offsetof(struct arenaguard_counters,
+				    programs_certified))
+		return -1;
+	struct arenaguard_counters c = {
+		.size = sizeof(c),
+		.mode = ag_cfg.mode == AG_ENFORCE ? ARENAGUARD_MODE_ENFORCE :
+			ag_cfg.mode == AG_WARN ? ARENAGUARD_MODE_WARN :
+			ARENAGUARD_MODE_OFF,
+#define LOAD(name, help) .name = atomic_load(&ag_stats.name),
+		ARENAGUARD_COUNTERS(LOAD)
+#undef LOAD
+	};
+	/* Whole fields only: every field after the first two is 8 bytes. */
+	size_t n = sizeof(c);
+	if (size < n)
+		n = offsetof(struct arenaguard_counters, programs_certified) +
+		    (size - offsetof(struct arenaguard_counters,
+				     programs_certified)) / 8 * 8;
+	c.size = (uint32_t)n;
+	memcpy(out, &c, n);
+	return (int)n;
+}

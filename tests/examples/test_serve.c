@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arena-serve under the guard, on the simulated device: the server runs
+ * as a child (LD_PRELOAD="libarenaguard.so libarenasim.so", on a port
+ * the kernel picks, which it prints), driven by client threads over
+ * loopback.  Every completion's tokens are checked against the plain-C
+ * reference (tokens_reference); the buggy shape's requests get 500 with
+ * the guard's diagnostic, every other request is unaffected, and the
+ * guard's counters in /metrics are exactly the submissions made and
+ * blocked.  Thread pool with ioctl and with io_uring, prefork, warn and
+ * off modes, bad requests, and SIGTERM with requests in flight.
+ *
+ * Prompts and lengths come from a fixed-seed generator (the seed is
+ * printed), so a failure repeats.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "model.h"
+#include "suites.h"
+#include "tokens.h"
+
+#ifndef AG_ARENA_SERVE
+#error "AG_ARENA_SERVE must be defined by the build"
+#endif
+
+#define LAYERS 1
+#define MAX_CONTEXT 16
+#define BUGGY 8                /* the buggy planner fails (D) at 8 tokens */
+#define SEED 0x5e27e5eedull
+#define CLIENTS 6
+#define PER_CLIENT 8
+
+static const int shapes[] = { 3, 5, BUGGY, 12 };
+#define N_SHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
+
+/* ---- the server as a child ---- */
+
+struct server {
+	pid_t pid;
+	int port;
+	char log[64];          /* its standard error */
+};
+
+static void start_server(struct server *s, const char *mode,
+			 const char *const extra[])
+{
+	char *argv[32];
+	int n = 0;
+	argv[n++] = (char *)AG_ARENA_SERVE;
+	static char layers[16], ctx[16], buggy[16];
+	snprintf(layers, sizeof(layers), "%d", LAYERS);
+	snprintf(ctx, sizeof(ctx), "%d", MAX_CONTEXT);
+	snprintf(buggy, sizeof(buggy), "%d", BUGGY);
+	const char *fixed[] = { "--port", "0", "--layers", layers,
+				"--max-context", ctx, "--buggy-shape", buggy };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		argv[n++] = (char *)fixed[i];
+	for (int i = 0; extra && extra[i]; i++)
+		argv[n++] = (char *)extra[i];
+	argv[n] = NULL;
+
+	snprintf(s->log, sizeof(s->log), "/tmp/arena-serve-test-%d-XXXXXX",
+		 (int)getpid());
+	int log = mkstemp(s->log);
+	ck_assert_int_ge(log, 0);
+	int out[2];
+	ck_assert_int_eq(pipe(out), 0);
+	s->pid = fork();
+	ck_assert_int_ge(s->pid, 0);
+	if (s->pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		dup2(log, STDERR_FILENO);
+		close(out[0]);
+		close(out[1]);
+		close(log);
+		setenv("LD_PRELOAD", AG_PRELOAD_FIRST AG_GUARD_LIB " "
+		       AG_ARENASIM, 1);
+		setenv("ARENAGUARD", mode, 1);
+		unsetenv("ARENAGUARD_LOG");
+		unsetenv("ARENASIM_POISON");
+		/* Only what the guard sealed runs (off: it seals nothing). */
+		if (strcmp(mode, "off") != 0)
+			setenv("ARENASIM_REQUIRE_SEAL", "1", 1);
+		else
+			unsetenv("ARENASIM_REQUIRE_SEAL");
+		execv(AG_ARENA_SERVE, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(log);
+	char line[256];
+	size_t len = 0;
+	ssize_t k;
+	while (len < sizeof(line) - 1 &&
+	       ((k = read(out[0], line + len, 1)) == 1 ||
+		(k < 0 && errno == EINTR)))
+		if (k == 1 && line[len++] == '\n')
+			break;
+	line[len] = 0;
+	close(out[0]);
+	ck_assert_msg(sscanf(line, "arena-serve: listening on "
+			     "http://127.0.0.1:%d", &s->port) == 1,
+		      "the server did not say its port: '%s' (log %s)", line,
+		      s->log);
+}
+
+/* SIGTERM, then its exit status (-1: killed by a signal). */
+static int stop_server(struct server *s)
+{
+	ck_assert_int_eq(kill(s->pid, SIGTERM), 0);
+	int st;
+	ck_assert_int_eq(waitpid(s->pid, &st, 0), s->pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *read_log(const struct server *s)
+{
+	FILE *f = fopen(s->log, "r");
+	ck_assert_ptr_nonnull(f);
+	static char text[65536];
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = 0;
+	fclose(f);
+	unlink(s->log);
+	return text;
+}
+
+/* ---- the reference ---- */
+
+static struct model models[MAX_CONTEXT + 1];
+static pthread_once_t models_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t models_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void init_models(void)
+{
+	for (int t = 1; t <= MAX_CONTEXT; t++) {
+		struct model_shape shape = model_default_shape(LAYERS, t);
+		if (model_init(&models[t], &shape, 0x61726e61ull) != 0)
+			abort();
+	}
+}
+
+/* The reference's tokens (m->input is scratch: one thread at a time). */
+static void reference(const int *prompt, int t, int n, int *out)
+{
+	pthread_once(&models_once, init_models);
+	pthread_mutex_lock(&models_lock);
+	int rc = tokens_reference(&models[t], prompt, n, out);
+	pthread_mutex_unlock(&models_lock);
+	ck_assert_int_eq(rc, 0);
+}
+
+/* ---- one request ---- */
+
+static uint64_t next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+struct tally {
+	int ok, blocked, tokens;     /* tokens: generated by the 200s */
+	char failure[1024];          /* the first thing wrong, or "" */
+};
+
+static void failed(struct tally *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void failed(struct tally *t, const char *fmt, ...)
+{
+	if (t->failure[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->failure, sizeof(t->failure), fmt, ap);
+	va_end(ap);
+}
+
+/* Extracts the "tokens" array of a completion; the count or -1. */
+static int parse_tokens(const char *body, int *out, int max)
+{
+	const char *p = strstr(body, "\"tokens\":[");
+	if (!p)
+		return -1;
+	p += strlen("\"tokens\":[");
+	int n = 0;
+	while (*p != ']') {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || n == max)
+			return -1;
+		out[n++] = (int)v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* Sends one completion of shape t and checks the answer.  `served`:
+ * what the buggy shape must get (0: blocked, 1: served, unchecked). */
+static void one(struct http_client *c, uint64_t *rng, int t, int n,
+		int buggy_served, struct tally *tally)
+{
+	int prompt[MAX_CONTEXT];
+	char body[1024];
+	int len = snprintf(body, sizeof(body), "{\"prompt\": [");
+	for (int i = 0; i < t; i++) {
+		prompt[i] = (int)(next(rng) % 64);
+		len += snprintf(body + len, sizeof(body) - (size_t)len, "%s%d",
+				i ? ", " : "", prompt[i]);
+	}
+	snprintf(body + len, sizeof(body) - (size_t)len,
+		 "], \"max_tokens\": %d}", n);
+	if (http_call(c, "POST", "/v1/completions", body) != 0) {
+		failed(tally, "shape %d: no response: %s", t, strerror(errno));
+		return;
+	}
+	if (t == BUGGY && !buggy_served) {
+		if (c->status != 500 || !strstr(c->buf, "guard_blocked") ||
+		    !strstr(c->buf, "blocked submission of") ||
+		    !strstr(c->buf, "(D) fails at instance"))
+			failed(tally, "shape %d: expected 500 with the guard's "
+			       "diagnostic, got %d %s", t, c->status, c->buf);
+		else
+			tally->blocked++;
+		return;
+	}
+	if (c->status != 200) {
+		failed(tally, "shape %d: status %d: %s", t, c->status, c->buf);
+		return;
+	}
+	int got[TOKENS_MAX_NEW], want[TOKENS_MAX_NEW];
+	int k = parse_tokens(c->buf, got, TOKENS_MAX_NEW);
+	if (k != n) {
+		failed(tally, "shape %d: %d tokens, asked %d: %s", t, k, n,
+		       c->buf);
+		return;
+	}
+	tally->ok++;
+	tally->tokens += n;
+	if (t == BUGGY)
+		return;   /* served in warn or off mode: no reference */
+	reference(prompt, t, n, want);
+	for (int i = 0; i < n; i++)
+		if (got[i] != want[i]) {
+			failed(tally, "shape %d: token %d is %d, the reference "
+			       "says %d (%s)", t, i, got[i], want[i], c->buf);
+			return;
+		}
+}
+
+/* ---- many clients ---- */
+
+struct client_arg {
+	int port, index, requests, buggy_served;
+	struct tally tally;
+};
+
+static void *client_main(void *p)
+{
+	struct client_arg *a = p;
+	struct http_client c;
+	http_client_init(&c, a->port);
+	uint64_t rng = SEED + (uint64_t)a->index;
+	for (int r = 0; r < a->requests; r++) {
+		int t = shapes[(a->index + r) % N_SHAPES];
+		int n = 1 + (int)(next(&rng) % 6);
+		one(&c, &rng, t, n, a->buggy_served, &a->tally);
+	}
+	http_client_close(&c);
+	return NULL;
+}
+
+static void drive(int port, int buggy_served, struct tally *total)
+{
+	pthread_t th[CLIENTS];
+	struct client_arg a[CLIENTS];
+	printf("serve: %d clients of %d requests, seed 0x%llx\n", CLIENTS,
+	       PER_CLIENT, (unsigned long long)SEED);
+	memset(total, 0, sizeof(*total));
+	for (int i = 0; i < CLIENTS; i++) {
+		a[i] = (struct client_arg){ .port = port, .index = i,
+			.requests = PER_CLIENT, .buggy_served = buggy_served };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, client_main,
+						&a[i]), 0);
+	}
+	for (int i = 0; i < CLIENTS; i++) {
+		pthread_join(th[i], NULL);
+		total->ok += a[i].tally.ok;
+		total->blocked += a[i].tally.blocked;
+		total->tokens += a[i].tally.tokens;
+		if (!total->failure[0])
+			memcpy(total->failure, a[i].tally.failure,
+			       sizeof(total->failure));
+	}
+	ck_assert_msg(!total->failure[0], "%s", total->failure);
+}
+
+/* The value of a metric line "name value" in /metrics, or -1. */
+static long long metric(int port, const char *name)
+{
+	struct http_client c;
+	http_client_init(&c, port);
+	ck_assert_int_eq(http_call(&c, "GET", "/metrics", NULL), 0);
+	ck_assert_int_eq(c.status, 200);
+	long long v = -1;
+	size_t n = strlen(name);
+	for (const char *p = c.buf; p && *p; p = strchr(p, '\n'), p += !!p)
+		if (strncmp(p, name, n) == 0 && p[n] == ' ')
+			v = atoll(p + n + 1);
+	http_client_close(&c);
+	return v;
+}
+
+/* Requests each client made of the buggy shape. */
+static int buggy_requests(void)
+{
+	int b = 0;
+	for (int i = 0; i < CLIENTS; i++)
+		for (int r = 0; r < PER_CLIENT; r++)
+			b += shapes[(i + r) % N_SHAPES] == BUGGY;
+	return b;
+}
+
+/* The whole check of a guarded server in enforce mode. */
+static void enforce_run(const char *const extra[])
+{
+	struct server s;
+	start_server(&s, "enforce", extra);
+	struct tally t;
+	drive(s.port, 0, &t);
+	int b = buggy_requests();
+	ck_assert_int_eq(t.blocked, b);
+	ck_assert_int_eq(t.ok, CLIENTS * PER_CLIENT - b);
+	/* One submission per token of every served request, and the first
+	 * (blocked) of every buggy one. */
+	ck_assert_int_eq(metric(s.port, "arenaguard_loaded"), 1);
+	ck_assert_int_eq(metric(s.port, "arenaguard_blocked_total"), b);
+	ck_assert_int_eq(metric(s.port, "arenaguard_warned_total"), 0);
+	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"),
+			 t.tokens + b);
+	ck_assert_int_eq(metric(s.port, "arena_serve_generated_tokens_total"),
+			 t.tokens);
+	int status = stop_server(&s);
+	char *log = read_log(&s);
+	ck_assert_msg(status == 0, "exit status %d; log:\n%s", status, log);
+	ck_assert_msg(strstr(log, "arenaguard: blocked submission of"),
+		      "%s", log);
+}
+
+START_TEST(threads_ioctl)
+{
+	const char *const extra[] = { "--threads", "4", "--sequences", "3",
+				      NULL };
+	enforce_run(extra);
+}
+END_TEST
+
+START_TEST(threads_uring)
+{
+	const char *const extra[] = { "--threads", "4", "--sequences", "4",
+				      "--uring", NULL };
+	enforce_run(extra);
+}
+END_TEST
+
+START_TEST(prefork)
+{
+	const char *const extra[] = { "--workers", "3", "--threads", "2",
+				      "--sequences", "2", NULL };
+	enforce_run(extra);
+}
+END_TEST
+
+START_TEST(prefork_uring)
+{
+	const char *const extra[] = { "--workers", "2", "--threads", "3",
+				      "--uring", NULL };
+	enforce_run(extra);
+}
+END_TEST
+
+/* Warn mode lets the buggy shape run (and counts it); off mode does not
+ * look: the 500s are the guard's, not the server's. */
+static void lenient_run(const char *mode)
+{
+	struct server s;
+	const char *const extra[] = { "--threads", "3", NULL };
+	start_server(&s, mode, extra);
+	struct tally t;
+	drive(s.port, 1, &t);
+	int b = buggy_requests();
+	ck_assert_int_eq(t.blocked, 0);
+	ck_assert_int_eq(t.ok, CLIENTS * PER_CLIENT);
+	ck_assert_int_eq(metric(s.port, "arenaguard_blocked_total"), 0);
+	long long warned = metric(s.port, "arenaguard_warned_total");
+	long long subs = metric(s.port, "arenaguard_submissions_total");
+	if (strcmp(mode, "warn") == 0) {
+		/* every submission of a buggy request fails its verdict */
+		ck_assert_int_ge(warned, b);
+		ck_assert_int_eq(subs, t.tokens);
+	} else {
+		ck_assert_int_eq(warned, 0);
+		ck_assert_int_eq(subs, 0);
+	}
+	int status = stop_server(&s);
+	char *log = read_log(&s);
+	ck_assert_msg(status == 0, "exit status %d; log:\n%s", status, log);
+}
+
+START_TEST(warn_mode)
+{
+	lenient_run("warn");
+}
+END_TEST
+
+START_TEST(off_mode)
+{
+	lenient_run("off");
+}
+END_TEST
+
+/* Malformed requests get 4xx with what is wrong; the server goes on. */
+START_TEST(bad_requests)
+{
+	struct server s;
+	start_server(&s, "enforce", NULL);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	static const struct { const char *method, *path, *body, *says;
+			      int status; } cases[] = {
+		{ "POST", "/v1/completions", "{\"prompt\": [1, 2", "not JSON",
+		  400 },
+		{ "POST", "/v1/completions", "[]", "not a JSON object", 400 },
+		{ "POST", "/v1/completions", "{\"max_tokens\": 2}",
+		  "\\\"prompt\\\": expected an array", 400 },
+		{ "POST", "/v1/completions", "{\"prompt\": []}",
+		  "0 tokens; expected 1 to 16", 400 },
+		{ "POST", "/v1/completions", "{\"prompt\": [1, 64]}",
+		  "\\\"prompt\\\"[1]: expected a token", 400 },
+		{ "POST", "/v1/completions", "{\"prompt\": [1, 1.5]}",
+		  "\\\"prompt\\\"[1]", 400 },
+		{ "POST", "/v1/completions",
+		  "{\"prompt\": [1], \"max_tokens\": 0}", "\\\"max_tokens\\\"",
+		  400 },
+		{ "POST", "/v1/completions",
+		  "{\"prompt\": [1], \"max_tokens\": 65}", "1..64", 400 },
+		{ "GET", "/v1/completions", NULL, "not allowed", 405 },
+		{ "GET", "/nowhere", NULL, "no such endpoint", 404 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(http_call(&c, cases[i].method, cases[i].path,
+					   cases[i].body), 0);
+		ck_assert_msg(c.status == cases[i].status &&
+			      strstr(c.buf, cases[i].says),
+			      "case %zu: %d %s", i, c.status, c.buf);
+	}
+	/* A 64 KiB + 1 body. */
+	char *big = malloc(65538);
+	ck_assert_ptr_nonnull(big);
+	memset(big, ' ', 65537);
+	big[65537] = 0;
+	ck_assert_int_eq(http_call(&c, "POST", "/v1/completions", big), 0);
+	ck_assert_int_eq(c.status, 413);
+	free(big);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_int_eq(c.status, 200);
+	ck_assert_ptr_nonnull(strstr(c.buf, "\"guard\":true"));
+	struct tally t = { 0 };
+	uint64_t rng = SEED;
+	one(&c, &rng, 5, 3, 0, &t);
+	ck_assert_msg(!t.failure[0], "%s", t.failure);
+	http_client_close(&c);
+	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"), 3);
+	ck_assert_int_eq(stop_server(&s), 0);
+	read_log(&s);
+}
+END_TEST
+
+/* SIGTERM while requests are in flight: they finish, then it exits 0. */
+struct long_arg {
+	int port;
+	struct tally tally;
+};
+
+static void *long_client(void *p)
+{
+	struct long_arg *a = p;
+	struct http_client c;
+	http_client_init(&c, a->port);
+	uint64_t rng = SEED ^ (uint64_t)(uintptr_t)p;
+	one(&c, &rng, 12, 40, 0, &a->tally);
+	http_client_close(&c);
+	return NULL;
+}
+
+START_TEST(sigterm_in_flight)
+{
+	struct server s;
+	const char *const extra[] = { "--threads", "3", NULL };
+	start_server(&s, "enforce", extra);
+	pthread_t th[3];
+	struct long_arg a[3];
+	for (int i = 0; i < 3; i++) {
+		a[i] = (struct long_arg){ .port = s.port };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, long_client,
+						&a[i]), 0);
+	}
+	/* Until all three are being served. */
+	for (int tries = 0; tries < 2000; tries++) {
+		if (metric(s.port, "arena_serve_schedules_created_total") == 3)
+			break;
+		usleep(1000);
+	}
+	ck_assert_int_eq(metric(s.port, "arena_serve_schedules_created_total"),
+			 3);
+	int status = stop_server(&s);
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_msg(!a[i].tally.failure[0], "%s", a[i].tally.failure);
+		ck_assert_int_eq(a[i].tally.ok, 1);
+	}
+	char *log = read_log(&s);
+	ck_assert_msg(status == 0, "exit status %d; log:\n%s", status, log);
+}
+END_TEST
+
+Suite *suite_serve(void)
+{
+	Suite *s = suite_create("serve");
+	TCase *tc = tcase_create("serve");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, threads_ioctl);
+	tcase_add_test(tc, threads_uring);
+	tcase_add_test(tc, prefork);
+	tcase_add_test(tc, prefork_uring);
+	tcase_add_test(tc, warn_mode);
+	tcase_add_test(tc, off_mode);
+	tcase_add_test(tc, bad_requests);
+	tcase_add_test(tc, sigterm_in_flight);
+	suite_add_tcase(s, tc);
+	return s;
+}
