@@ -863,6 +863,19 @@ static int files_op(unsigned int op)
 	       op == IORING_REGISTER_FILES_UPDATE2;
 }
 
+/* A files registration on a registered ring index (IORING_REGISTER_
+ * USE_REGISTERED_RING): the guard cannot tell which ring it changes, so
+ * every registered slot of every ring becomes uncertain.  Says so once. */
+static void registered_ring_files(void)
+{
+	ag_report_once("registered ring register", "io_uring_register() "
+		       "of files on a registered ring index: the guard "
+		       "cannot tell which ring; every registered slot of "
+		       "every ring is uncertain (device commands on them "
+		       "are blocked)");
+	all_slots_lost();
+}
+
 const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 				   unsigned int opcode, const void *arg,
 				   unsigned int nr_args)
@@ -877,12 +890,7 @@ const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 	if (!files_op(op))
 		return arg;
 	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
-		ag_report_once("registered ring register", "io_uring_register() "
-			       "of files on a registered ring index: the guard "
-			       "cannot tell which ring; every registered slot of "
-			       "every ring is uncertain (device commands on them "
-			       "are blocked)");
-		all_slots_lost();
+		registered_ring_files();
 		return arg;
 	}
 	/* The kernel is handed the guard's copy of the argument struct, so
@@ -914,19 +922,10 @@ void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
 		      unsigned int nr_args, int rc)
 {
 	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
-	if (rc < 0 || (op != IORING_REGISTER_FILES &&
-		       op != IORING_UNREGISTER_FILES &&
-		       op != IORING_REGISTER_FILES2 &&
-		       op != IORING_REGISTER_FILES_UPDATE &&
-		       op != IORING_REGISTER_FILES_UPDATE2))
+	if (rc < 0 || !files_op(op))
 		return;
 	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
-		ag_report_once("registered ring register", "io_uring_register() "
-			       "of files on a registered ring index: the guard "
-			       "cannot tell which ring; every registered slot of "
-			       "every ring is uncertain (device commands on them "
-			       "are blocked)");
-		all_slots_lost();
+		registered_ring_files();
 		return;
 	}
 	struct ring_state *r = ring_of_fd((int)fd);
