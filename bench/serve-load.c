@@ -115,17 +115,9 @@ static void start_server(struct server *s, enum mode m,
 	}
 	close(out[1]);
 	char line[256];
-	size_t len = 0;
-	ssize_t k;
-	while (len < sizeof(line) - 1 &&
-	       ((k = read(out[0], line + len, 1)) == 1 ||
-		(k < 0 && errno == EINTR)))
-		if (k == 1 && line[len++] == '\n')
-			break;
-	line[len] = 0;
+	s->port = http_server_port(out[0], line, sizeof(line));
 	close(out[0]);
-	if (sscanf(line, "arena-serve: listening on http://127.0.0.1:%d",
-		   &s->port) != 1) {
+	if (s->port < 0) {
 		fprintf(stderr, "serve-load: the server did not start: '%s'\n",
 			line);
 		exit(2);

@@ -2,6 +2,7 @@
 /* A small blocking HTTP/1.1 client (client.h). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -185,4 +186,21 @@ int http_call(struct http_client *c, const char *method, const char *path,
 		}
 	}
 	return -1;
+}
+
+int http_server_port(int fd, char *line, size_t size)
+{
+	assert(size > 0);
+	size_t len = 0;
+	ssize_t k;
+	while (len < size - 1 &&
+	       ((k = read(fd, line + len, 1)) == 1 || (k < 0 && errno == EINTR)))
+		if (k == 1 && line[len++] == '\n')
+			break;
+	line[len] = 0;
+	int port;
+	if (sscanf(line, "arena-serve: listening on http://127.0.0.1:%d",
+		   &port) != 1 || port < 0)
+		return -1;
+	return port;
 }

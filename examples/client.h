@@ -31,4 +31,13 @@ int http_call(struct http_client *c, const char *method, const char *path,
 
 void http_client_close(struct http_client *c);
 
+/*
+ * The port arena-serve announces on its first line of standard output
+ * ("arena-serve: listening on http://127.0.0.1:PORT"), read from fd one
+ * byte at a time (nothing after the line is consumed) into line (size >
+ * 0, NUL-terminated, for the caller's message).  -1 when the line is not
+ * that (the server did not start).
+ */
+int http_server_port(int fd, char *line, size_t size);
+
 #endif
