@@ -36,6 +36,9 @@
 /* ---- config.c ---------------------------------------------------------- */
 
 enum ag_mode { AG_OFF, AG_WARN, AG_ENFORCE };
+/* How records are written (log_format): lines of text, or one JSON
+ * object a line (docs/guard.md, "Records"). */
+enum ag_log_format { AG_LOG_TEXT, AG_LOG_JSON };
 
 /* The longest path a setting may name (PATH_MAX less its NUL). */
 #define AG_PATH_MAX 4095
@@ -48,6 +51,10 @@ struct ag_config {
 	int strict;             /* ARENAGUARD_STRICT: refuse programs with
 				 * advisories (spec 6) */
 	size_t cache_bytes;     /* the caches' budget (ARENAGUARD_CACHE_MB) */
+	enum ag_log_format log_format;   /* log_format */
+	char suppressions[AG_PATH_MAX + 1]; /* suppressions: "" : none */
+	int print_suppressions; /* print_suppressions: matches at exit */
+	int halt_on_error;      /* halt_on_error: abort at the first block */
 	char bad_mode[64];      /* an ARENAGUARD value not understood */
 	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
 	size_t log_too_long;    /* ARENAGUARD_LOG's length if over the max */
@@ -452,6 +459,8 @@ struct ag_stats {
 	atomic_ullong records_lost;         /* records no output took */
 	atomic_ullong certify_ns;
 	atomic_ullong unchecked_sqes;       /* seen too late */
+	atomic_ullong suppressed;           /* failing, let through by a
+					     * suppression rule */
 };
 
 extern struct ag_stats ag_stats;

@@ -49,7 +49,8 @@ extern "C" {
 	X(records, "distinct records written") \
 	X(records_lost, "records no output took") \
 	X(certify_ns, "nanoseconds spent certifying") \
-	X(unchecked_sqes, "io_uring SQEs seen too late to check")
+	X(unchecked_sqes, "io_uring SQEs seen too late to check") \
+	X(suppressed, "failing submissions let through by a suppression rule")
 
 /* The guard's mode, as ARENAGUARD set it. */
 enum arenaguard_mode {
