@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "model.h"
 
 #ifndef AG_ARENA_SERVE
 #error "AG_ARENA_SERVE must be defined by the build"
@@ -57,14 +58,6 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 static void die(const char *what)
@@ -155,11 +148,11 @@ static size_t rss_of(pid_t pid)
 static int complete(struct http_client *c, uint64_t *rng, int max_tokens)
 {
 	char body[512];
-	int t = 2 + (int)(next(rng) % 7);
+	int t = 2 + (int)(model_random(rng) % 7);
 	int len = snprintf(body, sizeof(body), "{\"prompt\": [");
 	for (int i = 0; i < t; i++)
 		len += snprintf(body + len, sizeof(body) - (size_t)len, "%s%d",
-				i ? "," : "", (int)(next(rng) % 64));
+				i ? "," : "", (int)(model_random(rng) % 64));
 	snprintf(body + len, sizeof(body) - (size_t)len,
 		 "], \"max_tokens\": %d}", max_tokens);
 	if (http_call(c, "POST", "/v1/completions", body) != 0)

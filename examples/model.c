@@ -48,7 +48,7 @@ struct layer_layout model_layout(const struct model_shape *s)
 
 /* ---- deterministic numbers: splitmix64 ---- */
 
-static uint64_t next_u64(uint64_t *state)
+uint64_t model_random(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -59,7 +59,7 @@ static uint64_t next_u64(uint64_t *state)
 /* Uniform in [-scale, scale). */
 static float uniform(uint64_t *state, float scale)
 {
-	double u = (double)(next_u64(state) >> 11) / (double)(1ull << 53);
+	double u = (double)(model_random(state) >> 11) / (double)(1ull << 53);
 	return (float)((2.0 * u - 1.0) * scale);
 }
 

@@ -63,6 +63,11 @@ struct model {
 /* The default shape: width 64, 4 heads of 16, MLP 4x. */
 struct model_shape model_default_shape(int layers, int tokens);
 
+/* The example's deterministic numbers (splitmix64): the next of the
+ * sequence *state starts, *state advanced.  The weights are drawn from
+ * it; the server's tests and load generator draw prompts from it. */
+uint64_t model_random(uint64_t *state);
+
 /* Where each layer's tensors sit in its block of the bank. */
 struct layer_layout model_layout(const struct model_shape *shape);
 
