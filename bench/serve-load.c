@@ -15,14 +15,17 @@
  * certification), a warm-up that creates every shape's program, then C
  * closed-loop keep-alive connections for S seconds, each request a
  * prompt of 2 to 8 random tokens and K new tokens.  Per mode: requests
- * and tokens per second, p50 and p99 latency; per round the ratios
- * guard / off; the table gives the medians over the rounds.
+ * and tokens per second, p50 and p99 latency, and the server's CPU time
+ * per request (its threads' schedstat, which other processes on a shared
+ * machine do not inflate as they do wall time); the table gives the
+ * medians over the rounds, and of the per-round ratios guard / off.
  *
  * Resident memory: one enforce server (and one off server, for
  * reference) served 10^3 requests, then up to --rss-requests (10^5);
  * VmRSS of the server after each, and their ratio.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -142,6 +145,34 @@ static size_t rss_of(pid_t pid)
 	return kb * 1024;
 }
 
+/* CPU time of every live thread of pid so far, ns (the first field of
+ * /proc/PID/task/TID/schedstat): the server's own cost, which the other
+ * processes of a shared machine do not inflate as they do wall time. */
+static uint64_t cpu_ns_of(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	uint64_t sum = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char stat[64 + sizeof(e->d_name) + 16];
+		snprintf(stat, sizeof(stat), "%s/%s/schedstat", path,
+			 e->d_name);
+		FILE *f = fopen(stat, "r");
+		unsigned long long ns;
+		if (f && fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
 /* ---- requests ---- */
 
 /* One completion of a random shape 2..8; 0 if served (200). */
@@ -248,7 +279,7 @@ static double median(double *v, int n)
 /* ---- the load rounds ---- */
 
 struct sample {
-	double rps, tps, p50_ms, p99_ms, first_ms;
+	double rps, tps, p50_ms, p99_ms, first_ms, cpu_us;
 	long errors;
 };
 
@@ -270,10 +301,11 @@ static struct sample measure(enum mode m, const struct options *o,
 		complete(&c, &rng, o->max_tokens);
 	http_client_close(&c);
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), cpu0 = cpu_ns_of(s.pid);
 	struct worker *w = run_load(s.port, o->connections, o->seconds, 0,
 				    o->max_tokens, seed);
 	double elapsed = (double)(now_ns() - t0) * 1e-9;
+	uint64_t cpu = cpu_ns_of(s.pid) - cpu0;
 	size_t n = 0;
 	for (int i = 0; i < o->connections; i++) {
 		n += w[i].n_lat;
@@ -292,6 +324,7 @@ static struct sample measure(enum mode m, const struct options *o,
 	r.tps = r.rps * o->max_tokens;
 	r.p50_ms = n ? (double)all[n / 2] * 1e-6 : 0;
 	r.p99_ms = n ? (double)all[(n * 99) / 100] * 1e-6 : 0;
+	r.cpu_us = n ? (double)cpu * 1e-3 / (double)n : 0;
 	free(all);
 	free_load(w, o->connections);
 	stop_server(&s);
@@ -313,9 +346,9 @@ static void load_rounds(const struct options *o)
 			struct sample *x = &s[r * MODES + m];
 			*x = measure(m, o, 0x10adull + (uint64_t)r);
 			printf("  round %d %-7s %8.1f req/s %8.1f tok/s  p50 "
-			       "%7.3f ms  p99 %7.3f ms  first %7.1f ms%s\n",
+			       "%7.3f ms  p99 %7.3f ms  first %7.1f ms  cpu %6.1f us/req%s\n",
 			       r + 1, mode_name[m], x->rps, x->tps, x->p50_ms,
-			       x->p99_ms, x->first_ms,
+			       x->p99_ms, x->first_ms, x->cpu_us,
 			       x->errors ? "  (errors!)" : "");
 			fflush(stdout);
 		}
@@ -338,6 +371,8 @@ static void load_rounds(const struct options *o)
 		{ "p99 latency (ms)", "<= 1.05", offsetof(struct sample, p99_ms) },
 		{ "start to first served request (ms)", "",
 		  offsetof(struct sample, first_ms) },
+		{ "server CPU per request (us)", "",
+		  offsetof(struct sample, cpu_us) },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		size_t f = rows[i].field;

@@ -3,7 +3,7 @@
  * libarenaguard: the submission-time guard (docs/guard.md).  This header
  * is the seam between the files; each has one concern:
  *
- *   config.c     ARENAGUARD* environment, read once
+ *   options.c    ARENAGUARD_OPTIONS and the ARENAGUARD* variables, read once
  *   devices.c    which fds are the device: a lock-free fd table of
  *                struct ag_file (the open file description), probing
  *   handles.c    u32 handle -> object maps (per file)
@@ -33,28 +33,27 @@
 
 #include "seal.h"
 
-/* ---- config.c ---------------------------------------------------------- */
+/* ---- options.c --------------------------------------------------------- */
 
 enum ag_mode { AG_OFF, AG_WARN, AG_ENFORCE };
-/* How records are written (log_format): lines of text, or one JSON
- * object a line (docs/guard.md, "Records"). */
-enum ag_log_format { AG_LOG_TEXT, AG_LOG_JSON };
 
 /* The longest path a setting may name (PATH_MAX less its NUL). */
 #define AG_PATH_MAX 4095
 
 struct ag_config {
 	enum ag_mode mode;
-	char log_path[AG_PATH_MAX + 1];  /* "" : standard error */
+	char log_template[AG_PATH_MAX + 1]; /* log_path as set: %p, %e */
+	char log_path[AG_PATH_MAX + 1];  /* expanded; "" : standard error */
 	char dump_dir[AG_PATH_MAX + 1];  /* "" : no dumps */
 	int stats;              /* print counters at exit */
 	int strict;             /* ARENAGUARD_STRICT: refuse programs with
 				 * advisories (spec 6) */
 	size_t cache_bytes;     /* the caches' budget (ARENAGUARD_CACHE_MB) */
-	enum ag_log_format log_format;   /* log_format */
-	char suppressions[AG_PATH_MAX + 1]; /* suppressions: "" : none */
-	int print_suppressions; /* print_suppressions: matches at exit */
 	int halt_on_error;      /* halt_on_error: abort at the first block */
+	int summary;            /* summary: the SUMMARY line at exit */
+	char summary_file[AG_PATH_MAX + 1]; /* summary_file: the launcher's */
+	int help;               /* help: list the options at start */
+	char notes[2048];       /* lines to say at start: bad options */
 	char bad_mode[64];      /* an ARENAGUARD value not understood */
 	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
 	size_t log_too_long;    /* ARENAGUARD_LOG's length if over the max */
@@ -75,6 +74,12 @@ extern struct ag_config ag_cfg;
  */
 void ag_config_load(void);
 const char *ag_mode_name(enum ag_mode mode);
+/* Lists every option with its default and meaning (help=1). */
+void ag_options_help(void);
+/* bypass.c: says once, at start, which library preloaded before the
+ * guard defines functions it interposes (the guard would not see the
+ * requests made through them). */
+void ag_bypass_check(void);
 
 /* ---- the next (real) functions, set by interpose.c ---------------------- */
 
@@ -486,8 +491,15 @@ uint64_t ag_now_ns(void);
  * - a setting that cannot be honoured is said once, at start.
  */
 /* Closes the outputs of an earlier load and opens those ag_cfg names,
- * reporting what cannot be opened or honoured (config.c calls it). */
+ * reporting what cannot be opened or honoured (options.c calls it). */
 void ag_output_open(void);
+/* In a forked child: a log_path with %p becomes the child's own log, so
+ * that the workers of a prefork server do not write into one file. */
+void ag_output_forked(void);
+/* At exit: the SUMMARY line ("arenaguard: SUMMARY: N submissions, N
+ * blocked, N warned, N suppressed", when any was refused), or,
+ * under the launcher, this process's counts in summary_file. */
+void ag_report_summary(void);
 /* Writes this thread's records (and dumps) composed while a schedule
  * was locked; ag_sched_unlock calls it once the lock is dropped. */
 void ag_report_flush(void);

@@ -92,6 +92,7 @@ static void fork_child(void)
 	ag_cache_unlock_all(1);
 	ag_devices_unlock_all(1);
 	ag_uring_unlock_all(1);
+	ag_output_forked();
 }
 
 static void resolve(void)
@@ -101,6 +102,8 @@ static void resolve(void)
 	AG_NEXT_SYMBOLS(R)
 #undef R
 	ag_config_load();
+	if (ag_cfg.mode != AG_OFF)
+		ag_bypass_check();
 	ag_driver_ioctl = forward_ioctl;
 	if (ag_cfg.mode != AG_OFF)
 		pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -131,6 +134,8 @@ __attribute__((destructor)) static void guard_unload(void)
 		ag_uring_note_unseen_rings();
 	if (ag_cfg.stats && ag_cfg.mode != AG_OFF)
 		ag_report_stats();
+	if (ag_cfg.mode != AG_OFF)
+		ag_report_summary();
 }
 
 static int off(void)

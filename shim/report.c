@@ -420,8 +420,120 @@ static void say_too_long(const char *name, size_t len, const char *so)
 	       "(%d): %s", name, len, AG_PATH_MAX, so);
 }
 
+/* Expands log_path's template into ag_cfg.log_path: %p the pid, %e the
+ * executable's name, %% a %; any other % is itself.  0, or the length
+ * the expansion would have when it does not fit (log_path is then "").
+ * No allocation and no stdio: a forked child calls it (ag_output_forked). */
+static size_t expand_log_path(void)
+{
+	const char *t = ag_cfg.log_template;
+	char *out = ag_cfg.log_path;
+	size_t n = 0, cap = sizeof(ag_cfg.log_path);
+	char pid[24];
+	size_t pid_len = 0;
+	for (unsigned long v = (unsigned long)getpid(); v || !pid_len; v /= 10)
+		pid[sizeof(pid) - 1 - pid_len++] = (char)('0' + v % 10);
+	for (; *t; t++) {
+		const char *piece = t;
+		size_t len = 1;
+		if (t[0] == '%' && t[1] == 'p') {
+			piece = pid + sizeof(pid) - pid_len, len = pid_len, t++;
+		} else if (t[0] == '%' && t[1] == 'e') {
+			piece = program_invocation_short_name;
+			len = strlen(piece), t++;
+		} else if (t[0] == '%' && t[1] == '%') {
+			t++;
+		}
+		if (n + len < cap)
+			memcpy(out + n, piece, len);
+		n += len;
+	}
+	if (n >= cap) {
+		out[0] = 0;
+		return n;
+	}
+	out[n] = 0;
+	return 0;
+}
+
+/* ---- the summary, and the launcher's channel ---- */
+
+/* The counts this process started from: its parent's at fork (a forked
+ * child inherits them, and the launcher sums over processes). */
+static unsigned long long base_submissions, base_blocked, base_warned,
+	base_suppressed;
+/* A refusal was written to summary_file already (in this process). */
+static atomic_int refusal_said;
+
+/* Appends line[0, len) to summary_file with one write (O_APPEND: the
+ * lines of concurrent processes do not mix); opened and closed here, so
+ * that the guard holds no descriptor for it. */
+static void append_summary_file(const char *line, size_t len)
+{
+	int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
+		      O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	write_quietly(fd, line, len);
+	close_own(fd);
+}
+
+/* The first refusal of this process is told to the launcher at once,
+ * so that --error-exitcode fails the job even when the process never
+ * reaches its exit (killed, or an exec). */
+static void tell_refusal(void)
+{
+	if (!ag_cfg.summary_file[0] || atomic_exchange(&refusal_said, 1))
+		return;
+	char line[64];
+	int n = snprintf(line, sizeof(line), "refused %d\n", (int)getpid());
+	append_summary_file(line, (size_t)n);
+}
+
+void ag_report_summary(void)
+{
+	unsigned long long sub = atomic_load(&ag_stats.submissions) -
+				 base_submissions,
+		blocked = atomic_load(&ag_stats.blocked) - base_blocked,
+		warned = atomic_load(&ag_stats.warned) - base_warned,
+		suppressed = atomic_load(&ag_stats.suppressed) -
+			     base_suppressed;
+	if (ag_cfg.summary_file[0]) {
+		char line[160];
+		int n = snprintf(line, sizeof(line), "counts %d %llu %llu %llu "
+				 "%llu\n", (int)getpid(), sub, blocked, warned,
+				 suppressed);
+		append_summary_file(line, (size_t)n);
+		return;
+	}
+	/* Silent when there is nothing to say, as a sanitizer is; the
+	 * launcher prints the line of every run. */
+	if (!ag_cfg.summary || blocked + warned + suppressed == 0)
+		return;
+	ag_log("arenaguard: SUMMARY: %llu submissions, %llu blocked, %llu "
+	       "warned, %llu suppressed", sub, blocked, warned, suppressed);
+}
+
+void ag_output_forked(void)
+{
+	base_submissions = atomic_load(&ag_stats.submissions);
+	base_blocked = atomic_load(&ag_stats.blocked);
+	base_warned = atomic_load(&ag_stats.warned);
+	base_suppressed = atomic_load(&ag_stats.suppressed);
+	atomic_store(&refusal_said, 0);
+	if (ag_cfg.mode == AG_OFF || !strstr(ag_cfg.log_template, "%p"))
+		return;
+	struct out_state state = lock_out();
+	release(&log_out);
+	if (expand_log_path() == 0 && ag_cfg.log_path[0])
+		open_log();
+	unlock_out(state);
+}
+
 void ag_output_open(void)
 {
+	if (!ag_cfg.log_too_long)
+		ag_cfg.log_too_long = expand_log_path();
 	struct out_state state = lock_out();
 	release(&log_out);
 	release(&err_out);
@@ -440,6 +552,13 @@ void ag_output_open(void)
 		return;
 
 	/* What cannot be honoured, once, now. */
+	for (const char *l = ag_cfg.notes; *l;) {
+		const char *nl = strchr(l, '\n');
+		ag_log("%.*s", (int)(nl - l), l);
+		l = nl + 1;
+	}
+	if (ag_cfg.help)
+		ag_options_help();
 	if (ag_cfg.bad_mode[0])
 		ag_log("arenaguard: ARENAGUARD=%s%s is not enforce, warn or "
 		       "off; enforcing", ag_cfg.bad_mode,
@@ -734,6 +853,23 @@ static void finish(struct pending *p)
 	free(p);
 }
 
+/* halt_on_error: this thread's blocked submission has been recorded
+ * once its pending records are written. */
+static __thread int halt_after_flush
+	__attribute__((tls_model("initial-exec")));
+
+/* Aborts (SIGABRT, a core to debug) when this thread blocked a
+ * submission under halt_on_error and has no record left to write. */
+static void halt_if_asked(void)
+{
+	if (!halt_after_flush || pending_head)
+		return;
+	ag_log("arenaguard: halt_on_error: aborting at the first blocked "
+	       "submission");
+	ag_report_summary();
+	abort();
+}
+
 void ag_report_flush(void)
 {
 	while (pending_head) {
@@ -741,6 +877,7 @@ void ag_report_flush(void)
 		pending_head = p->next;
 		finish(p);
 	}
+	halt_if_asked();
 }
 
 void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
@@ -748,13 +885,18 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			  int blocked)
 {
 	assert(sub && (v || why));
+	tell_refusal();
+	if (blocked && ag_cfg.halt_on_error)
+		halt_after_flush = 1;
 	char key[320];
 	dedup_key(key, sizeof(key), sub, s, v, why);
 	pthread_mutex_lock(&report_lock);
 	int old = seen_before(key);
 	pthread_mutex_unlock(&report_lock);
-	if (old)
+	if (old) {
+		halt_if_asked();
 		return;
+	}
 	atomic_fetch_add(&ag_stats.records, 1);
 
 	struct pending *p = malloc(sizeof(*p));
@@ -788,6 +930,7 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			end_line(t);
 		}
 		emit(t->buf, t->used);
+		halt_if_asked();
 		return;
 	}
 	if (dump) {
@@ -801,6 +944,7 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 	}
 	if (!s) {             /* no lock held: now */
 		finish(p);
+		halt_if_asked();
 		return;
 	}
 	struct pending **tail = &pending_head;   /* in the order composed */

@@ -3,29 +3,42 @@
  * arenaguard - runs a command under the submission-time guard, the way
  * valgrind or compute-sanitizer are used:
  *
- *   arenaguard [--mode M] [--log F] [--dump D] [--stats] [--lib PATH]
+ *   arenaguard [--mode M] [--log F] [--dump D] [--stats]
+ *              [--strict] [--halt-on-error]
+ *              [--error-exitcode N] [--quiet] [--lib PATH]
  *              [--] COMMAND [ARG...]
  *
- * It sets ARENAGUARD, ARENAGUARD_LOG, ARENAGUARD_DUMP, ARENAGUARD_STATS,
- * puts libarenaguard.so first in LD_PRELOAD (before anything already
- * there, such as the simulated device: the guard must see a request
- * before the device does) and execs the command.  The library is found
- * in the build tree (../shim/) when this is the build tree's executable,
- * else where it was installed (AG_GUARD_LIB), unless --lib or
- * ARENAGUARD_LIB names it.  A library path that LD_PRELOAD cannot carry
- * (a space or a colon) is refused (exit 125): the command is never run
- * unguarded silently.
+ * Every flag is a key of ARENAGUARD_OPTIONS (docs/arenaguard.7), which
+ * the launcher appends to whatever the caller's ARENAGUARD_OPTIONS
+ * says; it puts libarenaguard.so first in LD_PRELOAD (before anything
+ * already there, such as the simulated device: the guard must see a
+ * request before the device does), runs the command as its child and
+ * waits for it.  Every guarded process of the command tells the
+ * launcher its counts through a private file (summary_file): its first
+ * refusal when it happens, its counts at exit.  The launcher then
+ * prints the one SUMMARY line of the run (unless --quiet) and exits
+ * with the command's status, or with N under --error-exitcode N when
+ * any submission was blocked or warned (not suppressed).
+ *
+ * The library is found in the build tree (../shim/) when this is the
+ * build tree's executable, else where it was installed (AG_GUARD_LIB),
+ * unless --lib or ARENAGUARD_LIB names it.  A library path that
+ * LD_PRELOAD cannot carry (a space or a colon) is refused (exit 125):
+ * the command is never run unguarded silently.
  * Manual: docs/arenaguard.1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef AG_GUARD_LIB
@@ -39,25 +52,32 @@
 #endif
 
 static const char usage_text[] =
-	"Usage: arenaguard [--mode enforce|warn|off] [--log FILE] [--dump DIR]\n"
-	"                  [--stats] [--strict] [--lib PATH] [--] COMMAND [ARG...]\n"
+	"Usage: arenaguard [OPTION...] [--] COMMAND [ARG...]\n"
 	"Run COMMAND with libarenaguard.so preloaded: every program it submits\n"
 	"to the arena accelerator is certified first, and (in enforce mode)\n"
 	"blocked with EPERM if it fails the device-arena certificate.\n"
 	"\n"
-	"  --mode M      enforce (default): block failing submissions;\n"
-	"                warn: report them and submit anyway; off: do nothing\n"
-	"  --log FILE    append reports to FILE instead of standard error\n"
-	"  --dump DIR    write each failing program, with its schedule, as a\n"
-	"                binary image in DIR (for arena-certify)\n"
-	"  --stats       print the guard's counters when COMMAND exits\n"
-	"  --strict      also refuse certified programs with advisories (a\n"
-	"                tensor outside every window: specification section 6)\n"
-	"  --lib PATH    the libarenaguard.so to preload\n"
-	"  --help        show this help;  --version  show the version\n"
+	"  --mode M            enforce (default): block failing submissions;\n"
+	"                      warn: report them and submit anyway; off: do nothing\n"
+	"  --log FILE          append records to FILE instead of standard error\n"
+	"                      (%p: the process id, %e: the executable's name)\n"
+	"  --dump DIR          write each failing program, with its schedule, as a\n"
+	"                      binary image in DIR (for arena-certify)\n"
+	"  --stats             print each process's counters when it exits\n"
+	"  --strict            also refuse certified programs with advisories (a\n"
+	"                      tensor outside every window: specification section 6)\n"
+	"  --halt-on-error     abort the process (SIGABRT) at its first blocked\n"
+	"                      submission\n"
+	"  --error-exitcode N  exit N when any submission was blocked or warned\n"
+	"  --quiet             do not print the SUMMARY line at the end\n"
+	"  --lib PATH          the libarenaguard.so to preload\n"
+	"  --help              show this help;  --version  show the version\n"
 	"\n"
-	"Exit status: COMMAND's, or 125 for a usage error and 126/127 when\n"
-	"COMMAND cannot be run.\n";
+	"At the end: \"arenaguard: SUMMARY: N submissions, N blocked, N warned,\n"
+	"N suppressed\", over every guarded process of COMMAND.\n"
+	"Exit status: COMMAND's (128+N when a signal N ended it), N of\n"
+	"--error-exitcode when a submission was blocked or warned, 125 for a\n"
+	"usage error, 126/127 when COMMAND cannot be run.\n";
 
 static int readable(const char *path)
 {
@@ -171,30 +191,191 @@ static int valid_mode(const char *m)
 	return !strcmp(m, "enforce") || !strcmp(m, "warn") || !strcmp(m, "off");
 }
 
+/* ARENAGUARD_OPTIONS as the caller set it, then key=value for each
+ * flag, appended by add_option. */
+static char *options;
+
+/* Appends key=value, quoted so that the guard reads value back whole
+ * (':' separates options).  -1 for a value no quote can carry. */
+static int add_option(const char *key, const char *value)
+{
+	char quote = strchr(value, '\'') ? '"' : '\'';
+	if (strchr(value, '\'') && strchr(value, '"')) {
+		fprintf(stderr, "arenaguard: the value of %s has both kinds "
+			"of quote, which ARENAGUARD_OPTIONS cannot carry: "
+			"'%s'\n", key, value);
+		return -1;
+	}
+	size_t old = options ? strlen(options) : 0;
+	size_t len = old + strlen(key) + strlen(value) + 5;
+	char *v = realloc(options, len);
+	if (!v) {
+		fprintf(stderr, "arenaguard: out of memory\n");
+		return -1;
+	}
+	snprintf(v + old, len - old, "%s%s=%c%s%c", old ? ":" : "", key,
+		 quote, value, quote);
+	options = v;
+	return 0;
+}
+
+/* The counts of the run, summed over the lines its guarded processes
+ * appended to the summary file: "counts PID SUBMITTED BLOCKED WARNED
+ * SUPPRESSED" at exit, "refused PID" at a process's first refusal. */
+struct run_counts {
+	unsigned long long submissions, blocked, warned, suppressed;
+	int refused;          /* a "refused" line: some process refused */
+	int unfinished;       /* processes that refused and gave no counts */
+};
+
+static void read_counts(const char *path, struct run_counts *rc)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	pid_t refused_pid[64];
+	int n_refused = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		int pid;
+		unsigned long long s, b, w, x;
+		if (sscanf(line, "counts %d %llu %llu %llu %llu", &pid, &s, &b,
+			   &w, &x) == 5) {
+			rc->submissions += s;
+			rc->blocked += b;
+			rc->warned += w;
+			rc->suppressed += x;
+			for (int i = 0; i < n_refused; i++)
+				if (refused_pid[i] == pid)
+					refused_pid[i] = -1;
+		} else if (sscanf(line, "refused %d", &pid) == 1) {
+			rc->refused = 1;
+			if (n_refused < 64)
+				refused_pid[n_refused++] = pid;
+		}
+	}
+	for (int i = 0; i < n_refused; i++)
+		rc->unfinished += refused_pid[i] != -1;
+	if (f)
+		fclose(f);
+}
+
+static pid_t child;
+
+static void forward_signal(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* Runs argv as a child and waits: its status as a shell gives it, or
+ * 126/127 when it cannot be run (said here). */
+static int run(char **argv, int *ran)
+{
+	int report[2];
+	if (pipe2(report, O_CLOEXEC) != 0) {
+		fprintf(stderr, "arenaguard: pipe: %s\n", strerror(errno));
+		return 125;
+	}
+	/* Before the fork, so that no signal finds the launcher without
+	 * its handler; one the caller ignores stays ignored (a shell's
+	 * background job), and exec gives the child the default for
+	 * those handled here. */
+	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		struct sigaction was;
+		if (sigaction(forwarded[i], NULL, &was) == 0 &&
+		    was.sa_handler != SIG_IGN)
+			signal(forwarded[i], forward_signal);
+	}
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "arenaguard: fork: %s\n", strerror(errno));
+		return 125;
+	}
+	if (child == 0) {
+		close(report[0]);
+		execvp(argv[0], argv);
+		int err = errno;
+		if (write(report[1], &err, sizeof(err)) < 0)
+			_exit(126);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	close(report[1]);
+	int err = 0;
+	ssize_t got;
+	do
+		got = read(report[0], &err, sizeof(err));
+	while (got < 0 && errno == EINTR);
+	close(report[0]);
+	int st = 0;
+	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got == sizeof(err)) {
+		fprintf(stderr, "arenaguard: %s: %s\n", argv[0],
+			strerror(err));
+		return err == ENOENT ? 127 : 126;
+	}
+	*ran = 1;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+static int parse_exitcode(const char *v, int *out)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (!*v || *end || errno || n < 0 || n > 255) {
+		fprintf(stderr, "arenaguard: --error-exitcode takes a number "
+			"from 0 to 255, not '%s'\n", v);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_LIB = 256, OPT_VERSION, OPT_STRICT };
+	enum { OPT_LIB = 256, OPT_VERSION, OPT_STRICT,
+	       OPT_HALT, OPT_EXITCODE, OPT_QUIET };
 	static const struct option longopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "dump", required_argument, NULL, 'd' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "halt-on-error", no_argument, NULL, OPT_HALT },
+		{ "error-exitcode", required_argument, NULL, OPT_EXITCODE },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "lib", required_argument, NULL, OPT_LIB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *mode = NULL, *log = NULL, *dump = NULL, *lib = NULL;
-	int stats = 0, strict = 0, c;
+	const char *old = getenv("ARENAGUARD_OPTIONS");
+	options = old && *old ? strdup(old) : NULL;
+	const char *lib = NULL, *dump = NULL;
+	int error_exitcode = -1, quiet = 0, c, bad = 0;
 	/* "+": stop at the first non-option, the command. */
 	while ((c = getopt_long(argc, argv, "+m:l:d:sh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'm': mode = optarg; break;
-		case 'l': log = optarg; break;
-		case 'd': dump = optarg; break;
-		case 's': stats = 1; break;
-		case OPT_STRICT: strict = 1; break;
+		case 'm':
+			if (!valid_mode(optarg)) {
+				fprintf(stderr, "arenaguard: --mode takes "
+					"enforce, warn or off, not '%s'\n",
+					optarg);
+				return 125;
+			}
+			bad |= add_option("mode", optarg);
+			break;
+		case 'l': bad |= add_option("log_path", optarg); break;
+		case 'd': dump = optarg; bad |= add_option("dump_dir", optarg); break;
+		case 's': bad |= add_option("stats", "1"); break;
+		case OPT_STRICT: bad |= add_option("strict", "1"); break;
+		case OPT_HALT: bad |= add_option("halt_on_error", "1"); break;
+		case OPT_EXITCODE:
+			if (parse_exitcode(optarg, &error_exitcode) != 0)
+				return 125;
+			break;
+		case OPT_QUIET: quiet = 1; break;
 		case OPT_LIB: lib = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -207,14 +388,11 @@ int main(int argc, char **argv)
 			return 125;
 		}
 	}
+	if (bad)
+		return 125;
 	if (optind >= argc) {
 		fprintf(stderr, "arenaguard: no command given\n");
 		fputs(usage_text, stderr);
-		return 125;
-	}
-	if (mode && !valid_mode(mode)) {
-		fprintf(stderr, "arenaguard: --mode takes enforce, warn or off, "
-			"not '%s'\n", mode);
 		return 125;
 	}
 	if (dump) {
@@ -241,15 +419,45 @@ int main(int argc, char **argv)
 			"symbolic link)\n", path);
 		return 125;
 	}
-	if ((mode && set("ARENAGUARD", mode)) ||
-	    (log && set("ARENAGUARD_LOG", log)) ||
-	    (dump && set("ARENAGUARD_DUMP", dump)) ||
-	    (stats && set("ARENAGUARD_STATS", "1")) ||
-	    (strict && set("ARENAGUARD_STRICT", "1")) || preload(path))
-		return 125;
 
-	execvp(argv[optind], &argv[optind]);
-	int err = errno;
-	fprintf(stderr, "arenaguard: %s: %s\n", argv[optind], strerror(err));
-	return err == ENOENT ? 127 : 126;
+	/* The private channel: a file only this user can read, named in
+	 * the guard's options, removed at the end. */
+	const char *tmp = getenv("TMPDIR");
+	char counts[PATH_MAX];
+	snprintf(counts, sizeof(counts), "%s/arenaguard-counts-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(counts);
+	if (fd < 0) {
+		fprintf(stderr, "arenaguard: cannot create the counts file %s: "
+			"%s\n", counts, strerror(errno));
+		return 125;
+	}
+	close(fd);
+	if (add_option("summary_file", counts) != 0 ||
+	    set("ARENAGUARD_OPTIONS", options) != 0 || preload(path) != 0) {
+		unlink(counts);
+		return 125;
+	}
+
+	int ran = 0;
+	int status = run(&argv[optind], &ran);
+	struct run_counts rc = { 0 };
+	read_counts(counts, &rc);
+	unlink(counts);
+	if (!ran)
+		return status;
+	if (!quiet) {
+		fprintf(stderr, "arenaguard: SUMMARY: %llu submissions, %llu "
+			"blocked, %llu warned, %llu suppressed\n",
+			rc.submissions, rc.blocked, rc.warned, rc.suppressed);
+		if (rc.unfinished)
+			fprintf(stderr, "arenaguard: (%d process%s refused a "
+				"submission and ended without giving %s counts: "
+				"killed, or an exec)\n", rc.unfinished,
+				rc.unfinished > 1 ? "es" : "",
+				rc.unfinished > 1 ? "their" : "its");
+	}
+	if (error_exitcode >= 0 && (rc.blocked || rc.warned || rc.refused))
+		return error_exitcode;
+	return status;
 }

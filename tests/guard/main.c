@@ -21,5 +21,6 @@ int main(void)
 	srunner_add_suite(sr, suite_attack());
 	srunner_add_suite(sr, suite_ring());
 	srunner_add_suite(sr, suite_api());
+	srunner_add_suite(sr, suite_options());
 	return run_and_summarize(sr);
 }

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A guard that knows when it is bypassed: when another library earlier
+ * in the global scope (preloaded before the guard) defines a function
+ * the guard interposes, the application's calls bind to that one and
+ * the guard never sees the requests made through it.  Said once, at
+ * start, naming the library and the functions (docs/arenaguard.7,
+ * OUTPUT).  The sanitizers' runtimes are not bypasses: their
+ * interceptors call the next definition, the guard's.
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <dlfcn.h>
+#include <string.h>
+
+#include "guard.h"
+#include "symbols.h"
+
+/* A sanitizer's runtime, whose interceptors forward to the guard. */
+static int forwards(const char *path)
+{
+	static const char *const names[] = { "libasan", "libtsan", "libubsan",
+					      "liblsan", "libhwasan" };
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(base, names[i], strlen(names[i])))
+			return 1;
+	return 0;
+}
+
+void ag_bypass_check(void)
+{
+	Dl_info self;
+	if (!dladdr((void *)ag_bypass_check, &self) || !self.dli_fname)
+		return;
+	static const char *const names[] = {
+#define NAME(fn) #fn,
+		AG_OWN_SYMBOLS(NAME) AG_NEXT_SYMBOLS(NAME)
+#undef NAME
+	};
+	/* One line per library that comes first, with its functions. */
+	const char *said[8] = { 0 };
+	size_t n_said = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		Dl_info first;
+		void *fn = dlsym(RTLD_DEFAULT, names[i]);
+		if (!fn || !dladdr(fn, &first) || !first.dli_fname ||
+		    first.dli_fbase == self.dli_fbase ||
+		    forwards(first.dli_fname))
+			continue;
+		int known = 0;
+		for (size_t k = 0; k < n_said; k++)
+			known |= !strcmp(said[k], first.dli_fname);
+		if (known || n_said == sizeof(said) / sizeof(said[0]))
+			continue;
+		said[n_said++] = first.dli_fname;
+		char fns[512] = "";
+		size_t used = 0;
+		for (size_t j = i; j < sizeof(names) / sizeof(names[0]); j++) {
+			Dl_info other;
+			void *g = dlsym(RTLD_DEFAULT, names[j]);
+			if (!g || !dladdr(g, &other) || !other.dli_fname ||
+			    strcmp(other.dli_fname, first.dli_fname))
+				continue;
+			size_t len = strlen(names[j]);
+			if (used + len + 3 >= sizeof(fns))
+				break;
+			if (used) {
+				memcpy(fns + used, ", ", 2);
+				used += 2;
+			}
+			memcpy(fns + used, names[j], len + 1);
+			used += len;
+		}
+		ag_log("arenaguard: %s defines %s before the guard (it is "
+		       "preloaded ahead of libarenaguard.so): the guard does "
+		       "not see the requests made through %s; put "
+		       "libarenaguard.so first in LD_PRELOAD",
+		       first.dli_fname, fns, used > strlen(names[i]) ? "them"
+								      : "it");
+	}
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guard's options (docs/arenaguard.7, docs/guard.md "Options"),
+ * read once at load time from one table:
+ *
+ *   ARENAGUARD_OPTIONS="key=value:key=value"   the sanitizers' style
+ *
+ * and, for each option that had one before it, its own variable
+ * (ARENAGUARD, ARENAGUARD_LOG, ...), which keeps working; where both
+ * set an option, ARENAGUARD_OPTIONS wins.  A value may be quoted with
+ * "..." or '...' to carry a ':'.  `help=1` lists every option with its
+ * default and meaning at start.
+ *
+ * An unknown key or a bad value is said once, at start, and the option
+ * keeps its default: a typo must never switch the guard off, so a mode
+ * that is not understood means enforce.  Parsing allocates nothing and
+ * accepts any bytes; what it has to say waits in ag_cfg's notes until
+ * report.c opens the outputs (ag_output_open) and says it.
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "guard.h"
+
+struct ag_config ag_cfg = {
+	.mode = AG_ENFORCE,
+	.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20,
+	.summary = 1,
+};
+
+__thread int ag_inside __attribute__((tls_model("initial-exec")));
+
+enum option_kind { MODE, PATH, FLAG, MIB };
+
+struct option {
+	const char *key;   /* in ARENAGUARD_OPTIONS */
+	const char *env;   /* its own variable, or NULL */
+	const char *def;   /* the default, as help=1 shows it */
+	const char *help;
+	enum option_kind kind;
+	size_t off;        /* where in struct ag_config */
+};
+
+#define AT(field) offsetof(struct ag_config, field)
+
+static const struct option options[] = {
+	{ "mode", "ARENAGUARD", "enforce", "enforce: block failing "
+	  "submissions with EPERM; warn: report them and submit; off: do "
+	  "nothing", MODE, AT(mode) },
+	{ "log_path", "ARENAGUARD_LOG", "", "append records to this file "
+	  "instead of standard error; %p is the pid, %e the executable's "
+	  "name, %% a %", PATH, AT(log_template) },
+	{ "dump_dir", "ARENAGUARD_DUMP", "", "write each failing program, "
+	  "with its schedule, as an image in this directory", PATH,
+	  AT(dump_dir) },
+	{ "stats", "ARENAGUARD_STATS", "0", "print the counters at exit",
+	  FLAG, AT(stats) },
+	{ "summary", NULL, "1", "print the SUMMARY line at exit when a "
+	  "submission was blocked, warned or suppressed", FLAG, AT(summary) },
+	{ "summary_file", NULL, "", "append this process's counts to this "
+	  "file at exit instead (the launcher's channel)", PATH,
+	  AT(summary_file) },
+	{ "strict", "ARENAGUARD_STRICT", "0", "also refuse certified "
+	  "programs with advisories (specification section 6)", FLAG,
+	  AT(strict) },
+	{ "halt_on_error", NULL, "0", "abort (SIGABRT) at the first blocked "
+	  "submission, after its record", FLAG, AT(halt_on_error) },
+	{ "cache_mb", "ARENAGUARD_CACHE_MB", "256", "the caches' budget in "
+	  "MiB (0 to 1048576)", MIB, AT(cache_bytes) },
+	{ "help", NULL, "0", "list these options at start", FLAG, AT(help) },
+};
+
+#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+/* Appends a line to the notes said at start (cut when they are full). */
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void note(const char *fmt, ...)
+{
+	char *n = ag_cfg.notes;
+	size_t cap = sizeof(ag_cfg.notes), used = strnlen(n, cap - 1);
+	if (cap - used < 2)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(n + used, cap - used - 1, fmt, ap);
+	va_end(ap);
+	used = k < 0 ? used : strnlen(n, cap - 2);
+	n[used] = '\n';
+	n[used + 1] = 0;
+}
+
+/* What each kind of option takes, as a bad value is told. */
+static const char *const allowed[] = {
+	[MODE] = "enforce, warn or off; enforcing",
+	[PATH] = "a path of at most 4095 bytes; the default is kept",
+	[FLAG] = "0 or 1; the default is kept",
+	[MIB] = "a number of MiB from 0 to 1048576; the default is kept",
+};
+
+static const struct option *find(const char *key, size_t len)
+{
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		if (strlen(options[i].key) == len &&
+		    !memcmp(options[i].key, key, len))
+			return &options[i];
+	return NULL;
+}
+
+static int parse_flag(const char *v, int *out)
+{
+	if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes"))
+		*out = 1;
+	else if (!strcmp(v, "0") || !strcasecmp(v, "false") ||
+		 !strcasecmp(v, "no"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* Sets option o to v (NUL-terminated, len bytes): 0, or -1 when v is
+ * not a value o takes (a mode is then enforce; anything else is as it
+ * was). */
+static int set(const struct option *o, const char *v, size_t len)
+{
+	char *dst = (char *)&ag_cfg + o->off;
+	switch (o->kind) {
+	case MODE:
+		if (!strcasecmp(v, "enforce"))
+			ag_cfg.mode = AG_ENFORCE;
+		else if (!strcasecmp(v, "warn"))
+			ag_cfg.mode = AG_WARN;
+		else if (!strcasecmp(v, "off"))
+			ag_cfg.mode = AG_OFF;
+		else
+			return ag_cfg.mode = AG_ENFORCE, -1;
+		return 0;
+	case FLAG:
+		return parse_flag(v, (int *)(void *)dst);
+	case MIB: {
+		char *end;
+		if (*v < '0' || *v > '9')
+			return -1;
+		unsigned long mb = strtoul(v, &end, 10);
+		if (*end || mb > AG_CACHE_MB_MAX)
+			return -1;
+		ag_cfg.cache_bytes = (size_t)mb << 20;
+		return 0;
+	}
+	case PATH:
+		if (len > AG_PATH_MAX)
+			return -1;
+		memcpy(dst, v, len + 1);
+		return 0;
+	}
+	assert(0);
+	return -1;
+}
+
+/* The old variables: what they always meant (a flag is any value but
+ * "" and "0"), with their old messages for values they cannot take. */
+static void load_env(const struct option *o)
+{
+	const char *v = getenv(o->env);
+	if (!v)
+		return;
+	size_t len = strlen(v);
+	switch (o->kind) {
+	case MODE:
+		if (*v && set(o, v, len) != 0) {
+			size_t cap = sizeof(ag_cfg.bad_mode);
+			ag_cfg.bad_mode_len = len;
+			memcpy(ag_cfg.bad_mode, v, len < cap ? len : cap - 1);
+			ag_cfg.bad_mode[len < cap ? len : cap - 1] = 0;
+		}
+		return;
+	case FLAG:
+		*(int *)(void *)((char *)&ag_cfg + o->off) = *v && strcmp(v, "0");
+		return;
+	case MIB:
+		if (set(o, v, len) != 0)
+			ag_cfg.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+		return;
+	case PATH:
+		if (set(o, v, len) != 0) {
+			size_t *too_long = o->off == AT(dump_dir)
+				? &ag_cfg.dump_too_long : &ag_cfg.log_too_long;
+			*too_long = len;
+		}
+		return;
+	}
+	assert(0);
+}
+
+#define PREFIX "arenaguard: ARENAGUARD_OPTIONS: "
+
+/* One "key=value" of ARENAGUARD_OPTIONS, s[0, len), quotes and all. */
+static void load_pair(const char *s, size_t len)
+{
+	const char *eq = memchr(s, '=', len);
+	size_t klen = eq ? (size_t)(eq - s) : len;
+	int shown = len > 200 ? 200 : (int)len;   /* of a bad pair */
+	const struct option *o = find(s, klen);
+	if (!o) {
+		if (klen)
+			note(PREFIX "%.*s is not an option (help=1 lists "
+			     "them); ignored", klen > 200 ? 200 : (int)klen, s);
+		else
+			note(PREFIX "'%.*s': an option without a name; "
+			     "ignored", shown, s);
+		return;
+	}
+	if (!eq) {
+		note(PREFIX "%.*s has no value (key=value); ignored", shown, s);
+		return;
+	}
+	char v[AG_PATH_MAX + 2];
+	size_t n = 0;
+	char quote = 0;
+	for (const char *p = eq + 1; p < s + len; p++) {
+		if (quote ? *p == quote : (*p == '"' || *p == '\'')) {
+			quote = quote ? 0 : *p;
+			continue;
+		}
+		if (n < sizeof(v) - 1)
+			v[n++] = *p;
+	}
+	v[n] = 0;
+	if (n < sizeof(v) - 1 && set(o, v, n) == 0)
+		return;
+	if (o->kind == MODE)
+		ag_cfg.mode = AG_ENFORCE;
+	note(PREFIX "%.*s%s: not %s", shown, s, len > 200 ? "..." : "",
+	     allowed[o->kind]);
+}
+
+/* Splits ARENAGUARD_OPTIONS at the ':' outside quotes. */
+static void load_options(const char *s)
+{
+	const char *start = s;
+	char quote = 0;
+	for (const char *p = s;; p++) {
+		if (*p && (quote ? *p == quote : (*p == '"' || *p == '\''))) {
+			quote = quote ? 0 : *p;
+			continue;
+		}
+		if (*p && (quote || *p != ':'))
+			continue;
+		if (quote && !*p)
+			note(PREFIX "a quote is not closed; the rest is "
+			     "taken as quoted");
+		if (p > start)
+			load_pair(start, (size_t)(p - start));
+		if (!*p)
+			return;
+		start = p + 1;
+	}
+}
+
+void ag_config_load(void)
+{
+	/* The defaults, then the old variables, then ARENAGUARD_OPTIONS. */
+	memset(&ag_cfg, 0, sizeof(ag_cfg));
+	ag_cfg.mode = AG_ENFORCE;
+	ag_cfg.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+	ag_cfg.summary = 1;
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		if (options[i].env)
+			load_env(&options[i]);
+	const char *s = getenv("ARENAGUARD_OPTIONS");
+	if (s)
+		load_options(s);
+	ag_output_open();
+}
+
+void ag_options_help(void)
+{
+	ag_log("arenaguard: options (ARENAGUARD_OPTIONS=\"key=value:...\"; "
+	       "docs/arenaguard.7):");
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct option *o = &options[i];
+		ag_log("arenaguard:   %-18s default %-8s %s%s%s%s",
+		       o->key, *o->def ? o->def : "\"\"", o->help,
+		       o->env ? " (also " : "", o->env ? o->env : "",
+		       o->env ? ")" : "");
+	}
+}
+
+const char *ag_mode_name(enum ag_mode mode)
+{
+	switch (mode) {
+	case AG_OFF: return "off";
+	case AG_WARN: return "warn";
+	default: return "enforce";
+	}
+}
+
+char *ag_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}

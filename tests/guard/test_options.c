@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The debug tools' conventions (docs/arenaguard.7): ARENAGUARD_OPTIONS
+ * read from one table (bad keys and values said once, defaults kept,
+ * enforce never lost to a typo), help=1, a log per process (log_path
+ * with %p and %e, also in a forked child), the SUMMARY line,
+ * halt_on_error, and the launcher's --error-exitcode and --quiet.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "spawn.h"
+#include "suites.h"
+
+/* Loads the options from ARENAGUARD_OPTIONS=v (and ARENAGUARD=mode, if
+ * not NULL), as the guard does at start. */
+static void load(const char *mode, const char *v)
+{
+	if (mode)
+		setenv("ARENAGUARD", mode, 1);
+	else
+		unsetenv("ARENAGUARD");
+	setenv("ARENAGUARD_OPTIONS", v, 1);
+	ag_config_load();
+	unsetenv("ARENAGUARD_OPTIONS");
+	unsetenv("ARENAGUARD");
+}
+
+START_TEST(test_parse_values)
+{
+	load(NULL, "mode=warn:halt_on_error=1:stats=true:"
+		   "cache_mb=3:strict=yes:summary=0");
+	ck_assert_int_eq(ag_cfg.mode, AG_WARN);
+	ck_assert_int_eq(ag_cfg.halt_on_error, 1);
+	ck_assert_int_eq(ag_cfg.stats, 1);
+	ck_assert_int_eq(ag_cfg.strict, 1);
+	ck_assert_int_eq(ag_cfg.summary, 0);
+	ck_assert_uint_eq(ag_cfg.cache_bytes, 3u << 20);
+	ck_assert_str_eq(ag_cfg.notes, "");
+	/* Quotes carry a ':'; either kind; they can be anywhere. */
+	load(NULL, "dump_dir='/tmp/a:b':summary_file=\"x:'y'\":log_path=a'%p:'");
+	ck_assert_str_eq(ag_cfg.dump_dir, "/tmp/a:b");
+	ck_assert_str_eq(ag_cfg.summary_file, "x:'y'");
+	ck_assert_str_eq(ag_cfg.log_template, "a%p:");
+	ck_assert_str_eq(ag_cfg.notes, "");
+	ag_cfg.mode = AG_OFF;   /* the outputs of this process stay its own */
+	ag_output_open();
+}
+END_TEST
+
+/* ARENAGUARD_OPTIONS wins over the old variables; they keep working. */
+START_TEST(test_parse_precedence)
+{
+	load("warn", "stats=1");
+	ck_assert_int_eq(ag_cfg.mode, AG_WARN);
+	load("warn", "mode=enforce");
+	ck_assert_int_eq(ag_cfg.mode, AG_ENFORCE);
+	load("off", "mode=warn");
+	ck_assert_int_eq(ag_cfg.mode, AG_WARN);
+	ag_cfg.mode = AG_OFF;
+	ag_output_open();
+}
+END_TEST
+
+/* Every bad option is said, with what it should be; the default is
+ * kept; a bad mode is enforce, even over ARENAGUARD=off. */
+START_TEST(test_parse_bad)
+{
+	static const struct {
+		const char *options, *note;
+	} cases[] = {
+		{ "mode=wran", "ARENAGUARD_OPTIONS: mode=wran: not enforce, "
+		  "warn or off; enforcing\n" },
+		{ "bogus=1", "ARENAGUARD_OPTIONS: bogus is not an option "
+		  "(help=1 lists them); ignored\n" },
+		{ "stats", "ARENAGUARD_OPTIONS: stats has no value "
+		  "(key=value); ignored\n" },
+		{ "=3", "ARENAGUARD_OPTIONS: '=3': an option without a name" },
+		{ "cache_mb=lots", "cache_mb=lots: not a number of MiB from 0 "
+		  "to 1048576; the default is kept\n" },
+		{ "cache_mb=2000000", "the default is kept" },
+		{ "halt_on_error=2", "halt_on_error=2: not 0 or 1" },
+		{ "log_format=xml", "log_format is not an option" },
+		{ "log_path='abc", "a quote is not closed" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		load("off", cases[i].options);
+		ck_assert_msg(strstr(ag_cfg.notes, cases[i].note), "%s: '%s'",
+			      cases[i].options, ag_cfg.notes);
+		ck_assert_uint_eq(ag_cfg.cache_bytes,
+				  (size_t)AG_CACHE_MB_DEFAULT << 20);
+		ck_assert_int_eq(ag_cfg.halt_on_error, 0);
+	}
+	load("off", "mode=wran");
+	ck_assert_int_eq(ag_cfg.mode, AG_ENFORCE);
+	/* A value longer than a path: said, cut, the default kept. */
+	static char huge[6000] = "log_path=";
+	memset(huge + 9, 'x', sizeof(huge) - 10);
+	load("off", huge);
+	ck_assert_str_eq(ag_cfg.log_template, "");
+	ck_assert_msg(strstr(ag_cfg.notes, "...: not a path of at most 4095 "
+			     "bytes"), "%s", ag_cfg.notes);
+	/* Any bytes, many bad pairs: the notes are bounded, never
+	 * overrun, and end with a line. */
+	static char junk[20000];
+	for (size_t i = 0; i < sizeof(junk) - 1; i++)
+		junk[i] = "ab=:'\"\x1b%"[(i * 7 + i / 3) % 9];
+	load("off", junk);
+	size_t len = strlen(ag_cfg.notes);
+	ck_assert_uint_lt(len, sizeof(ag_cfg.notes));
+	ck_assert_int_eq(ag_cfg.notes[len - 1], '\n');
+	ag_cfg.mode = AG_OFF;
+	ag_cfg.notes[0] = 0;
+	ag_output_open();
+}
+END_TEST
+
+/* The notes and help=1 reach the guard's output at start. */
+START_TEST(test_help_and_notes_said)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD,
+			      "ARENAGUARD_OPTIONS=help=1:colour=1", NULL };
+	const char *argv[] = { "/bin/true", NULL };
+	spawn(&r, env, argv);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.err, "arenaguard: ARENAGUARD_OPTIONS: colour is "
+			     "not an option"), "%s", r.err);
+	static const char *const keys[] = { "mode", "log_path",
+		"dump_dir", "stats", "summary", "summary_file", "strict",
+		"halt_on_error", "cache_mb", "help" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "arenaguard:   %-18s default ",
+			 keys[i]);
+		ck_assert_msg(strstr(r.err, line), "%s: %s", keys[i], r.err);
+	}
+	ck_assert_msg(strstr(r.err, "(also ARENAGUARD_LOG)"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* log_path=DIR/log.%e.%p: the parent and its forked child each open
+ * their own log (the child's records of the parent's failures are
+ * known already, so its log stays empty; it leaves with _exit, so it
+ * has no summary); the parent's summary counts its own submissions. */
+START_TEST(test_log_per_process)
+{
+	char opt[512];
+	snprintf(opt, sizeof(opt), "ARENAGUARD_OPTIONS=log_path=%s/log.%%e.%%p",
+		 scratch());
+	const char *env[] = { PRELOAD_GUARD, opt, NULL };
+	struct run r;
+	client(&r, env, (const char *[]){ "--expect", "block", "dupfork",
+					  NULL });
+	assert_clean(&r);
+	ck_assert_msg(!r.err[0], "%s", r.err);
+	DIR *d = opendir(scratch());
+	ck_assert_ptr_nonnull(d);
+	struct dirent *e;
+	int logs = 0, parent = 0;
+	while ((e = readdir(d))) {
+		int pid;
+		if (sscanf(e->d_name, "log.guard-client.%d", &pid) != 1)
+			continue;
+		logs++;
+		char *log = slurp(scratch_path(e->d_name));
+		char mine[32];
+		snprintf(mine, sizeof(mine), "pid %d)", pid);
+		/* Every record in a log is its own process's. */
+		ck_assert_int_eq(count(log, "blocked submission of"),
+				 count(log, mine));
+		if (strstr(log, "arenaguard: SUMMARY: 9 submissions, 4 "
+			   "blocked, 0 warned, 0 suppressed\n"))
+			parent++;
+		free(log);
+	}
+	closedir(d);
+	ck_assert_int_eq(logs, 2);
+	ck_assert_int_eq(parent, 1);
+	run_free(&r);
+}
+END_TEST
+
+/* The SUMMARY line: once per process that refused, in one shape;
+ * nothing from a clean run; summary=0 silences it. */
+START_TEST(test_summary_line)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, "ARENAGUARD=warn", NULL };
+	const char *buggy[] = { AG_ARENA_INFER, "--buggy", "-q", NULL };
+	spawn(&r, env, buggy);
+	unsigned long long s, b, w, x;
+	const char *line = strstr(r.err, "arenaguard: SUMMARY: ");
+	ck_assert_msg(line && sscanf(line, "arenaguard: SUMMARY: %llu "
+				     "submissions, %llu blocked, %llu warned, "
+				     "%llu suppressed\n", &s, &b, &w, &x) == 4,
+		      "%s", r.err);
+	ck_assert_msg(s >= 1 && b == 0 && w >= 1 && w <= s && x == 0, "%s",
+		      r.err);
+	ck_assert_int_eq(count(r.err, "SUMMARY"), 1);
+	run_free(&r);
+	const char *quiet[] = { PRELOAD_GUARD, "ARENAGUARD=warn",
+				"ARENAGUARD_OPTIONS=summary=0", NULL };
+	spawn(&r, quiet, buggy);
+	ck_assert_int_eq(count(r.err, "SUMMARY"), 0);
+	ck_assert_int_ge(count(r.err, "warning: submitting"), 1);
+	run_free(&r);
+	const char *clean_env[] = { PRELOAD_GUARD, NULL };
+	const char *correct[] = { AG_ARENA_INFER, "-q", NULL };
+	spawn(&r, clean_env, correct);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(count(r.err, "arenaguard"), 0);
+	run_free(&r);
+}
+END_TEST
+
+/* halt_on_error=1: SIGABRT at the first blocked submission, after its
+ * record; a warned one does not halt. */
+START_TEST(test_halt_on_error)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, "ARENAGUARD_OPTIONS=halt_on_error=1",
+			      NULL };
+	const char *buggy[] = { AG_ARENA_INFER, "--buggy", "-q", NULL };
+	spawn(&r, env, buggy);
+	ck_assert_msg(r.status == 128 + SIGABRT, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: blocked submission of"), "%s",
+		      r.err);
+	ck_assert_msg(strstr(r.err, "(D) fails at instance 6"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: halt_on_error: aborting"),
+		      "%s", r.err);
+	run_free(&r);
+	const char *warn[] = { PRELOAD_GUARD, "ARENAGUARD=warn",
+			       "ARENAGUARD_OPTIONS=halt_on_error=1", NULL };
+	spawn(&r, warn, buggy);
+	ck_assert_msg(r.status != 128 + SIGABRT, "exit %d\n%s", r.status, r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* The launcher: one SUMMARY line for the run, --error-exitcode N when
+ * a submission was blocked or warned, the command's status otherwise;
+ * --quiet. */
+START_TEST(test_launcher_gate)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *blocked[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+				  AG_ARENA_INFER, "--buggy", "-q", NULL };
+	spawn(&r, env, blocked);
+	ck_assert_msg(r.status == 9, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, " 0 warned, 0 suppressed\n"), "%s", r.err);
+	ck_assert_int_eq(count(r.err, "arenaguard: SUMMARY: "), 1);
+	run_free(&r);
+	const char *warned[] = { AG_ARENAGUARD, "--mode", "warn",
+				 "--error-exitcode", "9", "--quiet", "--",
+				 AG_ARENA_INFER, "--buggy", "-q", NULL };
+	spawn(&r, env, warned);
+	ck_assert_msg(r.status == 9, "exit %d\n%s", r.status, r.err);
+	ck_assert_int_eq(count(r.err, "SUMMARY"), 0);
+	run_free(&r);
+	/* Without --error-exitcode: the command's own status (2: the
+	 * device refused). */
+	const char *plain[] = { AG_ARENAGUARD, "--", AG_ARENA_INFER, "--buggy",
+				"-q", NULL };
+	spawn(&r, env, plain);
+	ck_assert_msg(r.status == 2, "exit %d\n%s", r.status, r.err);
+	run_free(&r);
+	const char *clean[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+				AG_ARENA_INFER, "-q", NULL };
+	spawn(&r, env, clean);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 0 "
+			     "blocked, 0 warned, 0 suppressed\n"), "%s", r.err);
+	run_free(&r);
+	const char *bad[] = { AG_ARENAGUARD, "--error-exitcode", "x", "--",
+			      "/bin/true", NULL };
+	spawn(&r, env, bad);
+	ck_assert_int_eq(r.status, 125);
+	run_free(&r);
+}
+END_TEST
+
+static void teardown(void)
+{
+	scratch_remove();
+}
+
+Suite *suite_options(void)
+{
+	Suite *s = suite_create("options");
+	TCase *t = tcase_create("options");
+	tcase_set_timeout(t, 60);
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_add_test(t, test_parse_values);
+	tcase_add_test(t, test_parse_precedence);
+	tcase_add_test(t, test_parse_bad);
+	tcase_add_test(t, test_help_and_notes_said);
+	tcase_add_test(t, test_log_per_process);
+	tcase_add_test(t, test_summary_line);
+	tcase_add_test(t, test_halt_on_error);
+	tcase_add_test(t, test_launcher_gate);
+	suite_add_tcase(s, t);
+	return s;
+}
