@@ -43,7 +43,8 @@ void scratch_remove(void)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
 			char p[512];
 			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			unlink(p);
+			if (unlink(p) != 0)
+				rmdir(p);   /* an empty directory a test made */
 		}
 	}
 	if (d)
