@@ -84,10 +84,16 @@ static struct ag_verdict *verdict_of(struct ag_sched *s)
 	return v;
 }
 
-/* Reports; in enforce mode the submit fails with err. */
+/* Reports; in enforce mode the submit fails with err.  A failing
+ * verdict that a suppression rule matches is submitted and counted as
+ * suppressed, unrecorded. */
 static int refuse(struct ag_sched *s, const struct ag_submit *sub,
 		  const struct ag_verdict *v, const char *why, int err)
 {
+	if (v && ag_suppress_match(s->program, v)) {
+		atomic_fetch_add(&ag_stats.suppressed, 1);
+		return 0;
+	}
 	int block = ag_cfg.mode == AG_ENFORCE;
 	atomic_fetch_add(block ? &ag_stats.blocked : &ag_stats.warned, 1);
 	ag_api_note_refusal(sub, s, v, why, block);

@@ -53,6 +53,9 @@ struct ag_config {
 	int summary;            /* summary: the SUMMARY line at exit */
 	char summary_file[AG_PATH_MAX + 1]; /* summary_file: the launcher's */
 	int help;               /* help: list the options at start */
+	int log_json;           /* log_format=json: a JSON object a line */
+	char suppressions[AG_PATH_MAX + 1]; /* the rules' file, "" : none */
+	int print_suppressions; /* list the rules' matches at exit */
 	char notes[2048];       /* lines to say at start: bad options */
 	char bad_mode[64];      /* an ARENAGUARD value not understood */
 	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
@@ -76,6 +79,32 @@ void ag_config_load(void);
 const char *ag_mode_name(enum ag_mode mode);
 /* Lists every option with its default and meaning (help=1). */
 void ag_options_help(void);
+/* ---- suppress.c: suppression rules (docs/guard.md) --------------------- */
+
+struct ag_rule;
+struct ag_program;
+struct ag_verdict;
+/* Reads ag_cfg.suppressions (after the outputs are open: a file that
+ * cannot be read and every bad rule are said, with their line). */
+void ag_suppress_load(void);
+/* The first rule that matches failing verdict v of program p, counted,
+ * or NULL.  No lock: the rules never change once the guard runs. */
+const struct ag_rule *ag_suppress_match(const struct ag_program *p,
+					const struct ag_verdict *v);
+/* The rule that would suppress v ("digest:HEX condition:C") into out:
+ * 0, or -1 when v is no verdict a rule can match. */
+int ag_suppress_hint(const struct ag_program *p, const struct ag_verdict *v,
+		     char *out, size_t len);
+const char *ag_rule_text(const struct ag_rule *r);
+unsigned ag_rule_line(const struct ag_rule *r);
+/* At exit: the rules that matched nothing (when the process submitted
+ * anything), every rule's count under print_suppressions, and digest
+ * prefixes that matched more than one program. */
+void ag_suppress_report(int submitted);
+/* A program digest as the 32 lower-case hex digits records show. */
+struct ac_digest;
+void ag_digest_text(const struct ac_digest *d, char out[33]);
+
 /* bypass.c: says once, at start, which library preloaded before the
  * guard defines functions it interposes (the guard would not see the
  * requests made through them). */
@@ -339,6 +368,12 @@ void ag_sched_unlock(struct ag_sched *s);
  * holds the schedule. */
 void ag_sched_wait_holds(struct ag_sched *s, unsigned int own);
 
+/* Whether the certificate calls refs[0, n), appended to s (locked),
+ * malformed (spec 1.3): 1 with *err naming the first bad reference; 0
+ * when they are well formed, or the mirror cannot tell (it is not
+ * recorded, or memory ran out).  Changes nothing the mirror holds. */
+int ag_sched_malformed(struct ag_sched *s, const struct ac_ref *refs,
+		       uint64_t n, struct ac_error *err);
 /*
  * Appends references the driver has accepted (ioctl) or will be given
  * (io_uring) to the mirror, advancing (D) unless the schedule is lazy
@@ -466,6 +501,8 @@ struct ag_stats {
 	atomic_ullong unchecked_sqes;       /* seen too late */
 	atomic_ullong suppressed;           /* failing, let through by a
 					     * suppression rule */
+	atomic_ullong repeats;              /* refusals not recorded: one
+					     * like it was already */
 };
 
 extern struct ag_stats ag_stats;
@@ -490,6 +527,12 @@ uint64_t ag_now_ns(void);
  *   schedule's lock is dropped (ag_report_flush);
  * - a setting that cannot be honoured is said once, at start.
  */
+/* jansson seeds its hashes from /dev/urandom at its first object and
+ * closes that fd with close(), which the guard interposes: from inside
+ * the guard (its constructor, or holding its locks) that would come
+ * back into the guard.  Called first at load: the seed, from getrandom,
+ * so that jansson never opens anything. */
+void ag_json_seed(void);
 /* Closes the outputs of an earlier load and opens those ag_cfg names,
  * reporting what cannot be opened or honoured (options.c calls it). */
 void ag_output_open(void);
@@ -515,6 +558,17 @@ void ag_report_fds_taken(unsigned int first, unsigned int last);
 void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			  const struct ag_verdict *v, const char *why,
 			  int blocked);
+/* One record (deduplicated) for a request the certificate calls
+ * malformed ("PROGRAM_CREATE", "SCHEDULE_APPEND"): error says what and
+ * where, as
+ * arena-certify would, outcome what became of the request.  s is
+ * locked (the record is written by ag_report_flush) or NULL (now). */
+void ag_report_malformed(const char *request, const struct ag_submit *sub,
+			 struct ag_sched *s, const struct ag_program *p,
+			 const char *error, const char *outcome);
+/* At exit: how many refusals were not recorded again, the suppression
+ * rules' report (suppress.c), the SUMMARY line. */
+void ag_report_exit(void);
 /* api.c: keeps the refusal as the calling thread's last one, for
  * arenaguard_last_refusal (include/arenaguard/guard_api.h); decide.c
  * calls it for every refusal, reported or not.  Same arguments. */

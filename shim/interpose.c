@@ -101,6 +101,7 @@ static void resolve(void)
 #define R(fn) next_##fn = (__typeof__(next_##fn))dlsym(RTLD_NEXT, #fn);
 	AG_NEXT_SYMBOLS(R)
 #undef R
+	ag_json_seed();
 	ag_config_load();
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
@@ -135,7 +136,7 @@ __attribute__((destructor)) static void guard_unload(void)
 	if (ag_cfg.stats && ag_cfg.mode != AG_OFF)
 		ag_report_stats();
 	if (ag_cfg.mode != AG_OFF)
-		ag_report_summary();
+		ag_report_exit();
 }
 
 static int off(void)

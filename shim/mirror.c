@@ -107,14 +107,34 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 
 	uint64_t user_image = arg->image;
 	arg->image = (uintptr_t)p->image;
+	struct ag_program *malformed = p->error ? p : NULL;
+	if (malformed)
+		atomic_fetch_add(&malformed->refs, 1);
 	pthread_mutex_lock(&f->objects);
 	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
+	int taken = rc == 0;
 	if (rc == 0)
 		rc = put_program(f, fd, arg->handle, p);
 	else
 		ag_program_unref(p);
 	pthread_mutex_unlock(&f->objects);
 	arg->image = user_image;
+	if (malformed) {
+		/* Said at create, where the mistake is, not only at the
+		 * first submit of one of its schedules. */
+		char outcome[160];
+		struct ag_submit sub = { fd, 0, AG_PATH_IOCTL };
+		if (taken)
+			snprintf(outcome, sizeof(outcome), "the driver took it "
+				 "as program %u: no schedule of it can be "
+				 "certified", arg->handle);
+		else
+			snprintf(outcome, sizeof(outcome), "the driver refused "
+				 "it: %s", strerror(-rc));
+		ag_report_malformed("PROGRAM_CREATE", &sub, NULL, malformed,
+				    malformed->error, outcome);
+		ag_program_unref(malformed);
+	}
 	return rc;
 }
 
@@ -375,6 +395,19 @@ int ag_sched_reserve(struct ag_sched *s, uint64_t n)
 	if (!r)
 		return -ENOMEM;
 	s->refv = r;
+	return 0;
+}
+
+int ag_sched_malformed(struct ag_sched *s, const struct ac_ref *refs,
+		       uint64_t n, struct ac_error *err)
+{
+	if (!recorded(s) || (!s->sched && ag_sched_materialize(s) != 0))
+		return 0;
+	uint64_t executed = ac_schedule_executed(s->sched);
+	for (uint64_t i = 0; i < n; i++)
+		if (ac_program_check_ref(s->program->prog, &refs[i],
+					 s->n_refs + i, &executed, err) != 0)
+			return 1;
 	return 0;
 }
 

@@ -36,7 +36,7 @@ struct ag_config ag_cfg = {
 
 __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
-enum option_kind { MODE, PATH, FLAG, MIB };
+enum option_kind { MODE, PATH, FLAG, MIB, FORMAT };
 
 struct option {
 	const char *key;   /* in ARENAGUARD_OPTIONS */
@@ -56,6 +56,9 @@ static const struct option options[] = {
 	{ "log_path", "ARENAGUARD_LOG", "", "append records to this file "
 	  "instead of standard error; %p is the pid, %e the executable's "
 	  "name, %% a %", PATH, AT(log_template) },
+	{ "log_format", NULL, "text", "text: records as lines for people; "
+	  "json: one JSON object a line (docs/guard.md, \"JSON records\")",
+	  FORMAT, AT(log_json) },
 	{ "dump_dir", "ARENAGUARD_DUMP", "", "write each failing program, "
 	  "with its schedule, as an image in this directory", PATH,
 	  AT(dump_dir) },
@@ -71,6 +74,11 @@ static const struct option options[] = {
 	  AT(strict) },
 	{ "halt_on_error", NULL, "0", "abort (SIGABRT) at the first blocked "
 	  "submission, after its record", FLAG, AT(halt_on_error) },
+	{ "suppressions", NULL, "", "a file of rules: failing verdicts they "
+	  "match are submitted and counted as suppressed (docs/guard.md, "
+	  "\"Suppressions\")", PATH, AT(suppressions) },
+	{ "print_suppressions", NULL, "0", "at exit, how often each "
+	  "suppression rule matched", FLAG, AT(print_suppressions) },
 	{ "cache_mb", "ARENAGUARD_CACHE_MB", "256", "the caches' budget in "
 	  "MiB (0 to 1048576)", MIB, AT(cache_bytes) },
 	{ "help", NULL, "0", "list these options at start", FLAG, AT(help) },
@@ -102,6 +110,7 @@ static const char *const allowed[] = {
 	[PATH] = "a path of at most 4095 bytes; the default is kept",
 	[FLAG] = "0 or 1; the default is kept",
 	[MIB] = "a number of MiB from 0 to 1048576; the default is kept",
+	[FORMAT] = "text or json; the default is kept",
 };
 
 static const struct option *find(const char *key, size_t len)
@@ -154,6 +163,14 @@ static int set(const struct option *o, const char *v, size_t len)
 		ag_cfg.cache_bytes = (size_t)mb << 20;
 		return 0;
 	}
+	case FORMAT:
+		if (!strcasecmp(v, "text"))
+			ag_cfg.log_json = 0;
+		else if (!strcasecmp(v, "json"))
+			ag_cfg.log_json = 1;
+		else
+			return -1;
+		return 0;
 	case PATH:
 		if (len > AG_PATH_MAX)
 			return -1;
@@ -187,6 +204,9 @@ static void load_env(const struct option *o)
 	case MIB:
 		if (set(o, v, len) != 0)
 			ag_cfg.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+		return;
+	case FORMAT:            /* no variable of its own has one */
+		set(o, v, len);
 		return;
 	case PATH:
 		if (set(o, v, len) != 0) {
@@ -278,6 +298,7 @@ void ag_config_load(void)
 	if (s)
 		load_options(s);
 	ag_output_open();
+	ag_suppress_load();
 }
 
 void ag_options_help(void)

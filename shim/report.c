@@ -13,7 +13,11 @@
  * waits for the write).  Every value in a record is escaped (put): a
  * record's lines are the guard's own.  Neither a record nor a notice
  * needs memory: the first records' keys fit a static table, so that
- * running out of memory is reported too.
+ * running out of memory is reported too.  With log_format=json every
+ * line is a JSON object instead (docs/guard.md, "JSON records"): a
+ * record's fields are arena-certify --json's (result_json.h) and the
+ * guard's own; composing one needs memory, and without it a fixed line
+ * says what was lost.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,9 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <xxhash.h>
 
 #include "guard.h"
+#include "json_text.h"
+#include "result_json.h"
 
 struct ag_stats ag_stats;
 
@@ -354,20 +362,112 @@ static void emit(const char *text, size_t len)
 	errno = saved;
 }
 
-static void vlog(const char *fmt, va_list ap)
+/* ---- JSON lines ---- */
+
+void ag_json_seed(void)
 {
+	size_t seed = 0;
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed) ||
+	    !seed)
+		seed = (size_t)ag_now_ns() ^ ((size_t)getpid() << 16) ^ 1;
+	json_object_seed(seed);
+}
+
+/* Sets key to v (consumed); 0, or -1 when memory ran out. */
+static int set(json_t *o, const char *key, json_t *v)
+{
+	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+/* {"event": event, "time": ISO 8601 UTC, "pid", "exe"}: what every JSON
+ * line starts with, or NULL when memory runs out. */
+static json_t *json_line_start(const char *event)
+{
+	struct timespec ts;
+	struct tm tm;
+	char when[40] = "";
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (gmtime_r(&ts.tv_sec, &tm)) {
+		size_t n = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(when + n, sizeof(when) - n, ".%03ldZ",
+			 ts.tv_nsec / 1000000);
+	}
+	const char *exe = program_invocation_short_name;
+	json_t *o = json_object();
+	if (o && (json_object_set_new(o, "event", json_string(event)) ||
+		  json_object_set_new(o, "time", json_string(when)) ||
+		  json_object_set_new(o, "pid", json_integer(getpid())) ||
+		  json_object_set_new(o, "exe", json_text(exe, strlen(exe))))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Writes o (consumed) as one line, with "verdict" first when a record
+ * has one (verdict NULL: null; result_json_line writes it exactly).
+ * What memory did not allow is a fixed line, counted as lost. */
+static void emit_json(json_t *o, int has_verdict, const uint64_t *verdict)
+{
+	char *line = NULL;
+	size_t len = 0;
+	if (o && has_verdict) {
+		line = result_json_line(NULL, verdict, o, &len);
+	} else if (o) {
+		line = json_dumps(o, 0);
+		len = line ? strlen(line) : 0;
+		json_decref(o);
+	}
+	char *l = line ? realloc(line, len + 2) : NULL;
+	if (!l) {
+		free(line);
+		char fixed[128];
+		int n = snprintf(fixed, sizeof(fixed), "{\"event\": \"lost\", "
+				 "\"pid\": %d, \"why\": \"out of memory\"}\n",
+				 (int)getpid());
+		atomic_fetch_add(&ag_stats.records_lost, 1);
+		emit(fixed, (size_t)n);
+		return;
+	}
+	l[len] = '\n';
+	emit(l, len + 1);
+	free(l);
+}
+
+/* A notice: "arenaguard: MESSAGE" as a line, or {"event": "notice",
+ * ..., "message": MESSAGE} under log_format=json. */
+static void vnotice(const char *fmt, va_list ap)
+{
+	char msg[4096];
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof(msg) ? (size_t)n
+							 : sizeof(msg) - 1;
+	if (ag_cfg.log_json) {
+		static const char prefix[] = "arenaguard: ";
+		const char *m = msg;
+		if (!strncmp(m, prefix, sizeof(prefix) - 1))
+			m += sizeof(prefix) - 1, len -= sizeof(prefix) - 1;
+		json_t *o = json_line_start("notice");
+		if (o && json_object_set_new(o, "message", json_text(m, len))) {
+			json_decref(o);
+			o = NULL;
+		}
+		emit_json(o, 0, NULL);
+		return;
+	}
 	char buf[4096];
 	struct text t = { buf, sizeof(buf), 0 };
-	vput(&t, fmt, ap);
+	put_escaped(&t, msg, len);
 	end_line(&t);
 	emit(t.buf, t.used);
 }
+
 
 void ag_log(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog(fmt, ap);
+	vnotice(fmt, ap);
 	va_end(ap);
 }
 
@@ -461,7 +561,7 @@ static size_t expand_log_path(void)
 /* The counts this process started from: its parent's at fork (a forked
  * child inherits them, and the launcher sums over processes). */
 static unsigned long long base_submissions, base_blocked, base_warned,
-	base_suppressed;
+	base_suppressed, base_repeats;
 /* A refusal was written to summary_file already (in this process). */
 static atomic_int refusal_said;
 
@@ -510,6 +610,19 @@ void ag_report_summary(void)
 	 * launcher prints the line of every run. */
 	if (!ag_cfg.summary || blocked + warned + suppressed == 0)
 		return;
+	if (ag_cfg.log_json) {
+		json_t *o = json_line_start("summary");
+		if (o && (set(o, "submissions", json_integer((json_int_t)sub)) |
+			  set(o, "blocked", json_integer((json_int_t)blocked)) |
+			  set(o, "warned", json_integer((json_int_t)warned)) |
+			  set(o, "suppressed",
+			      json_integer((json_int_t)suppressed)))) {
+			json_decref(o);
+			o = NULL;
+		}
+		emit_json(o, 0, NULL);
+		return;
+	}
 	ag_log("arenaguard: SUMMARY: %llu submissions, %llu blocked, %llu "
 	       "warned, %llu suppressed", sub, blocked, warned, suppressed);
 }
@@ -520,6 +633,7 @@ void ag_output_forked(void)
 	base_blocked = atomic_load(&ag_stats.blocked);
 	base_warned = atomic_load(&ag_stats.warned);
 	base_suppressed = atomic_load(&ag_stats.suppressed);
+	base_repeats = atomic_load(&ag_stats.repeats);
 	atomic_store(&refusal_said, 0);
 	if (ag_cfg.mode == AG_OFF || !strstr(ag_cfg.log_template, "%p"))
 		return;
@@ -688,16 +802,13 @@ void ag_report_once(const char *key, const char *fmt, ...)
 	pthread_mutex_unlock(&report_lock);
 	if (old)
 		return;
-	char buf[4096];
-	struct text t = { buf, sizeof(buf), 0 };
+	char msg[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	put(&t, "arenaguard: ");
-	vput(&t, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	end_line(&t);
 	atomic_fetch_add(&ag_stats.records, 1);
-	emit(t.buf, t.used);
+	ag_log("arenaguard: %s", msg);
 }
 
 int ag_no_memory(const char *request)
@@ -779,11 +890,15 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
  * A record composed while its schedule was locked, with what its dump
  * needs (referenced: the program is immutable and a prefix of the
  * references never changes), written by ag_report_flush once the lock
- * is dropped: a slow disk never holds a schedule's lock.
+ * is dropped: a slow disk never holds a schedule's lock.  A record is
+ * text in t, or (log_format=json) the object json, whose "dump" is
+ * added when the dump is written.
  */
 struct pending {
 	struct pending *next;
 	struct text t;
+	json_t *json;
+	int has_verdict;                /* json: a "verdict" key first */
 	struct ag_program *program;     /* to dump, or NULL */
 	struct ag_refs *refv;
 	uint64_t n_refs, verdict;
@@ -817,39 +932,165 @@ static void dedup_key(char *key, size_t len, const struct ag_submit *sub,
 		      const char *why)
 {
 	const struct ag_program *p = s ? s->program : NULL;
+	char hex[33] = "";
+	if (p)
+		ag_digest_text(&p->digest, hex);
 	if (v)
-		snprintf(key, len, "verdict %016" PRIx64 "%016" PRIx64
-			 " %" PRIu64, p->digest.high, p->digest.low, v->verdict);
+		snprintf(key, len, "verdict %s %" PRIu64, hex, v->verdict);
 	else if (!s)
 		snprintf(key, len, "unknown %u", sub->schedule);
 	else
-		snprintf(key, len, "why %016" PRIx64 "%016" PRIx64 " %.200s",
-			 p ? p->digest.high : 0, p ? p->digest.low : 0, why);
+		snprintf(key, len, "why %s %.200s", hex, why);
 }
 
-/* Dumps (if asked), adds the dump's line, writes and frees p. */
+/* The guard's fields of a record about a request on fd by path: the
+ * open file, the objects, the program's digest. */
+static int json_request_fields(json_t *o, int fd, enum ag_path path,
+			       const struct ag_sched *s,
+			       const struct ag_program *p, uint32_t schedule)
+{
+	char hex[33];
+	int rc = set(o, "mode", json_string(ag_mode_name(ag_cfg.mode))) |
+		 set(o, "fd", json_integer(fd)) |
+		 set(o, "path", json_string(path_name(path)));
+	if (s || schedule)
+		rc |= set(o, "schedule", json_integer(schedule));
+	if (s)
+		rc |= set(o, "program", json_integer(s->program_handle)) |
+		      set(o, "schedule_length", json_integer(
+			      (json_int_t)s->n_refs));
+	if (p) {
+		ag_digest_text(&p->digest, hex);
+		rc |= set(o, "digest", json_string(hex));
+	}
+	return rc;
+}
+
+/* A submission's record as JSON: arena-certify --json's fields for a
+ * verdict ("explanation" the rendered diagnostic, the program's
+ * advisories), or {"condition": null, "reason": "cannot-certify" or
+ * "strict-advisories", "explanation": why}; then the guard's: "event"
+ * ("blocked" or "warned"), time, pid, exe, mode, fd, path, program,
+ * schedule, schedule_length, digest, signature (digest:verdict) and
+ * suppress (the rule that would suppress it).  NULL: no memory. */
+static json_t *submission_json(const struct ag_submit *sub,
+			       const struct ag_sched *s,
+			       const struct ag_verdict *v, const char *why,
+			       int blocked)
+{
+	const struct ag_program *p = s ? s->program : NULL;
+	json_t *o = json_line_start(blocked ? "blocked" : "warned");
+	json_t *fields;
+	if (!o)
+		return NULL;
+	if (v) {
+		struct ac_advisory *adv = NULL;
+		uint64_t n_adv = 0;
+		if (ac_program_advisories(p->prog, &adv, &n_adv, NULL) != 0)
+			n_adv = 0;
+		fields = result_json_fields(p->prog, &v->diag, v->text, adv,
+					    n_adv, 1);
+		free(adv);
+	} else {
+		int strict = p && why == p->advisory;
+		fields = json_object();
+		if (fields &&
+		    (set(fields, "condition", json_null()) |
+		     set(fields, "reason", json_string(strict
+				? "strict-advisories" : "cannot-certify")) |
+		     set(fields, "explanation", json_text(why, strlen(why))))) {
+			json_decref(fields);
+			fields = NULL;
+		}
+	}
+	int rc = !fields || json_object_update(fields, o) ||
+		 json_request_fields(fields, sub->fd, sub->path, s, p,
+				     sub->schedule);
+	json_decref(o);
+	if (!rc && v) {
+		char sig[64], hint[96], hex[33];
+		ag_digest_text(&p->digest, hex);
+		snprintf(sig, sizeof(sig), "%s:%" PRIu64, hex, v->verdict);
+		rc |= set(fields, "signature", json_string(sig));
+		if (ag_suppress_hint(p, v, hint, sizeof(hint)) == 0)
+			rc |= set(fields, "suppress", json_string(hint));
+	}
+	if (rc) {
+		json_decref(fields);
+		return NULL;
+	}
+	return fields;
+}
+
+/* A submission's record as text: what was refused and why, the
+ * schedule's length, and the rule that would suppress it. */
+static void submission_text(struct text *t, const struct ag_submit *sub,
+			    const struct ag_sched *s,
+			    const struct ag_verdict *v, const char *why,
+			    int blocked)
+{
+	put(t, "arenaguard: %s ", blocked ? "blocked submission of"
+					  : "warning: submitting");
+	put_what(t, sub, s);
+	if (v)
+		put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
+		    ac_condition_name(v->diag.condition));
+	else if (s && s->program && why == s->program->advisory)
+		put(t, ": certified, but refused in strict mode");
+	else
+		put(t, ": cannot certify");
+	end_line(t);
+	put(t, "arenaguard:   %s", v ? v->text : why);
+	end_line(t);
+	if (s) {
+		char hint[96];
+		put(t, "arenaguard:   the schedule holds %" PRIu64
+		    " reference%s", s->n_refs, s->n_refs == 1 ? "" : "s");
+		if (ag_suppress_hint(s->program, v, hint, sizeof(hint)) == 0)
+			put(t, "; to suppress, the rule: %s", hint);
+		end_line(t);
+	}
+	if (!blocked) {
+		put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)");
+		end_line(t);
+	}
+}
+
+/* Dumps (if asked), adds the dump's line (or key), writes and frees p. */
 static void finish(struct pending *p)
 {
 	if (p->program) {
-		char name[128];
+		char name[128], path[AG_PATH_MAX + 160];
 		int err = ag_dump(p->program, p->refv ? p->refv->v : NULL,
 				  p->n_refs, p->verdict, name, sizeof(name));
-		/* One put per path: each is up to 4095 bytes. */
-		if (err == 0) {
-			put(&p->t, "arenaguard:   dumped to %s/%s", ag_cfg.dump_dir,
-			    name);
-			put(&p->t, "; render with: arena-certify %s/%s",
-			    ag_cfg.dump_dir, name);
+		snprintf(path, sizeof(path), "%s/%s", ag_cfg.dump_dir, name);
+		if (p->json) {
+			if (set(p->json, err ? "dump_error" : "dump",
+				json_text(err ? strerror(err) : path,
+					  strlen(err ? strerror(err) : path)))) {
+				json_decref(p->json);
+				p->json = NULL;
+			}
+		} else if (err == 0) {
+			/* One put per path: each is up to 4095 bytes. */
+			put(&p->t, "arenaguard:   dumped to %s", path);
+			put(&p->t, "; render with: arena-certify %s", path);
 			put(&p->t, " (a picture: arena-certify --html "
-			    "report.html %s/%s)", ag_cfg.dump_dir, name);
-		} else
+			    "report.html %s)", path);
+		} else {
 			put(&p->t, "arenaguard:   could not write a dump in %s: "
 			    "%s", ag_cfg.dump_dir, strerror(err));
-		end_line(&p->t);
+		}
+		if (!p->json)
+			end_line(&p->t);
 		ag_program_unref(p->program);
 		ag_refs_unref(p->refv);
 	}
-	emit(p->t.buf, p->t.used);
+	if (ag_cfg.log_json)
+		emit_json(p->json, p->has_verdict,
+			  p->verdict == AC_NONE ? NULL : &p->verdict);
+	else
+		emit(p->t.buf, p->t.used);
 	free(p);
 }
 
@@ -880,6 +1121,31 @@ void ag_report_flush(void)
 	halt_if_asked();
 }
 
+/* Whether key was reported before (then counted as a repeat). */
+static int reported_before(const char *key)
+{
+	pthread_mutex_lock(&report_lock);
+	int old = seen_before(key);
+	pthread_mutex_unlock(&report_lock);
+	if (old)
+		atomic_fetch_add(&ag_stats.repeats, 1);
+	return old;
+}
+
+/* Queues p to be written once the schedule's lock is dropped (locked),
+ * or writes it now. */
+static void queue(struct pending *p, int locked)
+{
+	if (!locked) {
+		finish(p);
+		return;
+	}
+	struct pending **tail = &pending_head;   /* in the order composed */
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = p;
+}
+
 void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			  const struct ag_verdict *v, const char *why,
 			  int blocked)
@@ -890,46 +1156,40 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		halt_after_flush = 1;
 	char key[320];
 	dedup_key(key, sizeof(key), sub, s, v, why);
-	pthread_mutex_lock(&report_lock);
-	int old = seen_before(key);
-	pthread_mutex_unlock(&report_lock);
-	if (old) {
+	if (reported_before(key)) {
 		halt_if_asked();
 		return;
 	}
 	atomic_fetch_add(&ag_stats.records, 1);
 
 	struct pending *p = malloc(sizeof(*p));
-	char small[2048];
-	struct text stack = { small, sizeof(small), 0 };
-	struct text *t = p ? &p->t : &stack;   /* no memory: the stack */
-	if (p)
-		*p = (struct pending){ .t = { p->buf, sizeof(p->buf), 0 } };
-	put(t, "arenaguard: %s ", blocked ? "blocked submission of"
-					  : "warning: submitting");
-	put_what(t, sub, s);
-	if (v)
-		put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
-		    ac_condition_name(v->diag.condition));
-	else if (s && s->program && why == s->program->advisory)
-		put(t, ": certified, but refused in strict mode");
-	else
-		put(t, ": cannot certify");
-	end_line(t);
-	put(t, "arenaguard:   %s", v ? v->text : why);
-	end_line(t);
-	if (!blocked) {
-		put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)");
-		end_line(t);
+	if (p) {
+		*p = (struct pending){ .t = { p->buf, sizeof(p->buf), 0 },
+				       .has_verdict = 1,
+				       .verdict = v ? v->verdict : AC_NONE };
+		if (ag_cfg.log_json)
+			p->json = submission_json(sub, s, v, why, blocked);
+		else
+			submission_text(&p->t, sub, s, v, why, blocked);
 	}
 	int dump = atomic_load(&dump_out.fd) >= 0 && s && s->program;
-	if (!p) {
-		if (dump) {
-			put(t, "arenaguard:   could not write a dump in %s: %s",
-			    ag_cfg.dump_dir, strerror(ENOMEM));
-			end_line(t);
+	if (!p || (ag_cfg.log_json && !p->json)) {
+		/* No memory: the text on the stack, or JSON's fixed line. */
+		char small[2048];
+		struct text t = { small, sizeof(small), 0 };
+		if (ag_cfg.log_json) {
+			emit_json(NULL, 1, NULL);
+		} else {
+			submission_text(&t, sub, s, v, why, blocked);
+			if (dump) {
+				put(&t, "arenaguard:   could not write a dump "
+				    "in %s: %s", ag_cfg.dump_dir,
+				    strerror(ENOMEM));
+				end_line(&t);
+			}
+			emit(t.buf, t.used);
 		}
-		emit(t->buf, t->used);
+		free(p);
 		halt_if_asked();
 		return;
 	}
@@ -940,17 +1200,72 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		if (p->refv)
 			atomic_fetch_add(&p->refv->refs, 1);
 		p->n_refs = s->n_refs;
-		p->verdict = v ? v->verdict : AC_NONE;
 	}
-	if (!s) {             /* no lock held: now */
-		finish(p);
+	queue(p, s != NULL);   /* no schedule, no lock held: now */
+	if (!s)
 		halt_if_asked();
+}
+
+void ag_report_malformed(const char *request, const struct ag_submit *sub,
+			 struct ag_sched *s, const struct ag_program *p,
+			 const char *error, const char *outcome)
+{
+	assert(request && sub && error && outcome);
+	char key[400], hex[33] = "";
+	if (p)
+		ag_digest_text(&p->digest, hex);
+	snprintf(key, sizeof(key), "%s %s %.300s", request, hex,
+		 error);
+	if (reported_before(key))
+		return;
+	atomic_fetch_add(&ag_stats.records, 1);
+	struct pending *m = malloc(sizeof(*m));
+	if (!m) {
+		ag_log("arenaguard: %s (fd %d, %s, pid %d): %s; %s",
+		       request, sub->fd, path_name(sub->path), (int)getpid(),
+		       error, outcome);
 		return;
 	}
-	struct pending **tail = &pending_head;   /* in the order composed */
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = p;
+	*m = (struct pending){ .t = { m->buf, sizeof(m->buf), 0 } };
+	if (ag_cfg.log_json) {
+		json_t *o = json_line_start("malformed");
+		if (o && (set(o, "request", json_string(request)) |
+			  json_request_fields(o, sub->fd, sub->path, s, p,
+					      sub->schedule) |
+			  set(o, "error", json_text(error, strlen(error))) |
+			  set(o, "outcome", json_text(outcome,
+						      strlen(outcome))))) {
+			json_decref(o);
+			o = NULL;
+		}
+		m->json = o;
+	} else {
+		put(&m->t, "arenaguard: %s ", request);
+		if (s)
+			put(&m->t, "to "), put_what(&m->t, sub, s);
+		else
+			put(&m->t, "(fd %d, %s, pid %d)", sub->fd,
+			    path_name(sub->path), (int)getpid());
+		put(&m->t, ": %s", error);
+		end_line(&m->t);
+		put(&m->t, "arenaguard:   %s", outcome);
+		end_line(&m->t);
+	}
+	queue(m, s != NULL);
+}
+
+void ag_report_exit(void)
+{
+	unsigned long long repeats = atomic_load(&ag_stats.repeats) -
+				     base_repeats;
+	if (repeats)
+		ag_log("arenaguard: %llu further refusal%s like one recorded "
+		       "%s not recorded again (one record per program and "
+		       "verdict)", repeats, repeats == 1 ? "" : "s",
+		       repeats == 1 ? "was" : "were");
+	ag_suppress_report(atomic_load(&ag_stats.submissions) >
+			   base_submissions);
+	ag_report_summary();
 }
 
 void ag_report_stats(void)

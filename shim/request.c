@@ -87,6 +87,21 @@ static void mirror_taken(struct ag_sched *s, const struct ac_ref *refs,
 	}
 }
 
+/* A batch the certificate calls malformed: one record (what and where,
+ * as arena-certify says it). */
+static void report_malformed_append(struct ag_call *c, struct ag_sched *s,
+				    const struct drm_arena_schedule_append *a,
+				    const struct ac_error *err,
+				    const char *outcome)
+{
+	char text[512], error[600];
+	struct ag_submit sub = { c->fd, a->schedule, c->front->path };
+	snprintf(error, sizeof(error), "malformed references: %s",
+		 ac_error_text(err, text, sizeof(text)));
+	ag_report_malformed("SCHEDULE_APPEND", &sub, s, s->program, error,
+			    outcome);
+}
+
 /*
  * The batch, read into block b, to a schedule the mirror knows (locked,
  * room reserved).  ioctl: forwarded first and mirrored once the driver
@@ -102,6 +117,7 @@ static int append_read(struct ag_call *c, struct ag_sched *s,
 {
 	uint64_t user_refs = a->refs;
 	a->refs = (uintptr_t)b->v;
+	struct ac_error err;
 	int rc;
 	*kept = 0;
 	if (!c->front->deferred) {
@@ -109,10 +125,17 @@ static int append_read(struct ag_call *c, struct ag_sched *s,
 				       a);
 		if (rc == 0)
 			mirror_taken(s, b->v, a->count);
+		else if (rc == -EINVAL &&
+			 ag_sched_malformed(s, b->v, a->count, &err))
+			report_malformed_append(c, s, a, &err,
+						"the driver refused it (EINVAL)");
 	} else {
-		struct ac_error err;
 		rc = ag_sched_append(s, b->v, a->count, &err);
 		assert(rc != -ENOMEM);      /* room was reserved */
+		if (rc == -EINVAL)
+			report_malformed_append(c, s, a, &err,
+						"refused with EINVAL, the "
+						"driver's answer to it");
 		if (rc == 0)
 			rc = c->front->forward(c, s,
 					       DRM_IOCTL_ARENA_SCHEDULE_APPEND,

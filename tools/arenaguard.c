@@ -3,8 +3,9 @@
  * arenaguard - runs a command under the submission-time guard, the way
  * valgrind or compute-sanitizer are used:
  *
- *   arenaguard [--mode M] [--log F] [--dump D] [--stats]
- *              [--strict] [--halt-on-error]
+ *   arenaguard [--mode M] [--log F] [--log-format F] [--dump D]
+ *              [--stats] [--strict] [--halt-on-error]
+ *              [--suppressions FILE] [--print-suppressions]
  *              [--error-exitcode N] [--quiet] [--lib PATH]
  *              [--] COMMAND [ARG...]
  *
@@ -70,6 +71,10 @@ static const char usage_text[] =
 	"                      submission\n"
 	"  --error-exitcode N  exit N when any submission was blocked or warned\n"
 	"  --quiet             do not print the SUMMARY line at the end\n"
+	"  --log-format F      text (default) or json: one JSON object a line\n"
+	"  --suppressions FILE failing verdicts that FILE's rules match are\n"
+	"                      submitted, counted as suppressed, not recorded\n"
+	"  --print-suppressions  at exit, how often each rule matched\n"
 	"  --lib PATH          the libarenaguard.so to preload\n"
 	"  --help              show this help;  --version  show the version\n"
 	"\n"
@@ -335,7 +340,8 @@ static int parse_exitcode(const char *v, int *out)
 int main(int argc, char **argv)
 {
 	enum { OPT_LIB = 256, OPT_VERSION, OPT_STRICT,
-	       OPT_HALT, OPT_EXITCODE, OPT_QUIET };
+	       OPT_HALT, OPT_EXITCODE, OPT_QUIET, OPT_FORMAT, OPT_SUPP,
+	       OPT_PRINT_SUPP };
 	static const struct option longopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "log", required_argument, NULL, 'l' },
@@ -345,6 +351,9 @@ int main(int argc, char **argv)
 		{ "halt-on-error", no_argument, NULL, OPT_HALT },
 		{ "error-exitcode", required_argument, NULL, OPT_EXITCODE },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "log-format", required_argument, NULL, OPT_FORMAT },
+		{ "suppressions", required_argument, NULL, OPT_SUPP },
+		{ "print-suppressions", no_argument, NULL, OPT_PRINT_SUPP },
 		{ "lib", required_argument, NULL, OPT_LIB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -376,6 +385,27 @@ int main(int argc, char **argv)
 				return 125;
 			break;
 		case OPT_QUIET: quiet = 1; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				fprintf(stderr, "arenaguard: --log-format takes "
+					"text or json, not '%s'\n", optarg);
+				return 125;
+			}
+			bad |= add_option("log_format", optarg);
+			break;
+		case OPT_SUPP:
+			/* A rules file the guard could not read would
+			 * leave the run gated on rules nobody checked. */
+			if (access(optarg, R_OK) != 0) {
+				fprintf(stderr, "arenaguard: --suppressions "
+					"%s: %s\n", optarg, strerror(errno));
+				return 125;
+			}
+			bad |= add_option("suppressions", optarg);
+			break;
+		case OPT_PRINT_SUPP:
+			bad |= add_option("print_suppressions", "1");
+			break;
 		case OPT_LIB: lib = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);

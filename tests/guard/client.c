@@ -26,7 +26,8 @@
  *   link         a blocked submit in an io_uring link chain
  *   handwritten  SQEs written to the ring by hand: io_uring_enter()
  *                (checked) and the raw system call (reported)
- *   malformed    an image that does not parse
+ *   malformed    an image that does not parse; an append of references
+ *                outside the launch table (by the path given)
  *   nomem        under libarenaguard-failalloc.so: each allocation of
  *                the guard on the way to a certified and a blocked
  *                submission fails in turn; ENOMEM, and the same requests
@@ -833,6 +834,14 @@ static void cmd_malformed(void)
 	check(rc == -EINVAL, "a malformed image is refused by the driver: %d",
 	      rc);
 	free(image);
+	/* References outside the launch table: refused (EINVAL) by the
+	 * driver (ioctl) or by the guard for it (io_uring). */
+	uint32_t good = program(&d, PROG_GOOD);
+	uint32_t s;
+	check(cdev_schedule(&d, good, &s) == 0, "a schedule");
+	const struct ac_ref bad = { .first = 1000, .count = 1 };
+	rc = cdev_append(&d, s, &bad, 1);
+	check(rc == -EINVAL, "a malformed append is refused: %d", rc);
 	cdev_close(&d);
 }
 

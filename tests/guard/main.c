@@ -22,5 +22,6 @@ int main(void)
 	srunner_add_suite(sr, suite_ring());
 	srunner_add_suite(sr, suite_api());
 	srunner_add_suite(sr, suite_options());
+	srunner_add_suite(sr, suite_records());
 	return run_and_summarize(sr);
 }

@@ -19,6 +19,7 @@ Suite *suite_attack(void);    /* test_attack.c: ordinary clients vs the gate */
 Suite *suite_ring(void);      /* test_ring.c: rings, slots, the fd table */
 Suite *suite_api(void);       /* test_api.c: guard_api.h for applications */
 Suite *suite_options(void);   /* test_options.c: options, logs, SUMMARY, gate */
+Suite *suite_records(void);   /* test_records.c: JSON, suppressions, malformed */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \

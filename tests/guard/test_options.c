@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "guard.h"
 #include "spawn.h"
@@ -43,11 +44,18 @@ START_TEST(test_parse_values)
 	ck_assert_int_eq(ag_cfg.summary, 0);
 	ck_assert_uint_eq(ag_cfg.cache_bytes, 3u << 20);
 	ck_assert_str_eq(ag_cfg.notes, "");
-	/* Quotes carry a ':'; either kind; they can be anywhere. */
-	load(NULL, "dump_dir='/tmp/a:b':summary_file=\"x:'y'\":log_path=a'%p:'");
-	ck_assert_str_eq(ag_cfg.dump_dir, "/tmp/a:b");
+	/* Quotes carry a ':'; either kind; they can be anywhere.  The
+	 * paths are in the scratch directory: loading opens them. */
+	char dir[512], opt[2048], want[600];
+	snprintf(dir, sizeof(dir), "%s", scratch_path("a:b"));
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(opt, sizeof(opt), "dump_dir='%s':summary_file=\"x:'y'\":"
+		 "log_path=%s/a'%%p:'", dir, scratch());
+	load(NULL, opt);
+	ck_assert_str_eq(ag_cfg.dump_dir, dir);
 	ck_assert_str_eq(ag_cfg.summary_file, "x:'y'");
-	ck_assert_str_eq(ag_cfg.log_template, "a%p:");
+	snprintf(want, sizeof(want), "%s/a%%p:", scratch());
+	ck_assert_str_eq(ag_cfg.log_template, want);
 	ck_assert_str_eq(ag_cfg.notes, "");
 	ag_cfg.mode = AG_OFF;   /* the outputs of this process stay its own */
 	ag_output_open();
@@ -86,7 +94,8 @@ START_TEST(test_parse_bad)
 		  "to 1048576; the default is kept\n" },
 		{ "cache_mb=2000000", "the default is kept" },
 		{ "halt_on_error=2", "halt_on_error=2: not 0 or 1" },
-		{ "log_format=xml", "log_format is not an option" },
+		{ "log_format=xml", "log_format=xml: not text or json; the "
+		  "default is kept\n" },
 		{ "log_path='abc", "a quote is not closed" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -134,7 +143,8 @@ START_TEST(test_help_and_notes_said)
 			     "not an option"), "%s", r.err);
 	static const char *const keys[] = { "mode", "log_path",
 		"dump_dir", "stats", "summary", "summary_file", "strict",
-		"halt_on_error", "cache_mb", "help" };
+		"halt_on_error", "cache_mb", "help", "log_format",
+		"suppressions", "print_suppressions" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char line[64];
 		snprintf(line, sizeof(line), "arenaguard:   %-18s default ",

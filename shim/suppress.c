@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Suppressions (docs/guard.md, "Suppressions"): a file of rules, named
+ * by the suppressions option, read once at start.  A rule is one line of
+ * terms separated by blanks, all of which must hold:
+ *
+ *   digest:HEX        the program's digest (the 32 hex digits a record
+ *                     shows, or a prefix of at least 8 of them)
+ *   condition:C       the failing condition: A, B, C, D (or A/B: A or B)
+ *   phase:PATTERN     a phase the diagnostic names, by its identity
+ *   plane:PATTERN     a plane (or global) the diagnostic names, by name
+ *
+ * PATTERN is a shell wildcard (fnmatch: *, ?, [...]); '#' starts a
+ * comment; blank lines are skipped.  A failing verdict that a rule
+ * matches is submitted as in warn mode and counted as suppressed, with
+ * no record (the rule says it is known).  Only verdicts are suppressed:
+ * a submission the guard could not decide (a schedule it never saw, a
+ * malformed image, a mirror it cannot trust) is no known failure, and a
+ * strict-mode refusal is turned off by turning strict mode off.
+ *
+ * At exit (ag_suppress_report) every rule that matched nothing is said,
+ * and with print_suppressions=1 how often each one matched; a prefix
+ * that matched two programs is said too, since it was meant for one.
+ *
+ * The rules are read before the application runs and never change, so
+ * matching takes no lock; counts are atomic.  At most AG_RULES_MAX
+ * rules: more are said and ignored (nothing grows without bound).
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guard.h"
+
+#define AG_RULES_MAX 256
+#define RULE_TEXT_MAX 240       /* a rule's text, as reports show it */
+#define PATTERN_MAX 120
+#define DIGEST_HEX 32
+#define DIGEST_PREFIX_MIN 8
+
+/* Conditions a rule names (condition:), as bits of enum ac_condition. */
+#define COND_BIT(c) (1u << (c))
+
+struct ag_rule {
+	unsigned line;
+	char text[RULE_TEXT_MAX + 1];
+	char digest[DIGEST_HEX + 1];  /* lower-case hex prefix, "" : any */
+	size_t digest_len;
+	unsigned conditions;          /* 0: any */
+	char phase[PATTERN_MAX + 1];  /* "" : any */
+	char plane[PATTERN_MAX + 1];  /* "" : any */
+	atomic_ullong matched;
+	/* The first program matched, for a prefix that matches two
+	 * (first_lock's). */
+	struct ac_digest first;
+	int first_set, ambiguous;
+};
+
+static struct ag_rule rules[AG_RULES_MAX];
+static unsigned n_rules;
+
+/* ---- reading the file ---- */
+
+/* One term of a rule, s[0, len): 0, or -1 with why[] said. */
+static int parse_term(struct ag_rule *r, const char *s, size_t len,
+		      char *why, size_t why_len)
+{
+	const char *colon = memchr(s, ':', len);
+	if (!colon || colon == s + len - 1) {
+		snprintf(why, why_len, "'%.*s' is not kind:value (digest:, "
+			 "condition:, phase: or plane:)", (int)len, s);
+		return -1;
+	}
+	size_t klen = (size_t)(colon - s), vlen = len - klen - 1;
+	const char *v = colon + 1;
+	if (klen == 6 && !memcmp(s, "digest", 6)) {
+		if (vlen < DIGEST_PREFIX_MIN || vlen > DIGEST_HEX) {
+			snprintf(why, why_len, "digest:%.*s: a digest is %d "
+				 "hex digits, or a prefix of at least %d",
+				 (int)vlen, v, DIGEST_HEX, DIGEST_PREFIX_MIN);
+			return -1;
+		}
+		for (size_t i = 0; i < vlen; i++) {
+			if (!isxdigit((unsigned char)v[i])) {
+				snprintf(why, why_len, "digest:%.*s: not hex",
+					 (int)vlen, v);
+				return -1;
+			}
+			r->digest[i] = (char)tolower((unsigned char)v[i]);
+		}
+		r->digest[vlen] = 0;
+		r->digest_len = vlen;
+		return 0;
+	}
+	if (klen == 9 && !memcmp(s, "condition", 9)) {
+		static const struct {
+			const char *name;
+			unsigned bits;
+		} names[] = {
+			{ "A", COND_BIT(AC_COND_A) },
+			{ "B", COND_BIT(AC_COND_B) },
+			{ "A/B", COND_BIT(AC_COND_A) | COND_BIT(AC_COND_B) },
+			{ "C", COND_BIT(AC_COND_C) },
+			{ "D", COND_BIT(AC_COND_D) },
+		};
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == vlen &&
+			    !strncasecmp(names[i].name, v, vlen)) {
+				r->conditions |= names[i].bits;
+				return 0;
+			}
+		snprintf(why, why_len, "condition:%.*s: not A, B, A/B, C or D",
+			 (int)vlen, v);
+		return -1;
+	}
+	char *pattern = klen == 5 && !memcmp(s, "phase", 5) ? r->phase
+		      : klen == 5 && !memcmp(s, "plane", 5) ? r->plane : NULL;
+	if (!pattern) {
+		snprintf(why, why_len, "'%.*s' is not digest, condition, phase "
+			 "or plane", (int)klen, s);
+		return -1;
+	}
+	if (vlen > PATTERN_MAX) {
+		snprintf(why, why_len, "%.*s: a pattern of more than %d bytes",
+			 (int)klen, s, PATTERN_MAX);
+		return -1;
+	}
+	memcpy(pattern, v, vlen);
+	pattern[vlen] = 0;
+	return 0;
+}
+
+/* One line (comment stripped): a rule, nothing, or a bad line said. */
+static void parse_line(const char *file, unsigned line_no, char *s)
+{
+	char *hash = strchr(s, '#');
+	if (hash)
+		*hash = 0;
+	struct ag_rule r;
+	memset(&r, 0, sizeof(r));
+	r.line = line_no;
+	size_t terms = 0, text_len = 0;
+	for (char *p = s;;) {
+		p += strspn(p, " \t\n\r\v\f");
+		size_t len = strcspn(p, " \t\n\r\v\f");
+		if (!len)
+			break;
+		char why[400];
+		if (parse_term(&r, p, len, why, sizeof(why)) != 0) {
+			ag_log("arenaguard: suppressions %s:%u: %s; the rule "
+			       "is ignored", file, line_no, why);
+			return;
+		}
+		int w = snprintf(r.text + text_len, sizeof(r.text) - text_len,
+				 "%s%.*s", terms ? " " : "", (int)len, p);
+		text_len += w > 0 ? (size_t)w : 0;
+		if (text_len >= sizeof(r.text))
+			text_len = sizeof(r.text) - 1;
+		terms++;
+		p += len;
+	}
+	if (!terms)
+		return;
+	if (n_rules == AG_RULES_MAX) {
+		ag_log("arenaguard: suppressions %s:%u: more than %d rules; "
+		       "the rest are ignored", file, line_no, AG_RULES_MAX);
+		return;
+	}
+	rules[n_rules++] = r;
+}
+
+void ag_suppress_load(void)
+{
+	n_rules = 0;
+	const char *path = ag_cfg.suppressions;
+	if (!path[0] || ag_cfg.mode == AG_OFF)
+		return;
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		ag_log("arenaguard: cannot read the suppressions %s: %s; no "
+		       "failure is suppressed", path, strerror(errno));
+		return;
+	}
+	char line[1024];
+	unsigned line_no = 0;
+	int cut = 0;
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		int whole = len && line[len - 1] == '\n';
+		if (!cut) {
+			line_no++;
+			if (!whole && !feof(f))
+				ag_log("arenaguard: suppressions %s:%u: a line "
+				       "longer than %zu bytes; the rule is "
+				       "ignored", path, line_no,
+				       sizeof(line) - 2);
+			else
+				parse_line(path, line_no, line);
+		}
+		cut = !whole && !feof(f);
+	}
+	if (ferror(f))
+		ag_log("arenaguard: cannot read the suppressions %s: %s; the "
+		       "rules after line %u are not used", path,
+		       strerror(errno), line_no);
+	fclose(f);
+}
+
+/* ---- matching ---- */
+
+/* Whether bytes b, as a C string, match pattern (a name with a NUL byte
+ * matches nothing but "*"-only patterns' fnmatch of its first part, so
+ * it is refused outright). */
+static int name_matches(const char *pattern, struct ac_bytes b)
+{
+	char name[512];
+	if (b.len >= sizeof(name) || (b.len && memchr(b.data, 0, b.len)))
+		return 0;
+	if (b.len)
+		memcpy(name, b.data, b.len);
+	name[b.len] = 0;
+	return fnmatch(pattern, name, 0) == 0;
+}
+
+static int phase_matches(const char *pattern, const struct ac_model *m,
+			 uint64_t phase)
+{
+	return phase < m->n_phases &&
+	       name_matches(pattern, m->phases[phase].identity);
+}
+
+/* The tensor r names, or NULL. */
+static const struct ac_tensor *tensor_of(const struct ac_model *m,
+					 struct ac_tensor_ref r)
+{
+	if (r.phase == AC_NONE)
+		return r.index < m->n_globals ? &m->globals[r.index] : NULL;
+	if (r.phase >= m->n_phases)
+		return NULL;
+	const struct ac_phase *p = &m->phases[r.phase];
+	uint64_t i = (uint64_t)p->plane_first + r.index;
+	return r.index < p->plane_count && i < m->n_planes ? &m->planes[i]
+							   : NULL;
+}
+
+/* Whether the diagnostic names a phase (by identity) matching pattern:
+ * a tensor's phase, the failing launch's, or (D)'s instances'. */
+static int diag_phase_matches(const char *pattern, const ac_program *prog,
+			      const struct ac_diag *d)
+{
+	const struct ac_model *m = ac_program_model(prog);
+	const struct ac_tensor_ref refs[] = { d->tensor[0], d->tensor[1],
+					      d->near[0], d->near[1] };
+	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++)
+		if (refs[i].phase != AC_NONE &&
+		    phase_matches(pattern, m, refs[i].phase))
+			return 1;
+	if (d->condition == AC_COND_C && d->launch != AC_NONE &&
+	    phase_matches(pattern, m,
+			  ac_program_launch_phase(prog, d->launch)))
+		return 1;
+	return d->condition == AC_COND_D &&
+	       (phase_matches(pattern, m, d->phase) ||
+		phase_matches(pattern, m, d->earlier_phase));
+}
+
+/* Whether the diagnostic names a plane or global matching pattern. */
+static int diag_plane_matches(const char *pattern, const ac_program *prog,
+			      const struct ac_diag *d)
+{
+	const struct ac_model *m = ac_program_model(prog);
+	const struct ac_tensor_ref refs[] = { d->tensor[0], d->tensor[1],
+					      d->near[0], d->near[1] };
+	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+		if (refs[i].phase == AC_NONE && refs[i].index == AC_NONE)
+			continue;
+		const struct ac_tensor *t = tensor_of(m, refs[i]);
+		if (t && name_matches(pattern, t->name))
+			return 1;
+	}
+	return 0;
+}
+
+static int rule_matches(const struct ag_rule *r, const char *hex,
+			const ac_program *prog, const struct ac_diag *d)
+{
+	return (!r->digest_len || !memcmp(hex, r->digest, r->digest_len)) &&
+	       (!r->conditions || (r->conditions & COND_BIT(d->condition))) &&
+	       (!r->phase[0] || diag_phase_matches(r->phase, prog, d)) &&
+	       (!r->plane[0] || diag_plane_matches(r->plane, prog, d));
+}
+
+/* first and ambiguous of every rule: matching is rare (a failing
+ * verdict), so one lock. */
+static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Notes that r matched program d: a prefix that matches a second
+ * program is ambiguous (said at exit). */
+static void count_match(struct ag_rule *r, const struct ac_digest *d)
+{
+	atomic_fetch_add(&r->matched, 1);
+	if (!r->digest_len || r->digest_len == DIGEST_HEX)
+		return;
+	pthread_mutex_lock(&first_lock);
+	if (!r->first_set) {
+		r->first = *d;
+		r->first_set = 1;
+	} else if (r->first.high != d->high || r->first.low != d->low) {
+		r->ambiguous = 1;
+	}
+	pthread_mutex_unlock(&first_lock);
+}
+
+const struct ag_rule *ag_suppress_match(const struct ag_program *p,
+					const struct ag_verdict *v)
+{
+	assert(v && v->verdict != 0);
+	if (!n_rules || !p || !p->prog)
+		return NULL;
+	char hex[DIGEST_HEX + 1];
+	ag_digest_text(&p->digest, hex);
+	for (unsigned i = 0; i < n_rules; i++) {
+		if (rule_matches(&rules[i], hex, p->prog, &v->diag)) {
+			count_match(&rules[i], &p->digest);
+			return &rules[i];
+		}
+	}
+	return NULL;
+}
+
+int ag_suppress_hint(const struct ag_program *p, const struct ag_verdict *v,
+		     char *out, size_t len)
+{
+	char hex[DIGEST_HEX + 1];
+	if (!p || !v || v->verdict == 0 || v->verdict == AC_NONE)
+		return -1;
+	ag_digest_text(&p->digest, hex);
+	snprintf(out, len, "digest:%s condition:%s", hex,
+		 ac_condition_name(v->diag.condition));
+	return 0;
+}
+
+void ag_digest_text(const struct ac_digest *d, char out[33])
+{
+	snprintf(out, DIGEST_HEX + 1, "%016" PRIx64 "%016" PRIx64, d->high,
+		 d->low);
+}
+
+const char *ag_rule_text(const struct ag_rule *r)
+{
+	return r->text;
+}
+
+unsigned ag_rule_line(const struct ag_rule *r)
+{
+	return r->line;
+}
+
+void ag_suppress_report(int submitted)
+{
+	for (unsigned i = 0; i < n_rules; i++) {
+		struct ag_rule *r = &rules[i];
+		unsigned long long n = atomic_load(&r->matched);
+		if (ag_cfg.print_suppressions)
+			ag_log("arenaguard: suppression %s:%u matched %llu "
+			       "time%s: %s", ag_cfg.suppressions, r->line, n,
+			       n == 1 ? "" : "s", r->text);
+		else if (!n && submitted)
+			ag_log("arenaguard: suppression %s:%u matched nothing: "
+			       "%s", ag_cfg.suppressions, r->line, r->text);
+		pthread_mutex_lock(&first_lock);
+		int ambiguous = r->ambiguous;
+		pthread_mutex_unlock(&first_lock);
+		if (ambiguous)
+			ag_log("arenaguard: suppression %s:%u: digest:%s "
+			       "matched more than one program; give more of "
+			       "the digest", ag_cfg.suppressions, r->line,
+			       r->digest);
+	}
+}

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the guard's records say (docs/guard.md, "JSON records" and
+ * "Suppressions"): log_format=json (every line of the log parses, with
+ * arena-certify --json's fields and the guard's), suppression rules
+ * (matched, unmatched, bad, print_suppressions, the launcher's gate),
+ * records for malformed images and appends on both paths, and the
+ * repeats said at exit.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "spawn.h"
+#include "suites.h"
+
+/* Every line of text, parsed; each must be a JSON object.  Returns
+ * them as an array (json_decref). */
+static json_t *json_lines(const char *text)
+{
+	json_t *all = json_array();
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		ck_assert_msg(nl, "a record without its newline: %s", l);
+		json_error_t e;
+		json_t *o = json_loadb(l, (size_t)(nl - l), 0, &e);
+		ck_assert_msg(o && json_is_object(o), "not a JSON object (%s): "
+			      "%.*s", e.text, (int)(nl - l), l);
+		json_array_append_new(all, o);
+		l = nl + 1;
+	}
+	return all;
+}
+
+/* The first object of lines whose "event" is event, or NULL. */
+static json_t *event(json_t *lines, const char *name)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(lines, i, o) {
+		const char *e = json_string_value(json_object_get(o, "event"));
+		if (e && !strcmp(e, name))
+			return o;
+	}
+	return NULL;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	ck_assert_msg(s, "no string %s", key);
+	return s;
+}
+
+static json_int_t num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	ck_assert_msg(json_is_integer(v), "no integer %s", key);
+	return json_integer_value(v);
+}
+
+/* arena-infer --buggy under the guard, its records in a log (and dumps
+ * in a directory): every line parses; the record holds the verdict's
+ * fields and the guard's; a bad option is a JSON notice; the summary
+ * is an object too. */
+START_TEST(test_json_records)
+{
+	char opt[1024];
+	const char *log = scratch_path("log.json");
+	const char *dumps = scratch();
+	snprintf(opt, sizeof(opt), "ARENAGUARD_OPTIONS=log_format=json:"
+		 "log_path=%s:dump_dir=%s:colour=1", log, dumps);
+	const char *env[] = { PRELOAD_GUARD, opt, NULL };
+	const char *argv[] = { AG_ARENA_INFER, "--buggy", "-q", NULL };
+	struct run r;
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status != 0, "the buggy program was blocked");
+	char *text = slurp(log);
+	json_t *lines = json_lines(text);
+	json_t *rec = event(lines, "blocked");
+	ck_assert_msg(rec, "%s", text);
+	ck_assert_int_eq(num(rec, "verdict"), 47);
+	ck_assert_str_eq(str(rec, "condition"), "D");
+	ck_assert_str_eq(str(rec, "reason"), "carried-overwritten");
+	ck_assert_int_eq(num(rec, "instance"), 6);
+	ck_assert_str_eq(str(json_object_get(rec, "plane"), "name"), "xn");
+	ck_assert_str_eq(str(rec, "exe"), "arena-infer");
+	ck_assert_str_eq(str(rec, "path"), "ioctl");
+	ck_assert_str_eq(str(rec, "mode"), "enforce");
+	ck_assert_int_gt(num(rec, "pid"), 0);
+	ck_assert_int_ge(num(rec, "fd"), 0);
+	ck_assert_int_ge(num(rec, "schedule"), 1);
+	ck_assert_int_ge(num(rec, "program"), 1);
+	ck_assert_int_ge(num(rec, "schedule_length"), 1);
+	const char *digest = str(rec, "digest");
+	ck_assert_uint_eq(strlen(digest), 32);
+	ck_assert_uint_eq(strspn(digest, "0123456789abcdef"), 32);
+	char want[128];
+	snprintf(want, sizeof(want), "%s:47", digest);
+	ck_assert_str_eq(str(rec, "signature"), want);
+	snprintf(want, sizeof(want), "digest:%s condition:D", digest);
+	ck_assert_str_eq(str(rec, "suppress"), want);
+	ck_assert_msg(strstr(str(rec, "explanation"), "(D) fails at instance 6"),
+		      "%s", text);
+	ck_assert_int_eq(access(str(rec, "dump"), R_OK), 0);
+	/* The time: ISO 8601, UTC, milliseconds. */
+	const char *when = str(rec, "time");
+	ck_assert_uint_eq(strlen(when), 24);
+	ck_assert_int_eq(when[10], 'T');
+	ck_assert_int_eq(when[23], 'Z');
+	json_t *note = event(lines, "notice");
+	ck_assert_msg(note && strstr(str(note, "message"), "colour is not an "
+				     "option"), "%s", text);
+	json_t *sum = event(lines, "summary");
+	ck_assert_msg(sum, "%s", text);
+	ck_assert_int_eq(num(sum, "blocked"), 1);
+	ck_assert_int_eq(num(sum, "suppressed"), 0);
+	json_decref(lines);
+	free(text);
+	run_free(&r);
+}
+END_TEST
+
+/* Writes a suppressions file in the scratch directory; its path. */
+static const char *rules(const char *text)
+{
+	const char *path = scratch_path("rules.supp");
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* The digest the guard gives the buggy program (from its record). */
+static char *buggy_digest(void)
+{
+	const char *env[] = { PRELOAD_GUARD, "ARENAGUARD_OPTIONS=log_format=json",
+			      NULL };
+	const char *argv[] = { AG_ARENA_INFER, "--buggy", "-q", NULL };
+	struct run r;
+	spawn(&r, env, argv);
+	const char *at = strstr(r.err, "\"digest\": \"");
+	ck_assert_msg(at, "%s", r.err);
+	char *d = strndup(at + 11, 32);
+	run_free(&r);
+	return d;
+}
+
+/* A rule by digest (a prefix) and condition: the failing schedule is
+ * submitted (it runs, so the output is wrong: exit 1), counted as
+ * suppressed, unrecorded; the launcher's gate stays open; the rules that
+ * matched nothing and the bad ones are said, with their lines. */
+START_TEST(test_suppressed_by_digest)
+{
+	char *digest = buggy_digest();
+	char text[1024], opt[600];
+	snprintf(text, sizeof(text),
+		 "# the buggy planner: known, fixed in the next release\n"
+		 "\n"
+		 "digest:%.12s condition:D   # a prefix of the digest\n"
+		 "phase:no-such-phase\n"
+		 "condition:E\n"
+		 "digest:%s condition:C\n", digest, digest);
+	snprintf(opt, sizeof(opt), "suppressions=%s", rules(text));
+	const char *env[] = { PRELOAD_SIM, NULL };
+	for (int uring = 0; uring < 2; uring++) {
+		const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				       "--suppressions", rules(text), "--",
+				       AG_ARENA_INFER, "--buggy", "-q",
+				       uring ? "--uring" : NULL, NULL };
+		struct run r;
+		spawn(&r, env, argv);
+		ck_assert_msg(r.status == 1, "exit %d\n%s", r.status, r.err);
+		ck_assert_msg(strstr(r.out, "DOES NOT match"), "%s", r.out);
+		ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, "
+				     "0 blocked, 0 warned, 1 suppressed\n"),
+			      "%s", r.err);
+		ck_assert_msg(!strstr(r.err, "verdict 47"), "%s", r.err);
+		ck_assert_msg(strstr(r.err, "rules.supp:4 matched nothing: "
+				     "phase:no-such-phase\n"), "%s", r.err);
+		ck_assert_msg(strstr(r.err, "rules.supp:6 matched nothing: "),
+			      "%s", r.err);
+		ck_assert_msg(strstr(r.err, "rules.supp:5: condition:E: not A, "
+				     "B, A/B, C or D; the rule is ignored"),
+			      "%s", r.err);
+		ck_assert_msg(!strstr(r.err, "rules.supp:3 matched nothing"),
+			      "%s", r.err);
+		run_free(&r);
+	}
+	free(digest);
+}
+END_TEST
+
+/* Rules by phase and plane (wildcards), print_suppressions; a rule
+ * for another condition does not match: blocked as before. */
+START_TEST(test_suppressed_by_names)
+{
+	char opt[600];
+	snprintf(opt, sizeof(opt), "ARENAGUARD_OPTIONS=suppressions=%s:"
+		 "print_suppressions=1", rules("plane:x? phase:mlp_*\n"
+					       "plane:xn condition:C\n"));
+	const char *env[] = { PRELOAD_GUARD, opt, NULL };
+	const char *argv[] = { AG_ARENA_INFER, "--buggy", "-q", NULL };
+	struct run r;
+	spawn(&r, env, argv);
+	ck_assert_msg(strstr(r.err, "SUMMARY: 1 submissions, 0 blocked, "
+			     "0 warned, 1 suppressed\n"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "rules.supp:1 matched 1 time: plane:x? "
+			     "phase:mlp_*\n"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "rules.supp:2 matched 0 times: "),
+		      "%s", r.err);
+	run_free(&r);
+	snprintf(opt, sizeof(opt), "ARENAGUARD_OPTIONS=suppressions=%s",
+		 rules("plane:xn condition:C\nphase:qkv_nothing\n"));
+	spawn(&r, env, argv);
+	ck_assert_msg(strstr(r.err, "SUMMARY: 1 submissions, 1 blocked, "
+			     "0 warned, 0 suppressed\n"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "to suppress, the rule: digest:"), "%s",
+		      r.err);
+	run_free(&r);
+	/* A file that cannot be read is said; nothing is suppressed. */
+	const char *missing[] = { PRELOAD_GUARD,
+		"ARENAGUARD_OPTIONS=suppressions=/nonexistent/rules", NULL };
+	spawn(&r, missing, argv);
+	ck_assert_msg(strstr(r.err, "cannot read the suppressions "
+			     "/nonexistent/rules: No such file"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "1 blocked"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* Only verdicts are suppressed: a schedule the guard never saw is
+ * blocked whatever the rules say. */
+START_TEST(test_undecided_not_suppressed)
+{
+	char opt[600];
+	snprintf(opt, sizeof(opt), "ARENAGUARD_OPTIONS=suppressions=%s",
+		 rules("condition:A/B\ncondition:C\ncondition:D\nplane:*\n"));
+	const char *env[] = { PRELOAD_GUARD, opt, NULL };
+	struct run r;
+	client(&r, env, (const char *[]){ "unknown", NULL });
+	assert_clean(&r);
+	ck_assert_msg(strstr(r.err, "cannot certify"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* A malformed image and a malformed append get a record each, on both
+ * paths, saying what and where; as JSON too. */
+START_TEST(test_malformed_records)
+{
+	static const char *const paths[] = { "ioctl", "uring" };
+	for (int i = 0; i < 2; i++) {
+		const char *env[] = { PRELOAD_GUARD, NULL };
+		struct run r;
+		client(&r, env, (const char *[]){ "--path", paths[i],
+						  "malformed", NULL });
+		assert_clean(&r);
+		ck_assert_msg(strstr(r.err, "arenaguard: PROGRAM_CREATE (fd ")
+			      && strstr(r.err, "malformed program image: byte "
+					"8 (header.version)"), "%s", r.err);
+		ck_assert_msg(strstr(r.err, "the driver refused it: Invalid "
+				     "argument"), "%s", r.err);
+		ck_assert_msg(strstr(r.err, "arenaguard: SCHEDULE_APPEND to "
+				     "schedule 1 (program ") &&
+			      strstr(r.err, "malformed references: "
+				     "schedule[0]: [1000, +1) is not inside the "
+				     "launch table"), "%s", r.err);
+		ck_assert_msg(strstr(r.err, i ? ", io_uring, pid " : ", ioctl, pid "),
+			      "%s", r.err);
+		run_free(&r);
+		const char *json[] = { PRELOAD_GUARD,
+				       "ARENAGUARD_OPTIONS=log_format=json", NULL };
+		client(&r, json, (const char *[]){ "--path", paths[i],
+						   "malformed", NULL });
+		assert_clean(&r);
+		const char *first = strchr(r.err, '{');
+		ck_assert_ptr_nonnull(first);
+		json_t *lines = json_lines(first);
+		ck_assert_uint_eq(json_array_size(lines), 2);
+		json_t *img = json_array_get(lines, 0);
+		json_t *app = json_array_get(lines, 1);
+		ck_assert_str_eq(str(img, "event"), "malformed");
+		ck_assert_str_eq(str(img, "request"), "PROGRAM_CREATE");
+		ck_assert_str_eq(str(app, "request"), "SCHEDULE_APPEND");
+		ck_assert_int_eq(num(app, "schedule"), 1);
+		ck_assert_int_eq(num(app, "schedule_length"), 0);
+		ck_assert_msg(strstr(str(app, "error"), "schedule[0]"), "%s",
+			      r.err);
+		json_decref(lines);
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* One record per program and verdict; the rest are counted and said
+ * at exit. */
+START_TEST(test_repeats_said)
+{
+	const char *env[] = { PRELOAD_GUARD, NULL };
+	struct run r;
+	client(&r, env, (const char *[]){ "resubmit", "5", NULL });
+	assert_clean(&r);
+	ck_assert_int_eq(count(r.err, "blocked submission of"), 1);
+	ck_assert_msg(strstr(r.err, "arenaguard: 4 further refusals like one "
+			     "recorded were not recorded again"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+static void teardown(void)
+{
+	scratch_remove();
+}
+
+Suite *suite_records(void)
+{
+	Suite *s = suite_create("records");
+	TCase *t = tcase_create("records");
+	tcase_set_timeout(t, 120);
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_add_test(t, test_json_records);
+	tcase_add_test(t, test_suppressed_by_digest);
+	tcase_add_test(t, test_suppressed_by_names);
+	tcase_add_test(t, test_undecided_not_suppressed);
+	tcase_add_test(t, test_malformed_records);
+	tcase_add_test(t, test_repeats_said);
+	suite_add_tcase(s, t);
+	return s;
+}
