@@ -558,10 +558,10 @@ void ag_report_fds_taken(unsigned int first, unsigned int last);
 void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			  const struct ag_verdict *v, const char *why,
 			  int blocked);
-/* One record (deduplicated) for a request the certificate calls
- * malformed ("PROGRAM_CREATE", "SCHEDULE_APPEND"): error says what and
- * where, as
- * arena-certify would, outcome what became of the request.  s is
+/* One record per request kind and program for a request the
+ * certificate calls malformed ("PROGRAM_CREATE", "SCHEDULE_APPEND"):
+ * error says what and where, as arena-certify would, outcome what
+ * became of the request.  s is
  * locked (the record is written by ag_report_flush) or NULL (now). */
 void ag_report_malformed(const char *request, const struct ag_submit *sub,
 			 struct ag_sched *s, const struct ag_program *p,
