@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "guard.h"
@@ -138,8 +140,10 @@ static int parse_term(struct ag_rule *r, const char *s, size_t len,
 	return 0;
 }
 
-/* One line (comment stripped): a rule, nothing, or a bad line said. */
-static void parse_line(const char *file, unsigned line_no, char *s)
+/* One line (comment stripped): a rule, nothing, or a bad line said.
+ * 0, or -1 when it is a rule and there is no room for it (said once:
+ * the rest of the file is not read). */
+static int parse_line(const char *file, unsigned line_no, char *s)
 {
 	char *hash = strchr(s, '#');
 	if (hash)
@@ -157,7 +161,7 @@ static void parse_line(const char *file, unsigned line_no, char *s)
 		if (parse_term(&r, p, len, why, sizeof(why)) != 0) {
 			ag_log("arenaguard: suppressions %s:%u: %s; the rule "
 			       "is ignored", file, line_no, why);
-			return;
+			return 0;
 		}
 		int w = snprintf(r.text + text_len, sizeof(r.text) - text_len,
 				 "%s%.*s", terms ? " " : "", (int)len, p);
@@ -168,13 +172,42 @@ static void parse_line(const char *file, unsigned line_no, char *s)
 		p += len;
 	}
 	if (!terms)
-		return;
+		return 0;
 	if (n_rules == AG_RULES_MAX) {
 		ag_log("arenaguard: suppressions %s:%u: more than %d rules; "
 		       "the rest are ignored", file, line_no, AG_RULES_MAX);
-		return;
+		return -1;
 	}
 	rules[n_rules++] = r;
+	return 0;
+}
+
+/* Opens path for reading if it is a regular file: a FIFO would wait for
+ * a writer and a device (/dev/zero) never ends, at load, inside the
+ * application.  The stream, or NULL with why said. */
+static FILE *open_rules(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	const char *why = NULL;
+	if (fd < 0)
+		why = strerror(errno);
+	else if (fstat(fd, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	FILE *f = why ? NULL : fdopen(fd, "r");
+	if (!f && !why)
+		why = strerror(errno);
+	if (!f) {
+		/* close(2) itself: the guard's own close is not ready
+		 * while it loads. */
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		ag_log("arenaguard: cannot read the suppressions %s: %s; no "
+		       "failure is suppressed", path, why);
+	}
+	return f;
 }
 
 void ag_suppress_load(void)
@@ -183,30 +216,40 @@ void ag_suppress_load(void)
 	const char *path = ag_cfg.suppressions;
 	if (!path[0] || ag_cfg.mode == AG_OFF)
 		return;
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		ag_log("arenaguard: cannot read the suppressions %s: %s; no "
-		       "failure is suppressed", path, strerror(errno));
+	FILE *f = open_rules(path);
+	if (!f)
 		return;
-	}
+	/* A line at a time, by bytes: a NUL byte or a line too long for
+	 * line[] makes the whole line bad (said), never a shorter rule
+	 * that would match more than was written. */
 	char line[1024];
+	size_t len = 0;
+	int nul = 0, c;
 	unsigned line_no = 0;
-	int cut = 0;
-	while (fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
-		int whole = len && line[len - 1] == '\n';
-		if (!cut) {
-			line_no++;
-			if (!whole && !feof(f))
-				ag_log("arenaguard: suppressions %s:%u: a line "
-				       "longer than %zu bytes; the rule is "
-				       "ignored", path, line_no,
-				       sizeof(line) - 2);
-			else
-				parse_line(path, line_no, line);
+	do {
+		c = getc_unlocked(f);
+		if (c != EOF && c != '\n') {
+			nul |= c == 0;
+			if (len < sizeof(line) - 1)
+				line[len] = (char)c;
+			len++;
+			continue;
 		}
-		cut = !whole && !feof(f);
-	}
+		if (c == EOF && !len)
+			break;
+		line_no++;
+		if (nul)
+			ag_log("arenaguard: suppressions %s:%u: a NUL byte; "
+			       "the rule is ignored", path, line_no);
+		else if (len >= sizeof(line))
+			ag_log("arenaguard: suppressions %s:%u: a line "
+			       "longer than %zu bytes; the rule is ignored",
+			       path, line_no, sizeof(line) - 1);
+		else if (line[len] = 0, parse_line(path, line_no, line) != 0)
+			break;
+		len = 0;
+		nul = 0;
+	} while (c != EOF);
 	if (ferror(f))
 		ag_log("arenaguard: cannot read the suppressions %s: %s; the "
 		       "rules after line %u are not used", path,

@@ -393,16 +393,24 @@ int main(int argc, char **argv)
 			}
 			bad |= add_option("log_format", optarg);
 			break;
-		case OPT_SUPP:
+		case OPT_SUPP: {
 			/* A rules file the guard could not read would
-			 * leave the run gated on rules nobody checked. */
-			if (access(optarg, R_OK) != 0) {
+			 * leave the run gated on rules nobody checked;
+			 * the guard reads only a regular file. */
+			struct stat st;
+			if (access(optarg, R_OK) != 0 || stat(optarg, &st)) {
 				fprintf(stderr, "arenaguard: --suppressions "
 					"%s: %s\n", optarg, strerror(errno));
 				return 125;
 			}
+			if (!S_ISREG(st.st_mode)) {
+				fprintf(stderr, "arenaguard: --suppressions "
+					"%s: not a regular file\n", optarg);
+				return 125;
+			}
 			bad |= add_option("suppressions", optarg);
 			break;
+		}
 		case OPT_PRINT_SUPP:
 			bad |= add_option("print_suppressions", "1");
 			break;

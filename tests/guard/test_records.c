@@ -9,9 +9,11 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -314,6 +316,105 @@ START_TEST(test_repeats_said)
 }
 END_TEST
 
+/* A child that hangs is killed (SIGALRM: status 128 + 14), failing the
+ * test instead of hanging it. */
+static void hang_alarm(void *arg)
+{
+	(void)arg;
+	alarm(60);
+}
+
+/* arena-infer --buggy under the guard with the rules at path: its run. */
+static void buggy_with_rules(struct run *r, const char *path)
+{
+	char opt[600];
+	snprintf(opt, sizeof(opt), "ARENAGUARD_OPTIONS=suppressions=%s", path);
+	const char *env[] = { PRELOAD_GUARD, opt, NULL };
+	const char *argv[] = { AG_ARENA_INFER, "--buggy", "-q", NULL };
+	spawn_setup(r, env, argv, hang_alarm, NULL);
+}
+
+/* Rules that are no regular file (a FIFO nobody writes to, a device
+ * that never ends, a directory) are said and not read: the guard does
+ * not wait at load, and nothing is suppressed. */
+START_TEST(test_rules_not_a_file)
+{
+	const char *fifo = scratch_path("rules.fifo");
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	const char *paths[] = { fifo, "/dev/zero", scratch() };
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct run r;
+		buggy_with_rules(&r, paths[i]);
+		ck_assert_msg(r.status != 128 + SIGALRM, "%s: hung", paths[i]);
+		ck_assert_msg(strstr(r.err, "cannot read the suppressions") &&
+			      strstr(r.err, ": not a regular file; no failure "
+				     "is suppressed"), "%s", r.err);
+		ck_assert_msg(strstr(r.err, "1 blocked"), "%s", r.err);
+		run_free(&r);
+		/* The launcher refuses them before running anything. */
+		const char *env[] = { PRELOAD_SIM, NULL };
+		const char *argv[] = { AG_ARENAGUARD, "--suppressions",
+				       paths[i], "--", AG_ARENA_INFER, "-q",
+				       NULL };
+		spawn_setup(&r, env, argv, hang_alarm, NULL);
+		ck_assert_int_eq(r.status, 125);
+		ck_assert_msg(strstr(r.err, ": not a regular file"), "%s",
+			      r.err);
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* Writes len bytes as the rules; their path. */
+static const char *rules_bytes(const char *bytes, size_t len)
+{
+	const char *path = scratch_path("rules.supp");
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+	fclose(f);
+	return path;
+}
+
+/* A NUL byte makes its line bad, said: never a shorter rule matching
+ * more than was written (the digest after the NUL, dropped, would have
+ * left condition:D alone), nor the next line taken for its tail. */
+START_TEST(test_rules_nul_byte)
+{
+	static const char narrowed[] = "condition:D\0 digest:00000000";
+	struct run r;
+	buggy_with_rules(&r, rules_bytes(narrowed, sizeof(narrowed) - 1));
+	ck_assert_msg(strstr(r.err, "rules.supp:1: a NUL byte; the rule is "
+			     "ignored"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "1 blocked, 0 warned, 0 suppressed"),
+		      "%s", r.err);
+	run_free(&r);
+	static const char next[] = "condition:C\0x\nplane:xn condition:D\n";
+	buggy_with_rules(&r, rules_bytes(next, sizeof(next) - 1));
+	ck_assert_msg(strstr(r.err, "rules.supp:1: a NUL byte"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "0 blocked, 0 warned, 1 suppressed"),
+		      "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* More rules than the guard keeps: said once, not once a line. */
+START_TEST(test_rules_too_many)
+{
+	size_t n = 1000, len = 0;
+	char *text = malloc(n * 16);
+	ck_assert_ptr_nonnull(text);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "condition:C\n");
+	struct run r;
+	buggy_with_rules(&r, rules_bytes(text, len));
+	ck_assert_int_eq(count(r.err, "rules; the rest are ignored"), 1);
+	ck_assert_msg(strstr(r.err, "1 blocked"), "%s", r.err);
+	run_free(&r);
+	free(text);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -331,6 +432,9 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_undecided_not_suppressed);
 	tcase_add_test(t, test_malformed_records);
 	tcase_add_test(t, test_repeats_said);
+	tcase_add_test(t, test_rules_not_a_file);
+	tcase_add_test(t, test_rules_nul_byte);
+	tcase_add_test(t, test_rules_too_many);
 	suite_add_tcase(s, t);
 	return s;
 }
