@@ -41,6 +41,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <liburing.h>
@@ -204,8 +205,21 @@ int ioctl(int fd, unsigned long request, ...)
 
 /* ---- the fd table ---- */
 
+/* Whether the guard has loaded (resolve has run to its end). */
+static int loaded(void)
+{
+	return atomic_load_explicit(&next_ioctl, memory_order_acquire) != NULL;
+}
+
+/* close before the guard has loaded (another library's constructor,
+ * which runs first) has nothing of the guard's to keep track of, and
+ * must not load it: jansson seeding its hashes closes /dev/urandom, and
+ * the guard's load seeds jansson (ag_json_seed), which would wait for
+ * the seeding under way in this very thread forever. */
 int close(int fd)
 {
+	if (__builtin_expect(!loaded(), 0))
+		return (int)syscall(SYS_close, fd);
 	NEED(close, (errno = ENOSYS, -1));
 	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
@@ -219,6 +233,8 @@ int close(int fd)
 
 int close_range(unsigned int first, unsigned int last, int flags)
 {
+	if (__builtin_expect(!loaded(), 0))     /* as close */
+		return (int)syscall(SYS_close_range, first, last, flags);
 	NEED(close_range, (errno = ENOSYS, -1));
 	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		ag_report_fds_taken(first, last);

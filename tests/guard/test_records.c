@@ -415,6 +415,23 @@ START_TEST(test_rules_too_many)
 }
 END_TEST
 
+/* A library whose constructor uses jansson runs before the guard's:
+ * jansson's seeding closes a descriptor through the guard, which must
+ * not load (and seed jansson, waiting for that seeding) from there. */
+START_TEST(test_jansson_before_guard)
+{
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_JANSSON_EARLY " " AG_ARENASIM,
+			      "ARENAGUARD_OPTIONS=log_format=json", NULL };
+	const char *argv[] = { AG_ARENA_INFER, "--buggy", "-q", NULL };
+	struct run r;
+	spawn_setup(&r, env, argv, hang_alarm, NULL);
+	ck_assert_msg(r.status != 128 + SIGALRM, "hung at load");
+	ck_assert_msg(strstr(r.err, "\"event\": \"blocked\""), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -435,6 +452,7 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_rules_not_a_file);
 	tcase_add_test(t, test_rules_nul_byte);
 	tcase_add_test(t, test_rules_too_many);
+	tcase_add_test(t, test_jansson_before_guard);
 	suite_add_tcase(s, t);
 	return s;
 }
