@@ -404,6 +404,19 @@ static json_t *json_line_start(const char *event)
 	return o;
 }
 
+/* The fixed line of a JSON record memory did not allow, counted lost:
+ * what members (numbers and fixed words only, ", ..." each, or "")
+ * say which record it was. */
+static void emit_json_lost(const char *what)
+{
+	char fixed[384];
+	int n = snprintf(fixed, sizeof(fixed), "{\"event\": \"lost\", "
+			 "\"pid\": %d%s, \"why\": \"out of memory\"}\n",
+			 (int)getpid(), what);
+	atomic_fetch_add(&ag_stats.records_lost, 1);
+	emit(fixed, n > 0 && (size_t)n < sizeof(fixed) ? (size_t)n : 0);
+}
+
 /* Writes o (consumed) as one line, with "verdict" first when a record
  * has one (verdict NULL: null; result_json_line writes it exactly).
  * What memory did not allow is a fixed line, counted as lost. */
@@ -421,12 +434,7 @@ static void emit_json(json_t *o, int has_verdict, const uint64_t *verdict)
 	char *l = line ? realloc(line, len + 2) : NULL;
 	if (!l) {
 		free(line);
-		char fixed[128];
-		int n = snprintf(fixed, sizeof(fixed), "{\"event\": \"lost\", "
-				 "\"pid\": %d, \"why\": \"out of memory\"}\n",
-				 (int)getpid());
-		atomic_fetch_add(&ag_stats.records_lost, 1);
-		emit(fixed, (size_t)n);
+		emit_json_lost("");
 		return;
 	}
 	l[len] = '\n';
@@ -1178,7 +1186,17 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		char small[2048];
 		struct text t = { small, sizeof(small), 0 };
 		if (ag_cfg.log_json) {
-			emit_json(NULL, 1, NULL);
+			/* Which submission, and what became of it. */
+			char what[160], verdict[24] = "null";
+			if (v)
+				snprintf(verdict, sizeof(verdict), "%" PRIu64,
+					 v->verdict);
+			snprintf(what, sizeof(what), ", \"record\": \"%s\", "
+				 "\"fd\": %d, \"path\": \"%s\", \"schedule\""
+				 ": %u, \"verdict\": %s",
+				 blocked ? "blocked" : "warned", sub->fd,
+				 path_name(sub->path), sub->schedule, verdict);
+			emit_json_lost(what);
 		} else {
 			submission_text(&t, sub, s, v, why, blocked);
 			if (dump) {

@@ -432,6 +432,46 @@ START_TEST(test_jansson_before_guard)
 }
 END_TEST
 
+/* log_format=json with every allocation of the guard failing in turn
+ * (guard-client nomem under libarenaguard-failalloc.so): every line
+ * still parses, and a record memory did not allow says which
+ * submission it was and what became of it. */
+START_TEST(test_json_nomem)
+{
+	char log_env[300];
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("guard.json"));
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_FAILALLOC
+			      " " AG_ARENASIM, log_env,
+			      "ARENAGUARD_OPTIONS=log_format=json", NULL };
+	struct run r;
+	client(&r, env, (const char *[]){ "nomem", NULL });
+	assert_clean(&r);
+	char *text = slurp(scratch_path("guard.json"));
+	json_t *lines = json_lines(text);
+	size_t i, lost = 0;
+	json_t *o;
+	json_array_foreach(lines, i, o) {
+		const char *e = str(o, "event");
+		if (strcmp(e, "lost") || !json_object_get(o, "fd"))
+			continue;
+		lost++;
+		ck_assert_str_eq(str(o, "record"), "blocked");
+		ck_assert_str_eq(str(o, "path"), "ioctl");
+		ck_assert_int_ge(num(o, "fd"), 0);
+		ck_assert_int_ge(num(o, "schedule"), 1);
+		ck_assert_msg(json_is_integer(json_object_get(o, "verdict")) ||
+			      json_is_null(json_object_get(o, "verdict")),
+			      "%s", text);
+	}
+	ck_assert_msg(lost > 0, "no lost record says which it was (%zu "
+		      "lines)", json_array_size(lines));
+	json_decref(lines);
+	free(text);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -453,6 +493,7 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_rules_nul_byte);
 	tcase_add_test(t, test_rules_too_many);
 	tcase_add_test(t, test_jansson_before_guard);
+	tcase_add_test(t, test_json_nomem);
 	suite_add_tcase(s, t);
 	return s;
 }
