@@ -408,7 +408,11 @@ int main(int argc, char **argv)
 					"%s: not a regular file\n", optarg);
 				return 125;
 			}
-			bad |= add_option("suppressions", optarg);
+			/* Absolute: a process of the run that changed
+			 * directory (make -C) reads the same rules. */
+			char *abs = realpath(optarg, NULL);
+			bad |= add_option("suppressions", abs ? abs : optarg);
+			free(abs);
 			break;
 		}
 		case OPT_PRINT_SUPP:

@@ -472,6 +472,37 @@ START_TEST(test_json_nomem)
 }
 END_TEST
 
+/* Runs in the scratch directory (a relative path names a file in it). */
+static void in_scratch(void *arg)
+{
+	(void)arg;
+	ck_assert_int_eq(chdir(scratch()), 0);
+	alarm(60);
+}
+
+/* The launcher's --suppressions given relative: a process of the run
+ * that changed directory first (make -C) reads the same rules. */
+START_TEST(test_rules_relative_path)
+{
+	rules("condition:D\n");
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cd / && exec %s --buggy -q",
+		 AG_ARENA_INFER);
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+			       "--suppressions", "rules.supp", "--",
+			       "/bin/sh", "-c", cmd, NULL };
+	struct run r;
+	spawn_setup(&r, env, argv, in_scratch, NULL);
+	ck_assert_msg(!strstr(r.err, "cannot read the suppressions"), "%s",
+		      r.err);
+	ck_assert_msg(strstr(r.err, "0 blocked, 0 warned, 1 suppressed"),
+		      "%s", r.err);
+	ck_assert_int_ne(r.status, 9);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -494,6 +525,7 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_rules_too_many);
 	tcase_add_test(t, test_jansson_before_guard);
 	tcase_add_test(t, test_json_nomem);
+	tcase_add_test(t, test_rules_relative_path);
 	suite_add_tcase(s, t);
 	return s;
 }
