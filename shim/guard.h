@@ -101,6 +101,10 @@ unsigned ag_rule_line(const struct ag_rule *r);
  * anything), every rule's count under print_suppressions, and digest
  * prefixes that matched more than one program. */
 void ag_suppress_report(int submitted);
+/* fork: the lock of the rules' first matches, held across it so that
+ * a child never inherits it held by a thread it does not have. */
+void ag_suppress_lock_all(void);
+void ag_suppress_unlock_all(void);
 /* A program digest as the 32 lower-case hex digits records show. */
 struct ac_digest;
 void ag_digest_text(const struct ac_digest *d, char out[33]);

@@ -77,10 +77,12 @@ static void fork_prepare(void)
 	ag_devices_lock_all();
 	ag_cache_lock_all();
 	ag_report_lock_all();
+	ag_suppress_lock_all();
 }
 
 static void fork_parent(void)
 {
+	ag_suppress_unlock_all();
 	ag_report_unlock_all(0);
 	ag_cache_unlock_all(0);
 	ag_devices_unlock_all(0);
@@ -89,6 +91,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	ag_suppress_unlock_all();
 	ag_report_unlock_all(1);
 	ag_cache_unlock_all(1);
 	ag_devices_unlock_all(1);
