@@ -351,6 +351,10 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err);
 /* Room for n more references: 0 or -ENOMEM. */
 int ag_sched_reserve(struct ag_sched *s, uint64_t n);
+/* Whether appends to s are recorded at all (else its submits are
+ * blocked whatever it holds): not poisoned, and of a program the guard
+ * certified.  Locked. */
+int ag_sched_recorded(const struct ag_sched *s);
 /* Marks the mirror untrustworthy: every later submit of it is blocked. */
 void ag_sched_poison(struct ag_sched *s, const char *why);
 /* Builds the ac_schedule of a lazy schedule: 0; -ENOMEM (still lazy);

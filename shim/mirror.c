@@ -360,16 +360,15 @@ static void push_prefix(struct ag_sched *s, const struct ac_digest *d)
 	s->prefixes[s->n_prefixes++] = *d;
 }
 
-/* Whether appends to s are recorded at all (else its submits are
- * blocked whatever it holds). */
-static int recorded(const struct ag_sched *s)
+int ag_sched_recorded(const struct ag_sched *s)
 {
+	assert(s);
 	return !s->poison[0] && s->program && !s->program->error;
 }
 
 int ag_sched_reserve(struct ag_sched *s, uint64_t n)
 {
-	if (!recorded(s) || n == 0 || n > UINT64_MAX - s->n_refs)
+	if (!ag_sched_recorded(s) || n == 0 || n > UINT64_MAX - s->n_refs)
 		return 0;
 	struct ag_refs *r = ag_refs_grow(s->refv, s->n_refs, s->n_refs + n);
 	if (!r)
@@ -382,7 +381,7 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err)
 {
 	/* Nothing to certify with: the submit is blocked anyway. */
-	if (!recorded(s) || n == 0)
+	if (!ag_sched_recorded(s) || n == 0)
 		return 0;
 	if (n > UINT64_MAX - s->n_refs) {
 		ag_sched_poison(s, "too many references");
