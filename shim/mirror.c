@@ -234,9 +234,10 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	 * free for the file's other schedules. */
 	if (s)
 		pthread_mutex_lock(&s->lock);
-	/* An io_uring submit of it, approved, has yet to reach the driver:
-	 * EBUSY, the driver's answer for a schedule about to execute.  Were
-	 * it destroyed now, a new schedule could take the handle first. */
+	/* An io_uring submit or append of it, approved, has yet to reach
+	 * the driver: EBUSY, the driver's answer for a schedule about to
+	 * execute.  Were it destroyed now, a new schedule could take the
+	 * handle first (and the append land in it). */
 	int rc = s && s->holds ? -EBUSY
 		 : ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
 	if (s) {

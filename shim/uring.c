@@ -30,9 +30,9 @@
  * mirror longer than the device's schedule, and a sealed driver then
  * refuses its submits (EKEYREJECTED in the CQE, which the guard does not
  * see); an unsealed one runs them (docs/guard.md: a known limit).  An
- * approved submit holds its schedule until the next function returns,
- * so that no other thread's append slips in between the check and the
- * driver.
+ * approved submit or append holds its schedule until the next function
+ * returns, so that no other thread's append or destroy slips in between
+ * the check and the driver.
  *
  * Registered files: the registration functions are interposed too (the
  * liburing ones and the generic io_uring_register); a slot holds the
@@ -1400,10 +1400,10 @@ static int uring_forward(struct ag_call *c, struct ag_sched *s,
 	return 0;
 }
 
-/* Another thread's submit of s is between its check and the driver.
- * Wait for it, unless this walk holds schedules itself: two walks could
- * then wait for each other.  EBUSY is the driver's answer to an append
- * while the schedule executes, which it is about to. */
+/* Another thread's submit or append of s is between its check and the
+ * driver.  Wait for it, unless this walk holds schedules itself: two
+ * walks could then wait for each other.  EBUSY is the driver's answer
+ * to an append while the schedule executes, which it may be about to. */
 static int uring_wait_holds(struct ag_call *c, struct ag_sched *s)
 {
 	struct walk *w = ((struct uring_call *)c->ctx)->w;
@@ -1418,8 +1418,8 @@ static int uring_keep(struct ag_call *c, struct ag_sched *s)
 {
 	struct walk *w = ((struct uring_call *)c->ctx)->w;
 	if (hold(&w->held, s) != 0)
-		return ag_no_memory("URING_CMD SUBMIT");  /* cannot keep it
-							   * checked */
+		return ag_no_memory("a URING_CMD");  /* cannot keep it
+						      * checked */
 	return 0;
 }
 

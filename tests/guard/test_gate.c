@@ -8,7 +8,8 @@
  * yet, an SQE rewritten after its check) ending in a blocked or refused
  * submission, never in an uncertified run; and a mirror that follows
  * the driver through io_uring (an append its link chain may cancel
- * blocks its schedule, saying why, rather than certify a guess).
+ * blocks its schedule, saying why, rather than certify a guess; an
+ * append holds its schedule until the kernel has it).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -592,6 +593,92 @@ START_TEST(test_linked_chain_runs)
 }
 END_TEST
 
+/* An io_uring append holds its schedule until the kernel has it, as a
+ * submit does: a destroy in between is refused (EBUSY), or the handle
+ * would go to a new schedule, which the kernel's append would then
+ * reach behind the mirror's back. */
+START_TEST(test_append_held_against_destroy)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(1, &ring, &prog, &h);
+	struct io_uring_sqe *sqe = append_sqe(&ring, h, prog_bad_d_refs, 4, 0);
+	struct ag_held *held = ag_uring_check(&ring);
+	struct drm_arena_handle d = { .handle = h };
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &d),
+			 -EBUSY);
+	ck_assert_int_eq(fake_run_sqe(sqe), 0);
+	handed_over(&ring, held);
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &d), 0);
+	uint32_t again = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	ck_assert_uint_eq(again, h);
+	ck_assert_int_eq(fake_submit(f, again), 0);
+	ck_assert_uint_eq(fake_ran().n_refs, 2);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+static atomic_int ioctl_append_reached;
+
+static void note_append(void)
+{
+	atomic_store(&ioctl_append_reached, 1);
+}
+
+struct other_append {
+	struct ag_file *f;
+	uint32_t h;
+	int rc;
+};
+
+static void *append_by_ioctl(void *arg)
+{
+	struct other_append *o = arg;
+	struct drm_arena_schedule_append a = {
+		.schedule = o->h, .count = 1,
+		.refs = (uintptr_t)(prog_good_refs + 1) };
+	o->rc = fake_call(o->f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+	return NULL;
+}
+
+/* Two threads append to one schedule: one by io_uring (mirrored when
+ * checked), the other by ioctl between that check and the kernel.  The
+ * ioctl waits for the io_uring append to reach the driver, so that the
+ * driver takes the batches in the mirror's order (else the certified
+ * schedule is not the driver's: refused by the seal, and run unchecked
+ * without one).  The other thread is given 200 ms to reach the driver
+ * too early; with the hold it cannot, however long it is given. */
+START_TEST(test_append_order_two_threads)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(1, &ring, &prog, &h);
+	struct io_uring_sqe *sqe = append_sqe(&ring, h, prog_good_refs, 1, 0);
+	struct ag_held *held = ag_uring_check(&ring);
+	atomic_store(&ioctl_append_reached, 0);
+	fake_on_append(note_append);
+	struct other_append o = { f, h, -1 };
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, append_by_ioctl, &o), 0);
+	uint64_t until = ag_now_ns() + 200000000u;
+	while (!atomic_load(&ioctl_append_reached) && ag_now_ns() < until)
+		sched_yield();
+	int early = atomic_load(&ioctl_append_reached);
+	ck_assert_int_eq(fake_run_sqe(sqe), 0);
+	handed_over(&ring, held);
+	pthread_join(t, NULL);
+	fake_on_append(NULL);
+	ck_assert_msg(!early, "the ioctl append reached the driver before the "
+		      "io_uring append mirrored first");
+	ck_assert_int_eq(o.rc, 0);
+	ck_assert_int_eq(fake_submit(f, h), 0);
+	ck_assert_uint_eq(fake_ran().n_refs, 2);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* ---- a submit racing a registration of the ring's files ---- */
 
 /* The SQE at the ring's first position, the rest handed over: the
@@ -935,6 +1022,8 @@ Suite *suite_gate(void)
 	tcase_add_loop_test(t, test_linked_append_cancelled, 0, 2);
 	tcase_add_loop_test(t, test_linked_append_after_may_fail, 0, 2);
 	tcase_add_loop_test(t, test_linked_chain_runs, 0, 2);
+	tcase_add_test(t, test_append_held_against_destroy);
+	tcase_add_test(t, test_append_order_two_threads);
 	tcase_add_test(t, test_registration_window);
 	tcase_add_test(t, test_registration_race_unsealed);
 	tcase_add_test(t, test_slow_create_stalls_no_submit);
