@@ -327,8 +327,9 @@ struct ag_sched {
 	atomic_uint refs;
 	pthread_mutex_t lock;
 	pthread_cond_t released;    /* holds dropped to 0 */
-	unsigned int holds;         /* io_uring submits between check and
-				     * the driver: appends wait */
+	unsigned int holds;         /* io_uring submits and appends between
+				     * check and the driver: appends wait,
+				     * destroys are refused (EBUSY) */
 	int dead;                   /* destroyed: a retry must look again */
 	uint32_t handle, program_handle;
 	struct ag_program *program; /* NULL: unknown to the guard */
@@ -368,8 +369,8 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
 int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
 			 int (*fn)(void *ctx), void *ctx);
 void ag_sched_unlock(struct ag_sched *s);
-/* Waits (lock held) until no io_uring submit other than `own` of them
- * holds the schedule. */
+/* Waits (lock held) until no io_uring submit or append other than `own`
+ * of them holds the schedule. */
 void ag_sched_wait_holds(struct ag_sched *s, unsigned int own);
 
 /* Whether the certificate calls refs[0, n), appended to s (locked),
@@ -390,6 +391,10 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err);
 /* Room for n more references: 0 or -ENOMEM. */
 int ag_sched_reserve(struct ag_sched *s, uint64_t n);
+/* Whether appends to s are recorded at all (else its submits are
+ * blocked whatever it holds): not poisoned, and of a program the guard
+ * certified.  Locked. */
+int ag_sched_recorded(const struct ag_sched *s);
 /* Marks the mirror untrustworthy: every later submit of it is blocked. */
 void ag_sched_poison(struct ag_sched *s, const char *why);
 /* Builds the ac_schedule of a lazy schedule: 0; -ENOMEM (still lazy);
@@ -437,12 +442,12 @@ struct ag_front {
 	 * exactly that request, 0. */
 	int (*forward)(struct ag_call *c, struct ag_sched *s, unsigned int cmd,
 		       void *arg);
-	/* s locked: waits until no other submit holds it: 0, or -EBUSY
-	 * when this caller must not wait. */
+	/* s locked: waits until no other submit or append holds it: 0, or
+	 * -EBUSY when this caller must not wait. */
 	int (*wait_holds)(struct ag_call *c, struct ag_sched *s);
-	/* An approved submit of s (locked) stays checked until the driver
-	 * has it: 0 or -ENOMEM.  NULL: the lock held across the forward
-	 * does that. */
+	/* An approved submit or append of s (locked) stays checked until
+	 * the driver has it: 0 or -ENOMEM.  NULL: the lock held across the
+	 * forward does that. */
 	int (*keep)(struct ag_call *c, struct ag_sched *s);
 };
 

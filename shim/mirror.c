@@ -254,9 +254,10 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	 * free for the file's other schedules. */
 	if (s)
 		pthread_mutex_lock(&s->lock);
-	/* An io_uring submit of it, approved, has yet to reach the driver:
-	 * EBUSY, the driver's answer for a schedule about to execute.  Were
-	 * it destroyed now, a new schedule could take the handle first. */
+	/* An io_uring submit or append of it, approved, has yet to reach
+	 * the driver: EBUSY, the driver's answer for a schedule about to
+	 * execute.  Were it destroyed now, a new schedule could take the
+	 * handle first (and the append land in it). */
 	int rc = s && s->holds ? -EBUSY
 		 : ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
 	if (s) {
@@ -380,16 +381,15 @@ static void push_prefix(struct ag_sched *s, const struct ac_digest *d)
 	s->prefixes[s->n_prefixes++] = *d;
 }
 
-/* Whether appends to s are recorded at all (else its submits are
- * blocked whatever it holds). */
-static int recorded(const struct ag_sched *s)
+int ag_sched_recorded(const struct ag_sched *s)
 {
+	assert(s);
 	return !s->poison[0] && s->program && !s->program->error;
 }
 
 int ag_sched_reserve(struct ag_sched *s, uint64_t n)
 {
-	if (!recorded(s) || n == 0 || n > UINT64_MAX - s->n_refs)
+	if (!ag_sched_recorded(s) || n == 0 || n > UINT64_MAX - s->n_refs)
 		return 0;
 	struct ag_refs *r = ag_refs_grow(s->refv, s->n_refs, s->n_refs + n);
 	if (!r)
@@ -401,7 +401,8 @@ int ag_sched_reserve(struct ag_sched *s, uint64_t n)
 int ag_sched_malformed(struct ag_sched *s, const struct ac_ref *refs,
 		       uint64_t n, struct ac_error *err)
 {
-	if (!recorded(s) || (!s->sched && ag_sched_materialize(s) != 0))
+	if (!ag_sched_recorded(s) ||
+	    (!s->sched && ag_sched_materialize(s) != 0))
 		return 0;
 	uint64_t executed = ac_schedule_executed(s->sched);
 	for (uint64_t i = 0; i < n; i++)
@@ -415,7 +416,7 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err)
 {
 	/* Nothing to certify with: the submit is blocked anyway. */
-	if (!recorded(s) || n == 0)
+	if (!ag_sched_recorded(s) || n == 0)
 		return 0;
 	if (n > UINT64_MAX - s->n_refs) {
 		ag_sched_poison(s, "too many references");

@@ -109,7 +109,12 @@ static void report_malformed_append(struct ag_call *c, struct ag_sched *s,
  * answer will not be seen, so the mirror takes it first (malformed
  * references are answered EINVAL here, as the driver would), then the
  * SQE is pointed at b, which lives as long as the schedule since the
- * kernel reads it later.  Returns 0 or -errno, and whether b was kept.
+ * kernel reads it later.  The schedule is held until the kernel has the
+ * SQE, as for a submit: another thread's append landing in the driver
+ * first would leave the mirror's batches in another order than the
+ * driver's, and a destroy would free the handle for a new schedule that
+ * the kernel then appends to.  Returns 0 or -errno, and whether b was
+ * kept.
  */
 static int append_read(struct ag_call *c, struct ag_sched *s,
 		       struct drm_arena_schedule_append *a,
@@ -130,12 +135,17 @@ static int append_read(struct ag_call *c, struct ag_sched *s,
 			report_malformed_append(c, s, a, &err,
 						"the driver refused it (EINVAL)");
 	} else {
-		rc = ag_sched_append(s, b->v, a->count, &err);
-		assert(rc != -ENOMEM);      /* room was reserved */
-		if (rc == -EINVAL)
-			report_malformed_append(c, s, a, &err,
-						"refused with EINVAL, the "
-						"driver's answer to it");
+		assert(c->front->keep);
+		rc = c->front->keep(c, s);  /* -ENOMEM: not held, said */
+		if (rc == 0) {
+			rc = ag_sched_append(s, b->v, a->count, &err);
+			assert(rc != -ENOMEM);  /* room was reserved */
+			if (rc == -EINVAL)
+				report_malformed_append(c, s, a, &err,
+							"refused with EINVAL, "
+							"the driver's answer to "
+							"it");
+		}
 		if (rc == 0)
 			rc = c->front->forward(c, s,
 					       DRM_IOCTL_ARENA_SCHEDULE_APPEND,

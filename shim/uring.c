@@ -24,14 +24,15 @@
  * over, not when the driver has done it; references the certificate
  * calls malformed are answered -EINVAL here (the driver's answer); an
  * append linked after a request that may fail and cancel it poisons its
- * schedule unless the file is sealed (the seal then refuses what a
- * cancelled append leaves); anything else the driver refuses (EBUSY, ENOMEM) leaves the
+ * schedule, sealed file or not (an append mirrored in good health is
+ * no such request: appends linked to appends and the submit keep their
+ * schedule); anything else the driver refuses (EBUSY, ENOMEM) leaves the
  * mirror longer than the device's schedule, and a sealed driver then
  * refuses its submits (EKEYREJECTED in the CQE, which the guard does not
  * see); an unsealed one runs them (docs/guard.md: a known limit).  An
- * approved submit holds its schedule until the next function returns,
- * so that no other thread's append slips in between the check and the
- * driver.
+ * approved submit or append holds its schedule until the next function
+ * returns, so that no other thread's append or destroy slips in between
+ * the check and the driver.
  *
  * Registered files: the registration functions are interposed too (the
  * liburing ones and the generic io_uring_register); a slot holds the
@@ -1336,8 +1337,10 @@ struct walk {
 	struct ag_held *held;
 	int chain_blocked;              /* an earlier SQE of this link chain */
 	int chain_may_fail;             /* an earlier SQE of this chain has
-					 * IOSQE_IO_LINK: if it fails, the
-					 * kernel cancels the rest */
+					 * IOSQE_IO_LINK and may fail (all
+					 * but appends mirrored in good
+					 * health): the kernel would then
+					 * cancel the rest */
 };
 
 /* ---- the URING_CMD front end (request.c has the handlers) ---- */
@@ -1346,7 +1349,14 @@ struct walk {
 struct uring_call {
 	struct walk *w;
 	struct io_uring_sqe *sqe;
+	int mirrored;           /* an append the mirror took in good health */
 };
+
+/* The SQE flags with which the kernel hands a URING_CMD to the driver:
+ * with any other (IOSQE_BUFFER_SELECT, a bit it does not know) or a
+ * personality (which may not exist) it may fail the SQE first. */
+#define PASSED_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | \
+		      IOSQE_IO_HARDLINK | IOSQE_ASYNC | IOSQE_CQE_SKIP_SUCCESS)
 
 /*
  * The SQE becomes exactly the request the handler approved: its command
@@ -1354,7 +1364,12 @@ struct uring_call {
  * the mirror's seal, so that a thread rewriting the SQE after this gets
  * a refused submission, never another schedule run).  An append linked
  * after a request that may fail and cancel it cannot be known taken:
- * without seals its schedule is then blocked.
+ * its schedule is then blocked, sealed file or not.  An append the
+ * mirror took in good health, with flags the kernel passes, is one the
+ * driver refuses only for want of its own resources (docs/guard.md, a
+ * known limit): it does not count as a request that may fail, so that
+ * appends linked to appends and to the submit (the ordinary way to run
+ * the submit only if every append was taken) keep their schedule.
  */
 static int uring_forward(struct ag_call *c, struct ag_sched *s,
 			 unsigned int cmd, void *arg)
@@ -1367,24 +1382,28 @@ static int uring_forward(struct ag_call *c, struct ag_sched *s,
 	memset(u->sqe->cmd + req->uring_size, 0, URING_CMD_BYTES - req->uring_size);
 	/* No CQE is seen here: mirrored, but maybe never taken, and later
 	 * appends would then be certified with references the driver does
-	 * not have (fuzz_guard).  On a sealed file that divergence ends in
-	 * refused submits (the seals differ), never in an uncertified run,
-	 * so an application linking appends to appends and the submit
-	 * (ordinary: the submit runs only if all were taken) keeps its
-	 * schedule. */
-	if (s && req->uring_op == ARENA_URING_CMD_APPEND &&
-	    ((const struct drm_arena_schedule_append *)arg)->count &&
-	    u->w->chain_may_fail && !c->f->sealed)
-		ag_sched_poison(s, "an io_uring append linked after a request "
-				"that may fail and cancel it: the guard cannot "
-				"know whether the driver took it");
+	 * not have (fuzz_guard).  A seal would refuse such a schedule's
+	 * submits, but only after the guard certified a mirror it cannot
+	 * vouch for (fuzz_guard: a linked append cancelled on a sealed
+	 * file, its mirror longer than the driver's schedule). */
+	if (s && req->uring_op == ARENA_URING_CMD_APPEND) {
+		if (((const struct drm_arena_schedule_append *)arg)->count &&
+		    u->w->chain_may_fail)
+			ag_sched_poison(s, "an io_uring append linked after a "
+					"request that may fail and cancel it: "
+					"the guard cannot know whether the "
+					"driver took it");
+		u->mirrored = ag_sched_recorded(s) &&
+			      !(u->sqe->flags & ~PASSED_FLAGS) &&
+			      !u->sqe->personality;
+	}
 	return 0;
 }
 
-/* Another thread's submit of s is between its check and the driver.
- * Wait for it, unless this walk holds schedules itself: two walks could
- * then wait for each other.  EBUSY is the driver's answer to an append
- * while the schedule executes, which it is about to. */
+/* Another thread's submit or append of s is between its check and the
+ * driver.  Wait for it, unless this walk holds schedules itself: two
+ * walks could then wait for each other.  EBUSY is the driver's answer
+ * to an append while the schedule executes, which it may be about to. */
 static int uring_wait_holds(struct ag_call *c, struct ag_sched *s)
 {
 	struct walk *w = ((struct uring_call *)c->ctx)->w;
@@ -1399,8 +1418,8 @@ static int uring_keep(struct ag_call *c, struct ag_sched *s)
 {
 	struct walk *w = ((struct uring_call *)c->ctx)->w;
 	if (hold(&w->held, s) != 0)
-		return ag_no_memory("URING_CMD SUBMIT");  /* cannot keep it
-							   * checked */
+		return ag_no_memory("a URING_CMD");  /* cannot keep it
+						      * checked */
 	return 0;
 }
 
@@ -1413,18 +1432,22 @@ static const struct ag_front uring_front = {
 };
 
 /* The command's argument copied out of the SQE, zero extended, and
- * handled: 0 or -errno (the SQE then fails with it). */
+ * handled: 0 or -errno (the SQE then fails with it); *mirrored: an
+ * append the mirror took in good health (uring_forward). */
 static int handle_cmd(struct walk *w, struct ag_file *f,
-		      struct io_uring_sqe *sqe, const struct ag_request *req)
+		      struct io_uring_sqe *sqe, const struct ag_request *req,
+		      int *mirrored)
 {
 	uint64_t arg[URING_CMD_BYTES / 8] = { 0 };
 	assert(req->size <= sizeof(arg));
 	memcpy(arg, sqe->cmd, req->uring_size);
-	struct uring_call u = { w, sqe };
+	struct uring_call u = { w, sqe, 0 };
 	/* A registered slot has no fd: name one the file was seen on. */
 	int fd = sqe->flags & IOSQE_FIXED_FILE ? f->fd : sqe->fd;
 	struct ag_call c = { &uring_front, f, fd, &u };
-	return req->handle(&c, arg);
+	int rc = req->handle(&c, arg);
+	*mirrored = rc == 0 && u.mirrored;
+	return rc;
 }
 
 /* The device file an SQE is aimed at (referenced), NULL, or UNCERTAIN;
@@ -1455,18 +1478,21 @@ static void fail_cmd(struct walk *w, struct io_uring_sqe *sqe, int rc)
 		w->chain_blocked = 1;
 }
 
-static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
+/* A URING_CMD checked, and handled if it is the device's.  Returns
+ * whether it is an append the mirror took in good health (handle_cmd):
+ * one that does not make the rest of its link chain uncertain. */
+static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 {
 	const struct ag_request *req = ag_request_by_uring_op(sqe->cmd_op);
 	if (!req)
-		return;
+		return 0;
 	struct ag_file *f = target(w, sqe);
 	if (!f && errno)
 		fail_cmd(w, sqe, errno == ENOMEM ? ag_no_memory("a URING_CMD")
 						 : -errno);
 	if (!f)
-		return;
-	int rc;
+		return 0;
+	int rc, mirrored = 0;
 	if (f == UNCERTAIN && slot_pending(w->r, (unsigned int)sqe->fd)) {
 		ag_report_once("registration under way", "a URING_CMD on "
 			       "registered file slot %d of ring fd %d while "
@@ -1477,7 +1503,7 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 					? "blocked" : "not checked");
 		if (ag_cfg.mode == AG_ENFORCE)
 			fail_cmd(w, sqe, -EPERM);
-		return;
+		return 0;
 	}
 	if (f == UNCERTAIN) {
 		ag_report_once("uncertain slot", "a URING_CMD on registered "
@@ -1491,7 +1517,7 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 							 : "not checked");
 		if (ag_cfg.mode == AG_ENFORCE)
 			fail_cmd(w, sqe, -EPERM);
-		return;
+		return 0;
 	}
 	size_t arg = req->uring_size;
 	if (!(w->ring->flags & IORING_SETUP_SQE128))
@@ -1502,20 +1528,22 @@ static void check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 		 !all_zero(sqe->cmd + arg, URING_CMD_BYTES - arg))
 		rc = -EINVAL;      /* uapi.h: nonzero padding */
 	else
-		rc = handle_cmd(w, f, sqe, req);
+		rc = handle_cmd(w, f, sqe, req, &mirrored);
 	ag_file_unref(f);
 	if (rc < 0)
 		fail_cmd(w, sqe, rc);
+	return mirrored;
 }
 
 static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 {
 	int linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+	int mirrored = 0;
 	if (sqe->opcode == IORING_OP_URING_CMD)
-		check_cmd(w, sqe);
+		mirrored = check_cmd(w, sqe);
 	else if (w->r)
 		note_slot_change(w->r, sqe, &w->held);
-	if (sqe->flags & IOSQE_IO_LINK)
+	if ((sqe->flags & IOSQE_IO_LINK) && !mirrored)
 		w->chain_may_fail = 1;
 	if (!linked)
 		w->chain_blocked = w->chain_may_fail = 0;

@@ -6,7 +6,10 @@
  * holes a mirror alone cannot close (an fd copy kcmp cannot match,
  * another process sharing the open file, an APPEND to a handle not made
  * yet, an SQE rewritten after its check) ending in a blocked or refused
- * submission, never in an uncertified run.
+ * submission, never in an uncertified run; and a mirror that follows
+ * the driver through io_uring (an append its link chain may cancel
+ * blocks its schedule, saying why, rather than certify a guess; an
+ * append holds its schedule until the kernel has it).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -450,6 +453,232 @@ START_TEST(test_sqe_rewritten_after_check)
 }
 END_TEST
 
+/* ---- the mirror follows the driver (io_uring) ---- */
+
+/* A ring on a fresh fake driver, with seals or without (`sealed`): the
+ * good program on FAKE_FD and an empty schedule of it, whose handles
+ * are *prog and *h. */
+static struct ag_file *start_ring(int sealed, struct io_uring *ring,
+				  uint32_t *prog, uint32_t *h)
+{
+	fake_setup();
+	if (!sealed)
+		fake_without_seals();
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert_int_eq(f->sealed, sealed);
+	*prog = fake_program(f, PROG_GOOD);
+	*h = fake_schedule(f, *prog, prog_good_refs, 0, 1);
+	ring_open(ring);
+	return f;
+}
+
+static struct io_uring_sqe *append_sqe(struct io_uring *ring, uint32_t h,
+				       const struct ac_ref *refs, uint32_t n,
+				       unsigned int flags)
+{
+	struct drm_arena_schedule_append a = {
+		.schedule = h, .count = n, .refs = (uintptr_t)refs };
+	struct io_uring_sqe *sqe = cmd_sqe(ring, FAKE_FD,
+					   ARENA_URING_CMD_APPEND, &a,
+					   sizeof(a));
+	sqe->flags = (uint8_t)flags;
+	return sqe;
+}
+
+/* The guard blocked h's submit (EPERM, the driver not asked) and said
+ * why: an append it could not know taken. */
+static void blocked_as_uncertain(struct ag_file *f, uint32_t h)
+{
+	ck_assert_int_eq(fake_submit(f, h), -EPERM);
+	ck_assert_int_eq(fake_ran().n, 0);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(strstr(log, "an io_uring append linked after a request "
+			     "that may fail and cancel it"), "%s", log);
+	free(log);
+}
+
+/* fuzz_guard (fuzz/corpus/fuzz_guard/linked-append-cancelled.bin): an
+ * append linked after a device command the driver fails (an unknown
+ * cmd_op: ENOTTY) is cancelled by the kernel.  The guard cannot know
+ * that: on a sealed file too, the schedule's submit is blocked with the
+ * reason, not certified on a mirror longer than the driver's schedule
+ * (which the seal then refused, with no word of why).  _i: sealed. */
+START_TEST(test_linked_append_cancelled)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(_i, &ring, &prog, &h);
+	struct io_uring_sqe *fails = cmd_sqe(&ring, FAKE_FD, 99, &h,
+					     sizeof(h));
+	fails->flags = IOSQE_IO_LINK;
+	append_sqe(&ring, h, prog_good_refs, 2, 0);
+	struct ag_held *held = ag_uring_check(&ring);
+	ck_assert_int_eq(fake_run_sqe(fails), -ENOTTY);
+	/* ... and the kernel cancels the append: it never runs. */
+	handed_over(&ring, held);
+	blocked_as_uncertain(f, h);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+/* The same for an append after an approved submit (which the kernel
+ * may fail: a sequence number pointer that faults) and after an append
+ * whose flags the kernel refuses (IOSQE_BUFFER_SELECT): neither is an
+ * append the driver can only refuse for want of its own resources.
+ * _i: sealed. */
+START_TEST(test_linked_append_after_may_fail)
+{
+	for (int k = 0; k < 2; k++) {
+		struct io_uring ring;
+		uint32_t prog, h;
+		struct ag_file *f = start_ring(_i, &ring, &prog, &h);
+		struct io_uring_sqe *first;
+		if (k == 0) {
+			struct drm_arena_schedule_append a = {
+				.schedule = h, .count = 1,
+				.refs = (uintptr_t)prog_good_refs };
+			ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_APPEND,
+						   &a), 0);
+			struct arena_uring_submit u = { .schedule = h,
+							.seqno = 8 };
+			first = cmd_sqe(&ring, FAKE_FD, ARENA_URING_CMD_SUBMIT,
+					&u, sizeof(u));
+			first->flags = IOSQE_IO_LINK;
+			append_sqe(&ring, h, prog_good_refs + 1, 1, 0);
+		} else {
+			first = append_sqe(&ring, h, prog_good_refs, 1,
+					   IOSQE_IO_LINK | IOSQE_BUFFER_SELECT);
+			append_sqe(&ring, h, prog_good_refs + 1, 1, 0);
+		}
+		struct ag_held *held = ag_uring_check(&ring);
+		ck_assert_int_eq(first->opcode, IORING_OP_URING_CMD);
+		/* The kernel fails the first (not played) and cancels the
+		 * second. */
+		handed_over(&ring, held);
+		blocked_as_uncertain(f, h);
+		io_uring_queue_exit(&ring);
+		forget(FAKE_FD, f);
+	}
+}
+END_TEST
+
+/* The ordinary chain, appends linked to appends and to the submit (the
+ * submit runs only if every append was taken), certifies and runs, and
+ * the schedule is still certified alone afterwards: an append the
+ * mirror took can fail only for the driver's own want of resources.
+ * Without seals this chain used to block its own submit.  _i: sealed. */
+START_TEST(test_linked_chain_runs)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(_i, &ring, &prog, &h);
+	struct io_uring_sqe *sqe[3];
+	sqe[0] = append_sqe(&ring, h, prog_good_refs, 1, IOSQE_IO_LINK);
+	sqe[1] = append_sqe(&ring, h, prog_good_refs + 1, 1, IOSQE_IO_LINK);
+	struct arena_uring_submit u = { .schedule = h };
+	sqe[2] = cmd_sqe(&ring, FAKE_FD, ARENA_URING_CMD_SUBMIT, &u,
+			 sizeof(u));
+	struct ag_held *held = ag_uring_check(&ring);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(fake_run_sqe(sqe[i]), 0);
+	handed_over(&ring, held);
+	ck_assert_int_eq(fake_ran().n, 1);
+	ck_assert_int_eq(fake_submit(f, h), 0);
+	struct fake_ran ran = fake_ran();
+	ck_assert_int_eq(ran.n, 2);
+	ck_assert_uint_eq(ran.n_refs, 2);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+/* An io_uring append holds its schedule until the kernel has it, as a
+ * submit does: a destroy in between is refused (EBUSY), or the handle
+ * would go to a new schedule, which the kernel's append would then
+ * reach behind the mirror's back. */
+START_TEST(test_append_held_against_destroy)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(1, &ring, &prog, &h);
+	struct io_uring_sqe *sqe = append_sqe(&ring, h, prog_bad_d_refs, 4, 0);
+	struct ag_held *held = ag_uring_check(&ring);
+	struct drm_arena_handle d = { .handle = h };
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &d),
+			 -EBUSY);
+	ck_assert_int_eq(fake_run_sqe(sqe), 0);
+	handed_over(&ring, held);
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &d), 0);
+	uint32_t again = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	ck_assert_uint_eq(again, h);
+	ck_assert_int_eq(fake_submit(f, again), 0);
+	ck_assert_uint_eq(fake_ran().n_refs, 2);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+static atomic_int ioctl_append_reached;
+
+static void note_append(void)
+{
+	atomic_store(&ioctl_append_reached, 1);
+}
+
+struct other_append {
+	struct ag_file *f;
+	uint32_t h;
+	int rc;
+};
+
+static void *append_by_ioctl(void *arg)
+{
+	struct other_append *o = arg;
+	struct drm_arena_schedule_append a = {
+		.schedule = o->h, .count = 1,
+		.refs = (uintptr_t)(prog_good_refs + 1) };
+	o->rc = fake_call(o->f, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+	return NULL;
+}
+
+/* Two threads append to one schedule: one by io_uring (mirrored when
+ * checked), the other by ioctl between that check and the kernel.  The
+ * ioctl waits for the io_uring append to reach the driver, so that the
+ * driver takes the batches in the mirror's order (else the certified
+ * schedule is not the driver's: refused by the seal, and run unchecked
+ * without one).  The other thread is given 200 ms to reach the driver
+ * too early; with the hold it cannot, however long it is given. */
+START_TEST(test_append_order_two_threads)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(1, &ring, &prog, &h);
+	struct io_uring_sqe *sqe = append_sqe(&ring, h, prog_good_refs, 1, 0);
+	struct ag_held *held = ag_uring_check(&ring);
+	atomic_store(&ioctl_append_reached, 0);
+	fake_on_append(note_append);
+	struct other_append o = { f, h, -1 };
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, append_by_ioctl, &o), 0);
+	uint64_t until = ag_now_ns() + 200000000u;
+	while (!atomic_load(&ioctl_append_reached) && ag_now_ns() < until)
+		sched_yield();
+	int early = atomic_load(&ioctl_append_reached);
+	ck_assert_int_eq(fake_run_sqe(sqe), 0);
+	handed_over(&ring, held);
+	pthread_join(t, NULL);
+	fake_on_append(NULL);
+	ck_assert_msg(!early, "the ioctl append reached the driver before the "
+		      "io_uring append mirrored first");
+	ck_assert_int_eq(o.rc, 0);
+	ck_assert_int_eq(fake_submit(f, h), 0);
+	ck_assert_uint_eq(fake_ran().n_refs, 2);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* ---- a submit racing a registration of the ring's files ---- */
 
 /* The SQE at the ring's first position, the rest handed over: the
@@ -790,6 +1019,11 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_uring_append_unknown);
 	tcase_add_test(t, test_ioctl_append_unknown_races_create);
 	tcase_add_test(t, test_sqe_rewritten_after_check);
+	tcase_add_loop_test(t, test_linked_append_cancelled, 0, 2);
+	tcase_add_loop_test(t, test_linked_append_after_may_fail, 0, 2);
+	tcase_add_loop_test(t, test_linked_chain_runs, 0, 2);
+	tcase_add_test(t, test_append_held_against_destroy);
+	tcase_add_test(t, test_append_order_two_threads);
 	tcase_add_test(t, test_registration_window);
 	tcase_add_test(t, test_registration_race_unsealed);
 	tcase_add_test(t, test_slow_create_stalls_no_submit);
