@@ -43,11 +43,16 @@ START_TEST(test_parse_values)
 	ck_assert_int_eq(ag_cfg.summary, 0);
 	ck_assert_uint_eq(ag_cfg.cache_bytes, 3u << 20);
 	ck_assert_str_eq(ag_cfg.notes, "");
-	/* Quotes carry a ':'; either kind; they can be anywhere. */
-	load(NULL, "dump_dir='/tmp/a:b':summary_file=\"x:'y'\":log_path=a'%p:'");
+	/* Quotes carry a ':'; either kind; they can be anywhere.  The log
+	 * is opened: in the scratch directory, not the current one. */
+	char options[512], log[300];
+	snprintf(options, sizeof(options), "dump_dir='/tmp/a:b':summary_file="
+		 "\"x:'y'\":log_path=%s/a'%%p:'", scratch());
+	load(NULL, options);
 	ck_assert_str_eq(ag_cfg.dump_dir, "/tmp/a:b");
 	ck_assert_str_eq(ag_cfg.summary_file, "x:'y'");
-	ck_assert_str_eq(ag_cfg.log_template, "a%p:");
+	snprintf(log, sizeof(log), "%s/a%%p:", scratch());
+	ck_assert_str_eq(ag_cfg.log_template, log);
 	ck_assert_str_eq(ag_cfg.notes, "");
 	ag_cfg.mode = AG_OFF;   /* the outputs of this process stay its own */
 	ag_output_open();
