@@ -5,7 +5,7 @@
  *
  *   serve-load [--quick] [--rounds R] [--seconds S] [--connections C]
  *              [--threads N] [--max-tokens K] [--rss-requests N]
- *              [--only load|rss]
+ *              [--only load|rss] [--baseline LIB]
  *
  * Every server is a child with LD_PRELOAD="libarenaguard.so
  * libarenasim.so" and only ARENAGUARD differing.  A round starts one
@@ -19,6 +19,9 @@
  * per request (its threads' schedstat, which other processes on a shared
  * machine do not inflate as they do wall time); the table gives the
  * medians over the rounds, and of the per-round ratios guard / off.
+ * --baseline LIB adds a fourth server per round, enforcing with another
+ * build's libarenaguard.so (the same server and simulator): a guard
+ * change measured side by side with the guard before it.
  *
  * Resident memory: one enforce server (and one off server, for
  * reference) served 10^3 requests, then up to --rss-requests (10^5);
@@ -47,13 +50,15 @@
 #error "AG_ARENA_SERVE must be defined by the build"
 #endif
 
-enum mode { OFF, WARN, ENFORCE, MODES };
-static const char *const mode_name[MODES] = { "off", "warn", "enforce" };
+enum mode { OFF, WARN, ENFORCE, BASELINE, MODES };
+static const char *const mode_name[MODES] = { "off", "warn", "enforce",
+					      "baseline" };
 
 struct options {
 	int rounds, seconds, connections, threads, max_tokens;
 	long rss_requests;
 	const char *only;
+	const char *baseline;   /* another guard library, or NULL */
 };
 
 static uint64_t now_ns(void)
@@ -100,8 +105,12 @@ static void start_server(struct server *s, enum mode m,
 		int null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);
-		setenv("LD_PRELOAD", AG_GUARD_LIB " " AG_ARENASIM, 1);
-		setenv("ARENAGUARD", mode_name[m], 1);
+		char preload[4096];
+		snprintf(preload, sizeof(preload), "%s %s", m == BASELINE
+			 ? o->baseline : AG_GUARD_LIB, AG_ARENASIM);
+		setenv("LD_PRELOAD", preload, 1);
+		setenv("ARENAGUARD", m == BASELINE ? "enforce" : mode_name[m],
+		       1);
 		unsetenv("ARENAGUARD_LOG");
 		unsetenv("ARENAGUARD_STATS");
 		unsetenv("ARENASIM_REQUIRE_SEAL");
@@ -333,19 +342,21 @@ static struct sample measure(enum mode m, const struct options *o,
 
 static void load_rounds(const struct options *o)
 {
-	int R = o->rounds;
+	int R = o->rounds, n = o->baseline ? MODES : BASELINE;
 	struct sample *s = calloc((size_t)R * MODES, sizeof(*s));
 	if (!s)
 		die("calloc");
 	printf("load: %d rounds of %d s, %d connections, %d server threads, "
 	       "prompts of 2..8 tokens, %d new tokens, 1 layer\n", R,
 	       o->seconds, o->connections, o->threads, o->max_tokens);
+	if (o->baseline)
+		printf("baseline: ARENAGUARD=enforce with %s\n", o->baseline);
 	for (int r = 0; r < R; r++) {
-		for (int i = 0; i < MODES; i++) {
-			enum mode m = (enum mode)((r + i) % MODES);
+		for (int i = 0; i < n; i++) {
+			enum mode m = (enum mode)((r + i) % n);
 			struct sample *x = &s[r * MODES + m];
 			*x = measure(m, o, 0x10adull + (uint64_t)r);
-			printf("  round %d %-7s %8.1f req/s %8.1f tok/s  p50 "
+			printf("  round %d %-8s %8.1f req/s %8.1f tok/s  p50 "
 			       "%7.3f ms  p99 %7.3f ms  first %7.1f ms  cpu %6.1f us/req%s\n",
 			       r + 1, mode_name[m], x->rps, x->tps, x->p50_ms,
 			       x->p99_ms, x->first_ms, x->cpu_us,
@@ -359,8 +370,11 @@ static void load_rounds(const struct options *o)
 #define MED(expr) ({ for (int r_ = 0; r_ < R; r_++) { \
 		const struct sample *x = &s[r_ * MODES]; (void)x; \
 		v[r_] = (expr); } median(v, R); })
-	printf("\n| measure | off | warn | enforce | warn / off | "
-	       "enforce / off | target |\n|---|---|---|---|---|---|---|\n");
+	printf("\n| measure | off | warn | enforce |%s warn / off | "
+	       "enforce / off |%s target |\n|---|---|---|---|%s---|---|%s---|"
+	       "\n", o->baseline ? " baseline |" : "",
+	       o->baseline ? " baseline / off | enforce / baseline |" : "",
+	       o->baseline ? "---|" : "", o->baseline ? "---|---|" : "");
 	static const struct {
 		const char *name, *target;
 		size_t field;
@@ -381,9 +395,16 @@ static void load_rounds(const struct options *o)
 		       enf = MED(AT(ENFORCE));
 		double rw = MED(AT(WARN) / AT(OFF)), re = MED(AT(ENFORCE) /
 							      AT(OFF));
+		printf("| %s | %.3f | %.3f | %.3f |", rows[i].name, off, warn,
+		       enf);
+		if (o->baseline)
+			printf(" %.3f |", MED(AT(BASELINE)));
+		printf(" %.3f | %.3f |", rw, re);
+		if (o->baseline)
+			printf(" %.3f | %.3f |", MED(AT(BASELINE) / AT(OFF)),
+			       MED(AT(ENFORCE) / AT(BASELINE)));
 #undef AT
-		printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s |\n",
-		       rows[i].name, off, warn, enf, rw, re, rows[i].target);
+		printf(" %s |\n", rows[i].target);
 	}
 #undef MED
 	free(v);
@@ -399,7 +420,7 @@ static void rss_run(const struct options *o)
 	       o->rss_requests);
 	printf("\n| mode | after 1000 | after %ld | ratio | target |\n"
 	       "|---|---|---|---|---|\n", o->rss_requests);
-	for (enum mode m = OFF; m < MODES; m += ENFORCE - OFF) {
+	for (enum mode m = OFF; m <= ENFORCE; m += ENFORCE - OFF) {
 		struct server s;
 		start_server(&s, m, o);
 		struct worker *w = run_load(s.port, o->connections, 0, 1000,
@@ -431,7 +452,7 @@ int main(int argc, char **argv)
 			     .threads = 4, .max_tokens = 4,
 			     .rss_requests = 100000, .only = NULL };
 	enum { O_ROUNDS = 256, O_SECONDS, O_CONN, O_THREADS, O_TOKENS, O_RSS,
-	       O_ONLY, O_QUICK };
+	       O_ONLY, O_QUICK, O_BASELINE };
 	static const struct option longopts[] = {
 		{ "rounds", required_argument, NULL, O_ROUNDS },
 		{ "seconds", required_argument, NULL, O_SECONDS },
@@ -441,6 +462,7 @@ int main(int argc, char **argv)
 		{ "rss-requests", required_argument, NULL, O_RSS },
 		{ "only", required_argument, NULL, O_ONLY },
 		{ "quick", no_argument, NULL, O_QUICK },
+		{ "baseline", required_argument, NULL, O_BASELINE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -453,6 +475,7 @@ int main(int argc, char **argv)
 		case O_TOKENS: o.max_tokens = atoi(optarg); break;
 		case O_RSS: o.rss_requests = atol(optarg); break;
 		case O_ONLY: o.only = optarg; break;
+		case O_BASELINE: o.baseline = optarg; break;
 		case O_QUICK:
 			o.rounds = 1;
 			o.seconds = 1;
@@ -462,13 +485,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: serve-load [--quick] [--rounds R] "
 				"[--seconds S] [--connections C] [--threads N] "
 				"[--max-tokens K] [--rss-requests N] "
-				"[--only load|rss]\n");
+				"[--only load|rss] [--baseline LIB]\n");
 			return 2;
 		}
 	}
 	if (o.rounds < 1 || o.seconds < 1 || o.connections < 1 ||
 	    o.connections > 256 || o.threads < 1 || o.max_tokens < 1 ||
-	    o.max_tokens > 64 || o.rss_requests < 2000) {
+	    o.max_tokens > 64 || o.rss_requests < 2000 ||
+	    (o.baseline && (strlen(o.baseline) > 2048 ||
+			    access(o.baseline, R_OK) != 0))) {
 		fprintf(stderr, "serve-load: an option is out of range\n");
 		return 2;
 	}

@@ -28,9 +28,16 @@
  * holds is not the cache's to drop: it stays, counted, until the handle
  * lets go.  A dropped entry is forgotten, never trusted: the next request
  * recomputes it.  Every step of trimming is O(1) but the skip over
- * programs in use, which live handles bound.
+ * programs in use, which live handles bound, and the look at each
+ * shard's oldest verdict.
  *
- * Lock order: program_lock, then verdict_lock.
+ * Locks: a submit's lookup (and a publish) takes only the lock of the
+ * verdict's shard (VERDICT_SHARDS of them, by digest), and a hint lookup
+ * none: no one lock is on every submit of every thread.  The byte and
+ * entry counts are atomics, so that a publish within the budget takes no
+ * other lock; trimming takes program_lock, then every shard's lock in
+ * shard order.  Hints are written under hint_lock (after the others when
+ * held together) and read with no lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,7 +49,8 @@
 #include "guard.h"
 
 #define PROGRAM_BUCKETS 256
-#define VERDICT_BUCKETS 4096
+#define VERDICT_SHARDS 16
+#define VERDICT_BUCKETS 256         /* per shard */
 #define VERDICT_ENTRIES 65536       /* chains stay short */
 #define HINT_SLOTS (1u << 16)
 
@@ -56,14 +64,28 @@ static atomic_ullong cache_clock;   /* both caches' last-use stamps */
 static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ag_program *programs[PROGRAM_BUCKETS];
 static struct lru_list program_lru;
-static size_t program_bytes;
 
-static pthread_mutex_t verdict_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ag_verdict *verdicts[VERDICT_BUCKETS];
-static struct lru_list verdict_lru;
-static size_t n_verdicts, verdict_bytes;
+/* The verdicts of the digests whose high word is the shard's index
+ * modulo VERDICT_SHARDS: their chains and their LRU list. */
+struct verdict_shard {
+	pthread_mutex_t lock;
+	struct ag_verdict *buckets[VERDICT_BUCKETS];
+	struct lru_list lru;
+} __attribute__((aligned(64)));
 
-static struct ac_digest hints[HINT_SLOTS];   /* {0, 0}: empty */
+static struct verdict_shard shards[VERDICT_SHARDS] = {
+	[0 ... VERDICT_SHARDS - 1] = { .lock = PTHREAD_MUTEX_INITIALIZER },
+};
+
+/* What the caches pin, updated under the lock of the entry's cache (or
+ * shard), read without one by the check before trimming. */
+static atomic_size_t program_bytes, verdict_bytes, n_verdicts;
+
+/* A digest per slot, its halves apart ({0, 0}: empty): written under
+ * hint_lock, read with no lock, so a reader racing a writer may see half
+ * a digest, which is a wrong hint (time, never soundness). */
+static pthread_mutex_t hint_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_ullong hint_high[HINT_SLOTS], hint_low[HINT_SLOTS];
 static unsigned int n_hints;
 
 #define ENTRY_OF(node, type) \
@@ -218,15 +240,16 @@ static size_t refs_bytes(const struct ag_refs *r)
 }
 
 /* A cached verdict starts (+1) or stops (-1) sharing r: the array is in
- * the budget while any cached verdict shares it.  Verdict lock held. */
+ * the budget while any cached verdict shares it.  The lock of the
+ * verdict's shard held (those sharing r may be in other shards). */
 static void refs_charge(struct ag_refs *r, int delta)
 {
 	if (!r)
 		return;
-	if (delta > 0 && r->cached++ == 0)
-		verdict_bytes += refs_bytes(r);
-	else if (delta < 0 && --r->cached == 0)
-		verdict_bytes -= refs_bytes(r);
+	if (delta > 0 && atomic_fetch_add(&r->cached, 1) == 0)
+		atomic_fetch_add(&verdict_bytes, refs_bytes(r));
+	else if (delta < 0 && atomic_fetch_sub(&r->cached, 1) == 1)
+		atomic_fetch_sub(&verdict_bytes, refs_bytes(r));
 }
 
 static struct ag_program *program_find(const struct ac_digest *digest,
@@ -243,14 +266,51 @@ static struct ag_program *program_find(const struct ac_digest *digest,
 	return NULL;
 }
 
-/* Both locks held. */
+/* Exact with every lock held; without, a snapshot that counts every
+ * entry published before the call. */
 static size_t cached_bytes(void)
 {
-	return program_bytes + verdict_bytes + sizeof(hints);
+	return atomic_load(&program_bytes) + atomic_load(&verdict_bytes) +
+	       sizeof(hint_high) + sizeof(hint_low);
+}
+
+static struct verdict_shard *shard_of(const struct ac_digest *d)
+{
+	return &shards[d->high % VERDICT_SHARDS];
+}
+
+static struct ag_verdict **bucket_of(const struct ac_digest *d)
+{
+	return &shard_of(d)->buckets[d->low % VERDICT_BUCKETS];
+}
+
+static void lock_shards(void)
+{
+	for (unsigned int i = 0; i < VERDICT_SHARDS; i++)
+		pthread_mutex_lock(&shards[i].lock);
+}
+
+static void unlock_shards(void)
+{
+	for (unsigned int i = VERDICT_SHARDS; i-- > 0;)
+		pthread_mutex_unlock(&shards[i].lock);
+}
+
+/* The least recently used verdict of all shards, or NULL.  Every lock
+ * held. */
+static struct ag_lru *oldest_verdict(void)
+{
+	struct ag_lru *oldest = NULL;
+	for (unsigned int i = 0; i < VERDICT_SHARDS; i++) {
+		struct ag_lru *e = shards[i].lru.oldest;
+		if (e && (!oldest || e->stamp < oldest->stamp))
+			oldest = e;
+	}
+	return oldest;
 }
 
 /* The least recently used program that only the cache holds, or NULL.
- * Both locks held (no verdict can take a reference meanwhile). */
+ * Every lock held (no verdict can take a reference meanwhile). */
 static struct ag_program *oldest_unheld_program(void)
 {
 	for (struct ag_lru *e = program_lru.oldest; e; e = e->newer) {
@@ -268,36 +328,43 @@ static void drop_program(struct ag_program *p)
 		pp = &(*pp)->next;
 	*pp = p->next;
 	lru_unlink(&program_lru, &p->lru);
-	program_bytes -= p->bytes;
+	atomic_fetch_sub(&program_bytes, p->bytes);
 	ag_program_unref(p);
 }
 
+/* Its shard's lock held. */
 static void drop_verdict(struct ag_verdict *v)
 {
-	struct ag_verdict **pp = &verdicts[v->digest.low % VERDICT_BUCKETS];
+	struct ag_verdict **pp = bucket_of(&v->digest);
 	while (*pp != v)
 		pp = &(*pp)->next;
 	*pp = v->next;
-	lru_unlink(&verdict_lru, &v->lru);
-	n_verdicts--;
-	verdict_bytes -= v->bytes;
+	lru_unlink(&shard_of(&v->digest)->lru, &v->lru);
+	atomic_fetch_sub(&n_verdicts, 1);
+	atomic_fetch_sub(&verdict_bytes, v->bytes);
 	refs_charge(v->refv, -1);
 	ag_verdict_unref(v);
+}
+
+static int over_limits(size_t budget)
+{
+	return cached_bytes() > budget ||
+	       atomic_load(&n_verdicts) > VERDICT_ENTRIES;
 }
 
 /*
  * Drops least recently used entries, verdicts and programs on one clock,
  * until the caches pin at most `budget` bytes and hold at most
- * VERDICT_ENTRIES verdicts, or only programs in use are left.  Both locks
- * held.
+ * VERDICT_ENTRIES verdicts, or only programs in use are left.  Every
+ * lock held.
  */
 static void trim_locked(size_t budget)
 {
 	for (;;) {
-		int over = cached_bytes() > budget;
-		if (!over && n_verdicts <= VERDICT_ENTRIES)
+		if (!over_limits(budget))
 			return;
-		struct ag_lru *v = verdict_lru.oldest;
+		int over = cached_bytes() > budget;
+		struct ag_lru *v = oldest_verdict();
 		struct ag_program *p = over ? oldest_unheld_program() : NULL;
 		if (p && (!v || p->lru.stamp < v->stamp))
 			drop_program(p);
@@ -306,6 +373,19 @@ static void trim_locked(size_t budget)
 		else
 			return;
 	}
+}
+
+/* Trims the caches to the budget if a publish took them over it (the
+ * check takes no lock; the last publish over the limits trims). */
+static void trim_if_over(void)
+{
+	if (!over_limits(ag_cfg.cache_bytes))
+		return;
+	pthread_mutex_lock(&program_lock);
+	lock_shards();
+	trim_locked(ag_cfg.cache_bytes);
+	unlock_shards();
+	pthread_mutex_unlock(&program_lock);
 }
 
 struct ag_program *ag_program_get(uint8_t *image, size_t len)
@@ -350,11 +430,9 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	lru_push(&program_lru, &p->lru);
 	p->next = programs[digest.low % PROGRAM_BUCKETS];
 	programs[digest.low % PROGRAM_BUCKETS] = p;
-	program_bytes += p->bytes;
-	pthread_mutex_lock(&verdict_lock);
-	trim_locked(ag_cfg.cache_bytes);
-	pthread_mutex_unlock(&verdict_lock);
+	atomic_fetch_add(&program_bytes, p->bytes);
 	pthread_mutex_unlock(&program_lock);
+	trim_if_over();
 	return p;
 }
 
@@ -387,7 +465,7 @@ struct ag_refs *ag_refs_grow(struct ag_refs *r, uint64_t used, uint64_t need)
 	if (!n)
 		return NULL;
 	atomic_store(&n->refs, 1);
-	n->cached = 0;
+	atomic_store(&n->cached, 0);
 	n->cap = cap;
 	if (used)
 		memcpy(n->v, r->v, used * sizeof(n->v[0]));
@@ -427,12 +505,12 @@ static int same_program(const struct ag_program *a, const struct ag_program *b)
 			  memcmp(a->image, b->image, a->len) == 0);
 }
 
+/* Its shard's lock held. */
 static struct ag_verdict *verdict_find(const struct ac_digest *d,
 				       const struct ag_program *p,
 				       const struct ac_ref *refs, uint64_t n)
 {
-	for (struct ag_verdict *v = verdicts[d->low % VERDICT_BUCKETS]; v;
-	     v = v->next) {
+	for (struct ag_verdict *v = *bucket_of(d); v; v = v->next) {
 		if (!digest_eq(&v->digest, d) || v->n_refs != n ||
 		    !same_program(v->program, p))
 			continue;
@@ -440,7 +518,7 @@ static struct ag_verdict *verdict_find(const struct ac_digest *d,
 		    memcmp(v->refv->v, refs, n * sizeof(*refs)) != 0)
 			continue;
 		atomic_fetch_add(&v->refs, 1);
-		lru_touch(&verdict_lru, &v->lru);
+		lru_touch(&shard_of(d)->lru, &v->lru);
 		return v;
 	}
 	return NULL;
@@ -450,38 +528,36 @@ struct ag_verdict *ag_verdict_find(const struct ac_digest *d,
 				   const struct ag_program *p,
 				   const struct ac_ref *refs, uint64_t n)
 {
-	pthread_mutex_lock(&verdict_lock);
+	struct verdict_shard *sh = shard_of(d);
+	pthread_mutex_lock(&sh->lock);
 	struct ag_verdict *v = verdict_find(d, p, refs, n);
-	pthread_mutex_unlock(&verdict_lock);
+	pthread_mutex_unlock(&sh->lock);
 	return v;
 }
 
 struct ag_verdict *ag_verdict_publish(struct ag_verdict *v)
 {
 	v->bytes = verdict_cost(v);
-	pthread_mutex_lock(&verdict_lock);
+	struct verdict_shard *sh = shard_of(&v->digest);
+	pthread_mutex_lock(&sh->lock);
 	struct ag_verdict *first = verdict_find(&v->digest, v->program,
 						v->n_refs ? v->refv->v : NULL,
 						v->n_refs);
 	if (first) {
-		pthread_mutex_unlock(&verdict_lock);
+		pthread_mutex_unlock(&sh->lock);
 		ag_verdict_unref(v);
 		return first;
 	}
 	atomic_fetch_add(&v->refs, 1);               /* the cache's */
-	lru_push(&verdict_lru, &v->lru);
-	v->next = verdicts[v->digest.low % VERDICT_BUCKETS];
-	verdicts[v->digest.low % VERDICT_BUCKETS] = v;
-	n_verdicts++;
-	verdict_bytes += v->bytes;
+	lru_push(&sh->lru, &v->lru);
+	struct ag_verdict **bucket = bucket_of(&v->digest);
+	v->next = *bucket;
+	*bucket = v;
+	atomic_fetch_add(&n_verdicts, 1);
+	atomic_fetch_add(&verdict_bytes, v->bytes);
 	refs_charge(v->refv, +1);
-	pthread_mutex_unlock(&verdict_lock);
-	/* Trimming takes both locks, in their order. */
-	pthread_mutex_lock(&program_lock);
-	pthread_mutex_lock(&verdict_lock);
-	trim_locked(ag_cfg.cache_bytes);
-	pthread_mutex_unlock(&verdict_lock);
-	pthread_mutex_unlock(&program_lock);
+	pthread_mutex_unlock(&sh->lock);
+	trim_if_over();
 	return v;
 }
 
@@ -492,87 +568,110 @@ static unsigned int hint_slot(const struct ac_digest *d)
 	return (unsigned int)d->low & (HINT_SLOTS - 1);
 }
 
-void ag_hint_add(const struct ac_digest *d)
+/* Forgets every hint.  hint_lock held. */
+static void hints_clear(void)
 {
-	if (!d->high && !d->low)
-		return;
-	pthread_mutex_lock(&verdict_lock);
-	if (n_hints >= HINT_SLOTS / 4 * 3) {
-		/* Full: forget them all; they are only hints. */
-		memset(hints, 0, sizeof(hints));
-		n_hints = 0;
+	for (unsigned int i = 0; i < HINT_SLOTS; i++) {
+		atomic_store_explicit(&hint_high[i], 0, memory_order_relaxed);
+		atomic_store_explicit(&hint_low[i], 0, memory_order_relaxed);
 	}
-	unsigned int i = hint_slot(d);
-	while (hints[i].high || hints[i].low) {
-		if (digest_eq(&hints[i], d))
-			goto out;
-		i = (i + 1) & (HINT_SLOTS - 1);
-	}
-	hints[i] = *d;
-	n_hints++;
-out:
-	pthread_mutex_unlock(&verdict_lock);
+	n_hints = 0;
+}
+
+/* Whether slot i is empty, holds d, or neither (0, 1, 2), as read now. */
+static int hint_at(unsigned int i, const struct ac_digest *d)
+{
+	uint64_t high = atomic_load_explicit(&hint_high[i],
+					     memory_order_relaxed);
+	uint64_t low = atomic_load_explicit(&hint_low[i], memory_order_relaxed);
+	if (!high && !low)
+		return 0;
+	return high == d->high && low == d->low ? 1 : 2;
 }
 
 int ag_hint_has(const struct ac_digest *d)
 {
-	int found = 0;
-	pthread_mutex_lock(&verdict_lock);
-	for (unsigned int i = hint_slot(d); hints[i].high || hints[i].low;
-	     i = (i + 1) & (HINT_SLOTS - 1))
-		if (digest_eq(&hints[i], d)) {
-			found = 1;
-			break;
+	/* At most every slot: writers racing this walk cannot keep it
+	 * going. */
+	unsigned int i = hint_slot(d);
+	for (unsigned int k = 0; k < HINT_SLOTS; k++) {
+		int at = hint_at(i, d);
+		if (at != 2)
+			return at;
+		i = (i + 1) & (HINT_SLOTS - 1);
+	}
+	return 0;
+}
+
+void ag_hints_add(const struct ac_digest *d, uint64_t n)
+{
+	int locked = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		if ((!d[k].high && !d[k].low) || ag_hint_has(&d[k]))
+			continue;
+		if (!locked) {
+			pthread_mutex_lock(&hint_lock);
+			locked = 1;
 		}
-	pthread_mutex_unlock(&verdict_lock);
-	return found;
+		if (n_hints >= HINT_SLOTS / 4 * 3)
+			hints_clear();       /* full: they are only hints */
+		unsigned int i = hint_slot(&d[k]);
+		int at;
+		while ((at = hint_at(i, &d[k])) == 2)
+			i = (i + 1) & (HINT_SLOTS - 1);
+		if (at == 1)
+			continue;
+		/* A reader meanwhile may see half of it: a wrong hint. */
+		atomic_store_explicit(&hint_high[i], d[k].high,
+				      memory_order_relaxed);
+		atomic_store_explicit(&hint_low[i], d[k].low,
+				      memory_order_relaxed);
+		n_hints++;
+	}
+	if (locked)
+		pthread_mutex_unlock(&hint_lock);
 }
 
 /* ---- housekeeping ---- */
 
 void ag_cache_trim(void)
 {
-	pthread_mutex_lock(&program_lock);
-	pthread_mutex_lock(&verdict_lock);
+	ag_cache_lock_all();
 	trim_locked(0);
-	memset(hints, 0, sizeof(hints));
-	n_hints = 0;
-	pthread_mutex_unlock(&verdict_lock);
-	pthread_mutex_unlock(&program_lock);
+	hints_clear();
+	ag_cache_unlock_all(0);
 }
 
 size_t ag_cache_bytes(void)
 {
-	pthread_mutex_lock(&program_lock);
-	pthread_mutex_lock(&verdict_lock);
+	ag_cache_lock_all();
 	size_t bytes = cached_bytes();
-	pthread_mutex_unlock(&verdict_lock);
-	pthread_mutex_unlock(&program_lock);
+	ag_cache_unlock_all(0);
 	return bytes;
 }
 
 uint64_t ag_cache_entries(void)
 {
 	uint64_t n = 0;
-	pthread_mutex_lock(&program_lock);
-	pthread_mutex_lock(&verdict_lock);
+	ag_cache_lock_all();
 	for (struct ag_lru *e = program_lru.oldest; e; e = e->newer)
 		n++;
-	n += n_verdicts;
-	pthread_mutex_unlock(&verdict_lock);
-	pthread_mutex_unlock(&program_lock);
+	n += atomic_load(&n_verdicts);
+	ag_cache_unlock_all(0);
 	return n;
 }
 
 void ag_cache_lock_all(void)
 {
 	pthread_mutex_lock(&program_lock);
-	pthread_mutex_lock(&verdict_lock);
+	lock_shards();
+	pthread_mutex_lock(&hint_lock);
 }
 
 void ag_cache_unlock_all(int child)
 {
 	(void)child;
-	pthread_mutex_unlock(&verdict_lock);
+	pthread_mutex_unlock(&hint_lock);
+	unlock_shards();
 	pthread_mutex_unlock(&program_lock);
 }

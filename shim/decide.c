@@ -49,8 +49,7 @@ static struct ag_verdict *compute(struct ag_sched *s,
 	}
 	v = ag_verdict_publish(v);
 	/* A rebuild of this schedule may stay lazy up to its submit. */
-	for (uint64_t i = 0; i < s->n_prefixes; i++)
-		ag_hint_add(&s->prefixes[i]);
+	ag_hints_add(s->prefixes, s->n_prefixes);
 	return v;
 }
 
@@ -71,8 +70,8 @@ static struct ag_verdict *verdict_of(struct ag_sched *s)
 		atomic_fetch_add(&ag_stats.verdict_hits, 1);
 		/* Built by different batches than the entry's schedule: its
 		 * prefixes lead here too, for the next rebuild. */
-		for (uint64_t i = 0; s->sched && i < s->n_prefixes; i++)
-			ag_hint_add(&s->prefixes[i]);
+		if (s->sched)
+			ag_hints_add(s->prefixes, s->n_prefixes);
 	} else {
 		v = compute(s, &d);
 	}

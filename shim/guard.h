@@ -238,8 +238,8 @@ struct ag_program {
  * prefix it was decided on (schedules only grow). */
 struct ag_refs {
 	atomic_uint refs;
-	uint32_t cached;            /* cached verdicts sharing it (the
-				     * verdict lock's): charged once */
+	atomic_uint cached;         /* cached verdicts sharing it (in any
+				     * shard): charged once */
 	uint64_t cap;
 	struct ac_ref v[];
 };
@@ -284,8 +284,10 @@ struct ag_verdict *ag_verdict_new(void);
 void ag_verdict_unref(struct ag_verdict *v);
 
 /* Hints: schedule prefixes seen on the way to a cached verdict.  Only a
- * hint (no bytes are kept): a wrong one costs time, never soundness. */
-void ag_hint_add(const struct ac_digest *d);
+ * hint (no bytes are kept): a wrong one costs time, never soundness.
+ * ag_hint_has takes no lock; ag_hints_add adds d[0, n), taking a lock
+ * only when one of them is not a hint yet. */
+void ag_hints_add(const struct ac_digest *d, uint64_t n);
 int ag_hint_has(const struct ac_digest *d);
 
 void ag_cache_lock_all(void);

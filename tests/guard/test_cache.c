@@ -8,13 +8,19 @@
  * and so is the resident memory the churn leaves; a references array its
  * prefixes' verdicts share is charged once; what was dropped is
  * not found again (the next request recomputes it); a program a handle
- * holds stays shared.
+ * holds stays shared.  The locks: a hint lookup takes none, and threads
+ * publishing and finding verdicts in every shard at once, trimming at a
+ * small budget, keep the counts exact and within it (TSan checks the
+ * rest).
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "guard.h"
 #include "progs.h"
@@ -243,6 +249,130 @@ START_TEST(test_cache_setting)
 }
 END_TEST
 
+static void *look_up_hint(void *arg)
+{
+	return (void *)(intptr_t)ag_hint_has(arg);
+}
+
+/* A submit's hint lookup (every append of a lazy schedule) takes no lock:
+ * it answers while another thread holds every lock of the caches (as a
+ * thread preempted in a trim would).  It took the verdict cache's one
+ * lock. */
+START_TEST(test_hint_lookup_takes_no_lock)
+{
+	struct ac_digest d[2] = { { 0x5eed, 0x1 }, { 0x5eed, 0x2 } };
+	ag_hints_add(d, 2);
+	struct ac_digest absent = { 0x5eed, 0x3 };
+	ag_cache_lock_all();
+	pthread_t t[2];
+	ck_assert_int_eq(pthread_create(&t[0], NULL, look_up_hint, &d[1]), 0);
+	ck_assert_int_eq(pthread_create(&t[1], NULL, look_up_hint, &absent),
+			 0);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;     /* a hang, not a cost: far beyond either */
+	void *found[2];
+	int rc[2];
+	for (int i = 0; i < 2; i++)
+		rc[i] = pthread_timedjoin_np(t[i], &found[i], &until);
+	ag_cache_unlock_all(0);
+	for (int i = 0; i < 2; i++)
+		if (rc[i] == ETIMEDOUT)
+			pthread_join(t[i], &found[i]);
+	ck_assert_msg(rc[0] == 0 && rc[1] == 0, "a hint lookup waited for "
+		      "the caches' locks");
+	ck_assert_int_eq((intptr_t)found[0], 1);
+	ck_assert_int_eq((intptr_t)found[1], 0);
+	ag_hints_add(d, 2);      /* added once */
+	ck_assert(ag_hint_has(&d[0]) && ag_hint_has(&d[1]));
+}
+END_TEST
+
+#define PUBLISHERS 4
+#define PER_PUBLISHER 2000
+#define REFS 256
+
+struct publisher {
+	struct ag_program *p;
+	uint64_t id;
+	size_t verdict_bytes;   /* what its cached verdicts pin */
+	int missing;            /* lookups that did not find its verdict */
+	int wrong;              /* lookups that found another's */
+};
+
+/* Publishes a verdict for every prefix of its own references array,
+ * under digests spread over every shard, and looks each up at once. */
+static void *publish_prefixes(void *arg)
+{
+	struct publisher *w = arg;
+	struct ag_refs *r = ag_refs_grow(NULL, 0, REFS);
+	if (!r)
+		return NULL;
+	for (uint64_t k = 0; k < REFS; k++)
+		r->v[k] = (struct ac_ref){ w->id, k };
+	for (uint64_t i = 0; i < PER_PUBLISHER; i++) {
+		uint64_t n = 1 + i % REFS, tag = w->id << 32 | i;
+		struct ag_verdict *v = publish(w->p, r, n, tag);
+		w->verdict_bytes += v->bytes;
+		ag_verdict_unref(v);
+		struct ac_digest d = { tag, 0xcace };
+		v = ag_verdict_find(&d, w->p, r->v, n);
+		if (!v)
+			w->missing++;
+		else if (v->refv != r || v->n_refs != n)
+			w->wrong++;
+		ag_verdict_unref(v);
+	}
+	ag_refs_unref(r);
+	return NULL;
+}
+
+/* Threads publishing and finding verdicts in every shard at once: within
+ * the budget every verdict is found and the count is exact (each thread's
+ * array charged once, though its verdicts are in every shard); at a small
+ * budget, trimming as they go, the count stays within it. */
+START_TEST(test_shards_publish_at_once)
+{
+	for (int round = 0; round < 2; round++) {
+		ag_cfg.cache_bytes = round == 0 ? 256 * MIB : 2 * MIB;
+		struct ag_program *p = good();
+		size_t empty = ag_cache_bytes();
+		struct publisher w[PUBLISHERS];
+		pthread_t t[PUBLISHERS];
+		for (int i = 0; i < PUBLISHERS; i++) {
+			w[i] = (struct publisher){ .p = p, .id = 1 + i };
+			ck_assert_int_eq(pthread_create(&t[i], NULL,
+							publish_prefixes,
+							&w[i]), 0);
+		}
+		size_t bytes = 0;
+		for (int i = 0; i < PUBLISHERS; i++) {
+			pthread_join(t[i], NULL);
+			ck_assert_int_eq(w[i].wrong, 0);
+			if (round == 0)
+				ck_assert_int_eq(w[i].missing, 0);
+			bytes += w[i].verdict_bytes;
+		}
+		printf("cache: %d threads, %d verdicts each, budget %zu MiB: "
+		       "%zu bytes counted\n", PUBLISHERS, PER_PUBLISHER,
+		       ag_cfg.cache_bytes / MIB, ag_cache_bytes());
+		if (round == 0) {
+			ck_assert_uint_eq(ag_cache_entries(),
+					  1 + PUBLISHERS * PER_PUBLISHER);
+			ck_assert_uint_eq(ag_cache_bytes(),
+					  empty + bytes + PUBLISHERS *
+					  (sizeof(struct ag_refs) +
+					   REFS * sizeof(struct ac_ref)));
+		} else {
+			ck_assert_uint_le(ag_cache_bytes(), ag_cfg.cache_bytes);
+		}
+		ag_program_unref(p);
+		ag_cache_trim();
+		ck_assert_uint_eq(ag_cache_entries(), 0);
+	}
+}
+END_TEST
+
 static void restore_budget(void)
 {
 	ag_cache_trim();
@@ -260,6 +390,8 @@ Suite *suite_cache(void)
 	tcase_add_test(t, test_programs_within_budget);
 	tcase_add_test(t, test_held_program_stays_shared);
 	tcase_add_test(t, test_cache_setting);
+	tcase_add_test(t, test_hint_lookup_takes_no_lock);
+	tcase_add_test(t, test_shards_publish_at_once);
 	suite_add_tcase(s, t);
 	return s;
 }
