@@ -802,7 +802,8 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 	p->m = m;
 	pthread_mutex_init(&p->digest_lock, NULL);
 	diag_clear(&p->diag);
-	/* the image's limits first: own_planes relies on them */
+	/* the image's limits first (validate_model checked the structure):
+	 * own_planes relies on them */
 	int r = image_check(p->m, err);
 	if (r == 0) {
 		r = index_bodies(p);
