@@ -48,6 +48,29 @@ int varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
 	return -1;                              /* unreachable: i == 9 */
 }
 
+/*
+ * varint_read, with varints of one and two bytes (every tag below field
+ * 2048, field 51's among them, and every length below 2^14) taken inline:
+ * an identity is parsed for every launch whose bytes were not seen just
+ * before.
+ */
+static inline int varint_next(const uint8_t *p, uint64_t len, uint64_t *pos,
+			      uint64_t *value)
+{
+	uint64_t at = *pos;
+	if (at < len && p[at] < 0x80) {
+		*value = p[at];
+		*pos = at + 1;
+		return 0;
+	}
+	if (at + 1 < len && p[at] >= 0x80 && p[at + 1] < 0x80) {
+		*value = (uint64_t)(p[at] & 0x7f) | (uint64_t)p[at + 1] << 7;
+		*pos = at + 2;
+		return 0;
+	}
+	return varint_read(p, len, pos, value);
+}
+
 /* Skips a field's value of the given wire type. */
 static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 		      unsigned wire_type, uint64_t *payload_at,
@@ -56,12 +79,12 @@ static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 	uint64_t n;
 	switch (wire_type) {
 	case 0:
-		return varint_read(p, len, pos, &n);
+		return varint_next(p, len, pos, &n);
 	case 1:
 		n = 8;
 		break;
 	case 2:
-		if (varint_read(p, len, pos, &n) != 0)
+		if (varint_next(p, len, pos, &n) != 0)
 			return -1;
 		*payload_at = *pos;
 		*payload_len = n;
@@ -86,7 +109,7 @@ void identity_parse(const uint8_t *id, uint64_t len,
 	*out = (struct identity_field51){ .problem = AC_ID_OK };
 	while (pos < len) {
 		uint64_t start = pos, tag, at = 0, n = 0;
-		if (varint_read(id, len, &pos, &tag) != 0 ||
+		if (varint_next(id, len, &pos, &tag) != 0 ||
 		    (tag >> 3) < 1 || (tag >> 3) > (1u << 29) - 1 ||
 		    skip_value(id, len, &pos, tag & 7, &at, &n) != 0) {
 			out->problem = AC_ID_UNPARSABLE;

@@ -140,6 +140,14 @@ START_TEST(identity_varint_limits)
 	ck_assert_uint_eq(identity_verdict("0201aa" "9a030150"), 2);
 	ck_assert_uint_eq(identity_verdict("f8ffffff0f01" "9a030150"), 0);
 	ck_assert_uint_eq(identity_verdict("8080808010" "01" "9a030150"), 2);
+	/* two-byte lengths (128 = 80 01): the bytes there, or one short */
+	char hex[2 * 140];
+	memset(hex, 'a', sizeof(hex));
+	memcpy(hex, "228001", 6);
+	strcpy(hex + 6 + 2 * 128, "9a030150");
+	ck_assert_uint_eq(identity_verdict(hex), 0);
+	strcpy(hex + 6 + 2 * 127, "9a030150");
+	ck_assert_uint_eq(identity_verdict(hex), 2);
 }
 END_TEST
 
