@@ -5,6 +5,7 @@
  * Every byte is bounds-checked; identities are untrusted.
  */
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -236,30 +237,60 @@ static void recent_touch(struct recent *r, int i, uint32_t l)
 	r->launch[0] = l;
 }
 
+/*
+ * Launches whose identities were parsed, by a hash of their bytes, for
+ * the programs that cycle through more identities than `recent` holds
+ * (decode: 80 layers' kernels a token).  Direct-mapped: a slot keeps the
+ * last launch parsed whose bytes hash to it, so its size is fixed.
+ */
+#define SEEN_SLOTS 4096
+#define SEEN_EMPTY UINT32_MAX
+
+/* Launch l's phase, from a launch parsed before it with the same bytes
+ * or by parsing them (and remembering l in seen). */
+static uint32_t phase_of_new_bytes(const struct ac_model *m,
+				   const struct hash_index *h, uint32_t *seen,
+				   const uint32_t *phase_of, uint32_t l)
+{
+	const struct ac_bytes *b = &m->launches[l].identity;
+	uint32_t *slot = &seen[XXH3_64bits(b->data, b->len) &
+			       (SEEN_SLOTS - 1)];
+	if (*slot != SEEN_EMPTY) {
+		const struct ac_bytes *x = &m->launches[*slot].identity;
+		if (bytes_equal(b->data, b->len, x->data, x->len))
+			return phase_of[*slot];
+	}
+	*slot = l;
+	struct identity_field51 id;
+	identity_parse(b->data, b->len, &id);
+	if (id.problem != AC_ID_OK)
+		return NO_PHASE;
+	return phase_table_find(h, m, id.payload, id.len);
+}
+
 int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 {
 	struct hash_index h;
 	uint32_t first, dup;
+	uint32_t *seen = malloc(SEEN_SLOTS * sizeof(*seen));
+	if (!seen)
+		return -1;
 	if (phase_table_build(m, &h, &first, &dup) != 0) {
+		free(seen);
 		hash_index_free(&h);
 		return -1;
 	}
+	for (unsigned k = 0; k < SEEN_SLOTS; k++)
+		seen[k] = SEEN_EMPTY;
 	struct recent recent = { .n = 0 };
 	for (uint32_t l = 0; l < m->n_launches; l++) {
-		const struct ac_bytes *b = &m->launches[l].identity;
-		int i = recent_find(&recent, m, b);
-		if (i >= 0) {
-			phase_of[l] = phase_of[recent.launch[i]];
-		} else {
-			struct identity_field51 id;
-			identity_parse(b->data, b->len, &id);
-			phase_of[l] = NO_PHASE;
-			if (id.problem == AC_ID_OK)
-				phase_of[l] = phase_table_find(&h, m, id.payload,
-							       id.len);
-		}
+		int i = recent_find(&recent, m, &m->launches[l].identity);
+		phase_of[l] = i >= 0 ? phase_of[recent.launch[i]]
+				     : phase_of_new_bytes(m, &h, seen, phase_of,
+							  l);
 		recent_touch(&recent, i, l);
 	}
+	free(seen);
 	hash_index_free(&h);
 	return 0;
 }
