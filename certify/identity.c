@@ -5,7 +5,6 @@
  * Every byte is bounds-checked; identities are untrusted.
  */
 #include <assert.h>
-#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -240,22 +239,24 @@ static void recent_touch(struct recent *r, int i, uint32_t l)
 /*
  * Launches whose identities were parsed, by a hash of their bytes, for
  * the programs that cycle through more identities than `recent` holds
- * (decode: 80 layers' kernels a token).  Direct-mapped: a slot keeps the
- * last launch parsed whose bytes hash to it, so its size is fixed.
+ * (decode: 80 layers' kernels a token): a hash_index's slots used as a
+ * direct-mapped cache, where a slot keeps the last launch parsed whose
+ * bytes hash to it.  Sized by the launches (so that a small program does
+ * not pay for it), up to SEEN_LAUNCHES of them (8192 slots).
  */
-#define SEEN_SLOTS 4096
-#define SEEN_EMPTY UINT32_MAX
+#define SEEN_LAUNCHES 4096
 
 /* Launch l's phase, from a launch parsed before it with the same bytes
  * or by parsing them (and remembering l in seen). */
 static uint32_t phase_of_new_bytes(const struct ac_model *m,
-				   const struct hash_index *h, uint32_t *seen,
+				   const struct hash_index *h,
+				   const struct hash_index *seen,
 				   const uint32_t *phase_of, uint32_t l)
 {
 	const struct ac_bytes *b = &m->launches[l].identity;
-	uint32_t *slot = &seen[XXH3_64bits(b->data, b->len) &
-			       (SEEN_SLOTS - 1)];
-	if (*slot != SEEN_EMPTY) {
+	uint32_t *slot = &seen->slots[XXH3_64bits(b->data, b->len) &
+				      seen->mask];
+	if (*slot != HASH_INDEX_EMPTY) {
 		const struct ac_bytes *x = &m->launches[*slot].identity;
 		if (bytes_equal(b->data, b->len, x->data, x->len))
 			return phase_of[*slot];
@@ -272,25 +273,24 @@ int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 {
 	struct hash_index h;
 	uint32_t first, dup;
-	uint32_t *seen = malloc(SEEN_SLOTS * sizeof(*seen));
-	if (!seen)
+	struct hash_index seen;
+	if (hash_index_init(&seen, m->n_launches < SEEN_LAUNCHES ?
+			    m->n_launches : SEEN_LAUNCHES) != 0)
 		return -1;
 	if (phase_table_build(m, &h, &first, &dup) != 0) {
-		free(seen);
+		hash_index_free(&seen);
 		hash_index_free(&h);
 		return -1;
 	}
-	for (unsigned k = 0; k < SEEN_SLOTS; k++)
-		seen[k] = SEEN_EMPTY;
 	struct recent recent = { .n = 0 };
 	for (uint32_t l = 0; l < m->n_launches; l++) {
 		int i = recent_find(&recent, m, &m->launches[l].identity);
 		phase_of[l] = i >= 0 ? phase_of[recent.launch[i]]
-				     : phase_of_new_bytes(m, &h, seen, phase_of,
-							  l);
+				     : phase_of_new_bytes(m, &h, &seen,
+							  phase_of, l);
 		recent_touch(&recent, i, l);
 	}
-	free(seen);
+	hash_index_free(&seen);
 	hash_index_free(&h);
 	return 0;
 }

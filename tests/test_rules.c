@@ -173,8 +173,10 @@ static void variant_hex(char *hex, unsigned c, char phase)
 	snprintf(hex, 17, "0a02%04x9a0301%02x", c & 0xffff, (unsigned)phase);
 }
 
-/* The slot of phases_of_launches' direct-mapped cache of parsed
- * identities (4096 slots by XXH3_64bits of the bytes) for a variant. */
+/* The slot of a variant in a direct-mapped cache of 4096 slots by
+ * XXH3_64bits of its bytes, like phases_of_launches' cache of parsed
+ * identities: two variants in one such slot share a slot of any smaller
+ * cache too (this program's has 64). */
 static unsigned variant_slot(unsigned c, char phase)
 {
 	uint8_t b[8] = { 0x0a, 0x02, (uint8_t)(c >> 8), (uint8_t)c, 0x9a,
