@@ -48,6 +48,29 @@ int varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
 	return -1;                              /* unreachable: i == 9 */
 }
 
+/*
+ * varint_read, with varints of one and two bytes (every tag below field
+ * 2048, field 51's among them, and every length below 2^14) taken inline:
+ * an identity is parsed for every launch whose bytes were not seen just
+ * before.
+ */
+static inline int varint_next(const uint8_t *p, uint64_t len, uint64_t *pos,
+			      uint64_t *value)
+{
+	uint64_t at = *pos;
+	if (at < len && p[at] < 0x80) {
+		*value = p[at];
+		*pos = at + 1;
+		return 0;
+	}
+	if (at + 1 < len && p[at] >= 0x80 && p[at + 1] < 0x80) {
+		*value = (uint64_t)(p[at] & 0x7f) | (uint64_t)p[at + 1] << 7;
+		*pos = at + 2;
+		return 0;
+	}
+	return varint_read(p, len, pos, value);
+}
+
 /* Skips a field's value of the given wire type. */
 static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 		      unsigned wire_type, uint64_t *payload_at,
@@ -56,12 +79,12 @@ static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 	uint64_t n;
 	switch (wire_type) {
 	case 0:
-		return varint_read(p, len, pos, &n);
+		return varint_next(p, len, pos, &n);
 	case 1:
 		n = 8;
 		break;
 	case 2:
-		if (varint_read(p, len, pos, &n) != 0)
+		if (varint_next(p, len, pos, &n) != 0)
 			return -1;
 		*payload_at = *pos;
 		*payload_len = n;
@@ -86,7 +109,7 @@ void identity_parse(const uint8_t *id, uint64_t len,
 	*out = (struct identity_field51){ .problem = AC_ID_OK };
 	while (pos < len) {
 		uint64_t start = pos, tag, at = 0, n = 0;
-		if (varint_read(id, len, &pos, &tag) != 0 ||
+		if (varint_next(id, len, &pos, &tag) != 0 ||
 		    (tag >> 3) < 1 || (tag >> 3) > (1u << 29) - 1 ||
 		    skip_value(id, len, &pos, tag & 7, &at, &n) != 0) {
 			out->problem = AC_ID_UNPARSABLE;
@@ -213,30 +236,61 @@ static void recent_touch(struct recent *r, int i, uint32_t l)
 	r->launch[0] = l;
 }
 
+/*
+ * Launches whose identities were parsed, by a hash of their bytes, for
+ * the programs that cycle through more identities than `recent` holds
+ * (decode: 80 layers' kernels a token): a hash_index's slots used as a
+ * direct-mapped cache, where a slot keeps the last launch parsed whose
+ * bytes hash to it.  Sized by the launches (so that a small program does
+ * not pay for it), up to SEEN_LAUNCHES of them (8192 slots).
+ */
+#define SEEN_LAUNCHES 4096
+
+/* Launch l's phase, from a launch parsed before it with the same bytes
+ * or by parsing them (and remembering l in seen). */
+static uint32_t phase_of_new_bytes(const struct ac_model *m,
+				   const struct hash_index *h,
+				   const struct hash_index *seen,
+				   const uint32_t *phase_of, uint32_t l)
+{
+	const struct ac_bytes *b = &m->launches[l].identity;
+	uint32_t *slot = &seen->slots[XXH3_64bits(b->data, b->len) &
+				      seen->mask];
+	if (*slot != HASH_INDEX_EMPTY) {
+		const struct ac_bytes *x = &m->launches[*slot].identity;
+		if (bytes_equal(b->data, b->len, x->data, x->len))
+			return phase_of[*slot];
+	}
+	*slot = l;
+	struct identity_field51 id;
+	identity_parse(b->data, b->len, &id);
+	if (id.problem != AC_ID_OK)
+		return NO_PHASE;
+	return phase_table_find(h, m, id.payload, id.len);
+}
+
 int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 {
 	struct hash_index h;
 	uint32_t first, dup;
+	struct hash_index seen;
+	if (hash_index_init(&seen, m->n_launches < SEEN_LAUNCHES ?
+			    m->n_launches : SEEN_LAUNCHES) != 0)
+		return -1;
 	if (phase_table_build(m, &h, &first, &dup) != 0) {
+		hash_index_free(&seen);
 		hash_index_free(&h);
 		return -1;
 	}
 	struct recent recent = { .n = 0 };
 	for (uint32_t l = 0; l < m->n_launches; l++) {
-		const struct ac_bytes *b = &m->launches[l].identity;
-		int i = recent_find(&recent, m, b);
-		if (i >= 0) {
-			phase_of[l] = phase_of[recent.launch[i]];
-		} else {
-			struct identity_field51 id;
-			identity_parse(b->data, b->len, &id);
-			phase_of[l] = NO_PHASE;
-			if (id.problem == AC_ID_OK)
-				phase_of[l] = phase_table_find(&h, m, id.payload,
-							       id.len);
-		}
+		int i = recent_find(&recent, m, &m->launches[l].identity);
+		phase_of[l] = i >= 0 ? phase_of[recent.launch[i]]
+				     : phase_of_new_bytes(m, &h, &seen,
+							  phase_of, l);
 		recent_touch(&recent, i, l);
 	}
+	hash_index_free(&seen);
 	hash_index_free(&h);
 	return 0;
 }

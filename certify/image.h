@@ -118,7 +118,13 @@ typedef void (*image_sink)(void *ctx, const void *data, size_t len);
 int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 	       void *ctx, struct ac_error *err);
 
-/* Whether image_emit(m, 0, ...) would succeed: 0, or -1 with err. */
+/*
+ * Whether image_emit(m, 0, ...) would succeed, for a model whose structure
+ * is already checked (model_check_structure(m, 0, ...) returned 0, as
+ * validate_model does first): 0, or -1 with err.  It checks what only the
+ * image's fixed-width fields limit (string offsets, the u32 totals), not
+ * the structure a second time.
+ */
 int image_check(const struct ac_model *m, struct ac_error *err);
 
 #endif

@@ -20,6 +20,7 @@
  * written back gives the same bytes.  Loads go through bytes (image.h), so
  * the input may be unaligned and the host of either endianness.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,24 +415,57 @@ static int read_planes(struct reader *r)
 	return 0;
 }
 
-/* Launches hold the last strings: the pool must be used up after them. */
+/*
+ * Launch i at p broke a rule: the checks one by one, in the order the
+ * fields lie, report the first broken one exactly.  Cold: only a
+ * malformed image comes here.
+ */
+static AC_COLD int launch_error(struct reader *r, const uint8_t *p,
+				uint64_t i, uint64_t *words)
+{
+	uint64_t at = at_of(r, p);
+	struct ac_bytes unused;
+	int rc = read_string(r, p, IMG_LAUNCHES, i, "identity", &unused) ||
+		 read_run(r, image_get64(p + 8), at + 8, image_get32(p + 16),
+			  at + 16, IMG_LAUNCHES, i, "word", IMG_WORDS, words) ||
+		 check_zero(r, at + 20, at + 24, "launches", i, "pad");
+	assert(rc);   /* read_launches found a broken rule */
+	(void)rc;
+	return -1;
+}
+
+/*
+ * Launches hold the last strings: the pool must be used up after them.
+ * The launch table is most of an image's entries, so each entry's rules
+ * (its string at the running pool offset and inside the pool, its words
+ * at the running sum and inside the words, zero padding) are one test,
+ * and launch_error says which one broke.
+ */
 static int read_launches(struct reader *r)
 {
 	struct ac_launch *l = MUT(r->o->m.launches);
-	uint64_t words = 0;
-	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++) {
-		const uint8_t *p = entry(r, IMG_LAUNCHES, i);
-		uint64_t at = at_of(r, p);
-		if (read_string(r, p, IMG_LAUNCHES, i, "identity",
-				&l[i].identity) ||
-		    read_run(r, image_get64(p + 8), at + 8,
-			     image_get32(p + 16), at + 16, IMG_LAUNCHES, i,
-			     "word", IMG_WORDS, &words) ||
-		    check_zero(r, at + 20, at + 24, "launches", i, "pad"))
-			return -1;
-		l[i].word_first = image_get64(p + 8);
-		l[i].word_count = image_get32(p + 16);
+	const uint8_t *p = entry(r, IMG_LAUNCHES, 0);
+	const uint8_t *bytes = r->o->bytes;
+	uint64_t pool = r->pool, pool_end = r->count[IMG_POOL];
+	uint64_t words = 0, words_end = r->count[IMG_WORDS];
+	const uint32_t size = image_entry_size[IMG_LAUNCHES];
+	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++, p += size) {
+		uint32_t offset = image_get32(p), len = image_get32(p + 4);
+		uint64_t first = image_get64(p + 8);
+		uint32_t count = image_get32(p + 16), pad = image_get32(p + 20);
+		if ((offset != pool) | (len > pool_end - pool) |
+		    (first != words) | (count > words_end - words) | (pad != 0)) {
+			r->pool = pool;
+			return launch_error(r, p, i, &words);
+		}
+		l[i].identity.data = bytes + offset;
+		l[i].identity.len = len;
+		l[i].word_first = first;
+		l[i].word_count = count;
+		pool += len;
+		words += count;
 	}
+	r->pool = pool;
 	if (check_total(r, IMG_WORDS, IMG_LAUNCHES, "word_count", words))
 		return -1;
 	if (r->pool != r->count[IMG_POOL])

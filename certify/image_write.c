@@ -121,19 +121,40 @@ static int plan_phases(const struct ac_model *m, struct layout *l,
 	return 0;
 }
 
-/* Launches and their words. */
+/* The launches' strings one by one, when one of them passes the u32
+ * offset field: plan_string says which. */
+static AC_COLD int plan_launch_strings(const struct ac_model *m,
+				       uint64_t pool, struct ac_error *err)
+{
+	for (uint32_t i = 0;; i++) {
+		assert(i < m->n_launches);  /* the last one at the latest */
+		if (plan_string(&m->launches[i].identity, &pool, "launches", i,
+				"identity", err))
+			return -1;
+	}
+}
+
+/*
+ * Launches and their words.  The launch table holds most of a model's
+ * strings, so their lengths are summed in one pass: the offsets only grow,
+ * so only if the last string starts past 2^32-1 does one (the first such)
+ * break plan_string's rule.  The sums cannot wrap: fewer than 2^32 strings
+ * of fewer than 2^32 bytes, from a pool below 2^33.
+ */
 static int plan_launches(const struct ac_model *m, struct layout *l,
 			 uint64_t *pool, struct ac_error *err)
 {
-	uint64_t words = 0;
+	uint64_t words = 0, bytes = 0, last = 0;
 	for (uint32_t i = 0; i < m->n_launches; i++) {
 		const struct ac_launch *la = &m->launches[i];
-		if (plan_string(&la->identity, pool, "launches", i, "identity",
-				err))
-			return -1;
 		assert(run_inside(la->word_first, la->word_count, m->n_words));
 		words += la->word_count;  /* < 2^32 * 2^32: no overflow */
+		last = la->identity.len;
+		bytes += last;
 	}
+	if (m->n_launches && *pool + (bytes - last) > UINT32_MAX)
+		return plan_launch_strings(m, *pool, err);
+	*pool += bytes;
 	l->count[IMG_LAUNCHES] = m->n_launches;
 	l->count[IMG_WORDS] = words;
 	return 0;
@@ -189,20 +210,29 @@ static int plan_offsets(struct layout *l, struct ac_error *err)
 	return 0;
 }
 
-static int plan(const struct ac_model *m, int with_schedule, struct layout *l,
-		struct ac_error *err)
+/* The layout of a model whose structure is checked (model_check_structure
+ * with with_schedule): what only the image's fixed-width fields limit. */
+static int plan_checked(const struct ac_model *m, int with_schedule,
+			struct layout *l, struct ac_error *err)
 {
 	uint64_t pool = 0;
 	memset(l, 0, sizeof(*l));
 	l->n_refs = with_schedule ? m->n_refs : 0;
-	if (model_check_structure(m, with_schedule, err) ||
-	    plan_phases(m, l, &pool, err) ||
+	if (plan_phases(m, l, &pool, err) ||
 	    plan_launches(m, l, &pool, err) ||
 	    plan_repeats(m, l, err))
 		return -1;
 	l->count[IMG_SCHEDULE] = l->n_refs;
 	l->count[IMG_POOL] = pool;
 	return plan_offsets(l, err);
+}
+
+static int plan(const struct ac_model *m, int with_schedule, struct layout *l,
+		struct ac_error *err)
+{
+	if (model_check_structure(m, with_schedule, err))
+		return -1;
+	return plan_checked(m, with_schedule, l, err);
 }
 
 /* ---- pass 2: emit ---- */
@@ -570,7 +600,7 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 int image_check(const struct ac_model *m, struct ac_error *err)
 {
 	struct layout l;
-	return plan(m, 0, &l, err);
+	return plan_checked(m, 0, &l, err);
 }
 
 /* ---- ac_model_write_image: a buffer sink ---- */

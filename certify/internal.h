@@ -9,6 +9,9 @@
 #include <arenaguard/certify.h>
 
 #define AC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+/* A function only malformed input reaches (an error path): kept out of
+ * the callers' loops. */
+#define AC_COLD __attribute__((cold, noinline))
 
 /* Fills *err (if not NULL); returns -1 so callers can `return ac_fail(...)`. */
 int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)

@@ -705,23 +705,30 @@ static int check_chunk(void *ctx, uint32_t c)
 	return 0;
 }
 
+/* The words of the first c of n_chunks equal shares, rounded up. */
+static uint64_t chunk_share(uint64_t words, uint32_t c, uint32_t n_chunks)
+{
+	return ((uint64_t)c * words + n_chunks - 1) / n_chunks;
+}
+
 /* Chunk bounds of about equal words; n launches in n_chunks <= n. */
 static void chunk_bounds(const struct ac_model *m, uint32_t n_chunks,
 			 uint32_t *bound)
 {
+	const struct ac_launch *la = m->launches;
 	uint64_t words = 0;
 	for (uint32_t l = 0; l < m->n_launches; l++)
-		words += m->launches[l].word_count;
+		words += la[l].word_count;
 	uint32_t c = 0;
-	uint64_t sum = 0;
+	uint64_t sum = 0, share = chunk_share(words, 1, n_chunks);
 	bound[0] = 0;
 	for (uint32_t l = 0; l < m->n_launches && c + 1 < n_chunks; l++) {
-		/* chunk c ends before the launch that brings it past its
-		 * share, and holds one launch at least */
-		sum += m->launches[l].word_count;
-		if (sum * n_chunks >= (uint64_t)(c + 1) * words &&
-		    l + 1 > bound[c]) {
+		/* chunk c ends after the launch that brings it to its share
+		 * (so it holds one launch at least) */
+		sum += la[l].word_count;
+		if (sum >= share) {
 			bound[++c] = l + 1;
+			share = chunk_share(words, c + 1, n_chunks);
 		}
 	}
 	while (c < n_chunks)
@@ -802,7 +809,8 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 	p->m = m;
 	pthread_mutex_init(&p->digest_lock, NULL);
 	diag_clear(&p->diag);
-	/* the image's limits first: own_planes relies on them */
+	/* the image's limits first (validate_model checked the structure):
+	 * own_planes relies on them */
 	int r = image_check(p->m, err);
 	if (r == 0) {
 		r = index_bodies(p);

@@ -61,7 +61,24 @@ static int check_bytes(const struct ac_bytes *b, const char *table,
 	return 0;
 }
 
-static int check_strings(const struct ac_model *m, struct ac_error *err)
+/*
+ * Whether every launch has its identity's bytes and its words inside the
+ * model's: the launch table is most of a model, so one pass tests it and
+ * check_strings and check_runs walk it only to say what is wrong.
+ */
+static int launches_fine(const struct ac_model *m)
+{
+	for (uint32_t i = 0; i < m->n_launches; i++) {
+		const struct ac_launch *la = &m->launches[i];
+		if ((la->identity.len && !la->identity.data) ||
+		    !run_inside(la->word_first, la->word_count, m->n_words))
+			return 0;
+	}
+	return 1;
+}
+
+static int check_strings(const struct ac_model *m, int launches_ok,
+			 struct ac_error *err)
 {
 	for (uint32_t i = 0; i < m->n_windows; i++)
 		if (check_bytes(&m->windows[i].name, "windows", i, "name", err))
@@ -76,14 +93,15 @@ static int check_strings(const struct ac_model *m, struct ac_error *err)
 	for (uint32_t i = 0; i < m->n_planes; i++)
 		if (check_bytes(&m->planes[i].name, "planes", i, "name", err))
 			return -1;
-	for (uint32_t i = 0; i < m->n_launches; i++)
+	for (uint32_t i = 0; !launches_ok && i < m->n_launches; i++)
 		if (check_bytes(&m->launches[i].identity, "launches", i,
 				"identity", err))
 			return -1;
 	return 0;
 }
 
-static int check_runs(const struct ac_model *m, struct ac_error *err)
+static int check_runs(const struct ac_model *m, int launches_ok,
+		      struct ac_error *err)
 {
 	for (uint32_t i = 0; i < m->n_phases; i++) {
 		const struct ac_phase *ph = &m->phases[i];
@@ -91,7 +109,7 @@ static int check_runs(const struct ac_model *m, struct ac_error *err)
 			return ac_fail_entry(err, "phases", i, "plane_count",
 					  "planes run past the model's planes");
 	}
-	for (uint32_t i = 0; i < m->n_launches; i++) {
+	for (uint32_t i = 0; !launches_ok && i < m->n_launches; i++) {
 		const struct ac_launch *la = &m->launches[i];
 		if (!run_inside(la->word_first, la->word_count, m->n_words))
 			return ac_fail_entry(err, "launches", i, "word_count",
@@ -125,8 +143,11 @@ static int check_runs(const struct ac_model *m, struct ac_error *err)
 int model_check_structure(const struct ac_model *m, int with_refs,
 			  struct ac_error *err)
 {
-	if (check_arrays(m, with_refs, err) || check_strings(m, err) ||
-	    check_runs(m, err))
+	if (check_arrays(m, with_refs, err))
+		return -1;
+	int launches_ok = launches_fine(m);
+	if (check_strings(m, launches_ok, err) ||
+	    check_runs(m, launches_ok, err))
 		return -1;
 	return 0;
 }

@@ -704,18 +704,32 @@ START_TEST(test_writer_rejects)
 END_TEST
 
 /* A string offset must fit 32 bits.  No 4 GiB of strings is built: 257
- * windows name the same 16 MiB, so window 256's name starts at 2^32. */
+ * windows name the same 16 MiB, so window 256's name starts at 2^32.
+ * Launches, whose lengths plan() sums in one pass: after one such window,
+ * launch 255's name is the first to start at 2^32 (not the last launch),
+ * for the writer and for ac_program_new. */
 START_TEST(test_writer_pool_overflow)
 {
 	uint8_t *big = calloc(1, 1u << 24);
 	ck_assert_ptr_nonnull(big);
-	uint32_t n = 257;
+	uint32_t n = 300;
 	struct ac_window *w = calloc(n, sizeof(*w));
-	ck_assert_ptr_nonnull(w);
-	for (uint32_t i = 0; i < n; i++)
+	struct ac_launch *l = calloc(n, sizeof(*l));
+	ck_assert(w && l);
+	for (uint32_t i = 0; i < n; i++) {
 		w[i] = (struct ac_window){ { big, 1u << 24 }, 0, 1 };
-	struct ac_model m = { .alignment = 1, .n_windows = n, .windows = w };
+		l[i] = (struct ac_launch){ { big, 1u << 24 }, 0, 0, 0 };
+	}
+	struct ac_model m = { .alignment = 1, .n_windows = 257, .windows = w };
 	write_fails_at(&m, "windows[256].name");
+	m.n_windows = 1;
+	m.n_launches = n;
+	m.launches = l;
+	write_fails_at(&m, "launches[255].identity");
+	struct ac_error err;
+	ck_assert_ptr_null(ac_program_new(&m, &err));
+	ck_assert_str_eq(err.where, "launches[255].identity");
+	free(l);
 	free(w);
 	free(big);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "naive.h"
 #include "suites.h"
@@ -140,6 +141,14 @@ START_TEST(identity_varint_limits)
 	ck_assert_uint_eq(identity_verdict("0201aa" "9a030150"), 2);
 	ck_assert_uint_eq(identity_verdict("f8ffffff0f01" "9a030150"), 0);
 	ck_assert_uint_eq(identity_verdict("8080808010" "01" "9a030150"), 2);
+	/* two-byte lengths (128 = 80 01): the bytes there, or one short */
+	char hex[2 * 140];
+	memset(hex, 'a', sizeof(hex));
+	memcpy(hex, "228001", 6);
+	strcpy(hex + 6 + 2 * 128, "9a030150");
+	ck_assert_uint_eq(identity_verdict(hex), 0);
+	strcpy(hex + 6 + 2 * 127, "9a030150");
+	ck_assert_uint_eq(identity_verdict(hex), 2);
 }
 END_TEST
 
@@ -154,6 +163,80 @@ START_TEST(identity_truncation)
 	ck_assert_uint_eq(identity_verdict("9a030150" "9a03ff"), 2);
 	/* a length past the end, even if huge */
 	ck_assert_uint_eq(identity_verdict("9a03ffffffffffffffffff01"), 2);
+}
+END_TEST
+
+/* An identity naming phase P, Q or R after an unknown field 1 of two
+ * bytes c (different bytes, same phase), as hex into hex[17]. */
+static void variant_hex(char *hex, unsigned c, char phase)
+{
+	snprintf(hex, 17, "0a02%04x9a0301%02x", c & 0xffff, (unsigned)phase);
+}
+
+/* The slot of a variant in a direct-mapped cache of 4096 slots by
+ * XXH3_64bits of its bytes, like phases_of_launches' cache of parsed
+ * identities: two variants in one such slot share a slot of any smaller
+ * cache too (this program's has 64). */
+static unsigned variant_slot(unsigned c, char phase)
+{
+	uint8_t b[8] = { 0x0a, 0x02, (uint8_t)(c >> 8), (uint8_t)c, 0x9a,
+			 0x03, 0x01, (uint8_t)phase };
+	return (unsigned)(XXH3_64bits(b, sizeof(b)) & 4095);
+}
+
+/*
+ * Launches cycle through more identities than the last four, and two of
+ * them (A of P, B of Q) share a slot of the cache of parsed identities:
+ * each launch still gets its own phase.
+ */
+START_TEST(identity_cycles_and_collisions)
+{
+	int owner[4096];
+	for (unsigned k = 0; k < 4096; k++)
+		owner[k] = -1;
+	unsigned a = 0, b = 0;
+	for (unsigned c = 0; c < 8192; c++)
+		if (owner[variant_slot(c, 'P')] < 0)
+			owner[variant_slot(c, 'P')] = (int)c;
+	while (owner[variant_slot(b, 'Q')] < 0)
+		b++;
+	a = (unsigned)owner[variant_slot(b, 'Q')];
+	/* A, six R fillers, B, A, the fillers, B, no phase, A */
+	char hex[17];
+	const uint64_t P = 0, Q = 1, R = 2;
+	uint64_t want[32];
+	unsigned n = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "{" PLAN_PQR ", \"launches\": [");
+#define LAUNCH(c, ph, w) do { variant_hex(hex, (c), (ph)); \
+	fprintf(f, "%s{\"identity_hex\": \"%s\"}", n ? "," : "", hex); \
+	want[n++] = (w); } while (0)
+	for (int round = 0; round < 2; round++) {
+		LAUNCH(a, 'P', P);
+		for (unsigned e = 0; e < 6; e++)
+			LAUNCH(10000 + e, 'R', R);
+		LAUNCH(b, 'Q', Q);
+	}
+	LAUNCH(a, 'X', AC_NONE);   /* phase "X" is not in the plan */
+	LAUNCH(a, 'P', P);
+#undef LAUNCH
+	fprintf(f, "]}");
+	fclose(f);
+	struct ac_model *m = NULL;
+	struct ac_error err;
+	ck_assert_int_eq(ac_model_read_json(text, len, &m, &err), 0);
+	ac_program *p = ac_program_new(m, &err);
+	ck_assert_ptr_nonnull(p);
+	for (unsigned l = 0; l < n; l++)
+		ck_assert_msg(ac_program_launch_phase(p, l) == want[l],
+			      "launch %u: phase %" PRIu64 ", want %" PRIu64
+			      " (A %u, B %u)", l, ac_program_launch_phase(p, l),
+			      want[l], a, b);
+	ac_program_free(p);
+	ac_model_free(m);
+	free(text);
 }
 END_TEST
 
@@ -436,6 +519,7 @@ Suite *suite_rules(void)
 	tcase_add_test(tc, identity_wire_types);
 	tcase_add_test(tc, identity_varint_limits);
 	tcase_add_test(tc, identity_truncation);
+	tcase_add_test(tc, identity_cycles_and_collisions);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("intervals");
