@@ -45,44 +45,6 @@ static int index_bodies(struct ac_program *p)
 	return 0;
 }
 
-/* Runs: maximal stretches of one phase that do not cross a body boundary. */
-static int index_runs(struct ac_program *p)
-{
-	const struct ac_model *m = p->m;
-	p->runs = big_calloc((size_t)m->n_launches + 1, sizeof(*p->runs));
-	p->run_of = big_calloc((size_t)m->n_launches + 1, sizeof(*p->run_of));
-	if (!p->runs || !p->run_of)
-		return -1;
-	uint32_t b = 0, n = 0;
-	for (uint32_t l = 0; l < m->n_launches; l++) {
-		while (b < m->n_repeats &&
-		       l >= p->bodies[b].first + p->bodies[b].count)
-			b++;
-		int in_body = b < m->n_repeats && l >= p->bodies[b].first;
-		uint32_t body = in_body ? b : UINT32_MAX;
-		if (n == 0 || p->phase_of[l] != p->runs[n - 1].phase ||
-		    body != p->runs[n - 1].body ||
-		    (in_body && l == p->bodies[b].first)) {
-			p->runs[n++] = (struct run){ l, p->phase_of[l], body };
-			if (in_body && l == p->bodies[b].first)
-				p->bodies[b].run_first = n - 1;
-		}
-		p->run_of[l] = n - 1;
-		if (in_body)
-			p->bodies[b].run_count = n - p->bodies[b].run_first;
-	}
-	p->n_runs = n;
-	/* After the first iteration, a body whose last run has its first
-	 * run's phase continues that instance instead of starting one. */
-	for (uint32_t k = 0; k < m->n_repeats; k++) {
-		struct body *bd = &p->bodies[k];
-		uint32_t first = p->runs[bd->run_first].phase;
-		uint32_t last = p->runs[bd->run_first + bd->run_count - 1].phase;
-		bd->steady = bd->run_count - (first == last);
-	}
-	return 0;
-}
-
 /* Position of boundary x among the sorted unique boundaries. */
 static uint64_t position_of(const uint64_t *bound, uint64_t n, uint64_t x)
 {
@@ -609,7 +571,9 @@ static int index_for_schedules(struct ac_program *p)
 	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
 	if (!p->spans)
 		return -1;
-	if (index_runs(p) || intern_keys(p) || index_positions(p) ||
+	if (index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
+		       &p->n_runs) ||
+	    intern_keys(p) || index_positions(p) ||
 	    index_followed(p))
 		return -1;
 	return 0;

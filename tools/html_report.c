@@ -18,7 +18,6 @@
 #include "report_fail.h"
 #include "report_live.h"
 #include "report_timeline.h"
-#include "report_walk.h"
 
 /* ---- JSON pieces ---- */
 
@@ -204,7 +203,7 @@ static json_t *data_json(const struct report_input *in)
 	int n_cut = fail_cut(in->diag, cut);
 
 	json_t *data = NULL;
-	struct walk *walk = walk_new(p, extra_repeat, extra_ordinal);
+	ac_walk *walk = ac_walk_new(p, extra_repeat, extra_ordinal);
 	struct axis *axis = axis_new(m, cut, (size_t)n_cut);
 	struct timeline *tl = walk && axis ? timeline_new(p, walk, &want, &found)
 					   : NULL;
@@ -224,7 +223,7 @@ static json_t *data_json(const struct report_input *in)
 	}
 	timeline_free(tl);
 	axis_free(axis);
-	walk_free(walk);
+	ac_walk_free(walk);
 	return data;
 }
 

@@ -340,8 +340,8 @@ static json_t *word_values(const struct out *o)
 	if (r == AC_NONE)
 		return NULL;
 	const struct ac_repeat *rep = &o->m->repeats[r];
-	uint64_t ts[WALK_SHOWN];
-	int n = walk_shown(rep->iterations, d->ordinal, ts);
+	uint64_t ts[AC_WALK_SHOWN];
+	int n = ac_walk_shown(rep->iterations, d->ordinal, ts);
 	json_t *values = json_array();
 	for (int i = 0; i < n; i++) {
 		uint64_t t = ts[i];
