@@ -27,8 +27,6 @@
 
 #include "image.h"
 
-_Static_assert(sizeof(struct ac_ref) == 16, "ac_ref is two uint64_t");
-
 struct reader {
 	const uint8_t *p;
 	uint64_t len;
@@ -276,18 +274,21 @@ static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
 		       const char *field, struct ac_bytes *out)
 {
 	char name[40];
-	uint32_t offset = image_get32(p), len = image_get32(p + 4);
+	uint32_t offset = image_get32(p + IMAGE_STR_OFFSET);
+	uint32_t len = image_get32(p + IMAGE_STR_LENGTH);
 	uint64_t pool = r->count[IMG_POOL];
 	if (offset != r->pool) {
 		snprintf(name, sizeof(name), "%s.offset", field);
-		return fail_entry(r, at_of(r, p), image_section_name[s], i,
+		return fail_entry(r, at_of(r, p) + IMAGE_STR_OFFSET,
+				  image_section_name[s], i,
 				  name, "expected %llu (where the previous "
 				  "string ends in the pool), found %u",
 				  (unsigned long long)r->pool, offset);
 	}
 	if (len > pool - r->pool) {
 		snprintf(name, sizeof(name), "%s.length", field);
-		return fail_entry(r, at_of(r, p) + 4, image_section_name[s], i,
+		return fail_entry(r, at_of(r, p) + IMAGE_STR_LENGTH,
+				  image_section_name[s], i,
 				  name, "a string of %u bytes from pool offset "
 				  "%u runs past the pool's %llu bytes", len,
 				  offset, (unsigned long long)pool);
@@ -355,8 +356,8 @@ static int read_windows(struct reader *r)
 		const uint8_t *p = entry(r, IMG_WINDOWS, i);
 		if (read_string(r, p, IMG_WINDOWS, i, "name", &w[i].name))
 			return -1;
-		w[i].base = image_get64(p + 8);
-		w[i].size = image_get64(p + 16);
+		w[i].base = image_get64(p + IMAGE_WINDOW_BASE);
+		w[i].size = image_get64(p + IMAGE_WINDOW_SIZE);
 	}
 	return 0;
 }
@@ -368,8 +369,8 @@ static int read_globals(struct reader *r)
 		const uint8_t *p = entry(r, IMG_GLOBALS, i);
 		if (read_string(r, p, IMG_GLOBALS, i, "name", &g[i].name))
 			return -1;
-		g[i].offset = image_get64(p + 8);
-		g[i].size = image_get64(p + 16);
+		g[i].offset = image_get64(p + IMAGE_GLOBAL_OFFSET);
+		g[i].size = image_get64(p + IMAGE_GLOBAL_SIZE);
 	}
 	return 0;
 }
@@ -383,12 +384,14 @@ static int read_phases(struct reader *r)
 		uint64_t at = at_of(r, p);
 		if (read_string(r, p, IMG_PHASES, i, "identity",
 				&ph[i].identity) ||
-		    read_run(r, image_get32(p + 8), at + 8,
-			     image_get32(p + 12), at + 12, IMG_PHASES, i,
+		    read_run(r, image_get32(p + IMAGE_PHASE_PLANE_FIRST),
+			     at + IMAGE_PHASE_PLANE_FIRST,
+			     image_get32(p + IMAGE_PHASE_PLANE_COUNT),
+			     at + IMAGE_PHASE_PLANE_COUNT, IMG_PHASES, i,
 			     "plane", IMG_PLANES, &planes))
 			return -1;
-		ph[i].plane_first = image_get32(p + 8);
-		ph[i].plane_count = image_get32(p + 12);
+		ph[i].plane_first = image_get32(p + IMAGE_PHASE_PLANE_FIRST);
+		ph[i].plane_count = image_get32(p + IMAGE_PHASE_PLANE_COUNT);
 	}
 	return check_total(r, IMG_PLANES, IMG_PHASES, "plane_count", planes);
 }
@@ -401,14 +404,16 @@ static int read_planes(struct reader *r)
 		uint64_t at = at_of(r, p);
 		if (read_string(r, p, IMG_PLANES, i, "name", &t[i].name))
 			return -1;
-		t[i].offset = image_get64(p + 8);
-		t[i].size = image_get64(p + 16);
-		if (p[24] > 1)
-			return fail_entry(r, at + 24, "planes", i, "carried",
-					  "expected 0 (fresh) or 1 (carried), "
-					  "found %u", p[24]);
-		t[i].carried = p[24];
-		if (check_zero(r, at + 25, at + 32, "planes", i, "pad"))
+		t[i].offset = image_get64(p + IMAGE_PLANE_OFFSET);
+		t[i].size = image_get64(p + IMAGE_PLANE_SIZE);
+		uint8_t carried = p[IMAGE_PLANE_CARRIED];
+		if (carried > 1)
+			return fail_entry(r, at + IMAGE_PLANE_CARRIED, "planes",
+					  i, "carried", "expected 0 (fresh) or "
+					  "1 (carried), found %u", carried);
+		t[i].carried = carried;
+		if (check_zero(r, at + IMAGE_PLANE_PAD, at + IMAGE_PLANE_ENTRY,
+			       "planes", i, "pad"))
 			return -1;
 	}
 	return 0;
@@ -424,13 +429,16 @@ static int read_launches(struct reader *r)
 		uint64_t at = at_of(r, p);
 		if (read_string(r, p, IMG_LAUNCHES, i, "identity",
 				&l[i].identity) ||
-		    read_run(r, image_get64(p + 8), at + 8,
-			     image_get32(p + 16), at + 16, IMG_LAUNCHES, i,
+		    read_run(r, image_get64(p + IMAGE_LAUNCH_WORD_FIRST),
+			     at + IMAGE_LAUNCH_WORD_FIRST,
+			     image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
+			     at + IMAGE_LAUNCH_WORD_COUNT, IMG_LAUNCHES, i,
 			     "word", IMG_WORDS, &words) ||
-		    check_zero(r, at + 20, at + 24, "launches", i, "pad"))
+		    check_zero(r, at + IMAGE_LAUNCH_PAD, at + IMAGE_LAUNCH_ENTRY,
+			       "launches", i, "pad"))
 			return -1;
-		l[i].word_first = image_get64(p + 8);
-		l[i].word_count = image_get32(p + 16);
+		l[i].word_first = image_get64(p + IMAGE_LAUNCH_WORD_FIRST);
+		l[i].word_count = image_get32(p + IMAGE_LAUNCH_WORD_COUNT);
 	}
 	if (check_total(r, IMG_WORDS, IMG_LAUNCHES, "word_count", words))
 		return -1;
@@ -462,17 +470,20 @@ static int read_frames(struct reader *r, const uint8_t *p, uint64_t i,
 		       uint64_t *values)
 {
 	uint64_t at = at_of(r, p);
-	uint64_t frames = image_get64(p + 40), first = image_get64(p + 48);
-	uint32_t slots = image_get32(p + 36);
+	uint64_t frames = image_get64(p + IMAGE_REPEAT_FRAME_COUNT);
+	uint64_t first = image_get64(p + IMAGE_REPEAT_FRAME_VALUE_FIRST);
+	uint32_t slots = image_get32(p + IMAGE_REPEAT_SLOT_COUNT);
 	uint64_t total = r->count[IMG_FRAME_VALUES];
 	if (first != *values)
-		return fail_entry(r, at + 48, "repeats", i, "frame_value_first",
+		return fail_entry(r, at + IMAGE_REPEAT_FRAME_VALUE_FIRST,
+				  "repeats", i, "frame_value_first",
 				  "expected %llu (the sum of frame_count * "
 				  "slot_count before it), found %llu",
 				  (unsigned long long)*values,
 				  (unsigned long long)first);
 	if (slots && frames > (total - *values) / slots)
-		return fail_entry(r, at + 40, "repeats", i, "frame_count",
+		return fail_entry(r, at + IMAGE_REPEAT_FRAME_COUNT,
+				  "repeats", i, "frame_count",
 				  "%llu frames of %u slots from frame value "
 				  "%llu run past the frame_values section's "
 				  "%llu entries", (unsigned long long)frames,
@@ -489,23 +500,28 @@ static int read_repeats(struct reader *r)
 	for (uint64_t i = 0; i < r->count[IMG_REPEATS]; i++) {
 		const uint8_t *p = entry(r, IMG_REPEATS, i);
 		uint64_t at = at_of(r, p);
-		if (read_run(r, image_get32(p + 24), at + 24,
-			     image_get32(p + 28), at + 28, IMG_REPEATS, i,
+		if (read_run(r, image_get32(p + IMAGE_REPEAT_DELTA_FIRST),
+			     at + IMAGE_REPEAT_DELTA_FIRST,
+			     image_get32(p + IMAGE_REPEAT_DELTA_COUNT),
+			     at + IMAGE_REPEAT_DELTA_COUNT, IMG_REPEATS, i,
 			     "delta", IMG_DELTAS, &deltas) ||
-		    read_run(r, image_get32(p + 32), at + 32,
-			     image_get32(p + 36), at + 36, IMG_REPEATS, i,
+		    read_run(r, image_get32(p + IMAGE_REPEAT_SLOT_FIRST),
+			     at + IMAGE_REPEAT_SLOT_FIRST,
+			     image_get32(p + IMAGE_REPEAT_SLOT_COUNT),
+			     at + IMAGE_REPEAT_SLOT_COUNT, IMG_REPEATS, i,
 			     "slot", IMG_SLOTS, &slots) ||
 		    read_frames(r, p, i, &values))
 			return -1;
-		rp[i].first = image_get64(p);
-		rp[i].count = image_get64(p + 8);
-		rp[i].iterations = image_get64(p + 16);
-		rp[i].delta_first = image_get32(p + 24);
-		rp[i].delta_count = image_get32(p + 28);
-		rp[i].slot_first = image_get32(p + 32);
-		rp[i].slot_count = image_get32(p + 36);
-		rp[i].frame_count = image_get64(p + 40);
-		rp[i].frame_value_first = image_get64(p + 48);
+		rp[i].first = image_get64(p + IMAGE_REPEAT_FIRST);
+		rp[i].count = image_get64(p + IMAGE_REPEAT_COUNT);
+		rp[i].iterations = image_get64(p + IMAGE_REPEAT_ITERATIONS);
+		rp[i].delta_first = image_get32(p + IMAGE_REPEAT_DELTA_FIRST);
+		rp[i].delta_count = image_get32(p + IMAGE_REPEAT_DELTA_COUNT);
+		rp[i].slot_first = image_get32(p + IMAGE_REPEAT_SLOT_FIRST);
+		rp[i].slot_count = image_get32(p + IMAGE_REPEAT_SLOT_COUNT);
+		rp[i].frame_count = image_get64(p + IMAGE_REPEAT_FRAME_COUNT);
+		rp[i].frame_value_first =
+			image_get64(p + IMAGE_REPEAT_FRAME_VALUE_FIRST);
 	}
 	if (check_total(r, IMG_DELTAS, IMG_REPEATS, "delta_count", deltas) ||
 	    check_total(r, IMG_SLOTS, IMG_REPEATS, "slot_count", slots) ||
@@ -522,16 +538,16 @@ static void read_values(struct reader *r)
 	struct ac_delta *d = MUT(m->deltas);
 	for (uint64_t i = 0; i < r->count[IMG_DELTAS]; i++) {
 		const uint8_t *p = entry(r, IMG_DELTAS, i);
-		uint64_t bits = image_get64(p + 16);
-		d[i].launch = image_get64(p);
-		d[i].word = image_get64(p + 8);
+		uint64_t bits = image_get64(p + IMAGE_DELTA_DELTA);
+		d[i].launch = image_get64(p + IMAGE_DELTA_LAUNCH);
+		d[i].word = image_get64(p + IMAGE_DELTA_WORD);
 		memcpy(&d[i].delta, &bits, 8);  /* int64_t is two's complement */
 	}
 	struct ac_slot *s = MUT(m->slots);
 	for (uint64_t i = 0; i < r->count[IMG_SLOTS]; i++) {
 		const uint8_t *p = entry(r, IMG_SLOTS, i);
-		s[i].launch = image_get64(p);
-		s[i].word = image_get64(p + 8);
+		s[i].launch = image_get64(p + IMAGE_SLOT_LAUNCH);
+		s[i].word = image_get64(p + IMAGE_SLOT_WORD);
 	}
 	if (r->borrow) {
 		/* the sections are these arrays, as the host lays them out */

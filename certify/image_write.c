@@ -22,18 +22,18 @@
 #include "image.h"
 
 const uint32_t image_entry_size[IMAGE_SECTIONS] = {
-	[IMG_WINDOWS] = 24,
-	[IMG_GLOBALS] = 24,
-	[IMG_PHASES] = 16,
-	[IMG_PLANES] = 32,
-	[IMG_LAUNCHES] = 24,
-	[IMG_WORDS] = 8,
-	[IMG_REPEATS] = 56,
-	[IMG_DELTAS] = 24,
-	[IMG_SLOTS] = 16,
-	[IMG_FRAME_VALUES] = 8,
-	[IMG_SCHEDULE] = 16,
-	[IMG_POOL] = 1,
+	[IMG_WINDOWS] = IMAGE_WINDOW_ENTRY,
+	[IMG_GLOBALS] = IMAGE_GLOBAL_ENTRY,
+	[IMG_PHASES] = IMAGE_PHASE_ENTRY,
+	[IMG_PLANES] = IMAGE_PLANE_ENTRY,
+	[IMG_LAUNCHES] = IMAGE_LAUNCH_ENTRY,
+	[IMG_WORDS] = IMAGE_WORD_ENTRY,
+	[IMG_REPEATS] = IMAGE_REPEAT_ENTRY,
+	[IMG_DELTAS] = IMAGE_DELTA_ENTRY,
+	[IMG_SLOTS] = IMAGE_SLOT_ENTRY,
+	[IMG_FRAME_VALUES] = IMAGE_FRAME_VALUE_ENTRY,
+	[IMG_SCHEDULE] = IMAGE_REF_ENTRY,
+	[IMG_POOL] = IMAGE_POOL_ENTRY,
 };
 
 const char *const image_section_name[IMAGE_SECTIONS] = {
@@ -50,9 +50,6 @@ const char *const image_section_name[IMAGE_SECTIONS] = {
 	[IMG_SCHEDULE] = "schedule",
 	[IMG_POOL] = "pool",
 };
-
-/* Raw copies of ac_ref arrays rely on this layout. */
-_Static_assert(sizeof(struct ac_ref) == 16, "ac_ref is two uint64_t");
 
 struct layout {
 	uint64_t count[IMAGE_SECTIONS];
@@ -259,11 +256,6 @@ static void emit_raw(struct emitter *e, const void *data, uint64_t len)
 	}
 }
 
-static void emit32(struct emitter *e, uint32_t v)
-{
-	image_put32(stage(e, 4), v);
-}
-
 static void emit64(struct emitter *e, uint64_t v)
 {
 	image_put64(stage(e, 8), v);
@@ -322,42 +314,47 @@ static void runs_end(struct emitter *e, struct runs *r)
 static void emit_header(struct emitter *e, const struct ac_model *m,
 			const struct layout *l)
 {
-	memcpy(stage(e, AC_IMAGE_MAGIC_LEN), AC_IMAGE_MAGIC,
-	       AC_IMAGE_MAGIC_LEN);
-	emit32(e, AC_IMAGE_VERSION);
-	emit32(e, IMAGE_SECTIONS);
-	emit64(e, l->size);
-	emit64(e, m->alignment);
-	emit64(e, 0);   /* reserved0 */
+	uint8_t *h = stage(e, IMAGE_HEADER_SIZE);
+	memcpy(h + IMAGE_H_MAGIC, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN);
+	image_put32(h + IMAGE_H_VERSION, AC_IMAGE_VERSION);
+	image_put32(h + IMAGE_H_SECTION_COUNT, IMAGE_SECTIONS);
+	image_put64(h + IMAGE_H_IMAGE_SIZE, l->size);
+	image_put64(h + IMAGE_H_ALIGNMENT, m->alignment);
+	image_put64(h + IMAGE_H_RESERVED0, 0);
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		emit32(e, (uint32_t)s + 1);
-		emit32(e, image_entry_size[s]);
-		emit64(e, l->offset[s]);
-		emit64(e, l->count[s]);
+		uint8_t *t = stage(e, IMAGE_TABLE_ENTRY);
+		image_put32(t + IMAGE_S_KIND, (uint32_t)s + 1);
+		image_put32(t + IMAGE_S_ENTRY_SIZE, image_entry_size[s]);
+		image_put64(t + IMAGE_S_OFFSET, l->offset[s]);
+		image_put64(t + IMAGE_S_COUNT, l->count[s]);
 	}
 }
 
 /*
- * One function per section, called in image order by emit().  `pool` is
- * the running pool offset: strings are referenced in the same order as
- * emit_pool() stores them, so each offset is the sum of the lengths
- * before it (plan() checked that it fits 32 bits).
+ * One function per section, called in image order by emit(); each stages
+ * an entry and fills its fields by name (image.h).  `pool` is the running
+ * pool offset: strings are referenced in the same order as emit_pool()
+ * stores them, so each offset is the sum of the lengths before it (plan()
+ * checked that it fits 32 bits).
  */
-static void emit_string(struct emitter *e, const struct ac_bytes *s,
-			uint64_t *pool)
+static uint8_t *emit_string(struct emitter *e, size_t entry,
+			    const struct ac_bytes *s, uint64_t *pool)
 {
-	emit32(e, (uint32_t)*pool);
-	emit32(e, s->len);
+	uint8_t *p = stage(e, entry);
+	image_put32(p + IMAGE_STR_OFFSET, (uint32_t)*pool);
+	image_put32(p + IMAGE_STR_LENGTH, s->len);
 	*pool += s->len;
+	return p;
 }
 
 static void emit_windows(struct emitter *e, const struct ac_model *m,
 			 uint64_t *pool)
 {
 	for (uint32_t i = 0; i < m->n_windows; i++) {
-		emit_string(e, &m->windows[i].name, pool);
-		emit64(e, m->windows[i].base);
-		emit64(e, m->windows[i].size);
+		uint8_t *p = emit_string(e, IMAGE_WINDOW_ENTRY,
+					 &m->windows[i].name, pool);
+		image_put64(p + IMAGE_WINDOW_BASE, m->windows[i].base);
+		image_put64(p + IMAGE_WINDOW_SIZE, m->windows[i].size);
 	}
 }
 
@@ -366,9 +363,10 @@ static void emit_globals(struct emitter *e, const struct ac_model *m,
 			 uint64_t *pool)
 {
 	for (uint32_t i = 0; i < m->n_globals; i++) {
-		emit_string(e, &m->globals[i].name, pool);
-		emit64(e, m->globals[i].offset);
-		emit64(e, m->globals[i].size);
+		uint8_t *p = emit_string(e, IMAGE_GLOBAL_ENTRY,
+					 &m->globals[i].name, pool);
+		image_put64(p + IMAGE_GLOBAL_OFFSET, m->globals[i].offset);
+		image_put64(p + IMAGE_GLOBAL_SIZE, m->globals[i].size);
 	}
 }
 
@@ -377,9 +375,11 @@ static void emit_phases(struct emitter *e, const struct ac_model *m,
 {
 	uint32_t planes = 0;
 	for (uint32_t i = 0; i < m->n_phases; i++) {
-		emit_string(e, &m->phases[i].identity, pool);
-		emit32(e, planes);
-		emit32(e, m->phases[i].plane_count);
+		uint8_t *p = emit_string(e, IMAGE_PHASE_ENTRY,
+					 &m->phases[i].identity, pool);
+		image_put32(p + IMAGE_PHASE_PLANE_FIRST, planes);
+		image_put32(p + IMAGE_PHASE_PLANE_COUNT,
+			    m->phases[i].plane_count);
 		planes += m->phases[i].plane_count;
 	}
 }
@@ -392,14 +392,15 @@ static void emit_planes(struct emitter *e, const struct ac_model *m,
 		for (uint32_t k = 0; k < ph->plane_count; k++) {
 			const struct ac_tensor *t =
 				&m->planes[ph->plane_first + k];
-			emit_string(e, &t->name, pool);
-			emit64(e, t->offset);
-			emit64(e, t->size);
-			/* carried, then 7 zero bytes; any nonzero model
-			 * value means carried, as in JSON. */
-			uint8_t *p = stage(e, 8);
-			memset(p, 0, 8);
-			p[0] = t->carried != 0;
+			uint8_t *p = emit_string(e, IMAGE_PLANE_ENTRY,
+						 &t->name, pool);
+			image_put64(p + IMAGE_PLANE_OFFSET, t->offset);
+			image_put64(p + IMAGE_PLANE_SIZE, t->size);
+			/* any nonzero model value means carried, as in
+			 * JSON */
+			p[IMAGE_PLANE_CARRIED] = t->carried != 0;
+			memset(p + IMAGE_PLANE_PAD, 0,
+			       IMAGE_PLANE_ENTRY - IMAGE_PLANE_PAD);
 		}
 	}
 }
@@ -409,10 +410,12 @@ static void emit_launches(struct emitter *e, const struct ac_model *m,
 {
 	uint64_t words = 0;
 	for (uint32_t i = 0; i < m->n_launches; i++) {
-		emit_string(e, &m->launches[i].identity, pool);
-		emit64(e, words);
-		emit32(e, m->launches[i].word_count);
-		emit32(e, 0);   /* pad */
+		uint8_t *p = emit_string(e, IMAGE_LAUNCH_ENTRY,
+					 &m->launches[i].identity, pool);
+		image_put64(p + IMAGE_LAUNCH_WORD_FIRST, words);
+		image_put32(p + IMAGE_LAUNCH_WORD_COUNT,
+			    m->launches[i].word_count);
+		image_put32(p + IMAGE_LAUNCH_PAD, 0);
 		words += m->launches[i].word_count;
 	}
 }
@@ -432,15 +435,16 @@ static void emit_repeats(struct emitter *e, const struct ac_model *m)
 	uint64_t values = 0;
 	for (uint32_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *r = &m->repeats[i];
-		emit64(e, r->first);
-		emit64(e, r->count);
-		emit64(e, r->iterations);
-		emit32(e, deltas);
-		emit32(e, r->delta_count);
-		emit32(e, slots);
-		emit32(e, r->slot_count);
-		emit64(e, r->frame_count);
-		emit64(e, values);
+		uint8_t *p = stage(e, IMAGE_REPEAT_ENTRY);
+		image_put64(p + IMAGE_REPEAT_FIRST, r->first);
+		image_put64(p + IMAGE_REPEAT_COUNT, r->count);
+		image_put64(p + IMAGE_REPEAT_ITERATIONS, r->iterations);
+		image_put32(p + IMAGE_REPEAT_DELTA_FIRST, deltas);
+		image_put32(p + IMAGE_REPEAT_DELTA_COUNT, r->delta_count);
+		image_put32(p + IMAGE_REPEAT_SLOT_FIRST, slots);
+		image_put32(p + IMAGE_REPEAT_SLOT_COUNT, r->slot_count);
+		image_put64(p + IMAGE_REPEAT_FRAME_COUNT, r->frame_count);
+		image_put64(p + IMAGE_REPEAT_FRAME_VALUE_FIRST, values);
 		deltas += r->delta_count;
 		slots += r->slot_count;
 		values += r->frame_count * r->slot_count;
@@ -453,9 +457,11 @@ static void emit_deltas(struct emitter *e, const struct ac_model *m)
 		const struct ac_repeat *r = &m->repeats[i];
 		for (uint32_t k = 0; k < r->delta_count; k++) {
 			const struct ac_delta *d = &m->deltas[r->delta_first + k];
-			emit64(e, d->launch);
-			emit64(e, d->word);
-			emit64(e, (uint64_t)d->delta);  /* two's complement */
+			uint8_t *p = stage(e, IMAGE_DELTA_ENTRY);
+			image_put64(p + IMAGE_DELTA_LAUNCH, d->launch);
+			image_put64(p + IMAGE_DELTA_WORD, d->word);
+			/* two's complement */
+			image_put64(p + IMAGE_DELTA_DELTA, (uint64_t)d->delta);
 		}
 	}
 }
@@ -466,8 +472,9 @@ static void emit_slots(struct emitter *e, const struct ac_model *m)
 		const struct ac_repeat *r = &m->repeats[i];
 		for (uint32_t k = 0; k < r->slot_count; k++) {
 			const struct ac_slot *s = &m->slots[r->slot_first + k];
-			emit64(e, s->launch);
-			emit64(e, s->word);
+			uint8_t *p = stage(e, IMAGE_SLOT_ENTRY);
+			image_put64(p + IMAGE_SLOT_LAUNCH, s->launch);
+			image_put64(p + IMAGE_SLOT_WORD, s->word);
 		}
 	}
 }
@@ -491,8 +498,9 @@ static void emit_schedule(struct emitter *e, const struct ac_model *m,
 		return;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		emit64(e, m->refs[i].first);
-		emit64(e, m->refs[i].count);
+		uint8_t *p = stage(e, IMAGE_REF_ENTRY);
+		image_put64(p + IMAGE_REF_FIRST, m->refs[i].first);
+		image_put64(p + IMAGE_REF_COUNT, m->refs[i].count);
 	}
 }
 
