@@ -24,6 +24,11 @@ static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 	return first <= n && count <= n - first;
 }
 
+/* model.c: the global (r.phase == AC_NONE) or plane r names, or NULL when
+ * it names none of m's (an index past its table). */
+const struct ac_tensor *model_tensor(const struct ac_model *m,
+				     struct ac_tensor_ref r);
+
 /*
  * structure.c: the model's own structure, which the readers guarantee
  * and a hand-built model may not (arrays present, byte strings with

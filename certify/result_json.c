@@ -64,21 +64,15 @@ static void put_index(json_t *obj, const char *key, uint64_t v)
 static json_t *json_tensor(const struct ac_model *m, struct ac_tensor_ref r)
 {
 	json_t *o = json_object();
-	const struct ac_tensor *t = NULL;
+	const struct ac_tensor *t = model_tensor(m, r);
 	if (r.phase == AC_NONE) {
 		put_index(o, "global", r.index);
-		if (r.index < m->n_globals)
-			t = &m->globals[r.index];
 	} else {
 		put_index(o, "phase", r.phase);
 		put_index(o, "plane", r.index);
-		if (r.phase < m->n_phases) {
-			const struct ac_phase *p = &m->phases[r.phase];
-			put_bytes(o, "phase_identity", p->identity);
-			if (r.index < p->plane_count &&
-			    (uint64_t)p->plane_first + r.index < m->n_planes)
-				t = &m->planes[p->plane_first + r.index];
-		}
+		if (r.phase < m->n_phases)
+			put_bytes(o, "phase_identity",
+				  m->phases[r.phase].identity);
 	}
 	if (t) {
 		put_bytes(o, "name", t->name);
