@@ -18,6 +18,27 @@ int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
 int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 		  const char *field, const char *what);
 
+/*
+ * The binary search every sorted table of the library and its tools uses:
+ * sets `result` to the first index i in [0, n) at which the condition
+ * `before` (an expression of the index variable named `i`) is false, or
+ * to n, where `before` holds on a prefix of [0, n) and nowhere after it.
+ * With `key[i] < x` that is the first key >= x (a lower bound), with
+ * `key[i] <= x` the first key > x.  O(log n) evaluations of `before`.
+ */
+#define AC_PARTITION(result, n, i, before)                              \
+	do {                                                            \
+		uint64_t lo_ = 0, hi_ = (n);                            \
+		while (lo_ < hi_) {                                     \
+			uint64_t i = lo_ + (hi_ - lo_) / 2;             \
+			if (before)                                     \
+				lo_ = i + 1;                            \
+			else                                            \
+				hi_ = i;                                \
+		}                                                       \
+		(result) = lo_;                                         \
+	} while (0)
+
 /* Is the run [first, first + count) inside an array of n elements? */
 static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 {

@@ -48,15 +48,9 @@ static int index_bodies(struct ac_program *p)
 /* Position of boundary x among the sorted unique boundaries. */
 static uint64_t position_of(const uint64_t *bound, uint64_t n, uint64_t x)
 {
-	uint64_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (bound[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint64_t at;
+	AC_PARTITION(at, n, i, bound[i] < x);
+	return at;
 }
 
 /* Plane keys: (name, offset, size).  Each key is represented by the first
@@ -832,14 +826,8 @@ uint64_t ac_program_launch_phase(const ac_program *p, uint64_t launch)
 
 uint64_t ac_program_repeat_of(const ac_program *p, uint64_t launch)
 {
-	uint32_t lo = 0, hi = p->m->n_repeats;  /* first body after launch */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->bodies[mid].first <= launch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo;   /* the first body after launch */
+	AC_PARTITION(lo, p->m->n_repeats, i, p->bodies[i].first <= launch);
 	if (lo == 0 || launch - p->bodies[lo - 1].first >= p->bodies[lo - 1].count)
 		return AC_NONE;
 	return p->bodies[lo - 1].repeat;

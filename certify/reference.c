@@ -15,15 +15,9 @@
 /* Index of the first body whose first launch is >= x. */
 static uint32_t bodies_from(const struct ac_program *p, uint64_t x)
 {
-	uint32_t lo = 0, hi = p->m->n_repeats;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->bodies[mid].first < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint32_t b;
+	AC_PARTITION(b, p->m->n_repeats, i, p->bodies[i].first < x);
+	return b;
 }
 
 /* Does launch x lie strictly inside a body (not at its first launch)? */
