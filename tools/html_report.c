@@ -34,13 +34,6 @@ static json_t *json_u64(uint64_t v)
 	return json_string(buf);
 }
 
-static json_t *json_hex(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_string(buf);
-}
-
 /* [name, "0x offset", "0x size", y0, y1] */
 static json_t *tensor_row(const struct axis *a, const struct ac_tensor *t)
 {
@@ -50,8 +43,9 @@ static json_t *tensor_row(const struct axis *a, const struct ac_tensor *t)
 							  : t->offset + (t->size - 1);
 	uint32_t y0, y1;
 	axis_place(a, t->offset, hi, &y0, &y1);
-	return json_pack("[o, o, o, i, i]", json_name(t->name), json_hex(t->offset),
-			 json_hex(t->size), (json_int_t)y0, (json_int_t)y1);
+	return json_pack("[o, o, o, i, i]", json_name(t->name),
+			 json_hex_u64(t->offset), json_hex_u64(t->size),
+			 (json_int_t)y0, (json_int_t)y1);
 }
 
 static json_t *globals_json(const struct ac_model *m, const struct axis *a)
