@@ -284,12 +284,12 @@ static void emit_u64s(struct emitter *e, const uint64_t *a, uint64_t n)
  * adjacent in the array are merged so a reader-built model's words go to
  * the sink in one piece.
  */
-struct runs {
+struct merged_runs {
 	const uint64_t *a;
 	uint64_t first, count;
 };
 
-static void runs_add(struct emitter *e, struct runs *r, uint64_t first,
+static void merged_add(struct emitter *e, struct merged_runs *r, uint64_t first,
 		     uint64_t count)
 {
 	if (!count)
@@ -304,7 +304,7 @@ static void runs_add(struct emitter *e, struct runs *r, uint64_t first,
 	r->count = count;
 }
 
-static void runs_end(struct emitter *e, struct runs *r)
+static void merged_flush(struct emitter *e, struct merged_runs *r)
 {
 	if (r->count)
 		emit_u64s(e, r->a + r->first, r->count);
@@ -422,11 +422,11 @@ static void emit_launches(struct emitter *e, const struct ac_model *m,
 
 static void emit_words(struct emitter *e, const struct ac_model *m)
 {
-	struct runs r = { .a = m->words };
+	struct merged_runs r = { .a = m->words };
 	for (uint32_t i = 0; i < m->n_launches; i++)
-		runs_add(e, &r, m->launches[i].word_first,
+		merged_add(e, &r, m->launches[i].word_first,
 			 m->launches[i].word_count);
-	runs_end(e, &r);
+	merged_flush(e, &r);
 }
 
 static void emit_repeats(struct emitter *e, const struct ac_model *m)
@@ -481,13 +481,13 @@ static void emit_slots(struct emitter *e, const struct ac_model *m)
 
 static void emit_frame_values(struct emitter *e, const struct ac_model *m)
 {
-	struct runs v = { .a = m->frame_values };
+	struct merged_runs v = { .a = m->frame_values };
 	for (uint32_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *r = &m->repeats[i];
-		runs_add(e, &v, r->frame_value_first,
+		merged_add(e, &v, r->frame_value_first,
 			 r->frame_count * r->slot_count);
 	}
-	runs_end(e, &v);
+	merged_flush(e, &v);
 }
 
 static void emit_schedule(struct emitter *e, const struct ac_model *m,

@@ -328,7 +328,8 @@ static void word_marks(struct out *o, const struct tl_found *found)
 	add_col(o, c, "launch");
 	LINE(title);
 	LINE(label);
-	text_put(&title, "word %" PRIu64 " of launch %" PRIu64 " = ", d->word, d->launch);
+	text_put(&title, "word %" PRIu64 " of launch %" PRIu64 " = ", d->word,
+		 d->launch);
 	put_interval(&title, d);
 	if (d->ordinal != AC_NONE)
 		text_put(&title, " at iteration %" PRIu64, d->ordinal);
