@@ -20,6 +20,7 @@
  * written back gives the same bytes.  Loads go through bytes (image.h), so
  * the input may be unaligned and the host of either endianness.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,7 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 	r->count[s] = count;
 	/* at + count * size <= len, and len is a multiple of 8 below 2^64:
 	 * rounding up cannot overflow or pass len. */
+	assert(at + count * size <= r->len && r->len % 8 == 0);
 	*next = image_align8(at + count * size);
 	return 0;
 }

@@ -340,6 +340,7 @@ static void emit_header(struct emitter *e, const struct ac_model *m,
 static uint8_t *emit_string(struct emitter *e, size_t entry,
 			    const struct ac_bytes *s, uint64_t *pool)
 {
+	assert(*pool <= UINT32_MAX);  /* plan_string */
 	uint8_t *p = stage(e, entry);
 	image_put32(p + IMAGE_STR_OFFSET, (uint32_t)*pool);
 	image_put32(p + IMAGE_STR_LENGTH, s->len);
@@ -572,6 +573,7 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 		return -1;
 	struct emitter e = { .sink = sink, .ctx = ctx };
 	emit(&e, m, &l);
+	assert(e.total == l.size);   /* emit() writes what plan() laid out */
 	return 0;
 }
 

@@ -39,9 +39,13 @@ static int index_bodies(struct ac_program *p)
 	ac_sort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
 	/* count < 2^32 and iterations < 2^32; the sum over disjoint bodies
 	 * is below n * 2^32 < 2^64. */
-	for (uint32_t b = 0; b < m->n_repeats; b++)
+	for (uint32_t b = 0; b < m->n_repeats; b++) {
+		assert(p->bodies[b].iterations >= 1 &&
+		       p->bodies[b].iterations <= UINT32_MAX);
 		p->extra_prefix[b + 1] = p->extra_prefix[b] +
 			(uint64_t)p->bodies[b].count * (p->bodies[b].iterations - 1);
+		assert(p->extra_prefix[b + 1] >= p->extra_prefix[b]);
+	}
 	return 0;
 }
 
@@ -592,7 +596,9 @@ XXH128_hash_t program_digest(const struct ac_program *cp)
 					  memory_order_relaxed)) {
 			XXH3_state_t state;
 			XXH3_128bits_reset(&state);
-			image_emit(p->m, 0, digest_sink, &state, NULL);
+			int rc = image_emit(p->m, 0, digest_sink, &state, NULL);
+			assert(rc == 0);
+			(void)rc;
 			p->digest = XXH3_128bits_digest(&state);
 			atomic_store_explicit(&p->digest_done, 1,
 					      memory_order_release);

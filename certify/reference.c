@@ -65,6 +65,7 @@ int ac_program_check_ref(const ac_program *p, const struct ac_ref *ref,
 			 p->extra_prefix[bodies_from(p, ref->first)];
 	/* count + extra < n * 2^32 < 2^64; the running total stays below
 	 * 2^62 + 2^64 only if checked before adding, hence the subtraction. */
+	assert(extra <= UINT64_MAX - ref->count);
 	uint64_t adds = ref->count + extra;
 	if (adds >= EXECUTED_LIMIT - *executed)
 		return ac_fail(err, at_ref(where, index),
