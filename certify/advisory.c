@@ -64,7 +64,7 @@ static uint64_t first_outside(const struct span *s, uint32_t n,
 	uint64_t last = offset + (size - 1);
 	/* the last span starting at or below offset */
 	uint32_t lo;
-	AC_PARTITION(lo, n, i, s[i].lo <= offset);
+	AC_PARTITION(uint32_t, lo, n, i, s[i].lo <= offset);
 	*inside = 0;
 	if (lo == 0 || s[lo - 1].last < offset)
 		return offset;

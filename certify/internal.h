@@ -21,16 +21,17 @@ int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 /*
  * The binary search every sorted table of the library and its tools uses:
  * sets `result` to the first index i in [0, n) at which the condition
- * `before` (an expression of the index variable named `i`) is false, or
- * to n, where `before` holds on a prefix of [0, n) and nowhere after it.
+ * `before` (an expression of the index variable named `i`, of the
+ * unsigned type `type`, which holds n) is false, or to n, where `before`
+ * holds on a prefix of [0, n) and nowhere after it.
  * With `key[i] < x` that is the first key >= x (a lower bound), with
  * `key[i] <= x` the first key > x.  O(log n) evaluations of `before`.
  */
-#define AC_PARTITION(result, n, i, before)                              \
+#define AC_PARTITION(type, result, n, i, before)                        \
 	do {                                                            \
-		uint64_t lo_ = 0, hi_ = (n);                            \
+		type lo_ = 0, hi_ = (n);                                \
 		while (lo_ < hi_) {                                     \
-			uint64_t i = lo_ + (hi_ - lo_) / 2;             \
+			type i = lo_ + (hi_ - lo_) / 2;                 \
 			if (before)                                     \
 				lo_ = i + 1;                            \
 			else                                            \

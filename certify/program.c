@@ -53,7 +53,7 @@ static int index_bodies(struct ac_program *p)
 static uint64_t position_of(const uint64_t *bound, uint64_t n, uint64_t x)
 {
 	uint64_t at;
-	AC_PARTITION(at, n, i, bound[i] < x);
+	AC_PARTITION(uint64_t, at, n, i, bound[i] < x);
 	return at;
 }
 
@@ -833,7 +833,8 @@ uint64_t ac_program_launch_phase(const ac_program *p, uint64_t launch)
 uint64_t ac_program_repeat_of(const ac_program *p, uint64_t launch)
 {
 	uint32_t lo;   /* the first body after launch */
-	AC_PARTITION(lo, p->m->n_repeats, i, p->bodies[i].first <= launch);
+	AC_PARTITION(uint32_t, lo, p->m->n_repeats, i,
+		     p->bodies[i].first <= launch);
 	if (lo == 0 || launch - p->bodies[lo - 1].first >= p->bodies[lo - 1].count)
 		return AC_NONE;
 	return p->bodies[lo - 1].repeat;

@@ -16,7 +16,7 @@
 static uint32_t bodies_from(const struct ac_program *p, uint64_t x)
 {
 	uint32_t b;
-	AC_PARTITION(b, p->m->n_repeats, i, p->bodies[i].first < x);
+	AC_PARTITION(uint32_t, b, p->m->n_repeats, i, p->bodies[i].first < x);
 	return b;
 }
 

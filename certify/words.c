@@ -538,7 +538,7 @@ static void pairs_free(struct body_pairs *bp)
 static uint32_t first_pair_from(const struct pair *p, uint32_t n, uint64_t l)
 {
 	uint32_t at;
-	AC_PARTITION(at, n, i, p[i].launch < l);
+	AC_PARTITION(uint32_t, at, n, i, p[i].launch < l);
 	return at;
 }
 

@@ -121,7 +121,7 @@ static int make_panes(struct axis *a, const struct ival *v, size_t n)
 static size_t find_pane(const struct axis *a, uint64_t x)
 {
 	size_t lo;
-	AC_PARTITION(lo, a->n_panes, i, a->panes[i].hi < x);
+	AC_PARTITION(size_t, lo, a->n_panes, i, a->panes[i].hi < x);
 	return lo < a->n_panes && a->panes[lo].lo <= x ? lo : a->n_panes;
 }
 
