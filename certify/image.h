@@ -135,10 +135,13 @@ _Static_assert(sizeof(struct ac_ref) == IMAGE_REF_ENTRY &&
 	       offsetof(struct ac_ref, count) == IMAGE_REF_COUNT,
 	       "ac_ref is the schedule's entry");
 
-/* Entry sizes of the sections, indexed by enum image_section. */
-extern const uint32_t image_entry_size[IMAGE_SECTIONS];
-/* Section names as they appear in error locations ("planes[3].name"). */
-extern const char *const image_section_name[IMAGE_SECTIONS];
+/* Each section's name, as it appears in error locations ("planes[3].name"),
+ * and entry size; indexed by enum image_section. */
+struct image_section_info {
+	const char *name;
+	uint32_t entry_size;
+};
+extern const struct image_section_info image_sections[IMAGE_SECTIONS];
 
 /* Rounds up to the next multiple of 8; callers guarantee no overflow. */
 static inline uint64_t image_align8(uint64_t n)

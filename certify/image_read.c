@@ -167,7 +167,7 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 			      uint64_t *next)
 {
 	uint64_t e = IMAGE_HEADER_SIZE + (uint64_t)s * IMAGE_TABLE_ENTRY;
-	const char *name = image_section_name[s];
+	const char *name = image_sections[s].name;
 	char entry_name[24];
 	snprintf(entry_name, sizeof(entry_name), "sections[%d]", s);
 	if (need(r, e, IMAGE_TABLE_ENTRY, entry_name))
@@ -180,16 +180,16 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 		return fail_entry(r, e + IMAGE_S_KIND, "sections", s, "kind",
 				  "expected %d (%s), found %u", s + 1, name,
 				  kind);
-	if (size != image_entry_size[s])
+	if (size != image_sections[s].entry_size)
 		return fail_entry(r, e + IMAGE_S_ENTRY_SIZE, "sections", s,
 				  "entry_size", "expected %u (%s), found %u",
-				  image_entry_size[s], name, size);
+				  image_sections[s].entry_size, name, size);
 	if (offset != at)
 		return fail_entry(r, e + IMAGE_S_OFFSET, "sections", s,
 				  "offset", "expected %llu (%s starts at the "
 				  "8-byte boundary after the %s), found %llu",
 				  (unsigned long long)at, name,
-				  s ? image_section_name[s - 1] :
+				  s ? image_sections[s - 1].name :
 				  "section table",
 				  (unsigned long long)offset);
 	uint64_t room = at <= r->len ? r->len - at : 0;
@@ -242,11 +242,11 @@ static int check_zero(struct reader *r, uint64_t from, uint64_t to,
 static int check_padding(struct reader *r)
 {
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		uint64_t end = r->offset[s] + r->count[s] * image_entry_size[s];
+		uint64_t end = r->offset[s] + r->count[s] * image_sections[s].entry_size;
 		uint64_t pad = image_align8(end);
 		char name[24];
 		snprintf(name, sizeof(name), "%s.padding",
-			 image_section_name[s]);
+			 image_sections[s].name);
 		for (uint64_t b = end; b < pad; b++)
 			if (r->p[b])
 				return fail(r, b, name, "expected 0, found "
@@ -260,7 +260,7 @@ static int check_padding(struct reader *r)
 /* The start of entry i of section s. */
 static const uint8_t *entry(const struct reader *r, int s, uint64_t i)
 {
-	return r->p + r->offset[s] + i * image_entry_size[s];
+	return r->p + r->offset[s] + i * image_sections[s].entry_size;
 }
 
 static uint64_t at_of(const struct reader *r, const uint8_t *p)
@@ -282,7 +282,7 @@ static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
 	if (offset != r->pool) {
 		snprintf(name, sizeof(name), "%s.offset", field);
 		return fail_entry(r, at_of(r, p) + IMAGE_STR_OFFSET,
-				  image_section_name[s], i,
+				  image_sections[s].name, i,
 				  name, "expected %llu (where the previous "
 				  "string ends in the pool), found %u",
 				  (unsigned long long)r->pool, offset);
@@ -290,7 +290,7 @@ static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
 	if (len > pool - r->pool) {
 		snprintf(name, sizeof(name), "%s.length", field);
 		return fail_entry(r, at_of(r, p) + IMAGE_STR_LENGTH,
-				  image_section_name[s], i,
+				  image_sections[s].name, i,
 				  name, "a string of %u bytes from pool offset "
 				  "%u runs past the pool's %llu bytes", len,
 				  offset, (unsigned long long)pool);
@@ -313,7 +313,7 @@ static int read_run(struct reader *r, uint64_t first, uint64_t first_at,
 	char name[40];
 	if (first != *sum) {
 		snprintf(name, sizeof(name), "%s_first", field);
-		return fail_entry(r, first_at, image_section_name[s], i, name,
+		return fail_entry(r, first_at, image_sections[s].name, i, name,
 				  "expected %llu (the sum of the %s_count "
 				  "fields before it), found %llu",
 				  (unsigned long long)*sum, field,
@@ -321,13 +321,13 @@ static int read_run(struct reader *r, uint64_t first, uint64_t first_at,
 	}
 	if (count > r->count[of] - *sum) {
 		snprintf(name, sizeof(name), "%s_count", field);
-		return fail_entry(r, count_at, image_section_name[s], i, name,
+		return fail_entry(r, count_at, image_sections[s].name, i, name,
 				  "%llu %s from %llu run past the %s "
 				  "section's %llu entries",
 				  (unsigned long long)count,
-				  image_section_name[of],
+				  image_sections[of].name,
 				  (unsigned long long)first,
-				  image_section_name[of],
+				  image_sections[of].name,
 				  (unsigned long long)r->count[of]);
 	}
 	*sum += count;
@@ -347,7 +347,7 @@ static int check_total(struct reader *r, int of, int by, const char *field,
 			  IMAGE_TABLE_ENTRY + IMAGE_S_COUNT, "sections", of,
 			  "count", "expected %llu (the sum of the %s' %s "
 			  "fields), found %llu", (unsigned long long)sum,
-			  image_section_name[by], field,
+			  image_sections[by].name, field,
 			  (unsigned long long)r->count[of]);
 }
 

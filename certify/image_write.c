@@ -21,34 +21,19 @@
 
 #include "image.h"
 
-const uint32_t image_entry_size[IMAGE_SECTIONS] = {
-	[IMG_WINDOWS] = IMAGE_WINDOW_ENTRY,
-	[IMG_GLOBALS] = IMAGE_GLOBAL_ENTRY,
-	[IMG_PHASES] = IMAGE_PHASE_ENTRY,
-	[IMG_PLANES] = IMAGE_PLANE_ENTRY,
-	[IMG_LAUNCHES] = IMAGE_LAUNCH_ENTRY,
-	[IMG_WORDS] = IMAGE_WORD_ENTRY,
-	[IMG_REPEATS] = IMAGE_REPEAT_ENTRY,
-	[IMG_DELTAS] = IMAGE_DELTA_ENTRY,
-	[IMG_SLOTS] = IMAGE_SLOT_ENTRY,
-	[IMG_FRAME_VALUES] = IMAGE_FRAME_VALUE_ENTRY,
-	[IMG_SCHEDULE] = IMAGE_REF_ENTRY,
-	[IMG_POOL] = IMAGE_POOL_ENTRY,
-};
-
-const char *const image_section_name[IMAGE_SECTIONS] = {
-	[IMG_WINDOWS] = "windows",
-	[IMG_GLOBALS] = "globals",
-	[IMG_PHASES] = "phases",
-	[IMG_PLANES] = "planes",
-	[IMG_LAUNCHES] = "launches",
-	[IMG_WORDS] = "words",
-	[IMG_REPEATS] = "repeats",
-	[IMG_DELTAS] = "deltas",
-	[IMG_SLOTS] = "slots",
-	[IMG_FRAME_VALUES] = "frame_values",
-	[IMG_SCHEDULE] = "schedule",
-	[IMG_POOL] = "pool",
+const struct image_section_info image_sections[IMAGE_SECTIONS] = {
+	[IMG_WINDOWS] = { "windows", IMAGE_WINDOW_ENTRY },
+	[IMG_GLOBALS] = { "globals", IMAGE_GLOBAL_ENTRY },
+	[IMG_PHASES] = { "phases", IMAGE_PHASE_ENTRY },
+	[IMG_PLANES] = { "planes", IMAGE_PLANE_ENTRY },
+	[IMG_LAUNCHES] = { "launches", IMAGE_LAUNCH_ENTRY },
+	[IMG_WORDS] = { "words", IMAGE_WORD_ENTRY },
+	[IMG_REPEATS] = { "repeats", IMAGE_REPEAT_ENTRY },
+	[IMG_DELTAS] = { "deltas", IMAGE_DELTA_ENTRY },
+	[IMG_SLOTS] = { "slots", IMAGE_SLOT_ENTRY },
+	[IMG_FRAME_VALUES] = { "frame_values", IMAGE_FRAME_VALUE_ENTRY },
+	[IMG_SCHEDULE] = { "schedule", IMAGE_REF_ENTRY },
+	[IMG_POOL] = { "pool", IMAGE_POOL_ENTRY },
 };
 
 struct layout {
@@ -174,11 +159,11 @@ static int plan_offsets(struct layout *l, struct ac_error *err)
 {
 	uint64_t at = IMAGE_TABLE_END;
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		uint64_t size = image_entry_size[s];
+		uint64_t size = image_sections[s].entry_size;
 		l->offset[s] = at;
 		if (at > UINT64_MAX - 8 ||
 		    l->count[s] > (UINT64_MAX - 8 - at) / size)
-			return ac_fail(err, image_section_name[s],
+			return ac_fail(err, image_sections[s].name,
 				       "image would be larger than 2^64 bytes");
 		at = image_align8(at + l->count[s] * size);
 	}
@@ -324,7 +309,7 @@ static void emit_header(struct emitter *e, const struct ac_model *m,
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
 		uint8_t *t = stage(e, IMAGE_TABLE_ENTRY);
 		image_put32(t + IMAGE_S_KIND, (uint32_t)s + 1);
-		image_put32(t + IMAGE_S_ENTRY_SIZE, image_entry_size[s]);
+		image_put32(t + IMAGE_S_ENTRY_SIZE, image_sections[s].entry_size);
 		image_put64(t + IMAGE_S_OFFSET, l->offset[s]);
 		image_put64(t + IMAGE_S_COUNT, l->count[s]);
 	}
