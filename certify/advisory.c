@@ -63,14 +63,8 @@ static uint64_t first_outside(const struct span *s, uint32_t n,
 	assert(size > 0);
 	uint64_t last = offset + (size - 1);
 	/* the last span starting at or below offset */
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s[mid].lo <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo;
+	AC_PARTITION(uint32_t, lo, n, i, s[i].lo <= offset);
 	*inside = 0;
 	if (lo == 0 || s[lo - 1].last < offset)
 		return offset;

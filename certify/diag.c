@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Diagnostics as text (spec 4): every object by name and by index. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "program_impl.h"
+#include "text.h"
 
 void diag_clear(struct ac_diag *d)
 {
@@ -47,39 +47,18 @@ const char *ac_identity_problem_name(enum ac_identity_problem p)
 	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
 }
 
-/* A bounded string builder: output is cut, never overrun. */
-struct text {
-	char *buf;
-	size_t len, used;
-};
-
-static void put(struct text *t, const char *fmt, ...) AC_PRINTF(2, 3);
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	if (t->used + 1 >= t->len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		t->used += (size_t)n < t->len - t->used ? (size_t)n
-							 : t->len - t->used - 1;
-}
-
 /* Names are bytes: printable ASCII as is, the rest as \xNN. */
 static void put_bytes(struct text *t, const struct ac_bytes *b)
 {
-	put(t, "'");
+	text_put(t, "'");
 	for (uint32_t i = 0; i < b->len && i < 64; i++) {
 		uint8_t c = b->data[i];
 		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
-			put(t, "%c", c);
+			text_put(t, "%c", c);
 		else
-			put(t, "\\x%02x", c);
+			text_put(t, "\\x%02x", c);
 	}
-	put(t, b->len > 64 ? "...'" : "'");
+	text_put(t, b->len > 64 ? "...'" : "'");
 }
 
 const char *ac_wide_text(struct ac_wide v, char *buf, size_t len)
@@ -96,69 +75,62 @@ const char *ac_wide_text(struct ac_wide v, char *buf, size_t len)
 	return buf;
 }
 
-static void put_wide(struct text *t, struct ac_wide v)
-{
-	char buf[48];
-	put(t, "%s", ac_wide_text(v, buf, sizeof(buf)));
-}
-
-/* [offset, offset + size); a well-formed end is at most 2^64, which does
- * not fit in 64 bits and is written as such. */
-static void put_range(struct text *t, uint64_t offset, uint64_t size)
-{
-	if (size > UINT64_MAX - offset)
-		put(t, "[0x%llx, 2^64)", (unsigned long long)offset);
-	else
-		put(t, "[0x%llx, 0x%llx)", (unsigned long long)offset,
-		    (unsigned long long)(offset + size));
-}
-
 static void put_phase(struct text *t, const struct ac_model *m, uint64_t p)
 {
-	put(t, "phase ");
+	text_put(t, "phase ");
 	put_bytes(t, &m->phases[p].identity);
-	put(t, " (phases[%llu])", (unsigned long long)p);
+	text_put(t, " (phases[%llu])", (unsigned long long)p);
 }
 
 static void put_tensor(struct text *t, const struct ac_model *m,
 		       struct ac_tensor_ref r)
 {
-	const struct ac_tensor *x;
+	/* a diagnostic of this program names its objects; any other diag
+	 * passed in gets no out-of-bounds read */
+	const struct ac_tensor *x = model_tensor(m, r);
+	if (!x) {
+		if (r.phase == AC_NONE)
+			text_put(t, "no globals[%llu]",
+				 (unsigned long long)r.index);
+		else
+			text_put(t, "no phases[%llu].planes[%llu]",
+				 (unsigned long long)r.phase,
+				 (unsigned long long)r.index);
+		return;
+	}
 	if (r.phase == AC_NONE) {
-		x = &m->globals[r.index];
-		put(t, "global ");
+		text_put(t, "global ");
 		put_bytes(t, &x->name);
-		put(t, " (globals[%llu]) ", (unsigned long long)r.index);
+		text_put(t, " (globals[%llu]) ", (unsigned long long)r.index);
 	} else {
-		x = &m->planes[m->phases[r.phase].plane_first + r.index];
-		put(t, "%s plane ", x->carried ? "carried" : "fresh");
+		text_put(t, "%s plane ", x->carried ? "carried" : "fresh");
 		put_bytes(t, &x->name);
-		put(t, " (phases[%llu].planes[%llu]) ",
+		text_put(t, " (phases[%llu].planes[%llu]) ",
 		    (unsigned long long)r.phase, (unsigned long long)r.index);
 	}
-	put_range(t, x->offset, x->size);
+	text_range(t, x->offset, x->size);
 }
 
 static void render_layout(struct text *t, const struct ac_diag *d,
 			  const struct ac_model *m)
 {
-	put(t, "(%s) fails: ", ac_condition_name(d->condition));
+	text_put(t, "(%s) fails: ", ac_condition_name(d->condition));
 	put_tensor(t, m, d->tensor[0]);
 	switch (d->reason) {
 	case AC_GLOBAL_MISALIGNED:
 	case AC_PLANE_MISALIGNED:
-		put(t, " is not aligned to %llu",
+		text_put(t, " is not aligned to %llu",
 		    (unsigned long long)m->alignment);
 		break;
 	case AC_GLOBAL_EMPTY:
 	case AC_PLANE_EMPTY:
-		put(t, " is empty");
+		text_put(t, " is empty");
 		break;
 	default:
-		put(t, " overlaps ");
+		text_put(t, " overlaps ");
 		put_tensor(t, m, d->tensor[1]);
 		if (d->reason == AC_PLANES_OVERLAP)
-			put(t, ", and both are planes of one phase");
+			text_put(t, ", and both are planes of one phase");
 		break;
 	}
 }
@@ -182,35 +154,35 @@ static const char *identity_problem_text(enum ac_identity_problem p)
 static void render_word(struct text *t, const struct ac_diag *d,
 			const struct ac_model *m)
 {
-	put(t, "(C) fails at launch %llu (", (unsigned long long)d->launch);
+	text_put(t, "(C) fails at launch %llu (", (unsigned long long)d->launch);
 	put_phase(t, m, d->phase);
-	put(t, "): word %llu ", (unsigned long long)d->word);
+	text_put(t, "): word %llu ", (unsigned long long)d->word);
 	if (d->lo.high == d->hi.high && d->lo.low == d->hi.low) {
-		put(t, "= ");
-		put_wide(t, d->lo);
+		text_put(t, "= ");
+		text_wide(t, d->lo);
 	} else {
-		put(t, "spans [");
-		put_wide(t, d->lo);
-		put(t, ", ");
-		put_wide(t, d->hi);
-		put(t, "] over its iterations");
+		text_put(t, "spans [");
+		text_wide(t, d->lo);
+		text_put(t, ", ");
+		text_wide(t, d->hi);
+		text_put(t, "] over its iterations");
 	}
 	if (d->ordinal != AC_NONE)
-		put(t, " at iteration %llu", (unsigned long long)d->ordinal);
+		text_put(t, " at iteration %llu", (unsigned long long)d->ordinal);
 	if (d->window == AC_NONE) {
-		put(t, " leaves [0, 2^64)");
+		text_put(t, " leaves [0, 2^64)");
 	} else {
-		put(t, " lies in window ");
+		text_put(t, " lies in window ");
 		put_bytes(t, &m->windows[d->window].name);
-		put(t, " (windows[%llu]) ", (unsigned long long)d->window);
-		put_range(t, m->windows[d->window].base,
+		text_put(t, " (windows[%llu]) ", (unsigned long long)d->window);
+		text_range(t, m->windows[d->window].base,
 			  m->windows[d->window].size);
-		put(t, " but inside no global and no plane of its phase");
+		text_put(t, " but inside no global and no plane of its phase");
 	}
 	for (int i = 0; i < 2; i++) {
-		put(t, i ? "; nearest above: " : "; nearest below: ");
+		text_put(t, i ? "; nearest above: " : "; nearest below: ");
 		if (d->near[i].index == AC_NONE)
-			put(t, "none");
+			text_put(t, "none");
 		else
 			put_tensor(t, m, d->near[i]);
 	}
@@ -219,25 +191,25 @@ static void render_word(struct text *t, const struct ac_diag *d,
 static void render_carried(struct text *t, const struct ac_diag *d,
 			   const struct ac_model *m)
 {
-	put(t, "(D) fails at instance %llu (", (unsigned long long)d->instance);
+	text_put(t, "(D) fails at instance %llu (", (unsigned long long)d->instance);
 	put_phase(t, m, d->phase);
-	put(t, ", from launch %llu", (unsigned long long)d->start_launch);
+	text_put(t, ", from launch %llu", (unsigned long long)d->start_launch);
 	if (d->start_ordinal != AC_NONE)
-		put(t, " iteration %llu", (unsigned long long)d->start_ordinal);
-	put(t, "): ");
+		text_put(t, " iteration %llu", (unsigned long long)d->start_ordinal);
+	text_put(t, "): ");
 	put_tensor(t, m, d->tensor[0]);
 	if (d->reason == AC_CARRIED_UNDECLARED) {
-		put(t, " was never declared by an earlier instance");
+		text_put(t, " was never declared by an earlier instance");
 		return;
 	}
-	put(t, " was last declared by instance %llu (",
+	text_put(t, " was last declared by instance %llu (",
 	    (unsigned long long)d->earlier);
 	put_phase(t, m, d->earlier_phase);
-	put(t, "), but instance %llu (", (unsigned long long)d->intervening);
+	text_put(t, "), but instance %llu (", (unsigned long long)d->intervening);
 	put_phase(t, m, d->tensor[1].phase);
-	put(t, ") since declared ");
+	text_put(t, ") since declared ");
 	put_tensor(t, m, d->tensor[1]);
-	put(t, " over its bytes");
+	text_put(t, " over its bytes");
 }
 
 const char *ac_diag_render(const struct ac_diag *d, const ac_program *p,
@@ -249,15 +221,15 @@ const char *ac_diag_render(const struct ac_diag *d, const ac_program *p,
 		buf[0] = 0;
 	switch (d->reason) {
 	case AC_OK:
-		put(&t, "certified: (A), (B), (C) and (D) hold");
+		text_put(&t, "certified: (A), (B), (C) and (D) hold");
 		break;
 	case AC_LAUNCH_NO_PHASE:
-		put(&t, "(C) fails at launch %llu: it has no declared phase: %s",
+		text_put(&t, "(C) fails at launch %llu: it has no declared phase: %s",
 		    (unsigned long long)d->launch,
 		    identity_problem_text(d->identity_problem));
 		if (d->identity_problem != AC_ID_UNKNOWN_PHASE &&
 		    d->identity_problem != AC_ID_NO_FIELD51)
-			put(&t, " (at byte %llu)",
+			text_put(&t, " (at byte %llu)",
 			    (unsigned long long)d->identity_offset);
 		break;
 	case AC_WORD_UNNAMED:
@@ -280,8 +252,8 @@ const char *ac_advisory_render(const struct ac_advisory *a,
 	struct text t = { buf, len, 0 };
 	if (len)
 		buf[0] = 0;
-	put(&t, "%s: ", ac_advisory_kind_name(a->kind));
+	text_put(&t, "%s: ", ac_advisory_kind_name(a->kind));
 	put_tensor(&t, p->m, a->tensor);
-	put(&t, " has byte 0x%llx in no window", (unsigned long long)a->outside);
+	text_put(&t, " has byte 0x%llx in no window", (unsigned long long)a->outside);
 	return buf;
 }

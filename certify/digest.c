@@ -15,17 +15,16 @@
 
 void digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n)
 {
-	_Static_assert(sizeof(struct ac_ref) == 16,
-		       "a reference is two u64, no padding");
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/* Two little-endian u64 each: on this host, the array itself. */
+	/* The schedule's image entries (image.h asserts the layout): on
+	 * this host, the array itself. */
 	if (n)
 		XXH3_128bits_update(state, refs, n * sizeof(*refs));
 #else
 	for (size_t i = 0; i < n; i++) {
-		uint8_t le[16];
-		image_put64(le, refs[i].first);
-		image_put64(le + 8, refs[i].count);
+		uint8_t le[IMAGE_REF_ENTRY];
+		image_put64(le + IMAGE_REF_FIRST, refs[i].first);
+		image_put64(le + IMAGE_REF_COUNT, refs[i].count);
 		XXH3_128bits_update(state, le, sizeof(le));
 	}
 #endif

@@ -46,17 +46,102 @@ enum image_section {
 #define IMAGE_H_IMAGE_SIZE 16
 #define IMAGE_H_ALIGNMENT 24
 #define IMAGE_H_RESERVED0 32
+_Static_assert(IMAGE_H_RESERVED0 + 8 == IMAGE_HEADER_SIZE, "header");
 
 /* Section table entry field offsets. */
 #define IMAGE_S_KIND 0
 #define IMAGE_S_ENTRY_SIZE 4
 #define IMAGE_S_OFFSET 8
 #define IMAGE_S_COUNT 16
+_Static_assert(IMAGE_S_COUNT + 8 == IMAGE_TABLE_ENTRY, "table entry");
 
-/* Entry sizes of the sections, indexed by enum image_section. */
-extern const uint32_t image_entry_size[IMAGE_SECTIONS];
-/* Section names as they appear in error locations ("planes[3].name"). */
-extern const char *const image_section_name[IMAGE_SECTIONS];
+/*
+ * Entry field offsets and sizes, section by section (docs/program-image.md,
+ * "Sections"): the reader reads and the writer writes every field through
+ * these names.  A byte string is (u32 offset into the pool, u32 length) at
+ * the start of the entries that have one.
+ */
+#define IMAGE_STR_OFFSET 0
+#define IMAGE_STR_LENGTH 4
+
+#define IMAGE_WINDOW_BASE 8
+#define IMAGE_WINDOW_SIZE 16
+#define IMAGE_WINDOW_ENTRY 24
+
+#define IMAGE_GLOBAL_OFFSET 8
+#define IMAGE_GLOBAL_SIZE 16
+#define IMAGE_GLOBAL_ENTRY 24
+
+#define IMAGE_PHASE_PLANE_FIRST 8
+#define IMAGE_PHASE_PLANE_COUNT 12
+#define IMAGE_PHASE_ENTRY 16
+
+#define IMAGE_PLANE_OFFSET 8
+#define IMAGE_PLANE_SIZE 16
+#define IMAGE_PLANE_CARRIED 24   /* u8 */
+#define IMAGE_PLANE_PAD 25       /* 7 zero bytes */
+#define IMAGE_PLANE_ENTRY 32
+
+#define IMAGE_LAUNCH_WORD_FIRST 8
+#define IMAGE_LAUNCH_WORD_COUNT 16
+#define IMAGE_LAUNCH_PAD 20      /* u32, zero */
+#define IMAGE_LAUNCH_ENTRY 24
+
+#define IMAGE_WORD_ENTRY 8
+
+#define IMAGE_REPEAT_FIRST 0
+#define IMAGE_REPEAT_COUNT 8
+#define IMAGE_REPEAT_ITERATIONS 16
+#define IMAGE_REPEAT_DELTA_FIRST 24
+#define IMAGE_REPEAT_DELTA_COUNT 28
+#define IMAGE_REPEAT_SLOT_FIRST 32
+#define IMAGE_REPEAT_SLOT_COUNT 36
+#define IMAGE_REPEAT_FRAME_COUNT 40
+#define IMAGE_REPEAT_FRAME_VALUE_FIRST 48
+#define IMAGE_REPEAT_ENTRY 56
+
+#define IMAGE_DELTA_LAUNCH 0
+#define IMAGE_DELTA_WORD 8
+#define IMAGE_DELTA_DELTA 16     /* i64, two's complement */
+#define IMAGE_DELTA_ENTRY 24
+
+#define IMAGE_SLOT_LAUNCH 0
+#define IMAGE_SLOT_WORD 8
+#define IMAGE_SLOT_ENTRY 16
+
+#define IMAGE_FRAME_VALUE_ENTRY 8
+
+#define IMAGE_REF_FIRST 0
+#define IMAGE_REF_COUNT 8
+#define IMAGE_REF_ENTRY 16
+
+#define IMAGE_POOL_ENTRY 1
+
+/* Each entry ends with its last field. */
+_Static_assert(IMAGE_WINDOW_SIZE + 8 == IMAGE_WINDOW_ENTRY, "windows");
+_Static_assert(IMAGE_GLOBAL_SIZE + 8 == IMAGE_GLOBAL_ENTRY, "globals");
+_Static_assert(IMAGE_PHASE_PLANE_COUNT + 4 == IMAGE_PHASE_ENTRY, "phases");
+_Static_assert(IMAGE_PLANE_PAD + 7 == IMAGE_PLANE_ENTRY, "planes");
+_Static_assert(IMAGE_LAUNCH_PAD + 4 == IMAGE_LAUNCH_ENTRY, "launches");
+_Static_assert(IMAGE_REPEAT_FRAME_VALUE_FIRST + 8 == IMAGE_REPEAT_ENTRY,
+	       "repeats");
+_Static_assert(IMAGE_DELTA_DELTA + 8 == IMAGE_DELTA_ENTRY, "deltas");
+_Static_assert(IMAGE_SLOT_WORD + 8 == IMAGE_SLOT_ENTRY, "slots");
+_Static_assert(IMAGE_REF_COUNT + 8 == IMAGE_REF_ENTRY, "schedule");
+
+/* Raw copies of ac_ref arrays (the schedule section, the digest) rely on
+ * this layout: {first, count}, two uint64_t, as in the image. */
+_Static_assert(sizeof(struct ac_ref) == IMAGE_REF_ENTRY &&
+	       offsetof(struct ac_ref, count) == IMAGE_REF_COUNT,
+	       "ac_ref is the schedule's entry");
+
+/* Each section's name, as it appears in error locations ("planes[3].name"),
+ * and entry size; indexed by enum image_section. */
+struct image_section_info {
+	const char *name;
+	uint32_t entry_size;
+};
+extern const struct image_section_info image_sections[IMAGE_SECTIONS];
 
 /* Rounds up to the next multiple of 8; callers guarantee no overflow. */
 static inline uint64_t image_align8(uint64_t n)

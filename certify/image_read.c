@@ -28,8 +28,6 @@
 
 #include "image.h"
 
-_Static_assert(sizeof(struct ac_ref) == 16, "ac_ref is two uint64_t");
-
 struct reader {
 	const uint8_t *p;
 	uint64_t len;
@@ -169,7 +167,7 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 			      uint64_t *next)
 {
 	uint64_t e = IMAGE_HEADER_SIZE + (uint64_t)s * IMAGE_TABLE_ENTRY;
-	const char *name = image_section_name[s];
+	const char *name = image_sections[s].name;
 	char entry_name[24];
 	snprintf(entry_name, sizeof(entry_name), "sections[%d]", s);
 	if (need(r, e, IMAGE_TABLE_ENTRY, entry_name))
@@ -182,16 +180,16 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 		return fail_entry(r, e + IMAGE_S_KIND, "sections", s, "kind",
 				  "expected %d (%s), found %u", s + 1, name,
 				  kind);
-	if (size != image_entry_size[s])
+	if (size != image_sections[s].entry_size)
 		return fail_entry(r, e + IMAGE_S_ENTRY_SIZE, "sections", s,
 				  "entry_size", "expected %u (%s), found %u",
-				  image_entry_size[s], name, size);
+				  image_sections[s].entry_size, name, size);
 	if (offset != at)
 		return fail_entry(r, e + IMAGE_S_OFFSET, "sections", s,
 				  "offset", "expected %llu (%s starts at the "
 				  "8-byte boundary after the %s), found %llu",
 				  (unsigned long long)at, name,
-				  s ? image_section_name[s - 1] :
+				  s ? image_sections[s - 1].name :
 				  "section table",
 				  (unsigned long long)offset);
 	uint64_t room = at <= r->len ? r->len - at : 0;
@@ -210,6 +208,7 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 	r->count[s] = count;
 	/* at + count * size <= len, and len is a multiple of 8 below 2^64:
 	 * rounding up cannot overflow or pass len. */
+	assert(at + count * size <= r->len && r->len % 8 == 0);
 	*next = image_align8(at + count * size);
 	return 0;
 }
@@ -243,11 +242,11 @@ static int check_zero(struct reader *r, uint64_t from, uint64_t to,
 static int check_padding(struct reader *r)
 {
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		uint64_t end = r->offset[s] + r->count[s] * image_entry_size[s];
+		uint64_t end = r->offset[s] + r->count[s] * image_sections[s].entry_size;
 		uint64_t pad = image_align8(end);
 		char name[24];
 		snprintf(name, sizeof(name), "%s.padding",
-			 image_section_name[s]);
+			 image_sections[s].name);
 		for (uint64_t b = end; b < pad; b++)
 			if (r->p[b])
 				return fail(r, b, name, "expected 0, found "
@@ -261,7 +260,7 @@ static int check_padding(struct reader *r)
 /* The start of entry i of section s. */
 static const uint8_t *entry(const struct reader *r, int s, uint64_t i)
 {
-	return r->p + r->offset[s] + i * image_entry_size[s];
+	return r->p + r->offset[s] + i * image_sections[s].entry_size;
 }
 
 static uint64_t at_of(const struct reader *r, const uint8_t *p)
@@ -277,18 +276,21 @@ static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
 		       const char *field, struct ac_bytes *out)
 {
 	char name[40];
-	uint32_t offset = image_get32(p), len = image_get32(p + 4);
+	uint32_t offset = image_get32(p + IMAGE_STR_OFFSET);
+	uint32_t len = image_get32(p + IMAGE_STR_LENGTH);
 	uint64_t pool = r->count[IMG_POOL];
 	if (offset != r->pool) {
 		snprintf(name, sizeof(name), "%s.offset", field);
-		return fail_entry(r, at_of(r, p), image_section_name[s], i,
+		return fail_entry(r, at_of(r, p) + IMAGE_STR_OFFSET,
+				  image_sections[s].name, i,
 				  name, "expected %llu (where the previous "
 				  "string ends in the pool), found %u",
 				  (unsigned long long)r->pool, offset);
 	}
 	if (len > pool - r->pool) {
 		snprintf(name, sizeof(name), "%s.length", field);
-		return fail_entry(r, at_of(r, p) + 4, image_section_name[s], i,
+		return fail_entry(r, at_of(r, p) + IMAGE_STR_LENGTH,
+				  image_sections[s].name, i,
 				  name, "a string of %u bytes from pool offset "
 				  "%u runs past the pool's %llu bytes", len,
 				  offset, (unsigned long long)pool);
@@ -311,7 +313,7 @@ static int read_run(struct reader *r, uint64_t first, uint64_t first_at,
 	char name[40];
 	if (first != *sum) {
 		snprintf(name, sizeof(name), "%s_first", field);
-		return fail_entry(r, first_at, image_section_name[s], i, name,
+		return fail_entry(r, first_at, image_sections[s].name, i, name,
 				  "expected %llu (the sum of the %s_count "
 				  "fields before it), found %llu",
 				  (unsigned long long)*sum, field,
@@ -319,13 +321,13 @@ static int read_run(struct reader *r, uint64_t first, uint64_t first_at,
 	}
 	if (count > r->count[of] - *sum) {
 		snprintf(name, sizeof(name), "%s_count", field);
-		return fail_entry(r, count_at, image_section_name[s], i, name,
+		return fail_entry(r, count_at, image_sections[s].name, i, name,
 				  "%llu %s from %llu run past the %s "
 				  "section's %llu entries",
 				  (unsigned long long)count,
-				  image_section_name[of],
+				  image_sections[of].name,
 				  (unsigned long long)first,
-				  image_section_name[of],
+				  image_sections[of].name,
 				  (unsigned long long)r->count[of]);
 	}
 	*sum += count;
@@ -345,7 +347,7 @@ static int check_total(struct reader *r, int of, int by, const char *field,
 			  IMAGE_TABLE_ENTRY + IMAGE_S_COUNT, "sections", of,
 			  "count", "expected %llu (the sum of the %s' %s "
 			  "fields), found %llu", (unsigned long long)sum,
-			  image_section_name[by], field,
+			  image_sections[by].name, field,
 			  (unsigned long long)r->count[of]);
 }
 
@@ -356,8 +358,8 @@ static int read_windows(struct reader *r)
 		const uint8_t *p = entry(r, IMG_WINDOWS, i);
 		if (read_string(r, p, IMG_WINDOWS, i, "name", &w[i].name))
 			return -1;
-		w[i].base = image_get64(p + 8);
-		w[i].size = image_get64(p + 16);
+		w[i].base = image_get64(p + IMAGE_WINDOW_BASE);
+		w[i].size = image_get64(p + IMAGE_WINDOW_SIZE);
 	}
 	return 0;
 }
@@ -369,8 +371,8 @@ static int read_globals(struct reader *r)
 		const uint8_t *p = entry(r, IMG_GLOBALS, i);
 		if (read_string(r, p, IMG_GLOBALS, i, "name", &g[i].name))
 			return -1;
-		g[i].offset = image_get64(p + 8);
-		g[i].size = image_get64(p + 16);
+		g[i].offset = image_get64(p + IMAGE_GLOBAL_OFFSET);
+		g[i].size = image_get64(p + IMAGE_GLOBAL_SIZE);
 	}
 	return 0;
 }
@@ -384,12 +386,14 @@ static int read_phases(struct reader *r)
 		uint64_t at = at_of(r, p);
 		if (read_string(r, p, IMG_PHASES, i, "identity",
 				&ph[i].identity) ||
-		    read_run(r, image_get32(p + 8), at + 8,
-			     image_get32(p + 12), at + 12, IMG_PHASES, i,
+		    read_run(r, image_get32(p + IMAGE_PHASE_PLANE_FIRST),
+			     at + IMAGE_PHASE_PLANE_FIRST,
+			     image_get32(p + IMAGE_PHASE_PLANE_COUNT),
+			     at + IMAGE_PHASE_PLANE_COUNT, IMG_PHASES, i,
 			     "plane", IMG_PLANES, &planes))
 			return -1;
-		ph[i].plane_first = image_get32(p + 8);
-		ph[i].plane_count = image_get32(p + 12);
+		ph[i].plane_first = image_get32(p + IMAGE_PHASE_PLANE_FIRST);
+		ph[i].plane_count = image_get32(p + IMAGE_PHASE_PLANE_COUNT);
 	}
 	return check_total(r, IMG_PLANES, IMG_PHASES, "plane_count", planes);
 }
@@ -402,14 +406,16 @@ static int read_planes(struct reader *r)
 		uint64_t at = at_of(r, p);
 		if (read_string(r, p, IMG_PLANES, i, "name", &t[i].name))
 			return -1;
-		t[i].offset = image_get64(p + 8);
-		t[i].size = image_get64(p + 16);
-		if (p[24] > 1)
-			return fail_entry(r, at + 24, "planes", i, "carried",
-					  "expected 0 (fresh) or 1 (carried), "
-					  "found %u", p[24]);
-		t[i].carried = p[24];
-		if (check_zero(r, at + 25, at + 32, "planes", i, "pad"))
+		t[i].offset = image_get64(p + IMAGE_PLANE_OFFSET);
+		t[i].size = image_get64(p + IMAGE_PLANE_SIZE);
+		uint8_t carried = p[IMAGE_PLANE_CARRIED];
+		if (carried > 1)
+			return fail_entry(r, at + IMAGE_PLANE_CARRIED, "planes",
+					  i, "carried", "expected 0 (fresh) or "
+					  "1 (carried), found %u", carried);
+		t[i].carried = carried;
+		if (check_zero(r, at + IMAGE_PLANE_PAD, at + IMAGE_PLANE_ENTRY,
+			       "planes", i, "pad"))
 			return -1;
 	}
 	return 0;
@@ -426,9 +432,13 @@ static AC_COLD int launch_error(struct reader *r, const uint8_t *p,
 	uint64_t at = at_of(r, p);
 	struct ac_bytes unused;
 	int rc = read_string(r, p, IMG_LAUNCHES, i, "identity", &unused) ||
-		 read_run(r, image_get64(p + 8), at + 8, image_get32(p + 16),
-			  at + 16, IMG_LAUNCHES, i, "word", IMG_WORDS, words) ||
-		 check_zero(r, at + 20, at + 24, "launches", i, "pad");
+		 read_run(r, image_get64(p + IMAGE_LAUNCH_WORD_FIRST),
+			  at + IMAGE_LAUNCH_WORD_FIRST,
+			  image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
+			  at + IMAGE_LAUNCH_WORD_COUNT, IMG_LAUNCHES, i, "word",
+			  IMG_WORDS, words) ||
+		 check_zero(r, at + IMAGE_LAUNCH_PAD, at + IMAGE_LAUNCH_ENTRY,
+			    "launches", i, "pad");
 	assert(rc);   /* read_launches found a broken rule */
 	(void)rc;
 	return -1;
@@ -448,11 +458,13 @@ static int read_launches(struct reader *r)
 	const uint8_t *bytes = r->o->bytes;
 	uint64_t pool = r->pool, pool_end = r->count[IMG_POOL];
 	uint64_t words = 0, words_end = r->count[IMG_WORDS];
-	const uint32_t size = image_entry_size[IMG_LAUNCHES];
+	const uint32_t size = image_sections[IMG_LAUNCHES].entry_size;
 	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++, p += size) {
-		uint32_t offset = image_get32(p), len = image_get32(p + 4);
-		uint64_t first = image_get64(p + 8);
-		uint32_t count = image_get32(p + 16), pad = image_get32(p + 20);
+		uint32_t offset = image_get32(p + IMAGE_STR_OFFSET),
+			 len = image_get32(p + IMAGE_STR_LENGTH);
+		uint64_t first = image_get64(p + IMAGE_LAUNCH_WORD_FIRST);
+		uint32_t count = image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
+			 pad = image_get32(p + IMAGE_LAUNCH_PAD);
 		if ((offset != pool) | (len > pool_end - pool) |
 		    (first != words) | (count > words_end - words) | (pad != 0)) {
 			r->pool = pool;
@@ -496,17 +508,20 @@ static int read_frames(struct reader *r, const uint8_t *p, uint64_t i,
 		       uint64_t *values)
 {
 	uint64_t at = at_of(r, p);
-	uint64_t frames = image_get64(p + 40), first = image_get64(p + 48);
-	uint32_t slots = image_get32(p + 36);
+	uint64_t frames = image_get64(p + IMAGE_REPEAT_FRAME_COUNT);
+	uint64_t first = image_get64(p + IMAGE_REPEAT_FRAME_VALUE_FIRST);
+	uint32_t slots = image_get32(p + IMAGE_REPEAT_SLOT_COUNT);
 	uint64_t total = r->count[IMG_FRAME_VALUES];
 	if (first != *values)
-		return fail_entry(r, at + 48, "repeats", i, "frame_value_first",
+		return fail_entry(r, at + IMAGE_REPEAT_FRAME_VALUE_FIRST,
+				  "repeats", i, "frame_value_first",
 				  "expected %llu (the sum of frame_count * "
 				  "slot_count before it), found %llu",
 				  (unsigned long long)*values,
 				  (unsigned long long)first);
 	if (slots && frames > (total - *values) / slots)
-		return fail_entry(r, at + 40, "repeats", i, "frame_count",
+		return fail_entry(r, at + IMAGE_REPEAT_FRAME_COUNT,
+				  "repeats", i, "frame_count",
 				  "%llu frames of %u slots from frame value "
 				  "%llu run past the frame_values section's "
 				  "%llu entries", (unsigned long long)frames,
@@ -523,23 +538,28 @@ static int read_repeats(struct reader *r)
 	for (uint64_t i = 0; i < r->count[IMG_REPEATS]; i++) {
 		const uint8_t *p = entry(r, IMG_REPEATS, i);
 		uint64_t at = at_of(r, p);
-		if (read_run(r, image_get32(p + 24), at + 24,
-			     image_get32(p + 28), at + 28, IMG_REPEATS, i,
+		if (read_run(r, image_get32(p + IMAGE_REPEAT_DELTA_FIRST),
+			     at + IMAGE_REPEAT_DELTA_FIRST,
+			     image_get32(p + IMAGE_REPEAT_DELTA_COUNT),
+			     at + IMAGE_REPEAT_DELTA_COUNT, IMG_REPEATS, i,
 			     "delta", IMG_DELTAS, &deltas) ||
-		    read_run(r, image_get32(p + 32), at + 32,
-			     image_get32(p + 36), at + 36, IMG_REPEATS, i,
+		    read_run(r, image_get32(p + IMAGE_REPEAT_SLOT_FIRST),
+			     at + IMAGE_REPEAT_SLOT_FIRST,
+			     image_get32(p + IMAGE_REPEAT_SLOT_COUNT),
+			     at + IMAGE_REPEAT_SLOT_COUNT, IMG_REPEATS, i,
 			     "slot", IMG_SLOTS, &slots) ||
 		    read_frames(r, p, i, &values))
 			return -1;
-		rp[i].first = image_get64(p);
-		rp[i].count = image_get64(p + 8);
-		rp[i].iterations = image_get64(p + 16);
-		rp[i].delta_first = image_get32(p + 24);
-		rp[i].delta_count = image_get32(p + 28);
-		rp[i].slot_first = image_get32(p + 32);
-		rp[i].slot_count = image_get32(p + 36);
-		rp[i].frame_count = image_get64(p + 40);
-		rp[i].frame_value_first = image_get64(p + 48);
+		rp[i].first = image_get64(p + IMAGE_REPEAT_FIRST);
+		rp[i].count = image_get64(p + IMAGE_REPEAT_COUNT);
+		rp[i].iterations = image_get64(p + IMAGE_REPEAT_ITERATIONS);
+		rp[i].delta_first = image_get32(p + IMAGE_REPEAT_DELTA_FIRST);
+		rp[i].delta_count = image_get32(p + IMAGE_REPEAT_DELTA_COUNT);
+		rp[i].slot_first = image_get32(p + IMAGE_REPEAT_SLOT_FIRST);
+		rp[i].slot_count = image_get32(p + IMAGE_REPEAT_SLOT_COUNT);
+		rp[i].frame_count = image_get64(p + IMAGE_REPEAT_FRAME_COUNT);
+		rp[i].frame_value_first =
+			image_get64(p + IMAGE_REPEAT_FRAME_VALUE_FIRST);
 	}
 	if (check_total(r, IMG_DELTAS, IMG_REPEATS, "delta_count", deltas) ||
 	    check_total(r, IMG_SLOTS, IMG_REPEATS, "slot_count", slots) ||
@@ -556,16 +576,16 @@ static void read_values(struct reader *r)
 	struct ac_delta *d = MUT(m->deltas);
 	for (uint64_t i = 0; i < r->count[IMG_DELTAS]; i++) {
 		const uint8_t *p = entry(r, IMG_DELTAS, i);
-		uint64_t bits = image_get64(p + 16);
-		d[i].launch = image_get64(p);
-		d[i].word = image_get64(p + 8);
+		uint64_t bits = image_get64(p + IMAGE_DELTA_DELTA);
+		d[i].launch = image_get64(p + IMAGE_DELTA_LAUNCH);
+		d[i].word = image_get64(p + IMAGE_DELTA_WORD);
 		memcpy(&d[i].delta, &bits, 8);  /* int64_t is two's complement */
 	}
 	struct ac_slot *s = MUT(m->slots);
 	for (uint64_t i = 0; i < r->count[IMG_SLOTS]; i++) {
 		const uint8_t *p = entry(r, IMG_SLOTS, i);
-		s[i].launch = image_get64(p);
-		s[i].word = image_get64(p + 8);
+		s[i].launch = image_get64(p + IMAGE_SLOT_LAUNCH);
+		s[i].word = image_get64(p + IMAGE_SLOT_WORD);
 	}
 	if (r->borrow) {
 		/* the sections are these arrays, as the host lays them out */

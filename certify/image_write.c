@@ -21,38 +21,20 @@
 
 #include "image.h"
 
-const uint32_t image_entry_size[IMAGE_SECTIONS] = {
-	[IMG_WINDOWS] = 24,
-	[IMG_GLOBALS] = 24,
-	[IMG_PHASES] = 16,
-	[IMG_PLANES] = 32,
-	[IMG_LAUNCHES] = 24,
-	[IMG_WORDS] = 8,
-	[IMG_REPEATS] = 56,
-	[IMG_DELTAS] = 24,
-	[IMG_SLOTS] = 16,
-	[IMG_FRAME_VALUES] = 8,
-	[IMG_SCHEDULE] = 16,
-	[IMG_POOL] = 1,
+const struct image_section_info image_sections[IMAGE_SECTIONS] = {
+	[IMG_WINDOWS] = { "windows", IMAGE_WINDOW_ENTRY },
+	[IMG_GLOBALS] = { "globals", IMAGE_GLOBAL_ENTRY },
+	[IMG_PHASES] = { "phases", IMAGE_PHASE_ENTRY },
+	[IMG_PLANES] = { "planes", IMAGE_PLANE_ENTRY },
+	[IMG_LAUNCHES] = { "launches", IMAGE_LAUNCH_ENTRY },
+	[IMG_WORDS] = { "words", IMAGE_WORD_ENTRY },
+	[IMG_REPEATS] = { "repeats", IMAGE_REPEAT_ENTRY },
+	[IMG_DELTAS] = { "deltas", IMAGE_DELTA_ENTRY },
+	[IMG_SLOTS] = { "slots", IMAGE_SLOT_ENTRY },
+	[IMG_FRAME_VALUES] = { "frame_values", IMAGE_FRAME_VALUE_ENTRY },
+	[IMG_SCHEDULE] = { "schedule", IMAGE_REF_ENTRY },
+	[IMG_POOL] = { "pool", IMAGE_POOL_ENTRY },
 };
-
-const char *const image_section_name[IMAGE_SECTIONS] = {
-	[IMG_WINDOWS] = "windows",
-	[IMG_GLOBALS] = "globals",
-	[IMG_PHASES] = "phases",
-	[IMG_PLANES] = "planes",
-	[IMG_LAUNCHES] = "launches",
-	[IMG_WORDS] = "words",
-	[IMG_REPEATS] = "repeats",
-	[IMG_DELTAS] = "deltas",
-	[IMG_SLOTS] = "slots",
-	[IMG_FRAME_VALUES] = "frame_values",
-	[IMG_SCHEDULE] = "schedule",
-	[IMG_POOL] = "pool",
-};
-
-/* Raw copies of ac_ref arrays rely on this layout. */
-_Static_assert(sizeof(struct ac_ref) == 16, "ac_ref is two uint64_t");
 
 struct layout {
 	uint64_t count[IMAGE_SECTIONS];
@@ -198,11 +180,11 @@ static int plan_offsets(struct layout *l, struct ac_error *err)
 {
 	uint64_t at = IMAGE_TABLE_END;
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		uint64_t size = image_entry_size[s];
+		uint64_t size = image_sections[s].entry_size;
 		l->offset[s] = at;
 		if (at > UINT64_MAX - 8 ||
 		    l->count[s] > (UINT64_MAX - 8 - at) / size)
-			return ac_fail(err, image_section_name[s],
+			return ac_fail(err, image_sections[s].name,
 				       "image would be larger than 2^64 bytes");
 		at = image_align8(at + l->count[s] * size);
 	}
@@ -289,11 +271,6 @@ static void emit_raw(struct emitter *e, const void *data, uint64_t len)
 	}
 }
 
-static void emit32(struct emitter *e, uint32_t v)
-{
-	image_put32(stage(e, 4), v);
-}
-
 static void emit64(struct emitter *e, uint64_t v)
 {
 	image_put64(stage(e, 8), v);
@@ -322,12 +299,12 @@ static void emit_u64s(struct emitter *e, const uint64_t *a, uint64_t n)
  * adjacent in the array are merged so a reader-built model's words go to
  * the sink in one piece.
  */
-struct runs {
+struct merged_runs {
 	const uint64_t *a;
 	uint64_t first, count;
 };
 
-static void runs_add(struct emitter *e, struct runs *r, uint64_t first,
+static void merged_add(struct emitter *e, struct merged_runs *r, uint64_t first,
 		     uint64_t count)
 {
 	if (!count)
@@ -342,7 +319,7 @@ static void runs_add(struct emitter *e, struct runs *r, uint64_t first,
 	r->count = count;
 }
 
-static void runs_end(struct emitter *e, struct runs *r)
+static void merged_flush(struct emitter *e, struct merged_runs *r)
 {
 	if (r->count)
 		emit_u64s(e, r->a + r->first, r->count);
@@ -352,42 +329,48 @@ static void runs_end(struct emitter *e, struct runs *r)
 static void emit_header(struct emitter *e, const struct ac_model *m,
 			const struct layout *l)
 {
-	memcpy(stage(e, AC_IMAGE_MAGIC_LEN), AC_IMAGE_MAGIC,
-	       AC_IMAGE_MAGIC_LEN);
-	emit32(e, AC_IMAGE_VERSION);
-	emit32(e, IMAGE_SECTIONS);
-	emit64(e, l->size);
-	emit64(e, m->alignment);
-	emit64(e, 0);   /* reserved0 */
+	uint8_t *h = stage(e, IMAGE_HEADER_SIZE);
+	memcpy(h + IMAGE_H_MAGIC, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN);
+	image_put32(h + IMAGE_H_VERSION, AC_IMAGE_VERSION);
+	image_put32(h + IMAGE_H_SECTION_COUNT, IMAGE_SECTIONS);
+	image_put64(h + IMAGE_H_IMAGE_SIZE, l->size);
+	image_put64(h + IMAGE_H_ALIGNMENT, m->alignment);
+	image_put64(h + IMAGE_H_RESERVED0, 0);
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		emit32(e, (uint32_t)s + 1);
-		emit32(e, image_entry_size[s]);
-		emit64(e, l->offset[s]);
-		emit64(e, l->count[s]);
+		uint8_t *t = stage(e, IMAGE_TABLE_ENTRY);
+		image_put32(t + IMAGE_S_KIND, (uint32_t)s + 1);
+		image_put32(t + IMAGE_S_ENTRY_SIZE, image_sections[s].entry_size);
+		image_put64(t + IMAGE_S_OFFSET, l->offset[s]);
+		image_put64(t + IMAGE_S_COUNT, l->count[s]);
 	}
 }
 
 /*
- * One function per section, called in image order by emit().  `pool` is
- * the running pool offset: strings are referenced in the same order as
- * emit_pool() stores them, so each offset is the sum of the lengths
- * before it (plan() checked that it fits 32 bits).
+ * One function per section, called in image order by emit(); each stages
+ * an entry and fills its fields by name (image.h).  `pool` is the running
+ * pool offset: strings are referenced in the same order as emit_pool()
+ * stores them, so each offset is the sum of the lengths before it (plan()
+ * checked that it fits 32 bits).
  */
-static void emit_string(struct emitter *e, const struct ac_bytes *s,
-			uint64_t *pool)
+static uint8_t *emit_string(struct emitter *e, size_t entry,
+			    const struct ac_bytes *s, uint64_t *pool)
 {
-	emit32(e, (uint32_t)*pool);
-	emit32(e, s->len);
+	assert(*pool <= UINT32_MAX);  /* plan_string */
+	uint8_t *p = stage(e, entry);
+	image_put32(p + IMAGE_STR_OFFSET, (uint32_t)*pool);
+	image_put32(p + IMAGE_STR_LENGTH, s->len);
 	*pool += s->len;
+	return p;
 }
 
 static void emit_windows(struct emitter *e, const struct ac_model *m,
 			 uint64_t *pool)
 {
 	for (uint32_t i = 0; i < m->n_windows; i++) {
-		emit_string(e, &m->windows[i].name, pool);
-		emit64(e, m->windows[i].base);
-		emit64(e, m->windows[i].size);
+		uint8_t *p = emit_string(e, IMAGE_WINDOW_ENTRY,
+					 &m->windows[i].name, pool);
+		image_put64(p + IMAGE_WINDOW_BASE, m->windows[i].base);
+		image_put64(p + IMAGE_WINDOW_SIZE, m->windows[i].size);
 	}
 }
 
@@ -396,9 +379,10 @@ static void emit_globals(struct emitter *e, const struct ac_model *m,
 			 uint64_t *pool)
 {
 	for (uint32_t i = 0; i < m->n_globals; i++) {
-		emit_string(e, &m->globals[i].name, pool);
-		emit64(e, m->globals[i].offset);
-		emit64(e, m->globals[i].size);
+		uint8_t *p = emit_string(e, IMAGE_GLOBAL_ENTRY,
+					 &m->globals[i].name, pool);
+		image_put64(p + IMAGE_GLOBAL_OFFSET, m->globals[i].offset);
+		image_put64(p + IMAGE_GLOBAL_SIZE, m->globals[i].size);
 	}
 }
 
@@ -407,9 +391,11 @@ static void emit_phases(struct emitter *e, const struct ac_model *m,
 {
 	uint32_t planes = 0;
 	for (uint32_t i = 0; i < m->n_phases; i++) {
-		emit_string(e, &m->phases[i].identity, pool);
-		emit32(e, planes);
-		emit32(e, m->phases[i].plane_count);
+		uint8_t *p = emit_string(e, IMAGE_PHASE_ENTRY,
+					 &m->phases[i].identity, pool);
+		image_put32(p + IMAGE_PHASE_PLANE_FIRST, planes);
+		image_put32(p + IMAGE_PHASE_PLANE_COUNT,
+			    m->phases[i].plane_count);
 		planes += m->phases[i].plane_count;
 	}
 }
@@ -422,14 +408,15 @@ static void emit_planes(struct emitter *e, const struct ac_model *m,
 		for (uint32_t k = 0; k < ph->plane_count; k++) {
 			const struct ac_tensor *t =
 				&m->planes[ph->plane_first + k];
-			emit_string(e, &t->name, pool);
-			emit64(e, t->offset);
-			emit64(e, t->size);
-			/* carried, then 7 zero bytes; any nonzero model
-			 * value means carried, as in JSON. */
-			uint8_t *p = stage(e, 8);
-			memset(p, 0, 8);
-			p[0] = t->carried != 0;
+			uint8_t *p = emit_string(e, IMAGE_PLANE_ENTRY,
+						 &t->name, pool);
+			image_put64(p + IMAGE_PLANE_OFFSET, t->offset);
+			image_put64(p + IMAGE_PLANE_SIZE, t->size);
+			/* any nonzero model value means carried, as in
+			 * JSON */
+			p[IMAGE_PLANE_CARRIED] = t->carried != 0;
+			memset(p + IMAGE_PLANE_PAD, 0,
+			       IMAGE_PLANE_ENTRY - IMAGE_PLANE_PAD);
 		}
 	}
 }
@@ -439,21 +426,23 @@ static void emit_launches(struct emitter *e, const struct ac_model *m,
 {
 	uint64_t words = 0;
 	for (uint32_t i = 0; i < m->n_launches; i++) {
-		emit_string(e, &m->launches[i].identity, pool);
-		emit64(e, words);
-		emit32(e, m->launches[i].word_count);
-		emit32(e, 0);   /* pad */
+		uint8_t *p = emit_string(e, IMAGE_LAUNCH_ENTRY,
+					 &m->launches[i].identity, pool);
+		image_put64(p + IMAGE_LAUNCH_WORD_FIRST, words);
+		image_put32(p + IMAGE_LAUNCH_WORD_COUNT,
+			    m->launches[i].word_count);
+		image_put32(p + IMAGE_LAUNCH_PAD, 0);
 		words += m->launches[i].word_count;
 	}
 }
 
 static void emit_words(struct emitter *e, const struct ac_model *m)
 {
-	struct runs r = { .a = m->words };
+	struct merged_runs r = { .a = m->words };
 	for (uint32_t i = 0; i < m->n_launches; i++)
-		runs_add(e, &r, m->launches[i].word_first,
+		merged_add(e, &r, m->launches[i].word_first,
 			 m->launches[i].word_count);
-	runs_end(e, &r);
+	merged_flush(e, &r);
 }
 
 static void emit_repeats(struct emitter *e, const struct ac_model *m)
@@ -462,15 +451,16 @@ static void emit_repeats(struct emitter *e, const struct ac_model *m)
 	uint64_t values = 0;
 	for (uint32_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *r = &m->repeats[i];
-		emit64(e, r->first);
-		emit64(e, r->count);
-		emit64(e, r->iterations);
-		emit32(e, deltas);
-		emit32(e, r->delta_count);
-		emit32(e, slots);
-		emit32(e, r->slot_count);
-		emit64(e, r->frame_count);
-		emit64(e, values);
+		uint8_t *p = stage(e, IMAGE_REPEAT_ENTRY);
+		image_put64(p + IMAGE_REPEAT_FIRST, r->first);
+		image_put64(p + IMAGE_REPEAT_COUNT, r->count);
+		image_put64(p + IMAGE_REPEAT_ITERATIONS, r->iterations);
+		image_put32(p + IMAGE_REPEAT_DELTA_FIRST, deltas);
+		image_put32(p + IMAGE_REPEAT_DELTA_COUNT, r->delta_count);
+		image_put32(p + IMAGE_REPEAT_SLOT_FIRST, slots);
+		image_put32(p + IMAGE_REPEAT_SLOT_COUNT, r->slot_count);
+		image_put64(p + IMAGE_REPEAT_FRAME_COUNT, r->frame_count);
+		image_put64(p + IMAGE_REPEAT_FRAME_VALUE_FIRST, values);
 		deltas += r->delta_count;
 		slots += r->slot_count;
 		values += r->frame_count * r->slot_count;
@@ -483,9 +473,11 @@ static void emit_deltas(struct emitter *e, const struct ac_model *m)
 		const struct ac_repeat *r = &m->repeats[i];
 		for (uint32_t k = 0; k < r->delta_count; k++) {
 			const struct ac_delta *d = &m->deltas[r->delta_first + k];
-			emit64(e, d->launch);
-			emit64(e, d->word);
-			emit64(e, (uint64_t)d->delta);  /* two's complement */
+			uint8_t *p = stage(e, IMAGE_DELTA_ENTRY);
+			image_put64(p + IMAGE_DELTA_LAUNCH, d->launch);
+			image_put64(p + IMAGE_DELTA_WORD, d->word);
+			/* two's complement */
+			image_put64(p + IMAGE_DELTA_DELTA, (uint64_t)d->delta);
 		}
 	}
 }
@@ -496,21 +488,22 @@ static void emit_slots(struct emitter *e, const struct ac_model *m)
 		const struct ac_repeat *r = &m->repeats[i];
 		for (uint32_t k = 0; k < r->slot_count; k++) {
 			const struct ac_slot *s = &m->slots[r->slot_first + k];
-			emit64(e, s->launch);
-			emit64(e, s->word);
+			uint8_t *p = stage(e, IMAGE_SLOT_ENTRY);
+			image_put64(p + IMAGE_SLOT_LAUNCH, s->launch);
+			image_put64(p + IMAGE_SLOT_WORD, s->word);
 		}
 	}
 }
 
 static void emit_frame_values(struct emitter *e, const struct ac_model *m)
 {
-	struct runs v = { .a = m->frame_values };
+	struct merged_runs v = { .a = m->frame_values };
 	for (uint32_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *r = &m->repeats[i];
-		runs_add(e, &v, r->frame_value_first,
+		merged_add(e, &v, r->frame_value_first,
 			 r->frame_count * r->slot_count);
 	}
-	runs_end(e, &v);
+	merged_flush(e, &v);
 }
 
 static void emit_schedule(struct emitter *e, const struct ac_model *m,
@@ -521,8 +514,9 @@ static void emit_schedule(struct emitter *e, const struct ac_model *m,
 		return;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		emit64(e, m->refs[i].first);
-		emit64(e, m->refs[i].count);
+		uint8_t *p = stage(e, IMAGE_REF_ENTRY);
+		image_put64(p + IMAGE_REF_FIRST, m->refs[i].first);
+		image_put64(p + IMAGE_REF_COUNT, m->refs[i].count);
 	}
 }
 
@@ -594,6 +588,7 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 		return -1;
 	struct emitter e = { .sink = sink, .ctx = ctx };
 	emit(&e, m, &l);
+	assert(e.total == l.size);   /* emit() writes what plan() laid out */
 	return 0;
 }
 

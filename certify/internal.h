@@ -21,11 +21,38 @@ int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
 int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 		  const char *field, const char *what);
 
+/*
+ * The binary search every sorted table of the library and its tools uses:
+ * sets `result` to the first index i in [0, n) at which the condition
+ * `before` (an expression of the index variable named `i`, of the
+ * unsigned type `type`, which holds n) is false, or to n, where `before`
+ * holds on a prefix of [0, n) and nowhere after it.
+ * With `key[i] < x` that is the first key >= x (a lower bound), with
+ * `key[i] <= x` the first key > x.  O(log n) evaluations of `before`.
+ */
+#define AC_PARTITION(type, result, n, i, before)                        \
+	do {                                                            \
+		type lo_ = 0, hi_ = (n);                                \
+		while (lo_ < hi_) {                                     \
+			type i = lo_ + (hi_ - lo_) / 2;                 \
+			if (before)                                     \
+				lo_ = i + 1;                            \
+			else                                            \
+				hi_ = i;                                \
+		}                                                       \
+		(result) = lo_;                                         \
+	} while (0)
+
 /* Is the run [first, first + count) inside an array of n elements? */
 static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 {
 	return first <= n && count <= n - first;
 }
+
+/* model.c: the global (r.phase == AC_NONE) or plane r names, or NULL when
+ * it names none of m's (an index past its table). */
+const struct ac_tensor *model_tensor(const struct ac_model *m,
+				     struct ac_tensor_ref r);
 
 /*
  * structure.c: the model's own structure, which the readers guarantee

@@ -639,7 +639,8 @@ static int read_phase(struct reader *r, json_t *v, const char *path,
 	size_t n = array_size(planes);
 	if (check_count32(r, where, n))
 		return -1;
-	ph->plane_first = (uint32_t)r->planes;  /* total checked < 2^32 */
+	assert(r->planes <= UINT32_MAX);   /* total checked < 2^32 */
+	ph->plane_first = (uint32_t)r->planes;
 	ph->plane_count = (uint32_t)n;
 	for (size_t i = 0; i < n; i++) {
 		struct ac_tensor t = { 0 };
@@ -719,7 +720,8 @@ static int read_deltas(struct reader *r, json_t *obj, const char *path,
 	size_t n = array_size(deltas);
 	if (check_count32(r, where, n))
 		return -1;
-	rp->delta_first = (uint32_t)r->deltas;  /* total checked < 2^32 */
+	assert(r->deltas <= UINT32_MAX);   /* total checked < 2^32 */
+	rp->delta_first = (uint32_t)r->deltas;
 	rp->delta_count = (uint32_t)n;
 	for (size_t i = 0; i < n; i++) {
 		struct ac_delta d = { 0 };
@@ -822,7 +824,8 @@ static int read_repeat(struct reader *r, json_t *v, const char *path,
 	 * canonical image: a tableless repeat has slot_count == 0 and
 	 * frame_count == 0 but its firsts still point past the runs before.
 	 */
-	rp->slot_first = (uint32_t)r->slots;    /* total checked < 2^32 */
+	assert(r->slots <= UINT32_MAX);   /* total checked < 2^32 */
+	rp->slot_first = (uint32_t)r->slots;  
 	rp->frame_value_first = r->frame_values;
 	if (check_object(r, v, path, keys, "a repeat {first, count, "
 			 "iterations, deltas, table}") ||

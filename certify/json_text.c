@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json_text.c - arbitrary bytes as JSON strings (see json_text.h).
+ * json_text.c - arbitrary bytes and values as JSON strings (json_text.h).
  */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,4 +68,35 @@ json_t *json_text(const char *s, size_t n)
 json_t *json_name(struct ac_bytes b)
 {
 	return json_text(b.len ? (const char *)b.data : "", b.len);
+}
+
+json_t *json_hex_bytes(const uint8_t *p, uint32_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *s = malloc((size_t)len * 2 + 1);
+	if (!s)
+		return NULL;
+	for (uint32_t i = 0; i < len; i++) {
+		s[2 * i] = digits[p[i] >> 4];
+		s[2 * i + 1] = digits[p[i] & 15];
+	}
+	json_t *v = json_stringn(s, (size_t)len * 2);
+	free(s);
+	return v;
+}
+
+int json_set_bytes(json_t *obj, const char *key, const char *hex_key,
+		   const uint8_t *p, uint32_t len)
+{
+	json_t *v = json_stringn(len ? (const char *)p : "", len);
+	if (v)
+		return json_object_set_new(obj, key, v);
+	return json_object_set_new(obj, hex_key, json_hex_bytes(p, len));
+}
+
+json_t *json_hex_u64(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json_text.h - arbitrary bytes as JSON strings, for the result object
- * of arena-certify --json (result_json.c) and its HTML report.  Internal
+ * json_text.h - arbitrary bytes and values as JSON strings, for the JSON
+ * writer (json_write.c), the result object of arena-certify --json
+ * (result_json.c) and its HTML report.  Internal
  * to libarenacert and its tools.
  */
 #ifndef ARENAGUARD_JSON_TEXT_H
 #define ARENAGUARD_JSON_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -22,5 +24,21 @@ json_t *json_text(const char *s, size_t n);
 
 /* The same for a name or identity of the model. */
 json_t *json_name(struct ac_bytes b);
+
+/* Bytes as a string of lowercase hex digits, two a byte.  NULL only when
+ * memory runs out. */
+json_t *json_hex_bytes(const uint8_t *p, uint32_t len);
+
+/*
+ * Sets key to the bytes as a string when they are valid UTF-8 (jansson
+ * checks, and refuses otherwise), else hex_key to their hex digits (the
+ * program's JSON format, and the result object's names).  0, or -1 when
+ * memory runs out.
+ */
+int json_set_bytes(json_t *obj, const char *key, const char *hex_key,
+		   const uint8_t *p, uint32_t len);
+
+/* A 64-bit value as a "0x..." string: JSON numbers lose them. */
+json_t *json_hex_u64(uint64_t v);
 
 #endif /* ARENAGUARD_JSON_TEXT_H */

@@ -20,6 +20,7 @@
 
 #include "identity.h"
 #include "internal.h"
+#include "json_text.h"
 
 #define FORMAT_NAME "arena-program/1"
 #define EXACT_MAX ((uint64_t)1 << 53)
@@ -87,34 +88,6 @@ static json_t *json_delta(int64_t v)
 	return json_string(buf);
 }
 
-static json_t *json_hex(const uint8_t *p, uint32_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	char *s = malloc((size_t)len * 2 + 1);
-	if (!s)
-		return NULL;
-	for (uint32_t i = 0; i < len; i++) {
-		s[2 * i] = digits[p[i] >> 4];
-		s[2 * i + 1] = digits[p[i] & 15];
-	}
-	json_t *v = json_stringn(s, (size_t)len * 2);
-	free(s);
-	return v;
-}
-
-/*
- * Sets key to the bytes as text when they are valid UTF-8 (jansson checks,
- * and refuses otherwise), else hex_key to their hex digits.
- */
-static int set_bytes(json_t *obj, const char *key, const char *hex_key,
-		     const uint8_t *p, uint32_t len)
-{
-	json_t *v = json_stringn(len ? (const char *)p : "", len);
-	if (v)
-		return json_object_set_new(obj, key, v);
-	return json_object_set_new(obj, hex_key, json_hex(p, len));
-}
-
 /*
  * Each container is created inside the set() that hands it to its parent:
  * jansson's *_set_new and *_append_new take the reference even when they
@@ -144,9 +117,9 @@ static int set_launch_identity(json_t *obj, const struct ac_bytes *id)
 	const uint8_t *payload;
 	uint64_t len;
 	if (identity_field51_only(id->data, id->len, &payload, &len))
-		return set_bytes(obj, "phase", "phase_hex", payload,
+		return json_set_bytes(obj, "phase", "phase_hex", payload,
 				 (uint32_t)len);
-	return set(obj, "identity_hex", json_hex(id->data, id->len));
+	return set(obj, "identity_hex", json_hex_bytes(id->data, id->len));
 }
 
 /* ---- the tables ----------------------------------------------------- */
@@ -154,7 +127,7 @@ static int set_launch_identity(json_t *obj, const struct ac_bytes *id)
 static json_t *window_json(const struct ac_window *w)
 {
 	json_t *o = json_object();
-	if (!o || (w->name.len && set_bytes(o, "name", "name_hex",
+	if (!o || (w->name.len && json_set_bytes(o, "name", "name_hex",
 					    w->name.data, w->name.len)) ||
 	    set(o, "base", json_address(w->base)) ||
 	    set(o, "size", json_count(w->size))) {
@@ -168,7 +141,7 @@ static json_t *window_json(const struct ac_window *w)
 static json_t *tensor_json(const struct ac_tensor *t, int with_carried)
 {
 	json_t *o = json_object();
-	if (!o || set_bytes(o, "name", "name_hex", t->name.data, t->name.len) ||
+	if (!o || json_set_bytes(o, "name", "name_hex", t->name.data, t->name.len) ||
 	    set(o, "offset", json_address(t->offset)) ||
 	    set(o, "size", json_count(t->size)) ||
 	    (with_carried && set(o, "carried", json_boolean(t->carried)))) {
@@ -181,7 +154,7 @@ static json_t *tensor_json(const struct ac_tensor *t, int with_carried)
 static json_t *phase_json(const struct ac_model *m, const struct ac_phase *p)
 {
 	json_t *o = json_object(), *planes = NULL;
-	if (!o || set_bytes(o, "identity", "identity_hex", p->identity.data,
+	if (!o || json_set_bytes(o, "identity", "identity_hex", p->identity.data,
 			    p->identity.len) ||
 	    set(o, "planes", planes = json_array()))
 		goto fail;

@@ -29,6 +29,20 @@ const char *ac_error_text(const struct ac_error *err, char *buf, size_t len)
 	return buf;
 }
 
+const struct ac_tensor *model_tensor(const struct ac_model *m,
+				     struct ac_tensor_ref r)
+{
+	if (r.phase == AC_NONE)
+		return r.index < m->n_globals ? &m->globals[r.index] : NULL;
+	if (r.phase >= m->n_phases)
+		return NULL;
+	const struct ac_phase *p = &m->phases[r.phase];
+	if (r.index >= p->plane_count ||
+	    (uint64_t)p->plane_first + r.index >= m->n_planes)
+		return NULL;
+	return &m->planes[p->plane_first + r.index];
+}
+
 struct model_owned *model_owned_new(void)
 {
 	return calloc(1, sizeof(struct model_owned));

@@ -39,46 +39,12 @@ static int index_bodies(struct ac_program *p)
 	ac_sort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
 	/* count < 2^32 and iterations < 2^32; the sum over disjoint bodies
 	 * is below n * 2^32 < 2^64. */
-	for (uint32_t b = 0; b < m->n_repeats; b++)
+	for (uint32_t b = 0; b < m->n_repeats; b++) {
+		assert(p->bodies[b].iterations >= 1 &&
+		       p->bodies[b].iterations <= UINT32_MAX);
 		p->extra_prefix[b + 1] = p->extra_prefix[b] +
 			(uint64_t)p->bodies[b].count * (p->bodies[b].iterations - 1);
-	return 0;
-}
-
-/* Runs: maximal stretches of one phase that do not cross a body boundary. */
-static int index_runs(struct ac_program *p)
-{
-	const struct ac_model *m = p->m;
-	p->runs = big_calloc((size_t)m->n_launches + 1, sizeof(*p->runs));
-	p->run_of = big_calloc((size_t)m->n_launches + 1, sizeof(*p->run_of));
-	if (!p->runs || !p->run_of)
-		return -1;
-	uint32_t b = 0, n = 0;
-	for (uint32_t l = 0; l < m->n_launches; l++) {
-		while (b < m->n_repeats &&
-		       l >= p->bodies[b].first + p->bodies[b].count)
-			b++;
-		int in_body = b < m->n_repeats && l >= p->bodies[b].first;
-		uint32_t body = in_body ? b : UINT32_MAX;
-		if (n == 0 || p->phase_of[l] != p->runs[n - 1].phase ||
-		    body != p->runs[n - 1].body ||
-		    (in_body && l == p->bodies[b].first)) {
-			p->runs[n++] = (struct run){ l, p->phase_of[l], body };
-			if (in_body && l == p->bodies[b].first)
-				p->bodies[b].run_first = n - 1;
-		}
-		p->run_of[l] = n - 1;
-		if (in_body)
-			p->bodies[b].run_count = n - p->bodies[b].run_first;
-	}
-	p->n_runs = n;
-	/* After the first iteration, a body whose last run has its first
-	 * run's phase continues that instance instead of starting one. */
-	for (uint32_t k = 0; k < m->n_repeats; k++) {
-		struct body *bd = &p->bodies[k];
-		uint32_t first = p->runs[bd->run_first].phase;
-		uint32_t last = p->runs[bd->run_first + bd->run_count - 1].phase;
-		bd->steady = bd->run_count - (first == last);
+		assert(p->extra_prefix[b + 1] >= p->extra_prefix[b]);
 	}
 	return 0;
 }
@@ -86,15 +52,9 @@ static int index_runs(struct ac_program *p)
 /* Position of boundary x among the sorted unique boundaries. */
 static uint64_t position_of(const uint64_t *bound, uint64_t n, uint64_t x)
 {
-	uint64_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (bound[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint64_t at;
+	AC_PARTITION(uint64_t, at, n, i, bound[i] < x);
+	return at;
 }
 
 /* Plane keys: (name, offset, size).  Each key is represented by the first
@@ -609,7 +569,9 @@ static int index_for_schedules(struct ac_program *p)
 	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
 	if (!p->spans)
 		return -1;
-	if (index_runs(p) || intern_keys(p) || index_positions(p) ||
+	if (index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
+		       &p->n_runs) ||
+	    intern_keys(p) || index_positions(p) ||
 	    index_followed(p))
 		return -1;
 	return 0;
@@ -634,7 +596,9 @@ XXH128_hash_t program_digest(const struct ac_program *cp)
 					  memory_order_relaxed)) {
 			XXH3_state_t state;
 			XXH3_128bits_reset(&state);
-			image_emit(p->m, 0, digest_sink, &state, NULL);
+			int rc = image_emit(p->m, 0, digest_sink, &state, NULL);
+			assert(rc == 0);
+			(void)rc;
 			p->digest = XXH3_128bits_digest(&state);
 			atomic_store_explicit(&p->digest_done, 1,
 					      memory_order_release);
@@ -876,14 +840,9 @@ uint64_t ac_program_launch_phase(const ac_program *p, uint64_t launch)
 
 uint64_t ac_program_repeat_of(const ac_program *p, uint64_t launch)
 {
-	uint32_t lo = 0, hi = p->m->n_repeats;  /* first body after launch */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->bodies[mid].first <= launch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo;   /* the first body after launch */
+	AC_PARTITION(uint32_t, lo, p->m->n_repeats, i,
+		     p->bodies[i].first <= launch);
 	if (lo == 0 || launch - p->bodies[lo - 1].first >= p->bodies[lo - 1].count)
 		return AC_NONE;
 	return p->bodies[lo - 1].repeat;

@@ -15,15 +15,9 @@
 /* Index of the first body whose first launch is >= x. */
 static uint32_t bodies_from(const struct ac_program *p, uint64_t x)
 {
-	uint32_t lo = 0, hi = p->m->n_repeats;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->bodies[mid].first < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint32_t b;
+	AC_PARTITION(uint32_t, b, p->m->n_repeats, i, p->bodies[i].first < x);
+	return b;
 }
 
 /* Does launch x lie strictly inside a body (not at its first launch)? */
@@ -71,6 +65,7 @@ int ac_program_check_ref(const ac_program *p, const struct ac_ref *ref,
 			 p->extra_prefix[bodies_from(p, ref->first)];
 	/* count + extra < n * 2^32 < 2^64; the running total stays below
 	 * 2^62 + 2^64 only if checked before adding, hence the subtraction. */
+	assert(extra <= UINT64_MAX - ref->count);
 	uint64_t adds = ref->count + extra;
 	if (adds >= EXECUTED_LIMIT - *executed)
 		return ac_fail(err, at_ref(where, index),

@@ -22,29 +22,9 @@
 /* Sets key to the bytes as text, or key_hex to their hex if not UTF-8. */
 static void put_bytes(json_t *obj, const char *key, struct ac_bytes b)
 {
-	json_t *s = json_stringn((const char *)b.data, b.len);
-	if (s) {
-		json_object_set_new(obj, key, s);
-		return;
-	}
 	char hkey[64];
 	snprintf(hkey, sizeof(hkey), "%s_hex", key);
-	char *hex = malloc(2 * (size_t)b.len + 1);
-	if (!hex)
-		return;
-	for (uint32_t i = 0; i < b.len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", b.data[i]);
-	hex[2 * (size_t)b.len] = 0;
-	json_object_set_new(obj, hkey, json_string(hex));
-	free(hex);
-}
-
-/* 64-bit values go out as "0x..." strings: JSON numbers lose them. */
-static json_t *json_hex(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_string(buf);
+	json_set_bytes(obj, key, hkey, b.data, b.len);
 }
 
 /* An exact value high * 2^64 + low, which may leave [0, 2^64). */
@@ -64,26 +44,20 @@ static void put_index(json_t *obj, const char *key, uint64_t v)
 static json_t *json_tensor(const struct ac_model *m, struct ac_tensor_ref r)
 {
 	json_t *o = json_object();
-	const struct ac_tensor *t = NULL;
+	const struct ac_tensor *t = model_tensor(m, r);
 	if (r.phase == AC_NONE) {
 		put_index(o, "global", r.index);
-		if (r.index < m->n_globals)
-			t = &m->globals[r.index];
 	} else {
 		put_index(o, "phase", r.phase);
 		put_index(o, "plane", r.index);
-		if (r.phase < m->n_phases) {
-			const struct ac_phase *p = &m->phases[r.phase];
-			put_bytes(o, "phase_identity", p->identity);
-			if (r.index < p->plane_count &&
-			    (uint64_t)p->plane_first + r.index < m->n_planes)
-				t = &m->planes[p->plane_first + r.index];
-		}
+		if (r.phase < m->n_phases)
+			put_bytes(o, "phase_identity",
+				  m->phases[r.phase].identity);
 	}
 	if (t) {
 		put_bytes(o, "name", t->name);
-		json_object_set_new(o, "offset", json_hex(t->offset));
-		json_object_set_new(o, "size", json_hex(t->size));
+		json_object_set_new(o, "offset", json_hex_u64(t->offset));
+		json_object_set_new(o, "size", json_hex_u64(t->size));
 		if (r.phase != AC_NONE)
 			json_object_set_new(o, "carried", json_boolean(t->carried));
 	}
@@ -109,8 +83,8 @@ static void put_word_fields(json_t *o, const struct ac_model *m,
 			const struct ac_window *win = &m->windows[d->window];
 			if (win->name.len)
 				put_bytes(w, "name", win->name);
-			json_object_set_new(w, "base", json_hex(win->base));
-			json_object_set_new(w, "size", json_hex(win->size));
+			json_object_set_new(w, "base", json_hex_u64(win->base));
+			json_object_set_new(w, "size", json_hex_u64(win->size));
 		}
 		json_object_set_new(o, "window", w);
 	}
@@ -196,7 +170,7 @@ static json_t *json_advisories(const ac_program *program,
 		json_object_set_new(o, "kind",
 				    json_string(ac_advisory_kind_name(a->kind)));
 		json_object_set_new(o, "tensor", json_tensor(m, a->tensor));
-		json_object_set_new(o, "outside", json_hex(a->outside));
+		json_object_set_new(o, "outside", json_hex_u64(a->outside));
 		if (explain) {
 			char text[1024];
 			ac_advisory_render(a, program, text, sizeof(text));

@@ -498,7 +498,11 @@ static void run_body(struct ac_schedule *s, const struct body *b)
 	run_iteration(s, b, 0);
 	if (b->iterations < 2 || s->failed)
 		return;
+	/* steady <= runs < 2^32 and iterations < 2^32; the instances, at
+	 * most the executed launches, stay below 2^62 */
+	assert(b->steady <= b->run_count && b->iterations <= UINT32_MAX);
 	uint64_t jump = (b->iterations - 2) * b->steady;
+	assert(jump < ((uint64_t)1 << 62) - s->next_instance);
 	s->next_instance += jump;
 	s->remap_from = s->next_instance;
 	s->remap_by = jump;
@@ -516,7 +520,9 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 	     p->runs[r].first < end && !s->failed;) {
 		const struct run *run = &p->runs[r];
 		if (run->body != UINT32_MAX) {
+			/* a valid reference cuts no body */
 			const struct body *b = &p->bodies[run->body];
+			assert(b->first >= ref->first && b->first + b->count <= end);
 			run_body(s, b);
 			r = b->run_first + b->run_count;
 		} else {

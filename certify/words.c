@@ -537,15 +537,9 @@ static void pairs_free(struct body_pairs *bp)
 /* The first of the n sorted pairs whose launch is l or later. */
 static uint32_t first_pair_from(const struct pair *p, uint32_t n, uint64_t l)
 {
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p[mid].launch < l)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint32_t at;
+	AC_PARTITION(uint32_t, at, n, i, p[i].launch < l);
+	return at;
 }
 
 /* Starts a walk over repeat `repeat`'s body at its launch l. */

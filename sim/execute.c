@@ -21,7 +21,7 @@
 
 #include "sim.h"
 
-struct run {
+struct execution {
 	struct sim_file *f;
 	const struct sim_program *p;
 	uint64_t *words;              /* the current launch's words at t */
@@ -29,7 +29,7 @@ struct run {
 	uint64_t phase;               /* the current instance's phase */
 };
 
-static void poison_fresh_planes(struct run *r, uint64_t phase)
+static void poison_fresh_planes(struct execution *r, uint64_t phase)
 {
 	const struct ac_model *m = r->p->model;
 	const struct ac_phase *ph = &m->phases[phase];
@@ -41,7 +41,7 @@ static void poison_fresh_planes(struct run *r, uint64_t phase)
 }
 
 /* A launch is about to run: does it start a new instance? */
-static void enter(struct run *r, uint64_t launch)
+static void enter(struct execution *r, uint64_t launch)
 {
 	if (!sim_poison)
 		return;
@@ -54,13 +54,14 @@ static void enter(struct run *r, uint64_t launch)
 		poison_fresh_planes(r, phase);
 }
 
-static int run_launch(struct run *r, uint64_t launch, const uint64_t *words)
+static int run_launch(struct execution *r, uint64_t launch,
+		      const uint64_t *words)
 {
 	enter(r, launch);
 	return kernel_run(r->f, words, r->p->model->launches[launch].word_count);
 }
 
-static int run_body(struct run *r, const struct ac_repeat *rep)
+static int run_body(struct execution *r, const struct ac_repeat *rep)
 {
 	for (uint64_t t = 0; t < rep->iterations; t++) {
 		for (uint64_t l = rep->first; l < rep->first + rep->count; l++) {
@@ -75,7 +76,7 @@ static int run_body(struct run *r, const struct ac_repeat *rep)
 	return 0;
 }
 
-static int run_ref(struct run *r, const struct ac_ref *ref)
+static int run_ref(struct execution *r, const struct ac_ref *ref)
 {
 	const struct ac_model *m = r->p->model;
 	uint64_t l = ref->first, end = ref->first + ref->count;
@@ -103,7 +104,7 @@ static int run_ref(struct run *r, const struct ac_ref *ref)
 int execute(struct sim_file *f, const struct sim_program *p,
 	    const struct ac_ref *refs, uint64_t n_refs)
 {
-	struct run r = { .f = f, .p = p, .words = p->scratch };
+	struct execution r = { .f = f, .p = p, .words = p->scratch };
 	int rc = 0;
 	for (uint64_t i = 0; i < n_refs && !rc; i++)
 		rc = run_ref(&r, &refs[i]);

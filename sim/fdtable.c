@@ -90,8 +90,8 @@ struct sim_file *fd_file(int fd)
 	if (!f)
 		return NULL;
 	if (fd_attach(fd, f) != 0) {
-		if (!f->refs) {
-			f->refs = 1;
+		if (!f->refcount) {
+			f->refcount = 1;
 			file_put(f);
 		}
 		return NULL;
@@ -139,7 +139,7 @@ int fd_open_device(int flags)
 	files = f;
 	int rc = fd_attach(fd, f);
 	if (rc) {
-		f->refs = 1;
+		f->refcount = 1;
 		file_put(f);
 		sim_real.close(fd);
 		return rc;
@@ -149,12 +149,12 @@ int fd_open_device(int flags)
 
 void file_get(struct sim_file *f)
 {
-	f->refs++;
+	f->refcount++;
 }
 
 void file_put(struct sim_file *f)
 {
-	if (--f->refs)
+	if (--f->refcount)
 		return;
 	for (struct sim_file **p = &files; *p; p = &(*p)->next)
 		if (*p == f) {

@@ -102,7 +102,7 @@ struct sim_ctx;
 /* One process's view of one context (the drm_file it shares): its
  * mapping, and the programs it has parsed. */
 struct sim_file {
-	unsigned int refs;            /* this process's fds and ring slots */
+	unsigned int refcount;        /* this process's fds and ring slots */
 	uint64_t dev, ino;            /* the memfd's identity */
 	uint8_t *map;                 /* SIM_CTX_BYTES of it */
 	struct sim_ctx *ctx;          /* == map */

@@ -23,6 +23,7 @@ int main(void)
 	srunner_add_suite(sr, suite_followed());
 	srunner_add_suite(sr, suite_sort());
 	srunner_add_suite(sr, suite_result_json());
+	srunner_add_suite(sr, suite_walk());
 
 	return run_and_summarize(sr);
 }

@@ -19,6 +19,7 @@ Suite *suite_advisory(void);     /* test_advisory.c: spec 6, advisories */
 Suite *suite_followed(void);     /* test_followed.c: (D)'s followed planes */
 Suite *suite_sort(void);         /* test_sort.c: the sort, adversarial orders */
 Suite *suite_result_json(void);  /* test_result_json.c: ac_certify_json */
+Suite *suite_walk(void);         /* test_walk.c: ac_walk, instances numbered */
 
 /* Directory of the read-only shared/spec folder (set by meson). */
 #ifndef AG_SPEC_DIR

@@ -18,7 +18,6 @@
 #include "report_fail.h"
 #include "report_live.h"
 #include "report_timeline.h"
-#include "report_walk.h"
 
 /* ---- JSON pieces ---- */
 
@@ -35,13 +34,6 @@ static json_t *json_u64(uint64_t v)
 	return json_string(buf);
 }
 
-static json_t *json_hex(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_string(buf);
-}
-
 /* [name, "0x offset", "0x size", y0, y1] */
 static json_t *tensor_row(const struct axis *a, const struct ac_tensor *t)
 {
@@ -51,8 +43,9 @@ static json_t *tensor_row(const struct axis *a, const struct ac_tensor *t)
 							  : t->offset + (t->size - 1);
 	uint32_t y0, y1;
 	axis_place(a, t->offset, hi, &y0, &y1);
-	return json_pack("[o, o, o, i, i]", json_name(t->name), json_hex(t->offset),
-			 json_hex(t->size), (json_int_t)y0, (json_int_t)y1);
+	return json_pack("[o, o, o, i, i]", json_name(t->name),
+			 json_hex_u64(t->offset), json_hex_u64(t->size),
+			 (json_int_t)y0, (json_int_t)y1);
 }
 
 static json_t *globals_json(const struct ac_model *m, const struct axis *a)
@@ -204,7 +197,7 @@ static json_t *data_json(const struct report_input *in)
 	int n_cut = fail_cut(in->diag, cut);
 
 	json_t *data = NULL;
-	struct walk *walk = walk_new(p, extra_repeat, extra_ordinal);
+	ac_walk *walk = ac_walk_new(p, extra_repeat, extra_ordinal);
 	struct axis *axis = axis_new(m, cut, (size_t)n_cut);
 	struct timeline *tl = walk && axis ? timeline_new(p, walk, &want, &found)
 					   : NULL;
@@ -224,7 +217,7 @@ static json_t *data_json(const struct report_input *in)
 	}
 	timeline_free(tl);
 	axis_free(axis);
-	walk_free(walk);
+	ac_walk_free(walk);
 	return data;
 }
 

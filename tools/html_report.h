@@ -6,7 +6,7 @@
  * The page is self-contained: inline CSS, SVG drawn by a little inline
  * JavaScript (report.js) from a JSON blob of the data, and a Content
  * Security Policy that forbids loading anything.  Across: the executed
- * phase instances (report_walk.h, report_timeline.h); down: device
+ * phase instances (ac_walk in certify.h, report_timeline.h); down: device
  * addresses (report_axis.h); each live plane value a box
  * (report_live.h); the verdict's failing objects marked
  * (report_fail.h).  Every name reaches the page as JSON text and is put

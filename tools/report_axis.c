@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "internal.h"
 #include "json_text.h"
 #include "report_axis.h"
 
@@ -119,14 +120,8 @@ static int make_panes(struct axis *a, const struct ival *v, size_t n)
 /* The pane holding address x, or n_panes. */
 static size_t find_pane(const struct axis *a, uint64_t x)
 {
-	size_t lo = 0, hi = a->n_panes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->panes[mid].hi < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo;
+	AC_PARTITION(size_t, lo, a->n_panes, i, a->panes[i].hi < x);
 	return lo < a->n_panes && a->panes[lo].lo <= x ? lo : a->n_panes;
 }
 

@@ -3,73 +3,40 @@
  * report_fail.c - the failing objects of a verdict (see report_fail.h).
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json_text.h"
+#include "text.h"
 #include "report_fail.h"
 
 /* ---- text with names in it ---- */
 
-/* A short text: printf pieces and raw name bytes, made valid UTF-8 by
- * json_text at the end. */
-struct text {
-	char buf[1024];
-	size_t n;
-};
-
-static void put(struct text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(t->buf + t->n, sizeof(t->buf) - t->n, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		t->n += (size_t)n < sizeof(t->buf) - t->n ? (size_t)n
-							  : sizeof(t->buf) - t->n - 1;
-}
+/* A short text (text.h) with its own 1 KiB: printf pieces and raw name
+ * bytes, made valid UTF-8 by json_text at the end. */
+#define LINE(name) \
+	char name##_buf[1024]; \
+	struct text name = TEXT_OF(name##_buf)
 
 /* A name, quoted, cut at 80 bytes. */
 static void put_name(struct text *t, struct ac_bytes b)
 {
 	size_t n = b.len > 80 ? 80 : b.len;
-	if (n > sizeof(t->buf) - t->n - 8)
+	if (n + 8 > t->len - t->used)
 		return;
-	t->buf[t->n++] = '\'';
+	t->buf[t->used++] = '\'';
 	if (n)
-		memcpy(t->buf + t->n, b.data, n);
-	t->n += n;
-	put(t, b.len > 80 ? "...'" : "'");
-}
-
-static void put_range(struct text *t, uint64_t offset, uint64_t size)
-{
-	if (size > UINT64_MAX - offset)   /* ends at 2^64 */
-		put(t, "[0x%" PRIx64 ", 2^64)", offset);
-	else
-		put(t, "[0x%" PRIx64 ", 0x%" PRIx64 ")", offset, offset + size);
+		memcpy(t->buf + t->used, b.data, n);
+	t->used += n;
+	text_put(t, b.len > 80 ? "...'" : "'");
 }
 
 static json_t *done(const struct text *t)
 {
-	return json_text(t->buf, t->n);
+	return json_text(t->buf, t->used);
 }
 
 /* ---- tensors ---- */
-
-static const struct ac_tensor *tensor_of(const struct ac_model *m,
-					 struct ac_tensor_ref r)
-{
-	if (r.phase == AC_NONE)
-		return r.index < m->n_globals ? &m->globals[r.index] : NULL;
-	if (r.phase >= m->n_phases || r.index >= m->phases[r.phase].plane_count)
-		return NULL;
-	return &m->planes[m->phases[r.phase].plane_first + r.index];
-}
 
 /* Its bytes, inclusive; an empty tensor as the byte at its offset. */
 static void bytes_of(const struct ac_tensor *t, uint64_t *lo, uint64_t *hi)
@@ -85,20 +52,20 @@ static void bytes_of(const struct ac_tensor *t, uint64_t *lo, uint64_t *hi)
 static void put_tensor(struct text *t, const struct ac_model *m,
 		       struct ac_tensor_ref r)
 {
-	const struct ac_tensor *x = tensor_of(m, r);
+	const struct ac_tensor *x = model_tensor(m, r);
 	if (!x)
 		return;
 	if (r.phase == AC_NONE) {
-		put(t, "global ");
+		text_put(t, "global ");
 		put_name(t, x->name);
-		put(t, " (globals[%" PRIu64 "])", r.index);
+		text_put(t, " (globals[%" PRIu64 "])", r.index);
 		return;
 	}
-	put(t, "%s plane ", x->carried ? "carried" : "fresh");
+	text_put(t, "%s plane ", x->carried ? "carried" : "fresh");
 	put_name(t, x->name);
-	put(t, " of phase ");
+	text_put(t, " of phase ");
 	put_name(t, m->phases[r.phase].identity);
-	put(t, " (phases[%" PRIu64 "].planes[%" PRIu64 "])", r.phase, r.index);
+	text_put(t, " (phases[%" PRIu64 "].planes[%" PRIu64 "])", r.phase, r.index);
 }
 
 static json_t *pair(const char *label, json_t *value)
@@ -108,14 +75,16 @@ static json_t *pair(const char *label, json_t *value)
 
 static json_t *tensor_info(const struct ac_model *m, struct ac_tensor_ref r)
 {
-	const struct ac_tensor *x = tensor_of(m, r);
+	const struct ac_tensor *x = model_tensor(m, r);
 	json_t *info = json_array();
 	if (!x)
 		return info;
-	struct text what = { .n = 0 }, range = { .n = 0 }, size = { .n = 0 };
+	LINE(what);
+	LINE(range);
+	LINE(size);
 	put_tensor(&what, m, r);
-	put_range(&range, x->offset, x->size);
-	put(&size, "%" PRIu64 " bytes (0x%" PRIx64 ")", x->size, x->size);
+	text_range(&range, x->offset, x->size);
+	text_put(&size, "%" PRIu64 " bytes (0x%" PRIx64 ")", x->size, x->size);
 	json_array_append_new(info, pair("name", json_name(x->name)));
 	json_array_append_new(info, pair("tensor", done(&what)));
 	json_array_append_new(info, pair("bytes", done(&range)));
@@ -158,15 +127,15 @@ static json_t *tensor_mark(const struct ac_model *m, const struct axis *a,
 			   uint64_t c0, uint64_t c1, const struct text *title,
 			   const char *before, const char *after, uint64_t instance)
 {
-	const struct ac_tensor *x = tensor_of(m, r);
+	const struct ac_tensor *x = model_tensor(m, r);
 	uint64_t lo = 0, hi = 0;
-	struct text label = { .n = 0 };
-	put(&label, "%s", before);
+	LINE(label);
+	text_put(&label, "%s", before);
 	if (x)
 		put_name(&label, x->name);
-	put(&label, "%s", after);
+	text_put(&label, "%s", after);
 	if (instance != AC_NONE)
-		put(&label, " (#%" PRIu64 ")", instance);
+		text_put(&label, " (#%" PRIu64 ")", instance);
 	if (x)
 		bytes_of(x, &lo, &hi);
 	return mark(role, c0, c1, r.phase == AC_NONE, x ? ys_of(a, lo, hi) : json_array(),
@@ -179,7 +148,7 @@ static json_t *overlap_mark(const struct ac_model *m, const struct axis *a,
 			    uint64_t c0, uint64_t c1, int full, const char *why,
 			    const char *label)
 {
-	const struct ac_tensor *x = tensor_of(m, r0), *y = tensor_of(m, r1);
+	const struct ac_tensor *x = model_tensor(m, r0), *y = model_tensor(m, r1);
 	uint64_t lo0, hi0, lo1, hi1;
 	if (!x || !y)
 		return NULL;
@@ -188,10 +157,11 @@ static json_t *overlap_mark(const struct ac_model *m, const struct axis *a,
 	uint64_t lo = lo0 > lo1 ? lo0 : lo1, hi = hi0 < hi1 ? hi0 : hi1;
 	if (lo > hi || !x->size || !y->size)
 		return NULL;
-	struct text title = { .n = 0 }, range = { .n = 0 };
-	put(&title, "%s ", why);
-	put_range(&title, lo, hi - lo + 1);
-	put_range(&range, lo, hi - lo + 1);
+	LINE(title);
+	LINE(range);
+	text_put(&title, "%s ", why);
+	text_range(&title, lo, hi - lo + 1);
+	text_range(&range, lo, hi - lo + 1);
 	json_t *info = json_array();
 	json_array_append_new(info, pair("bytes", done(&range)));
 	return mark("overlap", c0, c1, full, ys_of(a, lo, hi), done(&title),
@@ -247,19 +217,19 @@ static void layout_marks(struct out *o, const struct tl_found *found)
 			add_col(o, c, "phase");
 			col = c;
 		}
-		const struct ac_tensor *x = tensor_of(o->m, r);
-		struct text title = { .n = 0 };
+		const struct ac_tensor *x = model_tensor(o->m, r);
+		LINE(title);
 		const char *what;
 		put_tensor(&title, o->m, r);
 		if (d->reason == AC_GLOBAL_MISALIGNED || d->reason == AC_PLANE_MISALIGNED) {
-			put(&title, ": offset 0x%" PRIx64 " is not aligned to %" PRIu64,
+			text_put(&title, ": offset 0x%" PRIx64 " is not aligned to %" PRIu64,
 			    x ? x->offset : 0, o->m->alignment);
 			what = " misaligned";
 		} else if (d->reason == AC_GLOBAL_EMPTY || d->reason == AC_PLANE_EMPTY) {
-			put(&title, " is empty");
+			text_put(&title, " is empty");
 			what = " is empty";
 		} else {
-			put(&title, i ? " (the other)" : " overlaps");
+			text_put(&title, i ? " (the other)" : " overlaps");
 			what = i ? "" : " overlaps";
 		}
 		add_mark(o, tensor_mark(o->m, o->a, "tensor", r, c, c, &title, "", what,
@@ -283,42 +253,38 @@ int fail_cut(const struct ac_diag *d, uint64_t out[2])
 	return out[0] <= out[1];
 }
 
-static void put_wide(struct text *t, struct ac_wide v)
-{
-	char buf[48];
-	put(t, "%s", ac_wide_text(v, buf, sizeof(buf)));
-}
-
 /* The word's value, or its interval over the iterations. */
 static void put_interval(struct text *t, const struct ac_diag *d)
 {
 	if (d->lo.high == d->hi.high && d->lo.low == d->hi.low) {
-		put_wide(t, d->lo);
+		text_wide(t, d->lo);
 		return;
 	}
-	put(t, "[");
-	put_wide(t, d->lo);
-	put(t, ", ");
-	put_wide(t, d->hi);
-	put(t, "]");
+	text_put(t, "[");
+	text_wide(t, d->lo);
+	text_put(t, ", ");
+	text_wide(t, d->hi);
+	text_put(t, "]");
 }
 
 static json_t *word_info(const struct out *o)
 {
 	const struct ac_diag *d = o->d;
-	struct text launch = { .n = 0 }, value = { .n = 0 }, window = { .n = 0 };
-	put(&launch, "%" PRIu64 " (phase ", d->launch);
+	LINE(launch);
+	LINE(value);
+	LINE(window);
+	text_put(&launch, "%" PRIu64 " (phase ", d->launch);
 	if (d->phase < o->m->n_phases)
 		put_name(&launch, o->m->phases[d->phase].identity);
-	put(&launch, ")");
+	text_put(&launch, ")");
 	put_interval(&value, d);
 	if (d->window < o->m->n_windows) {
 		const struct ac_window *w = &o->m->windows[d->window];
 		put_name(&window, w->name);
-		put(&window, " (windows[%" PRIu64 "]) ", d->window);
-		put_range(&window, w->base, w->size);
+		text_put(&window, " (windows[%" PRIu64 "]) ", d->window);
+		text_range(&window, w->base, w->size);
 	} else {
-		put(&window, "none: the interval leaves [0, 2^64)");
+		text_put(&window, "none: the interval leaves [0, 2^64)");
 	}
 	json_t *info = json_array();
 	json_array_append_new(info, pair("launch", done(&launch)));
@@ -340,14 +306,14 @@ static json_t *word_values(const struct out *o)
 	if (r == AC_NONE)
 		return NULL;
 	const struct ac_repeat *rep = &o->m->repeats[r];
-	uint64_t ts[WALK_SHOWN];
-	int n = walk_shown(rep->iterations, d->ordinal, ts);
+	uint64_t ts[AC_WALK_SHOWN];
+	int n = ac_walk_shown(rep->iterations, d->ordinal, ts);
 	json_t *values = json_array();
 	for (int i = 0; i < n; i++) {
 		uint64_t t = ts[i];
 		struct ac_wide v = ac_program_word_value(o->p, d->launch, d->word, t);
-		struct text text = { .n = 0 };
-		put_wide(&text, v);
+		LINE(text);
+		text_wide(&text, v);
 		json_t *ys = v.high == 0 ? ys_of(o->a, v.low, v.low) : json_array();
 		json_array_append_new(values, json_pack("[o, o, o]", json_integer((json_int_t)t),
 							done(&text), ys));
@@ -360,16 +326,18 @@ static void word_marks(struct out *o, const struct tl_found *found)
 	const struct ac_diag *d = o->d;
 	uint64_t c = object_column(o, found->launch, d->phase, d->launch);
 	add_col(o, c, "launch");
-	struct text title = { .n = 0 }, label = { .n = 0 };
-	put(&title, "word %" PRIu64 " of launch %" PRIu64 " = ", d->word, d->launch);
+	LINE(title);
+	LINE(label);
+	text_put(&title, "word %" PRIu64 " of launch %" PRIu64 " = ", d->word,
+		 d->launch);
 	put_interval(&title, d);
 	if (d->ordinal != AC_NONE)
-		put(&title, " at iteration %" PRIu64, d->ordinal);
-	put(&title, ": in no named range");
-	put(&label, "word %" PRIu64 " = ", d->word);
+		text_put(&title, " at iteration %" PRIu64, d->ordinal);
+	text_put(&title, ": in no named range");
+	text_put(&label, "word %" PRIu64 " = ", d->word);
 	put_interval(&label, d);
 	if (d->ordinal != AC_NONE)
-		put(&label, " (iteration %" PRIu64 ")", d->ordinal);
+		text_put(&label, " (iteration %" PRIu64 ")", d->ordinal);
 	uint64_t cut[2];
 	json_t *ys = fail_cut(d, cut) ? ys_of(o->a, cut[0], cut[1]) : json_array();
 	json_t *mk = mark("word", c, c, 0, ys, done(&title), done(&label), word_info(o));
@@ -380,8 +348,8 @@ static void word_marks(struct out *o, const struct tl_found *found)
 	for (int i = 0; i < 2; i++) {
 		if (d->near[i].index == AC_NONE)
 			continue;
-		struct text t = { .n = 0 };
-		put(&t, i ? "nearest above: " : "nearest below: ");
+		LINE(t);
+		text_put(&t, i ? "nearest above: " : "nearest below: ");
 		put_tensor(&t, o->m, d->near[i]);
 		add_mark(o, tensor_mark(o->m, o->a, "near", d->near[i], c, c, &t,
 					i ? "nearest above: " : "nearest below: ", "",
@@ -394,8 +362,8 @@ static void no_phase_marks(struct out *o, const struct tl_found *found)
 	const struct ac_diag *d = o->d;
 	uint64_t c = object_column(o, found->launch, AC_NONE, d->launch);
 	add_col(o, c, "launch");
-	struct text title = { .n = 0 };
-	put(&title, "launch %" PRIu64 " has no declared phase (%s)", d->launch,
+	LINE(title);
+	text_put(&title, "launch %" PRIu64 " has no declared phase (%s)", d->launch,
 	    ac_identity_problem_name(d->identity_problem));
 	json_t *info = json_array();
 	json_array_append_new(info, pair("launch", json_integer((json_int_t)d->launch)));
@@ -406,8 +374,8 @@ static void no_phase_marks(struct out *o, const struct tl_found *found)
 		json_array_append_new(info, pair("at byte",
 			json_integer((json_int_t)d->identity_offset)));
 	json_t *ys = json_pack("[[i, i]]", 0, (json_int_t)AXIS_UNITS);
-	struct text label = { .n = 0 };
-	put(&label, "launch %" PRIu64 ": no phase", d->launch);
+	LINE(label);
+	text_put(&label, "launch %" PRIu64 ": no phase", d->launch);
 	add_mark(o, mark("launch", c, c, 0, ys, done(&title), done(&label), info));
 }
 
@@ -416,10 +384,10 @@ static void no_phase_marks(struct out *o, const struct tl_found *found)
 static void put_instance(struct text *t, const struct ac_model *m,
 			 uint64_t instance, uint64_t phase)
 {
-	put(t, "instance %" PRIu64 " (phase ", instance);
+	text_put(t, "instance %" PRIu64 " (phase ", instance);
 	if (phase < m->n_phases)
 		put_name(t, m->phases[phase].identity);
-	put(t, ")");
+	text_put(t, ")");
 }
 
 /* The plane of phase with the given key: what an earlier instance
@@ -442,11 +410,11 @@ static void carried_marks(struct out *o, const struct tl_found *found)
 	const struct ac_model *m = o->m;
 	uint64_t ck = found->instance[0];
 	add_col(o, ck, "instance");
-	struct text t = { .n = 0 };
+	LINE(t);
 	put_tensor(&t, m, d->tensor[0]);
-	put(&t, " at ");
+	text_put(&t, " at ");
 	put_instance(&t, m, d->instance, d->phase);
-	put(&t, d->reason == AC_CARRIED_UNDECLARED ? ": never declared before"
+	text_put(&t, d->reason == AC_CARRIED_UNDECLARED ? ": never declared before"
 						   : ": its value was overwritten");
 	add_mark(o, tensor_mark(m, o->a, "carried", d->tensor[0], ck, ck, &t,
 				"carried ", d->reason == AC_CARRIED_UNDECLARED ? ", never declared"
@@ -456,7 +424,7 @@ static void carried_marks(struct out *o, const struct tl_found *found)
 
 	/* j's declaration, drawn as far as the value stayed in use */
 	uint64_t cj = found->instance[1], ci = found->instance[2], last = cj;
-	const struct ac_tensor *c = tensor_of(m, d->tensor[0]);
+	const struct ac_tensor *c = model_tensor(m, d->tensor[0]);
 	struct ac_tensor_ref earlier = d->tensor[0];
 	if (c) {
 		uint32_t key = live_key_of(o->tl->live, (uint64_t)(c - m->planes));
@@ -468,16 +436,16 @@ static void carried_marks(struct out *o, const struct tl_found *found)
 	}
 	add_col(o, cj, "earlier");
 	add_col(o, ci, "intervening");
-	t.n = 0;
-	put(&t, "last declared by ");
+	t.used = 0;
+	text_put(&t, "last declared by ");
 	put_instance(&t, m, d->earlier, d->earlier_phase);
 	add_mark(o, tensor_mark(m, o->a, "earlier", earlier, cj, last, &t,
 				"", " declared", d->earlier));
-	t.n = 0;
+	t.used = 0;
 	put_tensor(&t, m, d->tensor[1]);
-	put(&t, " declared by ");
+	text_put(&t, " declared by ");
 	put_instance(&t, m, d->intervening, d->tensor[1].phase);
-	put(&t, " in between");
+	text_put(&t, " in between");
 	add_mark(o, tensor_mark(m, o->a, "overwriter", d->tensor[1], ci, ci, &t,
 				"", " overwrote", d->intervening));
 	add_mark(o, overlap_mark(m, o->a, d->tensor[0], d->tensor[1], ci, ci, 0,
@@ -553,15 +521,16 @@ json_t *advisory_marks(const ac_program *p, const struct ac_advisory *adv,
 	const struct ac_model *m = ac_program_model(p);
 	json_t *marks = json_array();
 	for (uint64_t i = 0; i < n; i++) {
-		const struct ac_tensor *x = tensor_of(m, adv[i].tensor);
+		const struct ac_tensor *x = model_tensor(m, adv[i].tensor);
 		if (!x)
 			continue;
 		char why[1024];
 		ac_advisory_render(&adv[i], p, why, sizeof(why));
-		struct text label = { .n = 0 }, outside = { .n = 0 };
+		LINE(label);
+		LINE(outside);
 		put_name(&label, x->name);
-		put(&label, " outside the windows");
-		put(&outside, "0x%" PRIx64, adv[i].outside);
+		text_put(&label, " outside the windows");
+		text_put(&outside, "0x%" PRIx64, adv[i].outside);
 		json_t *info = tensor_info(m, adv[i].tensor);
 		json_array_append_new(info, pair("advisory",
 			json_string(ac_advisory_kind_name(adv[i].kind))));

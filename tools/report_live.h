@@ -8,7 +8,7 @@
  * or a carried one whose key was not intact) and grows over each later
  * carried declaration of the same key, until a different key is declared
  * over any of its bytes or the key is declared fresh again.  Its columns
- * are the walk's (report_walk.h), counted over the whole walk.
+ * are the walk's (ac_walk, certify.h), counted over the whole walk.
  *
  * The state is what (D) keeps: for every byte the key that declared it
  * last, over the elementary intervals between plane endpoints.  A carried

@@ -42,7 +42,7 @@ struct finder {
 	uint64_t at[N_WANT];
 };
 
-static void find_column(void *ctx, const struct walk_col *c)
+static void find_column(void *ctx, const struct ac_walk_column *c)
 {
 	struct finder *f = ctx;
 	for (int i = 0; i < 3; i++)
@@ -66,14 +66,14 @@ static void find_run(void *ctx, uint64_t first, uint64_t count,
 		f->at[3] = f->cur;
 }
 
-static void find_fold(void *ctx, const struct walk_fold *fold)
+static void find_fold(void *ctx, const struct ac_walk_fold *fold)
 {
 	struct finder *f = ctx;
 	(void)fold;
 	f->cur = f->columns++;
 }
 
-static void no_iter_begin(void *ctx, const struct walk_iter *it)
+static void no_iter_begin(void *ctx, const struct ac_walk_iter *it)
 {
 	(void)ctx;
 	(void)it;
@@ -144,7 +144,7 @@ struct builder {
 	size_t n_r;
 	uint64_t columns, cur;
 	size_t wanted[N_WANT];      /* columns; SIZE_MAX for none */
-	struct { uint64_t first; int pending; struct walk_iter it; } open[4];
+	struct { uint64_t first; int pending; struct ac_walk_iter it; } open[4];
 	int depth;
 	int oom;
 };
@@ -197,7 +197,7 @@ static struct tl_col *place(struct builder *b, uint64_t v, enum tl_kind kind,
 	return gap ? NULL : col;
 }
 
-static void build_column(void *ctx, const struct walk_col *c)
+static void build_column(void *ctx, const struct ac_walk_column *c)
 {
 	struct builder *b = ctx;
 	uint64_t v = b->columns++;
@@ -236,7 +236,7 @@ static void build_run(void *ctx, uint64_t first, uint64_t count,
 	col->launches += count;
 }
 
-static void build_fold(void *ctx, const struct walk_fold *f)
+static void build_fold(void *ctx, const struct ac_walk_fold *f)
 {
 	struct builder *b = ctx;
 	uint64_t v = b->columns++;
@@ -256,7 +256,7 @@ static void build_fold(void *ctx, const struct walk_fold *f)
 	}
 }
 
-static void build_iter_begin(void *ctx, const struct walk_iter *it)
+static void build_iter_begin(void *ctx, const struct ac_walk_iter *it)
 {
 	struct builder *b = ctx;
 	if (b->depth < 4) {
@@ -307,20 +307,20 @@ static void keep_box(void *ctx, const struct live_box *box)
 
 /* ---- together ---- */
 
-static uint64_t find_all(struct walk *walk, const struct tl_want *want,
+static uint64_t find_all(ac_walk *walk, const struct tl_want *want,
 			 uint64_t at[N_WANT], uint64_t *instances)
 {
 	struct finder f = { want, 0, 0, { 0 } };
 	for (int i = 0; i < N_WANT; i++)
 		f.at[i] = AC_NONE;
-	struct walk_hooks h = { &f, find_column, find_run, find_fold,
+	struct ac_walk_hooks h = { &f, find_column, find_run, find_fold,
 				no_iter_begin, no_iter_end };
-	*instances = walk_run(walk, &h);
+	*instances = ac_walk_run(walk, &h);
 	memcpy(at, f.at, sizeof(f.at));
 	return f.columns;
 }
 
-static int build(struct builder *b, struct walk *walk, const uint64_t at[N_WANT],
+static int build(struct builder *b, ac_walk *walk, const uint64_t at[N_WANT],
 		 struct tl_found *found)
 {
 	uint64_t *out[N_WANT] = { &found->instance[0], &found->instance[1],
@@ -331,14 +331,14 @@ static int build(struct builder *b, struct walk *walk, const uint64_t at[N_WANT]
 		b->wanted[i] = at[i] == AC_NONE ? SIZE_MAX : column_of(b, at[i], &gap);
 		*out[i] = at[i] == AC_NONE ? AC_NONE : b->wanted[i];
 	}
-	struct walk_hooks h = { b, build_column, build_run, build_fold,
+	struct ac_walk_hooks h = { b, build_column, build_run, build_fold,
 				build_iter_begin, build_iter_end };
-	walk_run(walk, &h);
+	ac_walk_run(walk, &h);
 	live_finish(b->tl->live);
 	return b->oom ? -1 : 0;
 }
 
-struct timeline *timeline_new(const ac_program *program, struct walk *walk,
+struct timeline *timeline_new(const ac_program *program, ac_walk *walk,
 			      const struct tl_want *want, struct tl_found *found)
 {
 	struct timeline *tl = calloc(1, sizeof(*tl));

@@ -2,7 +2,7 @@
 /*
  * report_timeline.h - the columns and boxes of the HTML report.
  *
- * The walk (report_walk.h) gives the executed sequence as columns:
+ * The walk (libarenacert's ac_walk, certify.h) gives the executed sequence as columns:
  * instances and folds.  A long one is cut down to at most TL_MAX_COLUMNS:
  * its start, its end and the neighbourhood of every column the report
  * must show (the failing objects) are kept; each stretch between them
@@ -20,7 +20,6 @@
 #include <arenaguard/certify.h>
 
 #include "report_live.h"
-#include "report_walk.h"
 
 #define TL_MAX_COLUMNS 3000
 #define TL_MAX_BOXES 30000
@@ -43,13 +42,13 @@ struct tl_col {
 	uint64_t launch_last, ordinal_last;    /* (ordinal AC_NONE: none) */
 	uint64_t launches;      /* launches shown in it */
 	uint64_t columns;       /* gap: walk columns it stands for */
-	struct walk_fold fold;  /* fold */
+	struct ac_walk_fold fold;  /* fold */
 };
 
 /* A shown iteration of a repeat or of a run of identical references. */
 struct tl_span {
 	size_t first, last;     /* columns */
-	struct walk_iter it;
+	struct ac_walk_iter it;
 };
 
 struct tl_box {
@@ -85,7 +84,7 @@ struct timeline {
 };
 
 /* NULL when memory runs out. */
-struct timeline *timeline_new(const ac_program *program, struct walk *walk,
+struct timeline *timeline_new(const ac_program *program, ac_walk *walk,
 			      const struct tl_want *want, struct tl_found *found);
 void timeline_free(struct timeline *tl);
 

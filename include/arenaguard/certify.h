@@ -163,6 +163,86 @@ uint64_t ac_program_launch_phase(const ac_program *program, uint64_t launch);
 /* The repeat (index in the model) whose body holds `launch`, or AC_NONE. */
 uint64_t ac_program_repeat_of(const ac_program *program, uint64_t launch);
 
+/*
+ * The executed sequence (spec 1.3) and its instances (spec 2 (D): maximal
+ * runs of one phase, across references and iterations), numbered exactly,
+ * as a walk over the model's own schedule that calls hooks in execution
+ * order.  Launches without a declared phase (only in programs that fail
+ * (C)) form runs of their own, numbered like instances; the walk serves
+ * any program, whatever its verdict, whose references are well formed
+ * (spec 1.3, as a schedule accepted them).
+ *
+ * The walk never unrolls anything long: a repeat body runs its iterations
+ * 0, 1, N-1 and one extra ordinal asked for (ac_walk_shown), and the
+ * iterations between are one fold whose instances are counted, not
+ * visited.  A stretch of four or more identical consecutive references is
+ * folded the same way (0, 1, a fold, the last).  This is exact for the
+ * reason ac_schedule_append's (D) is: a body's declarations depend only on
+ * the body, so from its second run on every run starts from the same
+ * state and starts as many instances (its steady count).
+ */
+
+/* An instance starts, or one that began in a fold shows again. */
+struct ac_walk_column {
+	uint64_t instance;
+	uint64_t phase;          /* AC_NONE: launches without a declared phase */
+	uint64_t ref;            /* schedule index of its first shown launch */
+	int continued;           /* began inside folded iterations */
+};
+
+/* Iterations (or identical references) counted, not visited. */
+struct ac_walk_fold {
+	int of_refs;             /* 1: references; 0: a repeat's iterations */
+	uint64_t index;          /* the repeat, or the first reference of the run */
+	uint64_t first, last;    /* the folded iterations, from 0 */
+	uint64_t total;          /* iterations (or references) in all */
+	uint64_t instances;      /* instances that start inside the fold ... */
+	uint64_t first_instance; /* ... from this one */
+};
+
+/* A shown iteration of a repeat (of_refs 0) or of a reference run. */
+struct ac_walk_iter {
+	int of_refs;
+	uint64_t index;          /* the repeat, or the first reference of the run */
+	uint64_t iteration;
+	uint64_t total;
+};
+
+struct ac_walk_hooks {
+	void *ctx;
+	void (*column)(void *ctx, const struct ac_walk_column *col);
+	/* launches [first, first + count) of one phase join the last column */
+	void (*run)(void *ctx, uint64_t first, uint64_t count,
+		    uint64_t ordinal, uint64_t ref);
+	void (*fold)(void *ctx, const struct ac_walk_fold *fold);
+	void (*iter_begin)(void *ctx, const struct ac_walk_iter *it);
+	void (*iter_end)(void *ctx);
+};
+
+/*
+ * Prepares a walk of the program's own schedule.  extra_repeat and
+ * extra_ordinal (AC_NONE for none) ask that one more iteration of one
+ * repeat be shown (for a (C) failure at that ordinal).  A program that
+ * passed (A)-(C) lends the walk its (D) indexes; for any other the walk
+ * builds them: O(launches + R log R) time and memory.  NULL when memory
+ * runs out.
+ */
+typedef struct ac_walk ac_walk;
+ac_walk *ac_walk_new(const ac_program *program, uint64_t extra_repeat,
+		     uint64_t extra_ordinal);
+void ac_walk_free(ac_walk *walk);
+
+/* Runs the whole walk, calling the hooks in order, and returns the number
+ * of instances executed.  May be run again.  Cost: O(runs the shown
+ * iterations and references hold), whatever the iteration counts. */
+uint64_t ac_walk_run(ac_walk *walk, const struct ac_walk_hooks *hooks);
+
+/* The iterations of a repeat of n the walk shows: 0, 1, extra (AC_NONE
+ * for none) and n - 1, those below n, sorted, each once.  Returns how
+ * many (at most AC_WALK_SHOWN). */
+#define AC_WALK_SHOWN 4
+int ac_walk_shown(uint64_t n, uint64_t extra, uint64_t out[AC_WALK_SHOWN]);
+
 /* V(t): the exact value of word `word` of launch `launch` at ordinal t of
  * its repeat (spec 1.2); the written value outside repeats. */
 struct ac_wide ac_program_word_value(const ac_program *program,
