@@ -5,7 +5,7 @@
  *
  *   arena-serve [--port P] [--threads N] [--sequences M] [--workers W]
  *               [--uring] [--layers L] [--max-context T]
- *               [--buggy-shape S]
+ *               [--buggy-shape S] [--drain-seconds D]
  *
  * Listens on 127.0.0.1:P (0: a port the kernel picks) and prints
  * "arena-serve: listening on http://127.0.0.1:PORT" once it serves.
@@ -13,7 +13,8 @@
  * buffers and uploads the weights, then forks W workers that share the
  * open file and the listening socket, each with a pool of N threads.
  * SIGTERM (or SIGINT): stop accepting, let the requests in flight
- * finish, destroy the schedules and programs, exit 0.
+ * finish (for D seconds at most), destroy the schedules and programs,
+ * exit 0.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -30,10 +31,9 @@
 
 #include "serve.h"
 
-#define STOP_TIMEOUT_S 60
-
 struct options {
 	int port, threads, workers;
+	int drain_s;          /* SIGTERM: how long requests in flight get */
 	struct engine_config engine;
 };
 
@@ -41,6 +41,7 @@ static const char usage_text[] =
 	"Usage: arena-serve [--port P] [--threads N] [--sequences M]\n"
 	"                   [--workers W] [--uring] [--layers L]\n"
 	"                   [--max-context T] [--buggy-shape S]\n"
+	"                   [--drain-seconds D]\n"
 	"Serve the example transformer over HTTP on 127.0.0.1, on the arena\n"
 	"device (/dev/accel/accel0).\n"
 	"\n"
@@ -55,6 +56,8 @@ static const char usage_text[] =
 	"  --max-context T  the longest prompt (batch shape), 1..64 (default\n"
 	"                   64)\n"
 	"  --buggy-shape S  plan prompts of S tokens with the buggy planner\n"
+	"  --drain-seconds D  at SIGTERM, wait at most D seconds for the\n"
+	"                   requests in flight (default 60)\n"
 	"  --help, -h       show this help\n"
 	"\n"
 	"POST /v1/completions {\"prompt\": [tokens], \"max_tokens\": n},\n"
@@ -79,7 +82,7 @@ static int parse_int(const char *option, const char *arg, int lo, int hi,
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_PORT = 256, O_THREADS, O_SEQ, O_WORKERS, O_LAYERS, O_CTX,
-	       O_BUGGY };
+	       O_BUGGY, O_DRAIN };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, O_PORT },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -89,10 +92,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "layers", required_argument, NULL, O_LAYERS },
 		{ "max-context", required_argument, NULL, O_CTX },
 		{ "buggy-shape", required_argument, NULL, O_BUGGY },
+		{ "drain-seconds", required_argument, NULL, O_DRAIN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	*o = (struct options){ .port = 8080, .threads = 4, .workers = 0,
+		.drain_s = 60,
 		.engine = { .layers = 2, .max_context = MODEL_MAX_TOKENS,
 			    .sequences = 8, .path = DEVICE_IOCTL } };
 	int c, rc = 0;
@@ -127,6 +132,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case O_BUGGY:
 			rc = parse_int("--buggy-shape", optarg, 1,
 				       MODEL_MAX_TOKENS, &o->engine.buggy_shape);
+			break;
+		case O_DRAIN:
+			rc = parse_int("--drain-seconds", optarg, 0, 86400,
+				       &o->drain_s);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -181,7 +190,8 @@ static int wait_signal(const sigset_t *set)
 }
 
 /* One process serving: the thread pool until SIGTERM. */
-static int serve(struct engine *e, int fd, int threads, const sigset_t *set)
+static int serve(struct engine *e, int fd, int threads, int drain_s,
+		 const sigset_t *set)
 {
 	struct server s = { .engine = e };
 	if (http_start(&s, fd, threads) != 0)
@@ -190,7 +200,7 @@ static int serve(struct engine *e, int fd, int threads, const sigset_t *set)
 	do
 		sig = wait_signal(set);
 	while (sig == SIGCHLD);
-	http_stop(&s, STOP_TIMEOUT_S);
+	http_stop(&s, drain_s);
 	return 0;
 }
 
@@ -223,7 +233,7 @@ static int master(struct engine *e, int fd, const struct options *o,
 			int rc = engine_after_fork(e);
 			if (rc == 0) {
 				metrics_set_slot(&e->shared->metrics, n + 1);
-				rc = serve(e, fd, o->threads, set);
+				rc = serve(e, fd, o->threads, o->drain_s, set);
 			}
 			engine_close(e);
 			exit(rc);
@@ -307,7 +317,7 @@ int main(int argc, char **argv)
 			announce(port, 0);
 			while (wait_signal(&set) == SIGCHLD)
 				;
-			http_stop(&s, STOP_TIMEOUT_S);
+			http_stop(&s, o.drain_s);
 		}
 	}
 	engine_close(&e);

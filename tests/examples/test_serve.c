@@ -496,9 +496,11 @@ START_TEST(sigterm_in_flight)
 	/* A worker thread more than the requests in flight: each of
 	 * libmicrohttpd's pool threads serves one request at a time, and
 	 * /metrics must be answered while the three are (else it waits
-	 * for one of them, and on a loaded machine under TSan past the
-	 * server's 60 s connection time-out). */
-	const char *const extra[] = { "--threads", "4", NULL };
+	 * for one of them).  The drain is long: under TSan one of these
+	 * requests takes about 30 s of simulated device time, and three
+	 * share the device, past the default 60 s. */
+	const char *const extra[] = { "--threads", "4", "--drain-seconds",
+				      "600", NULL };
 	start_server(&s, "enforce", extra);
 	pthread_t th[3];
 	struct long_arg a[3];
