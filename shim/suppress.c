@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "internal.h"   /* model_tensor */
 
 #define AG_RULES_MAX 256
 #define RULE_TEXT_MAX 240       /* a rule's text, as reports show it */
@@ -280,20 +281,6 @@ static int phase_matches(const char *pattern, const struct ac_model *m,
 	       name_matches(pattern, m->phases[phase].identity);
 }
 
-/* The tensor r names, or NULL. */
-static const struct ac_tensor *tensor_of(const struct ac_model *m,
-					 struct ac_tensor_ref r)
-{
-	if (r.phase == AC_NONE)
-		return r.index < m->n_globals ? &m->globals[r.index] : NULL;
-	if (r.phase >= m->n_phases)
-		return NULL;
-	const struct ac_phase *p = &m->phases[r.phase];
-	uint64_t i = (uint64_t)p->plane_first + r.index;
-	return r.index < p->plane_count && i < m->n_planes ? &m->planes[i]
-							   : NULL;
-}
-
 /* Whether the diagnostic names a phase (by identity) matching pattern:
  * a tensor's phase, the failing launch's, or (D)'s instances'. */
 static int diag_phase_matches(const char *pattern, const ac_program *prog,
@@ -325,7 +312,7 @@ static int diag_plane_matches(const char *pattern, const ac_program *prog,
 	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
 		if (refs[i].phase == AC_NONE && refs[i].index == AC_NONE)
 			continue;
-		const struct ac_tensor *t = tensor_of(m, refs[i]);
+		const struct ac_tensor *t = model_tensor(m, refs[i]);
 		if (t && name_matches(pattern, t->name))
 			return 1;
 	}
