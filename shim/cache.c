@@ -147,7 +147,7 @@ static void program_free(struct ag_program *p)
 
 void ag_program_unref(struct ag_program *p)
 {
-	if (p && atomic_fetch_sub(&p->refs, 1) == 1)
+	if (p && atomic_fetch_sub(&p->refcount, 1) == 1)
 		program_free(p);
 }
 
@@ -259,7 +259,7 @@ static struct ag_program *program_find(const struct ac_digest *digest,
 	     p = p->next)
 		if (digest_eq(&p->digest, digest) && p->len == len &&
 		    memcmp(p->image, image, len) == 0) {
-			atomic_fetch_add(&p->refs, 1);
+			atomic_fetch_add(&p->refcount, 1);
 			lru_touch(&program_lru, &p->lru);
 			return p;
 		}
@@ -315,7 +315,7 @@ static struct ag_program *oldest_unheld_program(void)
 {
 	for (struct ag_lru *e = program_lru.oldest; e; e = e->newer) {
 		struct ag_program *p = ENTRY_OF(e, struct ag_program);
-		if (atomic_load(&p->refs) == 1)
+		if (atomic_load(&p->refcount) == 1)
 			return p;
 	}
 	return NULL;
@@ -412,7 +412,7 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	p->len = len;
 	p->digest = digest;
 	arena_seal_program(&p->seal, image, len);
-	atomic_store(&p->refs, 1);
+	atomic_store(&p->refcount, 1);
 	if (certify_program(p) != 0) {
 		program_free(p);
 		return NULL;
@@ -426,7 +426,7 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 		program_free(p);
 		return first;
 	}
-	atomic_fetch_add(&p->refs, 1);               /* the cache's */
+	atomic_fetch_add(&p->refcount, 1);               /* the cache's */
 	lru_push(&program_lru, &p->lru);
 	p->next = programs[digest.low % PROGRAM_BUCKETS];
 	programs[digest.low % PROGRAM_BUCKETS] = p;
@@ -441,7 +441,7 @@ struct ag_program *ag_program_unreadable(const char *why)
 	struct ag_program *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	atomic_store(&p->refs, 1);
+	atomic_store(&p->refcount, 1);
 	p->error = ag_strdup(why);
 	if (!p->error) {
 		free(p);
@@ -464,7 +464,7 @@ struct ag_refs *ag_refs_grow(struct ag_refs *r, uint64_t used, uint64_t need)
 	struct ag_refs *n = malloc(sizeof(*n) + cap * sizeof(n->v[0]));
 	if (!n)
 		return NULL;
-	atomic_store(&n->refs, 1);
+	atomic_store(&n->refcount, 1);
 	atomic_store(&n->cached, 0);
 	n->cap = cap;
 	if (used)
@@ -475,7 +475,7 @@ struct ag_refs *ag_refs_grow(struct ag_refs *r, uint64_t used, uint64_t need)
 
 void ag_refs_unref(struct ag_refs *r)
 {
-	if (r && atomic_fetch_sub(&r->refs, 1) == 1)
+	if (r && atomic_fetch_sub(&r->refcount, 1) == 1)
 		free(r);
 }
 
@@ -485,13 +485,13 @@ struct ag_verdict *ag_verdict_new(void)
 {
 	struct ag_verdict *v = calloc(1, sizeof(*v));
 	if (v)
-		atomic_store(&v->refs, 1);
+		atomic_store(&v->refcount, 1);
 	return v;
 }
 
 void ag_verdict_unref(struct ag_verdict *v)
 {
-	if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
+	if (!v || atomic_fetch_sub(&v->refcount, 1) != 1)
 		return;
 	ag_program_unref(v->program);
 	ag_refs_unref(v->refv);
@@ -517,7 +517,7 @@ static struct ag_verdict *verdict_find(const struct ac_digest *d,
 		if (n && v->refv->v != refs &&
 		    memcmp(v->refv->v, refs, n * sizeof(*refs)) != 0)
 			continue;
-		atomic_fetch_add(&v->refs, 1);
+		atomic_fetch_add(&v->refcount, 1);
 		lru_touch(&shard_of(d)->lru, &v->lru);
 		return v;
 	}
@@ -548,7 +548,7 @@ struct ag_verdict *ag_verdict_publish(struct ag_verdict *v)
 		ag_verdict_unref(v);
 		return first;
 	}
-	atomic_fetch_add(&v->refs, 1);               /* the cache's */
+	atomic_fetch_add(&v->refcount, 1);               /* the cache's */
 	lru_push(&sh->lru, &v->lru);
 	struct ag_verdict **bucket = bucket_of(&v->digest);
 	v->next = *bucket;

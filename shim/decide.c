@@ -35,10 +35,10 @@ static struct ag_verdict *compute(struct ag_sched *s,
 	v->verdict = ac_schedule_verdict(s->sched, &v->diag);
 	v->text = ag_strdup(ac_diag_render(&v->diag, s->program->prog, text,
 					   sizeof(text)));
-	atomic_fetch_add(&s->program->refs, 1);
+	atomic_fetch_add(&s->program->refcount, 1);
 	v->program = s->program;
 	if (s->refv)
-		atomic_fetch_add(&s->refv->refs, 1);
+		atomic_fetch_add(&s->refv->refcount, 1);
 	v->refv = s->refv;
 	v->n_refs = s->n_refs;
 	atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
@@ -58,7 +58,7 @@ static struct ag_verdict *verdict_of(struct ag_sched *s)
 {
 	if (s->last && s->last->n_refs == s->n_refs) {
 		atomic_fetch_add(&ag_stats.verdict_hits, 1);
-		atomic_fetch_add(&s->last->refs, 1);
+		atomic_fetch_add(&s->last->refcount, 1);
 		return s->last;
 	}
 	struct ac_digest d;
@@ -76,7 +76,7 @@ static struct ag_verdict *verdict_of(struct ag_sched *s)
 		v = compute(s, &d);
 	}
 	if (v) {
-		atomic_fetch_add(&v->refs, 1);
+		atomic_fetch_add(&v->refcount, 1);
 		ag_verdict_unref(s->last);
 		s->last = v;
 	}

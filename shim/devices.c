@@ -110,23 +110,23 @@ static slot_t *slot(int fd, int create)
 
 int ag_file_try_ref(struct ag_file *f)
 {
-	unsigned int n = atomic_load(&f->refs);
+	unsigned int n = atomic_load(&f->refcount);
 	while (n != 0)
-		if (atomic_compare_exchange_weak(&f->refs, &n, n + 1))
+		if (atomic_compare_exchange_weak(&f->refcount, &n, n + 1))
 			return 1;
 	return 0;
 }
 
 void ag_file_ref(struct ag_file *f)
 {
-	atomic_fetch_add(&f->refs, 1);
+	atomic_fetch_add(&f->refcount, 1);
 }
 
 static atomic_int reusable_files;
 
 void ag_file_unref(struct ag_file *f)
 {
-	if (!f || atomic_fetch_sub(&f->refs, 1) != 1)
+	if (!f || atomic_fetch_sub(&f->refcount, 1) != 1)
 		return;
 	ag_file_teardown(f);
 	pthread_mutex_lock(&files_lock);
@@ -141,13 +141,13 @@ struct ag_file *ag_file_new(void)
 	struct ag_file *f = NULL;
 	if (atomic_load(&reusable_files) > 0) {
 		for (f = atomic_load(&all_files); f; f = f->all_next)
-			if (f->fd == -2 && atomic_load(&f->refs) == 0)
+			if (f->fd == -2 && atomic_load(&f->refcount) == 0)
 				break;
 	}
 	if (f) {
 		atomic_fetch_sub(&reusable_files, 1);
 		f->fd = -1;
-		atomic_store(&f->refs, 1);
+		atomic_store(&f->refcount, 1);
 		pthread_mutex_unlock(&files_lock);
 		return f;
 	}
@@ -156,7 +156,7 @@ struct ag_file *ag_file_new(void)
 		pthread_mutex_init(&f->lock, NULL);
 		pthread_mutex_init(&f->objects, NULL);
 		f->fd = -1;
-		atomic_store(&f->refs, 1);
+		atomic_store(&f->refcount, 1);
 		f->all_next = atomic_load(&all_files);
 		atomic_store(&all_files, f);
 	}

@@ -219,7 +219,7 @@ struct ag_lru {
 };
 
 struct ag_program {
-	atomic_uint refs;
+	atomic_uint refcount;
 	uint8_t *image;             /* the guard's copy: what the driver got */
 	size_t len;
 	struct ac_digest digest;    /* P: ac_image_digest of the image */
@@ -237,7 +237,7 @@ struct ag_program {
 /* A schedule's references: grows in place; a verdict entry shares the
  * prefix it was decided on (schedules only grow). */
 struct ag_refs {
-	atomic_uint refs;
+	atomic_uint refcount;
 	atomic_uint cached;         /* cached verdicts sharing it (in any
 				     * shard): charged once */
 	uint64_t cap;
@@ -245,7 +245,7 @@ struct ag_refs {
 };
 
 struct ag_verdict {
-	atomic_uint refs;
+	atomic_uint refcount;
 	struct ac_digest digest;
 	struct ag_program *program;
 	struct ag_refs *refv;
@@ -303,7 +303,7 @@ uint64_t ag_cache_entries(void);
 /* ---- mirror.c: per-file programs and schedules -------------------------- */
 
 struct ag_file {
-	atomic_uint refs;
+	atomic_uint refcount;
 	pthread_mutex_t lock;       /* the maps, held for a lookup or an
 				     * update, never across the driver */
 	pthread_mutex_t objects;    /* creates and destroys, held across
@@ -326,7 +326,7 @@ struct ag_block {
 };
 
 struct ag_sched {
-	atomic_uint refs;
+	atomic_uint refcount;
 	pthread_mutex_t lock;
 	pthread_cond_t released;    /* holds dropped to 0 */
 	unsigned int holds;         /* io_uring submits and appends between

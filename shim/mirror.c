@@ -109,7 +109,7 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 	arg->image = (uintptr_t)p->image;
 	struct ag_program *malformed = p->error ? p : NULL;
 	if (malformed)
-		atomic_fetch_add(&malformed->refs, 1);
+		atomic_fetch_add(&malformed->refcount, 1);
 	pthread_mutex_lock(&f->objects);
 	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	int taken = rc == 0;
@@ -168,7 +168,7 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 		free(s);
 		return NULL;
 	}
-	atomic_store(&s->refs, 1);
+	atomic_store(&s->refcount, 1);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->released, NULL);
 	s->program_handle = program_handle;
@@ -177,7 +177,7 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 			 "not created through the guard", program_handle);
 		return s;
 	}
-	atomic_fetch_add(&p->refs, 1);
+	atomic_fetch_add(&p->refcount, 1);
 	s->program = p;
 	s->seal = p->seal;
 	s->seal_value = arena_seal_value(&s->seal);
@@ -186,7 +186,7 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 
 void ag_sched_unref(struct ag_sched *s)
 {
-	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
+	if (!s || atomic_fetch_sub(&s->refcount, 1) != 1)
 		return;
 	ac_schedule_free(s->sched);
 	ac_digester_free(s->digester);
@@ -247,7 +247,7 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	pthread_mutex_lock(&f->lock);
 	struct ag_sched *s = ag_handles_get(&f->schedules, arg->handle);
 	if (s)
-		atomic_fetch_add(&s->refs, 1);
+		atomic_fetch_add(&s->refcount, 1);
 	pthread_mutex_unlock(&f->lock);
 	/* Its lock (held across the driver's call) keeps its own appends
 	 * and submits out, the objects lock every create; the maps stay
@@ -286,7 +286,7 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle)
 		pthread_mutex_lock(&f->lock);
 		struct ag_sched *s = ag_handles_get(&f->schedules, handle);
 		if (s)
-			atomic_fetch_add(&s->refs, 1);
+			atomic_fetch_add(&s->refcount, 1);
 		pthread_mutex_unlock(&f->lock);
 		if (!s)
 			return NULL;

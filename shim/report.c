@@ -1213,10 +1213,10 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 	}
 	if (dump) {
 		p->program = s->program;
-		atomic_fetch_add(&p->program->refs, 1);
+		atomic_fetch_add(&p->program->refcount, 1);
 		p->refv = s->refv;
 		if (p->refv)
-			atomic_fetch_add(&p->refv->refs, 1);
+			atomic_fetch_add(&p->refv->refcount, 1);
 		p->n_refs = s->n_refs;
 	}
 	queue(p, s != NULL);   /* no schedule, no lock held: now */

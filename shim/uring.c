@@ -1279,7 +1279,7 @@ static int hold(struct ag_held **hp, struct ag_sched *s)
 		h->v = v;
 		h->cap = cap;
 	}
-	atomic_fetch_add(&s->refs, 1);
+	atomic_fetch_add(&s->refcount, 1);
 	s->holds++;
 	h->v[h->n++] = s;
 	return 0;

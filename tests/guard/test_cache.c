@@ -75,10 +75,10 @@ static struct ag_verdict *publish(struct ag_program *p, struct ag_refs *refs,
 	struct ag_verdict *v = ag_verdict_new();
 	ck_assert_ptr_nonnull(v);
 	v->digest = (struct ac_digest){ tag, 0xcace };
-	atomic_fetch_add(&p->refs, 1);
+	atomic_fetch_add(&p->refcount, 1);
 	v->program = p;
 	if (refs)
-		atomic_fetch_add(&refs->refs, 1);
+		atomic_fetch_add(&refs->refcount, 1);
 	v->refv = refs;
 	v->n_refs = n;
 	v->text = ag_strdup("certified");

@@ -248,7 +248,7 @@ START_TEST(test_verdict_cache_compares_bytes)
 	struct ag_verdict *v = ag_verdict_new();
 	v->digest = (struct ac_digest){ 1, 2 };       /* forged */
 	v->program = p;
-	atomic_fetch_add(&p->refs, 1);
+	atomic_fetch_add(&p->refcount, 1);
 	v->refv = r;
 	v->n_refs = 4;
 	v->verdict = PROG_BAD_D_VERDICT;
@@ -289,13 +289,13 @@ START_TEST(test_fd_table)
 	ck_assert_ptr_eq(ag_fd_peek(7), f);
 	ag_fd_forget(5);
 	ck_assert_ptr_eq(ag_fd_peek(5), AG_FD_UNKNOWN);
-	ck_assert_uint_eq(atomic_load(&f->refs), 2);
+	ck_assert_uint_eq(atomic_load(&f->refcount), 2);
 	ag_fd_set(9, AG_FD_NOTDEV);
 	ag_fd_dup(9, 7);                  /* 7 is no longer f */
 	ck_assert_ptr_eq(ag_fd_peek(7), AG_FD_UNKNOWN);
 	ag_fd_forget_range(100, UINT32_MAX);
 	ck_assert_ptr_eq(ag_fd_peek(3000), AG_FD_UNKNOWN);
-	ck_assert_uint_eq(atomic_load(&f->refs), 0);
+	ck_assert_uint_eq(atomic_load(&f->refcount), 0);
 	ag_fd_forget_range(0, UINT32_MAX);
 	/* A pipe is not the device: probed once, remembered. */
 	int p[2];
