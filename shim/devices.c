@@ -65,7 +65,7 @@ typedef _Atomic(uintptr_t) slot_t;
 /* Files are aligned: an odd value is a "not the device" identity. */
 static int is_file(uintptr_t v)
 {
-	return v > (uintptr_t)AG_FD_CLOSING && !(v & 1);
+	return ag_is_file((struct ag_file *)v) && !(v & 1);
 }
 
 static int is_notdev(uintptr_t v)
@@ -407,6 +407,7 @@ static void replace(slot_t *s, uintptr_t v)
 void ag_fd_set(int fd, struct ag_file *f)
 {
 	slot_t *s = slot(fd, 1);
+	assert(f != AG_SLOT_UNCERTAIN);      /* a slot's, not an fd's */
 	if (!s)
 		return;
 	if (is_file((uintptr_t)f))

@@ -135,10 +135,25 @@ extern __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
 struct ag_file;
 
-/* What an fd is, as far as the guard knows. */
+/*
+ * The values of a struct ag_file pointer that are no file (files are
+ * aligned, and never at the lowest addresses), each with one meaning:
+ * what an fd is, as far as the fd table knows (devices.c) ...
+ */
 #define AG_FD_UNKNOWN ((struct ag_file *)0)
-#define AG_FD_NOTDEV ((struct ag_file *)1)
+#define AG_FD_NOTDEV ((struct ag_file *)1)    /* not the device */
 #define AG_FD_CLOSING ((struct ag_file *)2)   /* close(2) under way */
+/* ... and what a registered file slot of a ring holds (uring.c), NULL
+ * there meaning not the device: it may be the device, and the guard
+ * cannot tell (the opposite of AG_FD_NOTDEV, hence its own value). */
+#define AG_SLOT_UNCERTAIN ((struct ag_file *)3)
+
+/* Whether f, a value of the fd table or of a registered slot, is a
+ * file, none of the values above. */
+static inline int ag_is_file(const struct ag_file *f)
+{
+	return (uintptr_t)f > (uintptr_t)AG_SLOT_UNCERTAIN;
+}
 
 /* The file behind fd, referenced, or NULL when fd is not the arena device
  * (probing its DRM driver name the first time, and again whenever the
@@ -181,7 +196,8 @@ int ag_file_try_ref(struct ag_file *f);
 void ag_file_unref(struct ag_file *f);
 /* A fresh file (tests; devices.c for a newly probed fd). */
 struct ag_file *ag_file_new(void);
-/* Attach f to fd in the table, as a probe would (tests). */
+/* Attach f (a file, or one of the AG_FD_ values) to fd in the table, as
+ * a probe would (tests). */
 void ag_fd_set(int fd, struct ag_file *f);
 
 /* fork: every lock of every file, in a fixed order. */

@@ -89,8 +89,6 @@
 #include "uring_abi.h"
 #include "usercopy.h"
 
-#define UNCERTAIN ((struct ag_file *)1)
-
 #ifndef IORING_SETUP_NO_SQARRAY
 #define IORING_SETUP_NO_SQARRAY (1U << 16)   /* Linux 6.6 */
 #endif
@@ -98,8 +96,8 @@
 #define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)   /* Linux 6.3 */
 #endif
 
-/* Registered slots: NULL (not the device), UNCERTAIN, or a file that
- * owns a reference.  Replaced whole on registration, changed in place
+/* Registered slots: NULL (not the device), AG_SLOT_UNCERTAIN, or a file
+ * that owns a reference.  Replaced whole on registration, changed in place
  * by updates. */
 struct slot_table {
 	unsigned int n;
@@ -194,7 +192,7 @@ static void table_free(struct slot_table *t)
 {
 	for (unsigned int i = 0; t && i < t->n; i++) {
 		struct ag_file *f = atomic_load(&t->v[i]);
-		if (f > UNCERTAIN)
+		if (ag_is_file(f))
 			ag_file_unref(f);
 	}
 	free(t);
@@ -226,19 +224,19 @@ static int slot_pending(struct ring_state *r, unsigned int i)
 	return 0;
 }
 
-/* What slot i of r holds: NULL, UNCERTAIN, or a referenced file.  A
- * slot a registration under way may change is UNCERTAIN: the kernel
- * may have its new file already. */
+/* What slot i of r holds: NULL, AG_SLOT_UNCERTAIN, or a referenced
+ * file.  A slot a registration under way may change is uncertain: the
+ * kernel may have its new file already. */
 static struct ag_file *slot_read(struct ring_state *r, unsigned int i)
 {
 	atomic_fetch_add(&r->readers, 1);
 	struct slot_table *t = atomic_load(&r->slots);
 	struct ag_file *f = NULL;
 	if ((t && t->lost) || slot_pending(r, i))
-		f = UNCERTAIN;
+		f = AG_SLOT_UNCERTAIN;
 	else if (t && i < t->n) {
 		f = atomic_load(&t->v[i]);
-		if (f > UNCERTAIN)
+		if (ag_is_file(f))
 			ag_file_ref(f);
 	}
 	atomic_fetch_sub(&r->readers, 1);
@@ -304,7 +302,7 @@ static void slot_set(struct ring_state *r, struct slot_table *t,
 {
 	assert(i < t->n);
 	struct ag_file *old = atomic_exchange(&t->v[i], f);
-	if (old <= UNCERTAIN)
+	if (!ag_is_file(old))
 		return;
 	if (d->n == sizeof(d->v) / sizeof(d->v[0]))
 		retired_drop(r, d);
@@ -599,7 +597,7 @@ static enum fd_kind fd_kind(int fd, struct ag_file **f, int exact)
 }
 
 /* What slots from + 0 .. n of the fd array `files` (0: all unset)
- * hold, into v: a referenced file, UNCERTAIN, NULL, or KEEP for
+ * hold, into v: a referenced file, AG_SLOT_UNCERTAIN, NULL, or KEEP for
  * IORING_REGISTER_FILES_SKIP (the slot keeps its file).  Its fstats and
  * probes are made with no lock held: a file on FUSE or NFS, or a slow
  * device, can take its time without stalling the ring's other users. */
@@ -613,7 +611,7 @@ static void slot_value(void *ctx, unsigned int slot, int fd)
 	struct ag_file **v = ctx;
 	struct ag_file *f;
 	enum fd_kind k = fd_kind(fd, &f, 1);
-	v[slot] = k == FD_DEVICE ? f : k == FD_MAYBE ? UNCERTAIN : NULL;
+	v[slot] = k == FD_DEVICE ? f : k == FD_MAYBE ? AG_SLOT_UNCERTAIN : NULL;
 }
 
 static void slot_values(uint64_t files, unsigned int from, unsigned int n,
@@ -672,7 +670,7 @@ static void files_update(struct ring_state *r, unsigned int off,
 				continue;
 			if (t && !t->lost && index < t->n)
 				slot_set(r, t, (unsigned int)index, v[i], &d);
-			else if (v[i] > UNCERTAIN)
+			else if (ag_is_file(v[i]))
 				ag_file_unref(v[i]);
 		}
 		retired_drop(r, &d);
@@ -834,7 +832,7 @@ static void reg_overlapped(struct ring_state *r, const struct ag_reg *g)
 	unsigned int lo = (unsigned int)(g->range >> 32);
 	unsigned int hi = (unsigned int)g->range;
 	for (unsigned int i = lo; i < hi && i < t->n; i++)
-		slot_set(r, t, i, UNCERTAIN, &d);
+		slot_set(r, t, i, AG_SLOT_UNCERTAIN, &d);
 	retired_drop(r, &d);
 }
 
@@ -1022,7 +1020,7 @@ static int may_be_device_path(const struct io_uring_sqe *sqe)
 	int fd = own_fd_link(path);
 	int rc = fd >= 0 ? ag_fstatat(fd, NULL, &st)
 			 : ag_fstatat(sqe->fd, path, &st);
-	if (fd >= 0 && ag_fd_peek(fd) > AG_FD_CLOSING)
+	if (fd >= 0 && ag_is_file(ag_fd_peek(fd)))
 		return 1;             /* the guard knows it as the device */
 	if (rc != 0)
 		return 1;
@@ -1034,7 +1032,7 @@ static void mark_uncertain_free(struct ring_state *r, struct slot_table *t,
 {
 	for (unsigned int i = 0; i < t->n; i++)
 		if (!atomic_load(&t->v[i]))
-			slot_set(r, t, i, UNCERTAIN, d);
+			slot_set(r, t, i, AG_SLOT_UNCERTAIN, d);
 }
 
 /* Slot `index` may become a file that `may_be_device` says about, if
@@ -1051,8 +1049,8 @@ static void slot_may_change(struct ring_state *r, struct slot_table *t,
 	if (index >= t->n)
 		return;
 	struct ag_file *was = atomic_load(&t->v[index]);
-	if (was != UNCERTAIN && (was || may_be_device))
-		slot_set(r, t, index, UNCERTAIN, d);
+	if (was != AG_SLOT_UNCERTAIN && (was || may_be_device))
+		slot_set(r, t, index, AG_SLOT_UNCERTAIN, d);
 }
 
 /* Whether fd may put the device in a slot (FILES_UPDATE). */
@@ -1127,8 +1125,8 @@ static void files_update_sqe(struct ring_state *r,
 				break;
 			struct ag_file *was = atomic_load_explicit(
 				&t->v[index], memory_order_relaxed);
-			if (was != UNCERTAIN && (was || devs[i]))
-				slot_set(r, t, index, UNCERTAIN, &d);
+			if (was != AG_SLOT_UNCERTAIN && (was || devs[i]))
+				slot_set(r, t, index, AG_SLOT_UNCERTAIN, &d);
 		}
 		retired_drop(r, &d);
 		pthread_mutex_unlock(&r->slots_lock);
@@ -1191,11 +1189,11 @@ static __attribute__((noinline)) void msg_send_fd(struct ring_state *r,
 						 struct ag_held **hp)
 {
 	struct ag_file *src = sqe->addr3 >= UINT_MAX ? NULL
-		: slots_enter(r, hp) != 0 ? UNCERTAIN
+		: slots_enter(r, hp) != 0 ? AG_SLOT_UNCERTAIN
 		: slot_read(r, (unsigned int)sqe->addr3);
 	if (!src)
 		return;         /* not the device, or nothing to send */
-	if (src != UNCERTAIN)
+	if (src != AG_SLOT_UNCERTAIN)
 		ag_file_unref(src);
 	struct ring_state *target = NULL;
 	if (!(sqe->flags & IOSQE_FIXED_FILE)) {
@@ -1450,16 +1448,17 @@ static int handle_cmd(struct walk *w, struct ag_file *f,
 	return rc;
 }
 
-/* The device file an SQE is aimed at (referenced), NULL, or UNCERTAIN;
- * NULL with errno set when it may be the device but cannot be checked
- * (no memory to know it, a probe that did not answer): refuse with it. */
+/* The device file an SQE is aimed at (referenced), NULL, or
+ * AG_SLOT_UNCERTAIN; NULL with errno set when it may be the device but
+ * cannot be checked (no memory to know it, a probe that did not
+ * answer): refuse with it. */
 static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
 {
 	errno = 0;
 	if (!(sqe->flags & IOSQE_FIXED_FILE))
 		return sqe->fd >= 0 ? ag_fd_file(sqe->fd) : NULL;
 	if (!w->r)
-		return UNCERTAIN;
+		return AG_SLOT_UNCERTAIN;
 	if (sqe->fd < 0)
 		return NULL;
 	if (slots_enter(w->r, &w->held) != 0) {
@@ -1493,7 +1492,8 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	if (!f)
 		return 0;
 	int rc, mirrored = 0;
-	if (f == UNCERTAIN && slot_pending(w->r, (unsigned int)sqe->fd)) {
+	if (f == AG_SLOT_UNCERTAIN &&
+	    slot_pending(w->r, (unsigned int)sqe->fd)) {
 		ag_report_once("registration under way", "a URING_CMD on "
 			       "registered file slot %d of ring fd %d while "
 			       "another thread's registration of the ring's "
@@ -1505,7 +1505,7 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 			fail_cmd(w, sqe, -EPERM);
 		return 0;
 	}
-	if (f == UNCERTAIN) {
+	if (f == AG_SLOT_UNCERTAIN) {
 		ag_report_once("uncertain slot", "a URING_CMD on registered "
 			       "file slot %d of ring fd %d: an earlier SQE may "
 			       "have put the device there, or it was registered "
