@@ -267,14 +267,19 @@ static void check_mirror(int file, uint32_t handle, int blocked,
 {
 	struct ag_sched *s = ag_sched_lock(devices[file], handle);
 	FUZZ_CHECK(s, "the driver's schedule %u is not mirrored", handle);
-	if (!s->poison[0] && s->program && !s->program->error) {
-		uint64_t n;
+	if (ag_sched_recorded(s)) {
+		uint64_t n, held;
+		struct ag_program *p;
+		struct ag_refs *refv;
+		ag_sched_contents(s, &p, &refv, &held);
 		const struct ac_ref *refs = fake_schedule_refs(file, handle, &n);
-		FUZZ_CHECK(s->n_refs == n && (n == 0 || memcmp(s->refv->v, refs,
+		FUZZ_CHECK(held == n && (n == 0 || memcmp(refv->v, refs,
 						n * sizeof(*refs)) == 0),
 			   "schedule %u: %llu references mirrored, the driver "
-			   "has %llu", handle, (unsigned long long)s->n_refs,
+			   "has %llu", handle, (unsigned long long)held,
 			   (unsigned long long)n);
+		ag_refs_unref(refv);
+		ag_program_unref(p);
 		struct fuzz_outcome o;
 		fake_schedule_certify(file, handle, &o);
 		FUZZ_CHECK(!blocked || o.rc != 0 || o.verdict != 0,

@@ -86,7 +86,7 @@ void ag_api_note_refusal(const struct ag_submit *sub,
 					       : "warning: submitting",
 	       sub->schedule);
 	if (s)
-		append(r, "program %u, ", s->program_handle);
+		append(r, "program %u, ", ag_sched_program_handle(s));
 	append(r, "fd %d, %s, pid %d)", sub->fd,
 	       sub->path == AG_PATH_URING ? "io_uring" : "ioctl",
 	       (int)getpid());

@@ -115,8 +115,7 @@ struct ag_file *ag_file_attach(int fd)
 		free(c);
 		return NULL;
 	}
-	f->sealed = 1;
-	f->context = id;
+	ag_file_seal(f, id);
 	pthread_mutex_lock(&context_lock);
 	struct ag_file *first = by_context(id);     /* another thread's */
 	if (!first) {
@@ -134,8 +133,7 @@ struct ag_file *ag_file_attach(int fd)
 
 void ag_file_detach(struct ag_file *f)
 {
-	assert(f);
-	if (!f->context)
+	if (!ag_file_context(f))
 		return;
 	pthread_mutex_lock(&context_lock);
 	for (struct context **pp = &contexts; *pp; pp = &(*pp)->next) {

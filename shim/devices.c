@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which fds are the arena device, and the open file description behind
- * each (struct ag_file: a dup'ed fd shares its file's programs and
- * schedules, as it shares the drm_file in a kernel).
+ * each (struct ag_file, mirror.c's: a dup'ed fd shares its file's
+ * programs and schedules, as it shares the drm_file in a kernel).
  *
  * The table is two-level and lock-free for readers: chunks of 1024 slots
  * allocated on first use, each slot an atomic word holding UNKNOWN,
@@ -35,10 +35,11 @@
  * may be the arena's, so the request is refused with the probe's error
  * and a record.
  *
- * Files are never freed, only emptied and reused: a reader that loaded a
- * pointer just before the fd was closed may still touch the struct, and
- * takes its reference only if the count is not zero and the slot still
- * holds the same pointer afterwards.
+ * Files are never freed, only emptied and reused (mirror.c): a reader
+ * that loaded a pointer just before the fd was closed may still touch
+ * the struct, and takes its reference only if the count is not zero
+ * (ag_file_try_ref) and the slot still holds the same pointer
+ * afterwards.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -83,11 +84,6 @@ static uintptr_t notdev_of(const struct stat *st)
 
 static _Atomic(slot_t *) chunks[MAX_CHUNKS];
 
-/* Every file ever made, newest first; append-only, so it can be walked
- * without a lock (fork). */
-static _Atomic(struct ag_file *) all_files;
-static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static slot_t *slot(int fd, int create)
 {
 	if (fd < 0 || (unsigned int)fd >= MAX_CHUNKS * CHUNK)
@@ -104,64 +100,6 @@ static slot_t *slot(int fd, int create)
 			free(fresh);
 	}
 	return chunk ? &chunk[fd & (CHUNK - 1)] : NULL;
-}
-
-/* ---- files ---- */
-
-int ag_file_try_ref(struct ag_file *f)
-{
-	unsigned int n = atomic_load(&f->refcount);
-	while (n != 0)
-		if (atomic_compare_exchange_weak(&f->refcount, &n, n + 1))
-			return 1;
-	return 0;
-}
-
-void ag_file_ref(struct ag_file *f)
-{
-	atomic_fetch_add(&f->refcount, 1);
-}
-
-static atomic_int reusable_files;
-
-void ag_file_unref(struct ag_file *f)
-{
-	if (!f || atomic_fetch_sub(&f->refcount, 1) != 1)
-		return;
-	ag_file_teardown(f);
-	pthread_mutex_lock(&files_lock);
-	f->fd = -2;                       /* reusable */
-	atomic_fetch_add(&reusable_files, 1);
-	pthread_mutex_unlock(&files_lock);
-}
-
-struct ag_file *ag_file_new(void)
-{
-	pthread_mutex_lock(&files_lock);
-	struct ag_file *f = NULL;
-	if (atomic_load(&reusable_files) > 0) {
-		for (f = atomic_load(&all_files); f; f = f->all_next)
-			if (f->fd == -2 && atomic_load(&f->refcount) == 0)
-				break;
-	}
-	if (f) {
-		atomic_fetch_sub(&reusable_files, 1);
-		f->fd = -1;
-		atomic_store(&f->refcount, 1);
-		pthread_mutex_unlock(&files_lock);
-		return f;
-	}
-	f = calloc(1, sizeof(*f));
-	if (f) {
-		pthread_mutex_init(&f->lock, NULL);
-		pthread_mutex_init(&f->objects, NULL);
-		f->fd = -1;
-		atomic_store(&f->refcount, 1);
-		f->all_next = atomic_load(&all_files);
-		atomic_store(&all_files, f);
-	}
-	pthread_mutex_unlock(&files_lock);
-	return f;
 }
 
 /* ---- probing ---- */
@@ -276,16 +214,10 @@ static uintptr_t probe(int fd)
 		/* A new open file of the device: is any ring out of sight? */
 		ag_uring_note_unseen_rings();
 	}
-	if (!f) {
+	if (!f)
 		errno = ENOMEM;
-	} else {
-		/* ag_file_new reads it, under the list lock, to find
-		 * reusable files. */
-		pthread_mutex_lock(&files_lock);
-		if (f->fd < 0)
-			f->fd = fd;
-		pthread_mutex_unlock(&files_lock);
-	}
+	else
+		ag_file_seen_on(f, fd);
 	return (uintptr_t)f;
 }
 
@@ -472,56 +404,11 @@ void ag_fd_dup(int oldfd, int newfd)
 
 /* ---- fork ---- */
 
-static void sched_lock_each(void *v)
-{
-	pthread_mutex_lock(&((struct ag_sched *)v)->lock);
-}
-
-static void sched_unlock_each(void *v)
-{
-	pthread_mutex_unlock(&((struct ag_sched *)v)->lock);
-}
-
-static void sched_reset_each(void *v)
-{
-	struct ag_sched *s = v;
-	/* The threads that held it are not in the child. */
-	s->holds = 0;
-	pthread_cond_init(&s->released, NULL);
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* A file's creates and destroys, its maps, then its schedules' (the
- * order used everywhere), then the list lock, which is a leaf. */
-void ag_devices_lock_all(void)
-{
-	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
-		pthread_mutex_lock(&f->objects);
-		pthread_mutex_lock(&f->lock);
-		ag_handles_each(&f->schedules, sched_lock_each);
-	}
-	pthread_mutex_lock(&files_lock);
-}
-
-/* The child: closes under way in other threads will never finish. */
-static void end_closes(void)
+void ag_devices_forked(void)
 {
 	for (unsigned int c = 0; c < MAX_CHUNKS; c++) {
 		slot_t *chunk = atomic_load(&chunks[c]);
 		for (unsigned int i = 0; chunk && i < CHUNK; i++)
 			ag_fd_closed((int)(c * CHUNK + i));
 	}
-}
-
-void ag_devices_unlock_all(int child)
-{
-	pthread_mutex_unlock(&files_lock);
-	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
-		ag_handles_each(&f->schedules,
-				child ? sched_reset_each : sched_unlock_each);
-		pthread_mutex_unlock(&f->lock);
-		pthread_mutex_unlock(&f->objects);
-	}
-	if (child)
-		end_closes();
 }

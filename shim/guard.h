@@ -5,9 +5,11 @@
  *
  *   options.c    ARENAGUARD_OPTIONS and the ARENAGUARD* variables, read once
  *   devices.c    which fds are the device: a lock-free fd table of
- *                struct ag_file (the open file description), probing
+ *                struct ag_file pointers, probing
  *   handles.c    u32 handle -> object maps (per file)
- *   mirror.c     the driver's programs and schedules, mirrored per file
+ *   mirror.c     the driver's programs and schedules, mirrored per file:
+ *                struct ag_file (an open file description of the device)
+ *                and struct ag_sched (a schedule), opaque to the others
  *   cache.c      certified programs by image, verdicts by digest, hints
  *   decide.c     the submit-time decision: allow or block, and why
  *   request.c    one handler per guarded request, for both front ends
@@ -190,19 +192,13 @@ void ag_fd_dup(int oldfd, int newfd);
  * caching: 1, 0, or -1 for a closed fd. */
 int ag_probe_device(int fd);
 
-void ag_file_ref(struct ag_file *f);
-/* A reference unless the count is 0 (the file is being emptied): 1 or 0. */
-int ag_file_try_ref(struct ag_file *f);
-void ag_file_unref(struct ag_file *f);
-/* A fresh file (tests; devices.c for a newly probed fd). */
-struct ag_file *ag_file_new(void);
 /* Attach f (a file, or one of the AG_FD_ values) to fd in the table, as
  * a probe would (tests). */
 void ag_fd_set(int fd, struct ag_file *f);
 
-/* fork: every lock of every file, in a fixed order. */
-void ag_devices_lock_all(void);
-void ag_devices_unlock_all(int child);
+/* In a forked child: the closes under way in other threads, which will
+ * never finish there, are over. */
+void ag_devices_forked(void);
 
 /* ---- handles.c ---------------------------------------------------------- */
 
@@ -318,53 +314,57 @@ uint64_t ag_cache_entries(void);
 
 /* ---- mirror.c: per-file programs and schedules -------------------------- */
 
-struct ag_file {
-	atomic_uint refcount;
-	pthread_mutex_t lock;       /* the maps, held for a lookup or an
-				     * update, never across the driver */
-	pthread_mutex_t objects;    /* creates and destroys, held across
-				     * the driver's call: their order */
-	struct ag_handles programs; /* handle -> struct ag_program */
-	struct ag_handles schedules;/* handle -> struct ag_sched */
-	int fd;                     /* an fd it was seen on, for reports */
-	/* Set once by ag_file_attach before the file is published in the
-	 * fd table, cleared by teardown: */
-	int sealed;                 /* the driver checks seals on it */
-	uint64_t context;           /* the driver's context id, or 0 */
-	struct ag_file *all_next;   /* every file ever made (fork walks) */
-};
+/*
+ * struct ag_file (an open file description of the device: its programs
+ * and schedules by handle, whether it is sealed) and struct ag_sched (a
+ * schedule: its references, their digest and (D), its seal, its last
+ * verdict) are mirror.c's; the other files hold pointers and call the
+ * functions below.  "s locked": the caller holds s from ag_sched_lock
+ * (asserted in debug builds).
+ */
+struct ag_sched;
+
+/* ---- files ---- */
+
+/* A fresh file, referenced (tests; attach.c for a newly probed fd). */
+struct ag_file *ag_file_new(void);
+void ag_file_ref(struct ag_file *f);
+/* A reference unless the count is 0 (the file is being emptied): 1 or 0. */
+int ag_file_try_ref(struct ag_file *f);
+/* Drops a reference (f may be NULL); the last one empties f (its
+ * objects, its seal) for reuse: files are never freed. */
+void ag_file_unref(struct ag_file *f);
+/* fd is one f was seen on (devices.c, once a probe found it), kept for
+ * reports unless f has one already. */
+void ag_file_seen_on(struct ag_file *f, int fd);
+/* An fd f was seen on, for reports (a registered slot has none), or -1. */
+int ag_file_fd(const struct ag_file *f);
+/* attach.c: f, new and not yet in the fd table, is sealed under context
+ * id `context` (never 0). */
+void ag_file_seal(struct ag_file *f, uint64_t context);
+/* Whether the driver checks seals on f; its context id (0: unsealed).
+ * No lock: set before f is published, cleared when it is emptied. */
+int ag_file_sealed(const struct ag_file *f);
+uint64_t ag_file_context(const struct ag_file *f);
+/* Tests: f's reference count; how many programs and schedules f's
+ * mirror holds. */
+unsigned int ag_file_refcount(const struct ag_file *f);
+void ag_file_objects(struct ag_file *f, uint32_t *programs,
+		     uint32_t *schedules);
+
+/* fork: every file's creates and destroys, its maps, its schedules (the
+ * order used everywhere), then the list of files, a leaf; unlocked, or
+ * in the child reset (the threads holding schedules are not there). */
+void ag_mirror_lock_all(void);
+void ag_mirror_unlock_all(int child);
+
+/* ---- schedules ---- */
 
 /* Reference blocks handed to the driver by io_uring appends: they must
  * outlive the SQE, so they live as long as the schedule. */
 struct ag_block {
 	struct ag_block *next;
 	struct ac_ref v[];
-};
-
-struct ag_sched {
-	atomic_uint refcount;
-	pthread_mutex_t lock;
-	pthread_cond_t released;    /* holds dropped to 0 */
-	unsigned int holds;         /* io_uring submits and appends between
-				     * check and the driver: appends wait,
-				     * destroys are refused (EBUSY) */
-	int dead;                   /* destroyed: a retry must look again */
-	uint32_t handle, program_handle;
-	struct ag_program *program; /* NULL: unknown to the guard */
-	struct ag_refs *refv;       /* every reference appended */
-	uint64_t n_refs;
-	ac_digester *digester;      /* digest of program + refs so far */
-	ac_schedule *sched;         /* NULL while lazy */
-	char poison[256];           /* why the mirror cannot be trusted */
-	struct ag_block *blocks;
-	struct ac_digest *prefixes; /* digest after each append batch */
-	uint64_t n_prefixes, cap_prefixes;
-	struct ag_verdict *last;    /* decided for n_refs == last->n_refs */
-	/* uapi.h's seal of exactly the image and references the guard
-	 * forwarded, its value kept current at append time so that a
-	 * submit reads it (valid while the schedule is recorded). */
-	struct arena_seal seal;
-	uint64_t seal_value;
 };
 
 /* Program create: the guard's image copy is certified (or found). */
@@ -415,12 +415,42 @@ int ag_sched_reserve(struct ag_sched *s, uint64_t n);
 int ag_sched_recorded(const struct ag_sched *s);
 /* Marks the mirror untrustworthy: every later submit of it is blocked. */
 void ag_sched_poison(struct ag_sched *s, const char *why);
-/* Builds the ac_schedule of a lazy schedule: 0; -ENOMEM (still lazy);
- * -EINVAL (malformed references: poisoned). */
-int ag_sched_materialize(struct ag_sched *s);
+/* The reason s (locked) cannot be trusted (ag_sched_poison), or NULL. */
+const char *ag_sched_poisoned(const struct ag_sched *s);
+/* s's program (never changes), NULL when the guard does not know it;
+ * the driver's handle of it. */
+const struct ag_program *ag_sched_program(const struct ag_sched *s);
+uint32_t ag_sched_program_handle(const struct ag_sched *s);
+/* How many references were appended to s (locked). */
+uint64_t ag_sched_length(const struct ag_sched *s);
+/* What s (locked) holds, referenced, for use after its lock is dropped
+ * (a dump): its program (NULL: unknown; ag_program_unref) and its
+ * references refv->v[0, *n) (refv NULL when none; ag_refs_unref). */
+void ag_sched_contents(const struct ag_sched *s, struct ag_program **p,
+		       struct ag_refs **refv, uint64_t *n);
+/* Whether s (locked) is lazy, without an ac_schedule yet (tests). */
+int ag_sched_lazy(const struct ag_sched *s);
+/* uapi.h's seal value of exactly what the guard forwarded for s
+ * (locked; exact only while ag_sched_recorded: a warn-mode submit of
+ * another schedule forwards whatever it is). */
+uint64_t ag_sched_seal(const struct ag_sched *s);
+/* The verdict on what s (locked, recorded) holds now, referenced: the
+ * one of its last submit when nothing was appended since, else the
+ * cached one (bytes compared), else computed once and published; NULL
+ * when it cannot be had (s is then poisoned, or memory ran out). */
+struct ag_verdict *ag_sched_verdict(struct ag_sched *s);
+/* b, handed to the driver by an io_uring append to s (locked), lives as
+ * long as s. */
+void ag_sched_keep_block(struct ag_sched *s, struct ag_block *b);
+/* An io_uring submit or append of s (locked) is between its check and
+ * the kernel: s is referenced and held (appends wait, destroys are
+ * refused) until ag_sched_release, called with s unlocked. */
+void ag_sched_hold(struct ag_sched *s);
+void ag_sched_release(struct ag_sched *s);
+/* Whether s (locked) is held by more than `own` holds (the caller's). */
+int ag_sched_held_by_others(const struct ag_sched *s, unsigned int own);
 
 void ag_sched_unref(struct ag_sched *s);
-void ag_file_teardown(struct ag_file *f);
 
 /* ---- decide.c ----------------------------------------------------------- */
 

@@ -74,7 +74,7 @@ static int forward_ioctl(int fd, unsigned int cmd, void *arg)
 static void fork_prepare(void)
 {
 	ag_uring_lock_all();
-	ag_devices_lock_all();
+	ag_mirror_lock_all();
 	ag_cache_lock_all();
 	ag_report_lock_all();
 	ag_suppress_lock_all();
@@ -85,7 +85,7 @@ static void fork_parent(void)
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(0);
 	ag_cache_unlock_all(0);
-	ag_devices_unlock_all(0);
+	ag_mirror_unlock_all(0);
 	ag_uring_unlock_all(0);
 }
 
@@ -94,7 +94,8 @@ static void fork_child(void)
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(1);
 	ag_cache_unlock_all(1);
-	ag_devices_unlock_all(1);
+	ag_mirror_unlock_all(1);
+	ag_devices_forked();
 	ag_uring_unlock_all(1);
 	ag_output_forked();
 }

@@ -26,7 +26,16 @@
  * schedule decided before), it stays lazy; otherwise it is materialised
  * (ac_schedule_new and the references so far) and from then on every
  * append advances (D) at once, so that its submit finds the verdict
- * known.
+ * known.  A submit reads the verdict from the schedule itself when
+ * nothing was appended since its last one, else from the verdict cache
+ * by digest (bytes compared), else from the ac_schedule, once, and
+ * publishes it (ag_sched_verdict; decide.c decides with it).
+ *
+ * The structs are this file's alone.  Files are never freed, only
+ * emptied and reused: a reader of the fd table (devices.c) that loaded a
+ * pointer just before the fd was closed may still touch the struct, and
+ * takes its reference only if the count is not zero (ag_file_try_ref)
+ * and the slot still holds the same pointer afterwards.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -37,6 +46,211 @@
 
 #include "guard.h"
 #include "usercopy.h"
+
+struct ag_file {
+	atomic_uint refcount;
+	pthread_mutex_t lock;       /* the maps, held for a lookup or an
+				     * update, never across the driver */
+	pthread_mutex_t objects;    /* creates and destroys, held across
+				     * the driver's call: their order */
+	struct ag_handles programs; /* handle -> struct ag_program */
+	struct ag_handles schedules;/* handle -> struct ag_sched */
+	int fd;                     /* an fd it was seen on, for reports;
+				     * -2: emptied, reusable (files_lock) */
+	/* Set once by ag_file_seal before the file is published in the
+	 * fd table, cleared by teardown: */
+	int sealed;                 /* the driver checks seals on it */
+	uint64_t context;           /* the driver's context id, or 0 */
+	struct ag_file *all_next;   /* every file ever made (fork walks) */
+};
+
+struct ag_sched {
+	atomic_uint refcount;
+	pthread_mutex_t lock;
+#ifndef NDEBUG
+	const char *locked_by;      /* the holder of lock (its this_thread),
+				     * or NULL: asserts only */
+#endif
+	pthread_cond_t released;    /* holds dropped to 0 */
+	unsigned int holds;         /* io_uring submits and appends between
+				     * check and the driver: appends wait,
+				     * destroys are refused (EBUSY) */
+	int dead;                   /* destroyed: a retry must look again */
+	uint32_t handle, program_handle;
+	struct ag_program *program; /* NULL: unknown to the guard */
+	struct ag_refs *refv;       /* every reference appended */
+	uint64_t n_refs;
+	ac_digester *digester;      /* digest of program + refs so far */
+	ac_schedule *sched;         /* NULL while lazy */
+	char poison[256];           /* why the mirror cannot be trusted */
+	struct ag_block *blocks;
+	struct ac_digest *prefixes; /* digest after each append batch */
+	uint64_t n_prefixes, cap_prefixes;
+	struct ag_verdict *last;    /* decided for n_refs == last->n_refs */
+	/* uapi.h's seal of exactly the image and references the guard
+	 * forwarded, its value kept current at append time so that a
+	 * submit reads it (valid while the schedule is recorded). */
+	struct arena_seal seal;
+	uint64_t seal_value;
+};
+
+#ifndef NDEBUG
+/* Its address names the calling thread (cheaper than pthread_self). */
+static __thread char this_thread __attribute__((tls_model("initial-exec")));
+#define LOCKED_BY(s, who) ((s)->locked_by = (who))
+#else
+#define LOCKED_BY(s, who) ((void)0)
+#endif
+
+/* s's lock, taken and dropped through these (fork's lock_all aside, under
+ * which nothing asserts): in debug builds they remember the holder, so
+ * that "s locked" is asserted (locked_sched). */
+static void sched_mutex_lock(struct ag_sched *s)
+{
+	pthread_mutex_lock(&s->lock);
+	LOCKED_BY(s, &this_thread);
+}
+
+static void sched_mutex_unlock(struct ag_sched *s)
+{
+	LOCKED_BY(s, NULL);
+	pthread_mutex_unlock(&s->lock);
+}
+
+#ifndef NDEBUG
+/* Whether this thread holds s's lock (asserts only). */
+static int locked_sched(const struct ag_sched *s)
+{
+	return s && s->locked_by == &this_thread;
+}
+#endif
+
+/* Drops a reference from *count (there was one: asserted): whether it
+ * was the last. */
+static int drop_ref(atomic_uint *count)
+{
+	unsigned int was = atomic_fetch_sub(count, 1);
+	assert(was > 0);
+	return was == 1;
+}
+
+/* ---- files ---- */
+
+/* Every file ever made, newest first; append-only, so it can be walked
+ * without a lock (fork). */
+static _Atomic(struct ag_file *) all_files;
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int reusable_files;
+
+static void file_teardown(struct ag_file *f);
+
+int ag_file_try_ref(struct ag_file *f)
+{
+	assert(f);
+	unsigned int n = atomic_load(&f->refcount);
+	while (n != 0)
+		if (atomic_compare_exchange_weak(&f->refcount, &n, n + 1))
+			return 1;
+	return 0;
+}
+
+void ag_file_ref(struct ag_file *f)
+{
+	assert(f && atomic_load(&f->refcount) > 0);
+	atomic_fetch_add(&f->refcount, 1);
+}
+
+void ag_file_unref(struct ag_file *f)
+{
+	if (!f || !drop_ref(&f->refcount))
+		return;
+	file_teardown(f);
+	pthread_mutex_lock(&files_lock);
+	f->fd = -2;                       /* reusable */
+	atomic_fetch_add(&reusable_files, 1);
+	pthread_mutex_unlock(&files_lock);
+}
+
+struct ag_file *ag_file_new(void)
+{
+	pthread_mutex_lock(&files_lock);
+	struct ag_file *f = NULL;
+	if (atomic_load(&reusable_files) > 0) {
+		for (f = atomic_load(&all_files); f; f = f->all_next)
+			if (f->fd == -2 && atomic_load(&f->refcount) == 0)
+				break;
+	}
+	if (f) {
+		atomic_fetch_sub(&reusable_files, 1);
+		f->fd = -1;
+		atomic_store(&f->refcount, 1);
+		pthread_mutex_unlock(&files_lock);
+		return f;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f) {
+		pthread_mutex_init(&f->lock, NULL);
+		pthread_mutex_init(&f->objects, NULL);
+		f->fd = -1;
+		atomic_store(&f->refcount, 1);
+		f->all_next = atomic_load(&all_files);
+		atomic_store(&all_files, f);
+	}
+	pthread_mutex_unlock(&files_lock);
+	return f;
+}
+
+void ag_file_seen_on(struct ag_file *f, int fd)
+{
+	assert(f && fd >= 0);
+	/* ag_file_new reads it, under the list lock, to find reusable
+	 * files. */
+	pthread_mutex_lock(&files_lock);
+	if (f->fd < 0)
+		f->fd = fd;
+	pthread_mutex_unlock(&files_lock);
+}
+
+int ag_file_fd(const struct ag_file *f)
+{
+	assert(f);
+	return f->fd;
+}
+
+void ag_file_seal(struct ag_file *f, uint64_t context)
+{
+	assert(f && context != 0 && !f->sealed);
+	f->sealed = 1;
+	f->context = context;
+}
+
+int ag_file_sealed(const struct ag_file *f)
+{
+	assert(f);
+	return f->sealed;
+}
+
+uint64_t ag_file_context(const struct ag_file *f)
+{
+	assert(f);
+	return f->context;
+}
+
+unsigned int ag_file_refcount(const struct ag_file *f)
+{
+	assert(f);
+	return atomic_load(&f->refcount);
+}
+
+void ag_file_objects(struct ag_file *f, uint32_t *programs,
+		     uint32_t *schedules)
+{
+	assert(f);
+	pthread_mutex_lock(&f->lock);
+	*programs = f->programs.used;
+	*schedules = f->schedules.used;
+	pthread_mutex_unlock(&f->lock);
+}
 
 /* Has the driver destroy what it has just created for a request the
  * guard could not record: no object is left that the guard does not
@@ -186,8 +400,9 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 
 void ag_sched_unref(struct ag_sched *s)
 {
-	if (!s || atomic_fetch_sub(&s->refcount, 1) != 1)
+	if (!s || !drop_ref(&s->refcount))
 		return;
+	assert(s->holds == 0);          /* a hold keeps a reference */
 	ac_schedule_free(s->sched);
 	ac_digester_free(s->digester);
 	ag_refs_unref(s->refv);
@@ -253,7 +468,7 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	 * and submits out, the objects lock every create; the maps stay
 	 * free for the file's other schedules. */
 	if (s)
-		pthread_mutex_lock(&s->lock);
+		sched_mutex_lock(s);
 	/* An io_uring submit or append of it, approved, has yet to reach
 	 * the driver: EBUSY, the driver's answer for a schedule about to
 	 * execute.  Were it destroyed now, a new schedule could take the
@@ -263,7 +478,7 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	if (s) {
 		if (rc == 0)
 			s->dead = 1;     /* a waiter looks again */
-		pthread_mutex_unlock(&s->lock);
+		sched_mutex_unlock(s);
 		if (rc == 0) {
 			/* After its lock: the maps' is never taken under a
 			 * schedule's (fork takes them in that order). */
@@ -290,10 +505,10 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle)
 		pthread_mutex_unlock(&f->lock);
 		if (!s)
 			return NULL;
-		pthread_mutex_lock(&s->lock);
+		sched_mutex_lock(s);
 		if (!s->dead)
 			return s;
-		pthread_mutex_unlock(&s->lock);
+		sched_mutex_unlock(s);
 		ag_sched_unref(s);
 	}
 }
@@ -315,27 +530,114 @@ int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
 
 void ag_sched_unlock(struct ag_sched *s)
 {
-	pthread_mutex_unlock(&s->lock);
+	assert(locked_sched(s));
+	sched_mutex_unlock(s);
 	ag_sched_unref(s);
 	ag_report_flush();      /* records composed under the lock */
 }
 
 void ag_sched_wait_holds(struct ag_sched *s, unsigned int own)
 {
-	while (s->holds > own)
+	assert(locked_sched(s));
+	while (s->holds > own) {
+		/* Others take and drop the lock meanwhile. */
 		pthread_cond_wait(&s->released, &s->lock);
+		LOCKED_BY(s, &this_thread);
+	}
+}
+
+int ag_sched_held_by_others(const struct ag_sched *s, unsigned int own)
+{
+	assert(locked_sched(s));
+	return s->holds > own;
+}
+
+void ag_sched_hold(struct ag_sched *s)
+{
+	assert(locked_sched(s) && !s->dead);
+	atomic_fetch_add(&s->refcount, 1);
+	s->holds++;
+}
+
+void ag_sched_release(struct ag_sched *s)
+{
+	sched_mutex_lock(s);
+	assert(s->holds > 0);
+	if (--s->holds == 0)
+		pthread_cond_broadcast(&s->released);
+	sched_mutex_unlock(s);
+	ag_sched_unref(s);
+}
+
+void ag_sched_keep_block(struct ag_sched *s, struct ag_block *b)
+{
+	assert(locked_sched(s) && b);
+	b->next = s->blocks;
+	s->blocks = b;
+}
+
+const char *ag_sched_poisoned(const struct ag_sched *s)
+{
+	assert(locked_sched(s));
+	return s->poison[0] ? s->poison : NULL;
+}
+
+const struct ag_program *ag_sched_program(const struct ag_sched *s)
+{
+	assert(s);
+	return s->program;
+}
+
+uint32_t ag_sched_program_handle(const struct ag_sched *s)
+{
+	assert(s);
+	return s->program_handle;
+}
+
+uint64_t ag_sched_length(const struct ag_sched *s)
+{
+	assert(locked_sched(s));
+	return s->n_refs;
+}
+
+void ag_sched_contents(const struct ag_sched *s, struct ag_program **p,
+		       struct ag_refs **refv, uint64_t *n)
+{
+	assert(locked_sched(s));
+	*p = s->program;
+	if (*p)
+		atomic_fetch_add(&(*p)->refcount, 1);
+	*refv = s->refv;
+	if (*refv)
+		atomic_fetch_add(&(*refv)->refcount, 1);
+	*n = s->n_refs;
+}
+
+int ag_sched_lazy(const struct ag_sched *s)
+{
+	assert(locked_sched(s));
+	return s->sched == NULL;
+}
+
+uint64_t ag_sched_seal(const struct ag_sched *s)
+{
+	assert(locked_sched(s));
+	return s->seal_value;
 }
 
 void ag_sched_poison(struct ag_sched *s, const char *why)
 {
+	assert(locked_sched(s));
 	if (!s->poison[0])
 		snprintf(s->poison, sizeof(s->poison), "%s", why);
 }
 
 /* ac_schedule for the references so far: 0; -ENOMEM (it stays lazy,
- * to be tried again); -EINVAL (the mirror is poisoned). */
-int ag_sched_materialize(struct ag_sched *s)
+ * to be tried again); -EINVAL (the mirror is poisoned).  s locked,
+ * recorded, lazy. */
+static int materialize(struct ag_sched *s)
 {
+	assert(locked_sched(s) && ag_sched_recorded(s) && !s->sched);
 	struct ac_error err;
 	char text[512];
 	uint64_t start = ag_now_ns();
@@ -383,12 +685,13 @@ static void push_prefix(struct ag_sched *s, const struct ac_digest *d)
 
 int ag_sched_recorded(const struct ag_sched *s)
 {
-	assert(s);
+	assert(locked_sched(s));
 	return !s->poison[0] && s->program && !s->program->error;
 }
 
 int ag_sched_reserve(struct ag_sched *s, uint64_t n)
 {
+	assert(locked_sched(s));
 	if (!ag_sched_recorded(s) || n == 0 || n > UINT64_MAX - s->n_refs)
 		return 0;
 	struct ag_refs *r = ag_refs_grow(s->refv, s->n_refs, s->n_refs + n);
@@ -401,8 +704,9 @@ int ag_sched_reserve(struct ag_sched *s, uint64_t n)
 int ag_sched_malformed(struct ag_sched *s, const struct ac_ref *refs,
 		       uint64_t n, struct ac_error *err)
 {
+	assert(locked_sched(s) && (refs || n == 0));
 	if (!ag_sched_recorded(s) ||
-	    (!s->sched && ag_sched_materialize(s) != 0))
+	    (!s->sched && materialize(s) != 0))
 		return 0;
 	uint64_t executed = ac_schedule_executed(s->sched);
 	for (uint64_t i = 0; i < n; i++)
@@ -415,6 +719,7 @@ int ag_sched_malformed(struct ag_sched *s, const struct ac_ref *refs,
 int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err)
 {
+	assert(locked_sched(s) && (refs || n == 0));
 	/* Nothing to certify with: the submit is blocked anyway. */
 	if (!ag_sched_recorded(s) || n == 0)
 		return 0;
@@ -434,7 +739,7 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 	 * recorded, and (D) waits for the submit.  A poisoned mirror blocks
 	 * every submit: accept the batch. */
 	if (!s->sched && !ag_hint_has(&d) &&
-	    ag_sched_materialize(s) == -EINVAL)
+	    materialize(s) == -EINVAL)
 		return 0;
 	if (s->sched) {
 		uint64_t start = ag_now_ns();
@@ -451,6 +756,7 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 			return -EINVAL;
 		}
 	}
+	assert(s->refv && s->refv->cap >= s->n_refs + n);   /* reserved */
 	memcpy(&s->refv->v[s->n_refs], refs, n * sizeof(*refs));
 	s->n_refs += n;
 	push_prefix(s, &d);
@@ -458,6 +764,74 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 	arena_seal_refs(&s->seal, (const struct drm_arena_ref *)refs, n);
 	s->seal_value = arena_seal_value(&s->seal);
 	return 0;
+}
+
+/* ---- verdicts ---- */
+
+/* Computes, publishes and returns (referenced) s's verdict; NULL when
+ * it cannot (s is then poisoned, or memory ran out).  s locked,
+ * recorded. */
+static struct ag_verdict *compute(struct ag_sched *s,
+				  const struct ac_digest *d)
+{
+	if (!s->sched && materialize(s) != 0)
+		return NULL;
+	struct ag_verdict *v = ag_verdict_new();
+	if (!v)
+		return NULL;
+	uint64_t start = ag_now_ns();
+	char text[4096];
+	v->digest = *d;
+	v->verdict = ac_schedule_verdict(s->sched, &v->diag);
+	v->text = ag_strdup(ac_diag_render(&v->diag, s->program->prog, text,
+					   sizeof(text)));
+	atomic_fetch_add(&s->program->refcount, 1);
+	v->program = s->program;
+	if (s->refv)
+		atomic_fetch_add(&s->refv->refcount, 1);
+	v->refv = s->refv;
+	v->n_refs = s->n_refs;
+	atomic_fetch_add(&ag_stats.certify_ns, ag_now_ns() - start);
+	atomic_fetch_add(&ag_stats.schedules_certified, 1);
+	if (!v->text) {
+		ag_verdict_unref(v);
+		return NULL;
+	}
+	v = ag_verdict_publish(v);
+	/* A rebuild of this schedule may stay lazy up to its submit. */
+	ag_hints_add(s->prefixes, s->n_prefixes);
+	return v;
+}
+
+struct ag_verdict *ag_sched_verdict(struct ag_sched *s)
+{
+	assert(locked_sched(s) && ag_sched_recorded(s));
+	if (s->last && s->last->n_refs == s->n_refs) {
+		atomic_fetch_add(&ag_stats.verdict_hits, 1);
+		atomic_fetch_add(&s->last->refcount, 1);
+		return s->last;
+	}
+	struct ac_digest d;
+	ac_digester_value(s->digester, &d);
+	struct ag_verdict *v = ag_verdict_find(&d, s->program,
+					       s->refv ? s->refv->v : NULL,
+					       s->n_refs);
+	if (v) {
+		atomic_fetch_add(&ag_stats.verdict_hits, 1);
+		/* Built by different batches than the entry's schedule: its
+		 * prefixes lead here too, for the next rebuild. */
+		if (s->sched)
+			ag_hints_add(s->prefixes, s->n_prefixes);
+	} else {
+		v = compute(s, &d);
+	}
+	if (v) {
+		assert(v->n_refs == s->n_refs);
+		atomic_fetch_add(&v->refcount, 1);
+		ag_verdict_unref(s->last);
+		s->last = v;
+	}
+	return v;
 }
 
 /* ---- teardown ---- */
@@ -470,14 +844,16 @@ static void program_unref_each(void *v)
 static void sched_unref_each(void *v)
 {
 	struct ag_sched *s = v;
-	pthread_mutex_lock(&s->lock);
+	sched_mutex_lock(s);
 	s->dead = 1;
-	pthread_mutex_unlock(&s->lock);
+	sched_mutex_unlock(s);
 	ag_sched_unref(s);
 }
 
-void ag_file_teardown(struct ag_file *f)
+/* f's last reference is gone: its objects and seal go (it is reused). */
+static void file_teardown(struct ag_file *f)
 {
+	assert(atomic_load(&f->refcount) == 0);
 	ag_file_detach(f);
 	pthread_mutex_lock(&f->lock);
 	ag_handles_each(&f->schedules, sched_unref_each);
@@ -487,4 +863,46 @@ void ag_file_teardown(struct ag_file *f)
 	f->sealed = 0;
 	f->context = 0;
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* ---- fork ---- */
+
+static void sched_lock_each(void *v)
+{
+	pthread_mutex_lock(&((struct ag_sched *)v)->lock);
+}
+
+static void sched_unlock_each(void *v)
+{
+	pthread_mutex_unlock(&((struct ag_sched *)v)->lock);
+}
+
+static void sched_reset_each(void *v)
+{
+	struct ag_sched *s = v;
+	/* The threads that held it are not in the child. */
+	s->holds = 0;
+	pthread_cond_init(&s->released, NULL);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void ag_mirror_lock_all(void)
+{
+	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
+		pthread_mutex_lock(&f->objects);
+		pthread_mutex_lock(&f->lock);
+		ag_handles_each(&f->schedules, sched_lock_each);
+	}
+	pthread_mutex_lock(&files_lock);
+}
+
+void ag_mirror_unlock_all(int child)
+{
+	pthread_mutex_unlock(&files_lock);
+	for (struct ag_file *f = atomic_load(&all_files); f; f = f->all_next) {
+		ag_handles_each(&f->schedules,
+				child ? sched_reset_each : sched_unlock_each);
+		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_unlock(&f->objects);
+	}
 }

@@ -927,7 +927,7 @@ static void put_what(struct text *t, const struct ag_submit *sub,
 {
 	put(t, "schedule %u (", sub->schedule);
 	if (s)
-		put(t, "program %u, ", s->program_handle);
+		put(t, "program %u, ", ag_sched_program_handle(s));
 	put(t, "fd %d, %s, pid %d)", sub->fd, path_name(sub->path),
 	    (int)getpid());
 }
@@ -939,7 +939,7 @@ static void dedup_key(char *key, size_t len, const struct ag_submit *sub,
 		      const struct ag_sched *s, const struct ag_verdict *v,
 		      const char *why)
 {
-	const struct ag_program *p = s ? s->program : NULL;
+	const struct ag_program *p = s ? ag_sched_program(s) : NULL;
 	char hex[33] = "";
 	if (p)
 		ag_digest_text(&p->digest, hex);
@@ -964,9 +964,10 @@ static int json_request_fields(json_t *o, int fd, enum ag_path path,
 	if (s || schedule)
 		rc |= set(o, "schedule", json_integer(schedule));
 	if (s)
-		rc |= set(o, "program", json_integer(s->program_handle)) |
+		rc |= set(o, "program", json_integer(
+				  ag_sched_program_handle(s))) |
 		      set(o, "schedule_length", json_integer(
-			      (json_int_t)s->n_refs));
+			      (json_int_t)ag_sched_length(s)));
 	if (p) {
 		ag_digest_text(&p->digest, hex);
 		rc |= set(o, "digest", json_string(hex));
@@ -986,7 +987,7 @@ static json_t *submission_json(const struct ag_submit *sub,
 			       const struct ag_verdict *v, const char *why,
 			       int blocked)
 {
-	const struct ag_program *p = s ? s->program : NULL;
+	const struct ag_program *p = s ? ag_sched_program(s) : NULL;
 	json_t *o = json_line_start(blocked ? "blocked" : "warned");
 	json_t *fields;
 	if (!o)
@@ -1043,7 +1044,8 @@ static void submission_text(struct text *t, const struct ag_submit *sub,
 	if (v)
 		put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
 		    ac_condition_name(v->diag.condition));
-	else if (s && s->program && why == s->program->advisory)
+	else if (s && ag_sched_program(s) &&
+		 why == ag_sched_program(s)->advisory)
 		put(t, ": certified, but refused in strict mode");
 	else
 		put(t, ": cannot certify");
@@ -1052,9 +1054,11 @@ static void submission_text(struct text *t, const struct ag_submit *sub,
 	end_line(t);
 	if (s) {
 		char hint[96];
+		uint64_t n = ag_sched_length(s);
 		put(t, "arenaguard:   the schedule holds %" PRIu64
-		    " reference%s", s->n_refs, s->n_refs == 1 ? "" : "s");
-		if (ag_suppress_hint(s->program, v, hint, sizeof(hint)) == 0)
+		    " reference%s", n, n == 1 ? "" : "s");
+		if (ag_suppress_hint(ag_sched_program(s), v, hint,
+				     sizeof(hint)) == 0)
 			put(t, "; to suppress, the rule: %s", hint);
 		end_line(t);
 	}
@@ -1180,7 +1184,7 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		else
 			submission_text(&p->t, sub, s, v, why, blocked);
 	}
-	int dump = atomic_load(&dump_out.fd) >= 0 && s && s->program;
+	int dump = atomic_load(&dump_out.fd) >= 0 && s && ag_sched_program(s);
 	if (!p || (ag_cfg.log_json && !p->json)) {
 		/* No memory: the text on the stack, or JSON's fixed line. */
 		char small[2048];
@@ -1211,14 +1215,8 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		halt_if_asked();
 		return;
 	}
-	if (dump) {
-		p->program = s->program;
-		atomic_fetch_add(&p->program->refcount, 1);
-		p->refv = s->refv;
-		if (p->refv)
-			atomic_fetch_add(&p->refv->refcount, 1);
-		p->n_refs = s->n_refs;
-	}
+	if (dump)
+		ag_sched_contents(s, &p->program, &p->refv, &p->n_refs);
 	queue(p, s != NULL);   /* no schedule, no lock held: now */
 	if (!s)
 		halt_if_asked();

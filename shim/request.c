@@ -98,8 +98,8 @@ static void report_malformed_append(struct ag_call *c, struct ag_sched *s,
 	struct ag_submit sub = { c->fd, a->schedule, c->front->path };
 	snprintf(error, sizeof(error), "malformed references: %s",
 		 ac_error_text(err, text, sizeof(text)));
-	ag_report_malformed("SCHEDULE_APPEND", &sub, s, s->program, error,
-			    outcome);
+	ag_report_malformed("SCHEDULE_APPEND", &sub, s, ag_sched_program(s),
+			    error, outcome);
 }
 
 /*
@@ -151,8 +151,7 @@ static int append_read(struct ag_call *c, struct ag_sched *s,
 					       DRM_IOCTL_ARENA_SCHEDULE_APPEND,
 					       a);
 		if (rc == 0) {
-			b->next = s->blocks;
-			s->blocks = b;
+			ag_sched_keep_block(s, b);
 			*kept = 1;
 		}
 	}
@@ -262,9 +261,9 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 		uint64_t user_seal = a->seal;
 		/* A schedule unknown to the guard (warn mode) has no seal
 		 * to give: the driver answers whatever the request carries. */
-		int sealed = c->f->sealed || sealed_request;
+		int sealed = ag_file_sealed(c->f) || sealed_request;
 		if (sealed && s)
-			a->seal = s->seal_value;
+			a->seal = ag_sched_seal(s);
 		rc = c->front->forward(c, s, sealed
 				       ? DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED
 				       : DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, a);

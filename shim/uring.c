@@ -601,8 +601,8 @@ static enum fd_kind fd_kind(int fd, struct ag_file **f, int exact)
  * IORING_REGISTER_FILES_SKIP (the slot keeps its file).  Its fstats and
  * probes are made with no lock held: a file on FUSE or NFS, or a slow
  * device, can take its time without stalling the ring's other users. */
-static struct ag_file keep_marker;
-#define KEEP (&keep_marker)
+static char keep_marker;
+#define KEEP ((struct ag_file *)(void *)&keep_marker)
 #define FD_CHUNK 1024u
 
 /* uring_files_each's callback: slot i of the chunk holds fd. */
@@ -1277,8 +1277,7 @@ static int hold(struct ag_held **hp, struct ag_sched *s)
 		h->v = v;
 		h->cap = cap;
 	}
-	atomic_fetch_add(&s->refcount, 1);
-	s->holds++;
+	ag_sched_hold(s);
 	h->v[h->n++] = s;
 	return 0;
 }
@@ -1288,14 +1287,8 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 	/* First: a registration may be waiting for this walk. */
 	if (h && h->slots)
 		atomic_fetch_sub(&h->slots->slot_users[h->slots_parity], 1);
-	for (unsigned int i = 0; h && i < h->n; i++) {
-		struct ag_sched *s = h->v[i];
-		pthread_mutex_lock(&s->lock);
-		if (--s->holds == 0)
-			pthread_cond_broadcast(&s->released);
-		pthread_mutex_unlock(&s->lock);
-		ag_sched_unref(s);
-	}
+	for (unsigned int i = 0; h && i < h->n; i++)
+		ag_sched_release(h->v[i]);
 	if (h) {
 		free(h->v);
 		free(h);
@@ -1406,7 +1399,7 @@ static int uring_wait_holds(struct ag_call *c, struct ag_sched *s)
 {
 	struct walk *w = ((struct uring_call *)c->ctx)->w;
 	unsigned int own = own_holds(w->held, s);
-	if (s->holds > own && w->held && w->held->n > 0)
+	if (ag_sched_held_by_others(s, own) && w->held && w->held->n > 0)
 		return -EBUSY;
 	ag_sched_wait_holds(s, own);
 	return 0;
@@ -1441,7 +1434,7 @@ static int handle_cmd(struct walk *w, struct ag_file *f,
 	memcpy(arg, sqe->cmd, req->uring_size);
 	struct uring_call u = { w, sqe, 0 };
 	/* A registered slot has no fd: name one the file was seen on. */
-	int fd = sqe->flags & IOSQE_FIXED_FILE ? f->fd : sqe->fd;
+	int fd = sqe->flags & IOSQE_FIXED_FILE ? ag_file_fd(f) : sqe->fd;
 	struct ag_call c = { &uring_front, f, fd, &u };
 	int rc = req->handle(&c, arg);
 	*mirrored = rc == 0 && u.mirrored;

@@ -86,11 +86,26 @@ static int restarted(struct ag_file *f, unsigned int cmd, void *arg,
 	return rc;
 }
 
+/* How many programs, or schedules, f's mirror holds. */
+static uint32_t programs_of(struct ag_file *f)
+{
+	uint32_t programs, schedules;
+	ag_file_objects(f, &programs, &schedules);
+	return programs;
+}
+
+static uint32_t schedules_of(struct ag_file *f)
+{
+	uint32_t programs, schedules;
+	ag_file_objects(f, &programs, &schedules);
+	return schedules;
+}
+
 static uint64_t refs_of(struct ag_file *f, uint32_t handle)
 {
 	struct ag_sched *s = ag_sched_lock(f, handle);
 	ck_assert_ptr_nonnull(s);
-	uint64_t n = s->n_refs;
+	uint64_t n = ag_sched_length(s);
 	ag_sched_unlock(s);
 	return n;
 }
@@ -110,17 +125,17 @@ START_TEST(test_interrupted)
 	fake_fail(DRM_IOCTL_ARENA_PROGRAM_CREATE, err, 2);
 	ck_assert_int_eq(restarted(f, DRM_IOCTL_ARENA_PROGRAM_CREATE, &pc,
 				   &interrupted), 0);
-	ck_assert_uint_eq(f->programs.used, 1);
+	ck_assert_uint_eq(programs_of(f), 1);
 	free(image);
 
 	struct drm_arena_schedule_create sc = { .program = pc.handle };
 	fake_fail(DRM_IOCTL_ARENA_SCHEDULE_CREATE, err, 2);
 	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &sc),
 			 -err);
-	ck_assert_uint_eq(f->schedules.used, 0);
+	ck_assert_uint_eq(schedules_of(f), 0);
 	ck_assert_int_eq(restarted(f, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &sc,
 				   &interrupted), 0);
-	ck_assert_uint_eq(f->schedules.used, 1);
+	ck_assert_uint_eq(schedules_of(f), 1);
 
 	/* The failing schedule, each batch interrupted: the mirror holds
 	 * each batch once, so the verdict is the schedule's. */
@@ -160,7 +175,7 @@ START_TEST(test_interrupted)
 	fake_fail(DRM_IOCTL_ARENA_PROGRAM_DESTROY, err, 2);
 	ck_assert_int_eq(restarted(f, DRM_IOCTL_ARENA_PROGRAM_DESTROY, &h,
 				   &interrupted), 0);
-	ck_assert_uint_eq(f->programs.used, 0);
+	ck_assert_uint_eq(programs_of(f), 0);
 
 	/* Two for each of the 9 requests, less the 6 answers asserted
 	 * before restarting. */

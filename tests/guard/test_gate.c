@@ -80,7 +80,7 @@ static uint64_t mirrored(struct ag_file *f, uint32_t h)
 {
 	struct ag_sched *s = ag_sched_lock(f, h);
 	ck_assert_ptr_nonnull(s);
-	uint64_t n = s->n_refs;
+	uint64_t n = ag_sched_length(s);
 	ag_sched_unlock(s);
 	return n;
 }
@@ -195,7 +195,7 @@ START_TEST(test_submits_are_sealed)
 {
 	fake_setup();
 	struct ag_file *f = attach(FAKE_FD);
-	ck_assert(f->sealed);
+	ck_assert(ag_file_sealed(f));
 	uint32_t prog = fake_program(f, PROG_GOOD);
 	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 1);
 	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 2);
@@ -267,7 +267,7 @@ START_TEST(test_driver_without_seals)
 	fake_without_seals();
 	struct ag_file *f = attach(FAKE_FD);
 	struct ag_file *g = attach(FAKE_FD_OTHER);
-	ck_assert(!f->sealed && !g->sealed);
+	ck_assert(!ag_file_sealed(f) && !ag_file_sealed(g));
 	uint32_t prog = fake_program(f, PROG_GOOD);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
 	ck_assert_int_eq(fake_submit(f, h), 0);
@@ -297,7 +297,7 @@ START_TEST(test_fd_copy_shares_mirror)
 	struct ag_file *f = attach(FAKE_FD);
 	struct ag_file *copy = attach(FAKE_FD_COPY);
 	ck_assert_ptr_eq(copy, f);
-	ck_assert_uint_eq(f->context, 1000);
+	ck_assert_uint_eq(ag_file_context(f), 1000);
 	struct ag_file *other = attach(FAKE_FD_OTHER);
 	ck_assert_ptr_ne(other, f);
 
@@ -465,7 +465,7 @@ static struct ag_file *start_ring(int sealed, struct io_uring *ring,
 	if (!sealed)
 		fake_without_seals();
 	struct ag_file *f = attach(FAKE_FD);
-	ck_assert_int_eq(f->sealed, sealed);
+	ck_assert_int_eq(ag_file_sealed(f), sealed);
 	*prog = fake_program(f, PROG_GOOD);
 	*h = fake_schedule(f, *prog, prog_good_refs, 0, 1);
 	ring_open(ring);

@@ -289,13 +289,13 @@ START_TEST(test_fd_table)
 	ck_assert_ptr_eq(ag_fd_peek(7), f);
 	ag_fd_forget(5);
 	ck_assert_ptr_eq(ag_fd_peek(5), AG_FD_UNKNOWN);
-	ck_assert_uint_eq(atomic_load(&f->refcount), 2);
+	ck_assert_uint_eq(ag_file_refcount(f), 2);
 	ag_fd_set(9, AG_FD_NOTDEV);
 	ag_fd_dup(9, 7);                  /* 7 is no longer f */
 	ck_assert_ptr_eq(ag_fd_peek(7), AG_FD_UNKNOWN);
 	ag_fd_forget_range(100, UINT32_MAX);
 	ck_assert_ptr_eq(ag_fd_peek(3000), AG_FD_UNKNOWN);
-	ck_assert_uint_eq(atomic_load(&f->refcount), 0);
+	ck_assert_uint_eq(ag_file_refcount(f), 0);
 	ag_fd_forget_range(0, UINT32_MAX);
 	/* A pipe is not the device: probed once, remembered. */
 	int p[2];
@@ -315,7 +315,7 @@ static int is_lazy(struct ag_file *f, uint32_t handle)
 {
 	struct ag_sched *s = ag_sched_lock(f, handle);
 	ck_assert_ptr_nonnull(s);
-	int lazy = s->sched == NULL;
+	int lazy = ag_sched_lazy(s);
 	ag_sched_unlock(s);
 	return lazy;
 }
