@@ -10,6 +10,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,6 +448,26 @@ START_TEST(test_unreadable_program)
 }
 END_TEST
 
+#ifndef NDEBUG
+/* "s locked" is asserted (debug builds): a schedule's state read by a
+ * thread that does not hold its lock aborts. */
+START_TEST(test_unlocked_schedule_asserted)
+{
+	fake_setup();
+	struct ag_file *f = ag_file_new();
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 1);
+	struct ag_sched *s = ag_sched_lock(f, h);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(ag_sched_length(s), 2);      /* held: read */
+	ag_sched_hold(s);               /* a reference beyond the lock */
+	ag_sched_unlock(s);
+	scratch_remove();               /* the teardown will not run */
+	(void)ag_sched_length(s);       /* not held: aborts */
+}
+END_TEST
+#endif
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -470,6 +491,10 @@ Suite *suite_unit(void)
 	tcase_add_test(t, test_warn_mode);
 	tcase_add_test(t, test_dump_reproduces);
 	tcase_add_test(t, test_unreadable_program);
+#ifndef NDEBUG
+	tcase_add_test_raise_signal(t, test_unlocked_schedule_asserted,
+				    SIGABRT);
+#endif
 	suite_add_tcase(s, t);
 	return s;
 }
