@@ -386,6 +386,8 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
  * calling it, when the mirror knows the schedule (look it up again). */
 int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
 			 int (*fn)(void *ctx), void *ctx);
+/* Drops s's lock and the reference ag_sched_lock took, then writes the
+ * records composed under the lock (ag_report_flush). */
 void ag_sched_unlock(struct ag_sched *s);
 /* Waits (lock held) until no io_uring submit or append other than `own`
  * of them holds the schedule. */
@@ -407,13 +409,14 @@ int ag_sched_malformed(struct ag_sched *s, const struct ac_ref *refs,
  */
 int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 		    uint64_t n, struct ac_error *err);
-/* Room for n more references: 0 or -ENOMEM. */
+/* Room for n more references in s (locked): 0 or -ENOMEM. */
 int ag_sched_reserve(struct ag_sched *s, uint64_t n);
 /* Whether appends to s are recorded at all (else its submits are
  * blocked whatever it holds): not poisoned, and of a program the guard
  * certified.  Locked. */
 int ag_sched_recorded(const struct ag_sched *s);
-/* Marks the mirror untrustworthy: every later submit of it is blocked. */
+/* Marks the mirror of s (locked) untrustworthy, the first reason kept:
+ * every later submit of it is blocked. */
 void ag_sched_poison(struct ag_sched *s, const char *why);
 /* The reason s (locked) cannot be trusted (ag_sched_poison), or NULL. */
 const char *ag_sched_poisoned(const struct ag_sched *s);
@@ -449,7 +452,7 @@ void ag_sched_hold(struct ag_sched *s);
 void ag_sched_release(struct ag_sched *s);
 /* Whether s (locked) is held by more than `own` holds (the caller's). */
 int ag_sched_held_by_others(const struct ag_sched *s, unsigned int own);
-
+/* Drops a reference to s (NULL: none); the last one frees it. */
 void ag_sched_unref(struct ag_sched *s);
 
 /* ---- decide.c ----------------------------------------------------------- */
