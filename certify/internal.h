@@ -43,6 +43,12 @@ int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 		(result) = lo_;                                         \
 	} while (0)
 
+/* structure.c: an array given with a count must exist: 0 when a is not
+ * NULL or n is 0, else -1 with *err at `name` ("array is NULL but its
+ * count is n").  The structure check's and ac_schedule_append's. */
+int ac_check_array(const void *a, uint64_t n, const char *name,
+		   struct ac_error *err);
+
 /* Is the run [first, first + count) inside an array of n elements? */
 static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 {
