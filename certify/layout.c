@@ -89,17 +89,9 @@ static int check_disjoint(const struct ac_tensor *t, const uint32_t *order,
 static int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
 		     uint32_t n, uint64_t x)
 {
-	int64_t lo = 0, hi = (int64_t)n - 1, best = -1;
-	while (lo <= hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-		if (t[order[mid]].offset <= x) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return best;
+	uint32_t above;
+	AC_PARTITION(uint32_t, above, n, i, t[order[i]].offset <= x);
+	return (int64_t)above - 1;
 }
 
 /* Every plane disjoint from every global; globals are sorted and disjoint,
