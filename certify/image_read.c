@@ -352,15 +352,16 @@ static int check_total(struct reader *r, int of, int by, const char *field,
 }
 
 /*
- * The name and range that begin entry i of section s (image.h: a window,
- * a global, a plane) into *name, *start (a window's base, a tensor's
- * offset) and *size.
+ * The name and range that begin entry i of section s, at p (image.h: a
+ * window, a global, a plane) into *name, *start (a window's base, a
+ * tensor's offset) and *size.  Inline: it is most of a plane's reading.
  */
-static int read_range(struct reader *r, int s, uint64_t i,
-		      struct ac_bytes *name, uint64_t *start, uint64_t *size)
+static inline int read_range(struct reader *r, const uint8_t *p, int s,
+			     uint64_t i, struct ac_bytes *name,
+			     uint64_t *start, uint64_t *size)
 {
 	assert(s == IMG_WINDOWS || s == IMG_GLOBALS || s == IMG_PLANES);
-	const uint8_t *p = entry(r, s, i);
+	assert(p == entry(r, s, i));
 	if (read_string(r, p, s, i, "name", name))
 		return -1;
 	*start = image_get64(p + IMAGE_RANGE_START);
@@ -373,13 +374,13 @@ static int read_windows_and_globals(struct reader *r)
 {
 	struct ac_window *w = MUT(r->o->m.windows);
 	for (uint64_t i = 0; i < r->count[IMG_WINDOWS]; i++)
-		if (read_range(r, IMG_WINDOWS, i, &w[i].name, &w[i].base,
-			       &w[i].size))
+		if (read_range(r, entry(r, IMG_WINDOWS, i), IMG_WINDOWS, i,
+			       &w[i].name, &w[i].base, &w[i].size))
 			return -1;
 	struct ac_tensor *g = MUT(r->o->m.globals);
 	for (uint64_t i = 0; i < r->count[IMG_GLOBALS]; i++)
-		if (read_range(r, IMG_GLOBALS, i, &g[i].name, &g[i].offset,
-			       &g[i].size))
+		if (read_range(r, entry(r, IMG_GLOBALS, i), IMG_GLOBALS, i,
+			       &g[i].name, &g[i].offset, &g[i].size))
 			return -1;
 	return 0;
 }
@@ -411,7 +412,7 @@ static int read_planes(struct reader *r)
 	for (uint64_t i = 0; i < r->count[IMG_PLANES]; i++) {
 		const uint8_t *p = entry(r, IMG_PLANES, i);
 		uint64_t at = at_of(r, p);
-		if (read_range(r, IMG_PLANES, i, &t[i].name, &t[i].offset,
+		if (read_range(r, p, IMG_PLANES, i, &t[i].name, &t[i].offset,
 			       &t[i].size))
 			return -1;
 		uint8_t carried = p[IMAGE_PLANE_CARRIED];
