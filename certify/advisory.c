@@ -5,64 +5,25 @@
  * tensor-outside-windows: a non-empty global or plane with a byte in no
  * window, memory that (C) never checks.
  *
- * The windows' union is sorted and merged into disjoint closed spans
- * (touching spans merged too, so the byte after a span is outside every
+ * The windows' union is window_union's (layout.c: disjoint closed ranges,
+ * touching ones merged, so the byte after a range is outside every
  * window); each tensor then needs one binary search: O((W + T) log W).
  */
 #include <assert.h>
 #include <stdlib.h>
 
-#include "internal.h"
-
-/* A closed span [lo, last] of the windows' union. */
-struct span {
-	uint64_t lo, last;
-};
-
-static int span_order(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* The union of the model's windows as n disjoint, non-touching spans in
- * increasing order (windows are non-empty and end by 2^64: validated). */
-static struct span *window_union(const struct ac_model *m, uint32_t *n)
-{
-	struct span *s = malloc((m->n_windows ? m->n_windows : 1) * sizeof(*s));
-	if (!s)
-		return NULL;
-	for (uint32_t i = 0; i < m->n_windows; i++) {
-		assert(m->windows[i].size > 0);
-		s[i] = (struct span){ m->windows[i].base,
-			m->windows[i].base + (m->windows[i].size - 1) };
-	}
-	qsort(s, m->n_windows, sizeof(*s), span_order);
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < m->n_windows; i++) {
-		/* s[k-1].last == UINT64_MAX: nothing can start after it */
-		if (k && (s[k - 1].last == UINT64_MAX ||
-			  s[i].lo <= s[k - 1].last + 1)) {
-			if (s[i].last > s[k - 1].last)
-				s[k - 1].last = s[i].last;
-		} else {
-			s[k++] = s[i];
-		}
-	}
-	*n = k;
-	return s;
-}
+#include "program_impl.h"
 
 /*
- * The first byte of [offset, offset + size) in no span, or sets *inside
- * when there is none.  size > 0.
+ * The first byte of [offset, offset + size) in no range of the union s
+ * (n ranges), or sets *inside when there is none.  size > 0.
  */
-static uint64_t first_outside(const struct span *s, uint32_t n,
+static uint64_t first_outside(const struct range *s, uint32_t n,
 			      uint64_t offset, uint64_t size, int *inside)
 {
 	assert(size > 0);
 	uint64_t last = offset + (size - 1);
-	/* the last span starting at or below offset */
+	/* the last range starting at or below offset */
 	uint32_t lo;
 	AC_PARTITION(uint32_t, lo, n, i, s[i].lo <= offset);
 	*inside = 0;
@@ -72,7 +33,7 @@ static uint64_t first_outside(const struct span *s, uint32_t n,
 		*inside = 1;
 		return 0;
 	}
-	/* spans do not touch: the byte after this one is in none */
+	/* ranges do not touch: the byte after this one is in none */
 	return s[lo - 1].last + 1;
 }
 
@@ -83,7 +44,7 @@ const char *ac_advisory_kind_name(enum ac_advisory_kind kind)
 }
 
 /* Appends an advisory for tensor t (named ref) if a byte lies outside. */
-static void check_tensor(const struct span *s, uint32_t n,
+static void check_tensor(const struct range *s, uint32_t n,
 			 const struct ac_tensor *t, struct ac_tensor_ref ref,
 			 struct ac_advisory *out, uint64_t *count)
 {
@@ -104,7 +65,7 @@ int ac_program_advisories(const ac_program *program, struct ac_advisory **out,
 	*out = NULL;
 	*count = 0;
 	uint32_t n = 0;
-	struct span *s = window_union(m, &n);
+	struct range *s = window_union(m, &n);
 	/* at most one advisory per tensor */
 	uint64_t tensors = (uint64_t)m->n_globals + m->n_planes;
 	struct ac_advisory *adv = malloc((tensors ? tensors : 1) * sizeof(*adv));

@@ -64,21 +64,21 @@ _Static_assert(IMAGE_S_COUNT + 8 == IMAGE_TABLE_ENTRY, "table entry");
 #define IMAGE_STR_OFFSET 0
 #define IMAGE_STR_LENGTH 4
 
-#define IMAGE_WINDOW_BASE 8
-#define IMAGE_WINDOW_SIZE 16
-#define IMAGE_WINDOW_ENTRY 24
+/* Windows, globals and planes begin alike: the name, then a range of the
+ * arena (a window's base or a tensor's offset, then its size).  Windows
+ * and globals are that alone. */
+#define IMAGE_RANGE_START 8
+#define IMAGE_RANGE_SIZE 16
+#define IMAGE_RANGE_END 24
 
-#define IMAGE_GLOBAL_OFFSET 8
-#define IMAGE_GLOBAL_SIZE 16
-#define IMAGE_GLOBAL_ENTRY 24
+#define IMAGE_WINDOW_ENTRY IMAGE_RANGE_END
+#define IMAGE_GLOBAL_ENTRY IMAGE_RANGE_END
 
 #define IMAGE_PHASE_PLANE_FIRST 8
 #define IMAGE_PHASE_PLANE_COUNT 12
 #define IMAGE_PHASE_ENTRY 16
 
-#define IMAGE_PLANE_OFFSET 8
-#define IMAGE_PLANE_SIZE 16
-#define IMAGE_PLANE_CARRIED 24   /* u8 */
+#define IMAGE_PLANE_CARRIED 24   /* u8, after the range */
 #define IMAGE_PLANE_PAD 25       /* 7 zero bytes */
 #define IMAGE_PLANE_ENTRY 32
 
@@ -118,8 +118,8 @@ _Static_assert(IMAGE_S_COUNT + 8 == IMAGE_TABLE_ENTRY, "table entry");
 #define IMAGE_POOL_ENTRY 1
 
 /* Each entry ends with its last field. */
-_Static_assert(IMAGE_WINDOW_SIZE + 8 == IMAGE_WINDOW_ENTRY, "windows");
-_Static_assert(IMAGE_GLOBAL_SIZE + 8 == IMAGE_GLOBAL_ENTRY, "globals");
+_Static_assert(IMAGE_RANGE_SIZE + 8 == IMAGE_RANGE_END, "windows, globals");
+_Static_assert(IMAGE_PLANE_CARRIED == IMAGE_RANGE_END, "a plane's range");
 _Static_assert(IMAGE_PHASE_PLANE_COUNT + 4 == IMAGE_PHASE_ENTRY, "phases");
 _Static_assert(IMAGE_PLANE_PAD + 7 == IMAGE_PLANE_ENTRY, "planes");
 _Static_assert(IMAGE_LAUNCH_PAD + 4 == IMAGE_LAUNCH_ENTRY, "launches");

@@ -351,29 +351,37 @@ static int check_total(struct reader *r, int of, int by, const char *field,
 			  (unsigned long long)r->count[of]);
 }
 
-static int read_windows(struct reader *r)
+/*
+ * The name and range that begin entry i of section s, at p (image.h: a
+ * window, a global, a plane) into *name, *start (a window's base, a
+ * tensor's offset) and *size.  Inline: it is most of a plane's reading.
+ */
+static inline int read_range(struct reader *r, const uint8_t *p, int s,
+			     uint64_t i, struct ac_bytes *name,
+			     uint64_t *start, uint64_t *size)
 {
-	struct ac_window *w = MUT(r->o->m.windows);
-	for (uint64_t i = 0; i < r->count[IMG_WINDOWS]; i++) {
-		const uint8_t *p = entry(r, IMG_WINDOWS, i);
-		if (read_string(r, p, IMG_WINDOWS, i, "name", &w[i].name))
-			return -1;
-		w[i].base = image_get64(p + IMAGE_WINDOW_BASE);
-		w[i].size = image_get64(p + IMAGE_WINDOW_SIZE);
-	}
+	assert(s == IMG_WINDOWS || s == IMG_GLOBALS || s == IMG_PLANES);
+	assert(p == entry(r, s, i));
+	if (read_string(r, p, s, i, "name", name))
+		return -1;
+	*start = image_get64(p + IMAGE_RANGE_START);
+	*size = image_get64(p + IMAGE_RANGE_SIZE);
 	return 0;
 }
 
-static int read_globals(struct reader *r)
+/* Windows and globals: entries of a name and a range, nothing else. */
+static int read_windows_and_globals(struct reader *r)
 {
-	struct ac_tensor *g = MUT(r->o->m.globals);
-	for (uint64_t i = 0; i < r->count[IMG_GLOBALS]; i++) {
-		const uint8_t *p = entry(r, IMG_GLOBALS, i);
-		if (read_string(r, p, IMG_GLOBALS, i, "name", &g[i].name))
+	struct ac_window *w = MUT(r->o->m.windows);
+	for (uint64_t i = 0; i < r->count[IMG_WINDOWS]; i++)
+		if (read_range(r, entry(r, IMG_WINDOWS, i), IMG_WINDOWS, i,
+			       &w[i].name, &w[i].base, &w[i].size))
 			return -1;
-		g[i].offset = image_get64(p + IMAGE_GLOBAL_OFFSET);
-		g[i].size = image_get64(p + IMAGE_GLOBAL_SIZE);
-	}
+	struct ac_tensor *g = MUT(r->o->m.globals);
+	for (uint64_t i = 0; i < r->count[IMG_GLOBALS]; i++)
+		if (read_range(r, entry(r, IMG_GLOBALS, i), IMG_GLOBALS, i,
+			       &g[i].name, &g[i].offset, &g[i].size))
+			return -1;
 	return 0;
 }
 
@@ -404,10 +412,9 @@ static int read_planes(struct reader *r)
 	for (uint64_t i = 0; i < r->count[IMG_PLANES]; i++) {
 		const uint8_t *p = entry(r, IMG_PLANES, i);
 		uint64_t at = at_of(r, p);
-		if (read_string(r, p, IMG_PLANES, i, "name", &t[i].name))
+		if (read_range(r, p, IMG_PLANES, i, &t[i].name, &t[i].offset,
+			       &t[i].size))
 			return -1;
-		t[i].offset = image_get64(p + IMAGE_PLANE_OFFSET);
-		t[i].size = image_get64(p + IMAGE_PLANE_SIZE);
 		uint8_t carried = p[IMAGE_PLANE_CARRIED];
 		if (carried > 1)
 			return fail_entry(r, at + IMAGE_PLANE_CARRIED, "planes",
@@ -609,7 +616,7 @@ static int read_entries(struct reader *r)
 	else if (r->count[IMG_POOL])
 		memcpy(r->o->bytes, entry(r, IMG_POOL, 0),
 		       (size_t)r->count[IMG_POOL]);
-	if (read_windows(r) || read_globals(r) || read_phases(r) ||
+	if (read_windows_and_globals(r) || read_phases(r) ||
 	    read_planes(r) || read_launches(r) || read_repeats(r))
 		return -1;
 	read_values(r);

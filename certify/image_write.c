@@ -363,27 +363,34 @@ static uint8_t *emit_string(struct emitter *e, size_t entry,
 	return p;
 }
 
+/* An entry of `entry` bytes that begins with a name and a range (image.h:
+ * a window, a global, a plane); the rest is the caller's. */
+static uint8_t *emit_range(struct emitter *e, size_t entry,
+			   const struct ac_bytes *name, uint64_t start,
+			   uint64_t size, uint64_t *pool)
+{
+	assert(entry >= IMAGE_RANGE_END);
+	uint8_t *p = emit_string(e, entry, name, pool);
+	image_put64(p + IMAGE_RANGE_START, start);
+	image_put64(p + IMAGE_RANGE_SIZE, size);
+	return p;
+}
+
 static void emit_windows(struct emitter *e, const struct ac_model *m,
 			 uint64_t *pool)
 {
-	for (uint32_t i = 0; i < m->n_windows; i++) {
-		uint8_t *p = emit_string(e, IMAGE_WINDOW_ENTRY,
-					 &m->windows[i].name, pool);
-		image_put64(p + IMAGE_WINDOW_BASE, m->windows[i].base);
-		image_put64(p + IMAGE_WINDOW_SIZE, m->windows[i].size);
-	}
+	for (uint32_t i = 0; i < m->n_windows; i++)
+		emit_range(e, IMAGE_WINDOW_ENTRY, &m->windows[i].name,
+			   m->windows[i].base, m->windows[i].size, pool);
 }
 
 /* Globals have no carried flag: it is 0 by definition (program.h). */
 static void emit_globals(struct emitter *e, const struct ac_model *m,
 			 uint64_t *pool)
 {
-	for (uint32_t i = 0; i < m->n_globals; i++) {
-		uint8_t *p = emit_string(e, IMAGE_GLOBAL_ENTRY,
-					 &m->globals[i].name, pool);
-		image_put64(p + IMAGE_GLOBAL_OFFSET, m->globals[i].offset);
-		image_put64(p + IMAGE_GLOBAL_SIZE, m->globals[i].size);
-	}
+	for (uint32_t i = 0; i < m->n_globals; i++)
+		emit_range(e, IMAGE_GLOBAL_ENTRY, &m->globals[i].name,
+			   m->globals[i].offset, m->globals[i].size, pool);
 }
 
 static void emit_phases(struct emitter *e, const struct ac_model *m,
@@ -408,10 +415,8 @@ static void emit_planes(struct emitter *e, const struct ac_model *m,
 		for (uint32_t k = 0; k < ph->plane_count; k++) {
 			const struct ac_tensor *t =
 				&m->planes[ph->plane_first + k];
-			uint8_t *p = emit_string(e, IMAGE_PLANE_ENTRY,
-						 &t->name, pool);
-			image_put64(p + IMAGE_PLANE_OFFSET, t->offset);
-			image_put64(p + IMAGE_PLANE_SIZE, t->size);
+			uint8_t *p = emit_range(e, IMAGE_PLANE_ENTRY, &t->name,
+						t->offset, t->size, pool);
 			/* any nonzero model value means carried, as in
 			 * JSON */
 			p[IMAGE_PLANE_CARRIED] = t->carried != 0;

@@ -8,6 +8,10 @@
 
 #include <arenaguard/certify.h>
 
+/* AC_PARTITION, the binary search of every sorted table (the library's,
+ * the report's, the simulator's): one definition, in common/. */
+#include "../common/partition.h"
+
 #define AC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 /* A function only malformed input reaches (an error path): kept out of
  * the callers' loops. */
@@ -21,27 +25,11 @@ int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
 int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 		  const char *field, const char *what);
 
-/*
- * The binary search every sorted table of the library and its tools uses:
- * sets `result` to the first index i in [0, n) at which the condition
- * `before` (an expression of the index variable named `i`, of the
- * unsigned type `type`, which holds n) is false, or to n, where `before`
- * holds on a prefix of [0, n) and nowhere after it.
- * With `key[i] < x` that is the first key >= x (a lower bound), with
- * `key[i] <= x` the first key > x.  O(log n) evaluations of `before`.
- */
-#define AC_PARTITION(type, result, n, i, before)                        \
-	do {                                                            \
-		type lo_ = 0, hi_ = (n);                                \
-		while (lo_ < hi_) {                                     \
-			type i = lo_ + (hi_ - lo_) / 2;                 \
-			if (before)                                     \
-				lo_ = i + 1;                            \
-			else                                            \
-				hi_ = i;                                \
-		}                                                       \
-		(result) = lo_;                                         \
-	} while (0)
+/* structure.c: an array given with a count must exist: 0 when a is not
+ * NULL or n is 0, else -1 with *err at `name` ("array is NULL but its
+ * count is n").  The structure check's and ac_schedule_append's. */
+int ac_check_array(const void *a, uint64_t n, const char *name,
+		   struct ac_error *err);
 
 /* Is the run [first, first + count) inside an array of n elements? */
 static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)

@@ -5,6 +5,7 @@
  * sorted order, if any two non-empty ranges intersect then two neighbours
  * do, so one pass over neighbours suffices.
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "program_impl.h"
@@ -32,6 +33,40 @@ uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n)
 	if (keys != small)
 		free(keys);
 	return order;
+}
+
+static int range_order(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+struct range *window_union(const struct ac_model *m, uint32_t *n)
+{
+	assert(m && n);
+	struct range *s = malloc((m->n_windows ? m->n_windows : 1) *
+				 sizeof(*s));
+	if (!s)
+		return NULL;
+	for (uint32_t i = 0; i < m->n_windows; i++) {
+		assert(m->windows[i].size > 0);
+		s[i] = (struct range){ m->windows[i].base,
+			m->windows[i].base + (m->windows[i].size - 1) };
+	}
+	ac_sort(s, m->n_windows, sizeof(*s), range_order);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m->n_windows; i++) {
+		/* s[k-1].last == UINT64_MAX: nothing can start after it */
+		if (k && (s[k - 1].last == UINT64_MAX ||
+			  s[i].lo <= s[k - 1].last + 1)) {
+			if (s[i].last > s[k - 1].last)
+				s[k - 1].last = s[i].last;
+		} else {
+			s[k++] = s[i];
+		}
+	}
+	*n = k;
+	return s;
 }
 
 /* Does [a.offset, +size) intersect [b.offset, +size), given a.offset <=
@@ -89,17 +124,9 @@ static int check_disjoint(const struct ac_tensor *t, const uint32_t *order,
 static int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
 		     uint32_t n, uint64_t x)
 {
-	int64_t lo = 0, hi = (int64_t)n - 1, best = -1;
-	while (lo <= hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-		if (t[order[mid]].offset <= x) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return best;
+	uint32_t above;
+	AC_PARTITION(uint32_t, above, n, i, t[order[i]].offset <= x);
+	return (int64_t)above - 1;
 }
 
 /* Every plane disjoint from every global; globals are sorted and disjoint,

@@ -150,6 +150,18 @@ void diag_clear(struct ac_diag *diag);
 /* validate.c: spec 1 for everything but the schedule. */
 int validate_model(const struct ac_model *m, struct ac_error *err);
 
+/* A closed range [lo, last] of the arena: a window, one of the windows'
+ * union, a named range (advisory.c, words.c). */
+struct range {
+	uint64_t lo, last;
+};
+
+/* layout.c: the union of the model's windows as *n disjoint, non-touching
+ * ranges in increasing order (so the byte after each is in no window), in
+ * a new array the caller frees; NULL when memory runs out.  The windows
+ * are non-empty and end by 2^64 (validated).  O(W log W). */
+struct range *window_union(const struct ac_model *m, uint32_t *n);
+
 /* layout.c: indexes of t[0..n) sorted by offset (ties by index); NULL on
  * out-of-memory.  The globals are sorted once (check_program) for (A),
  * (B) and (C): `globals` below is sort_tensors(m->globals, n_globals). */

@@ -537,6 +537,9 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 		       struct ac_error *err)
 {
+	assert(s);
+	if (ac_check_array(refs, count, "refs", err) != 0)
+		return -1;
 	uint64_t executed = s->executed;
 	for (size_t i = 0; i < count; i++)
 		if (ac_program_check_ref(s->p, &refs[i], s->n_refs + i,

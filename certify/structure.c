@@ -23,9 +23,8 @@ int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 	return ac_fail(err, where, "%s", what);
 }
 
-/* An array the model names must exist when its count is not 0. */
-static int check_array(const void *a, uint64_t n, const char *name,
-		       struct ac_error *err)
+int ac_check_array(const void *a, uint64_t n, const char *name,
+		   struct ac_error *err)
 {
 	if (n && !a)
 		return ac_fail(err, name, "array is NULL but its count is %llu",
@@ -36,18 +35,18 @@ static int check_array(const void *a, uint64_t n, const char *name,
 static int check_arrays(const struct ac_model *m, int with_refs,
 			struct ac_error *err)
 {
-	if (check_array(m->windows, m->n_windows, "windows", err) ||
-	    check_array(m->globals, m->n_globals, "globals", err) ||
-	    check_array(m->phases, m->n_phases, "phases", err) ||
-	    check_array(m->planes, m->n_planes, "planes", err) ||
-	    check_array(m->launches, m->n_launches, "launches", err) ||
-	    check_array(m->words, m->n_words, "words", err) ||
-	    check_array(m->repeats, m->n_repeats, "repeats", err) ||
-	    check_array(m->deltas, m->n_deltas, "deltas", err) ||
-	    check_array(m->slots, m->n_slots, "slots", err) ||
-	    check_array(m->frame_values, m->n_frame_values, "frame_values",
+	if (ac_check_array(m->windows, m->n_windows, "windows", err) ||
+	    ac_check_array(m->globals, m->n_globals, "globals", err) ||
+	    ac_check_array(m->phases, m->n_phases, "phases", err) ||
+	    ac_check_array(m->planes, m->n_planes, "planes", err) ||
+	    ac_check_array(m->launches, m->n_launches, "launches", err) ||
+	    ac_check_array(m->words, m->n_words, "words", err) ||
+	    ac_check_array(m->repeats, m->n_repeats, "repeats", err) ||
+	    ac_check_array(m->deltas, m->n_deltas, "deltas", err) ||
+	    ac_check_array(m->slots, m->n_slots, "slots", err) ||
+	    ac_check_array(m->frame_values, m->n_frame_values, "frame_values",
 			err) ||
-	    (with_refs && check_array(m->refs, m->n_refs, "refs", err)))
+	    (with_refs && ac_check_array(m->refs, m->n_refs, "refs", err)))
 		return -1;
 	return 0;
 }

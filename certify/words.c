@@ -30,11 +30,6 @@ typedef __int128 wide;
 #define U64_LIMIT ((wide)1 << 64)
 #define POINT_LIMIT 128        /* per-iteration intervals up to this N */
 
-/* A closed range [lo, last]: a merged window, or a named range. */
-struct range {
-	uint64_t lo, last;
-};
-
 /*
  * Named ranges sorted by start, as parallel arrays: r[k] is the range of
  * tensor order[k].  Disjoint and non-empty, since (A) and (B) hold.
@@ -119,33 +114,12 @@ static int index_slices(struct range_set *set)
 	return 0;
 }
 
-static int range_order(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 static int merge_windows(struct word_sets *c)
 {
-	const struct ac_model *m = c->m;
-	c->windows = malloc((m->n_windows ? m->n_windows : 1) *
-			    sizeof(*c->windows));
+	c->windows = window_union(c->m, &c->n_windows);
 	if (!c->windows)
 		return -1;
-	for (uint32_t i = 0; i < m->n_windows; i++)
-		c->windows[i] = (struct range){ m->windows[i].base,
-			m->windows[i].base + (m->windows[i].size - 1) };
-	ac_sort(c->windows, m->n_windows, sizeof(*c->windows), range_order);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < m->n_windows; i++) {
-		if (n && c->windows[i].lo <= c->windows[n - 1].last) {
-			if (c->windows[i].last > c->windows[n - 1].last)
-				c->windows[n - 1].last = c->windows[i].last;
-		} else {
-			c->windows[n++] = c->windows[i];
-		}
-	}
-	c->n_windows = n;
+	uint32_t n = c->n_windows;
 	/* with no window, lo > last: every value is outside */
 	c->window_lo = n ? c->windows[0].lo : UINT64_MAX;
 	c->window_last = n ? c->windows[n - 1].last : 0;

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "partition.h"
 #include "sim.h"
 #include "usercopy.h"
 
@@ -59,15 +60,10 @@ static uint64_t last_byte(const struct sim_bo *bo)
 static uint32_t first_ending_at_or_after(const struct sim_file *f,
 					 uint64_t address)
 {
-	uint32_t lo = 0, hi = f->ctx->n_by_address;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (last_byte(by_address(f, mid)) < address)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint32_t at;
+	AC_PARTITION(uint32_t, at, f->ctx->n_by_address, i,
+		     last_byte(by_address(f, i)) < address);
+	return at;
 }
 
 static int insert_sorted(struct sim_file *f, uint64_t rec)

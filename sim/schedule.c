@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "partition.h"
 #include "sim.h"
 #include "usercopy.h"
 
@@ -183,17 +184,9 @@ static int faulted(const struct sim_file *f, uint64_t seqno)
 	if (!c->n_faulted)
 		return 0;
 	const uint64_t *a = ctx_at(f, c->faulted);
-	uint64_t lo = 0, hi = c->n_faulted;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (a[mid] == seqno)
-			return 1;
-		if (a[mid] < seqno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	uint64_t at;
+	AC_PARTITION(uint64_t, at, c->n_faulted, i, a[i] < seqno);
+	return at < c->n_faulted && a[at] == seqno;
 }
 
 int schedule_wait(struct sim_file *f, const struct drm_arena_wait *arg)

@@ -133,6 +133,31 @@ START_TEST(malformed_references)
 }
 END_TEST
 
+/* A batch without its array (refs NULL, count > 0) is a bad argument:
+ * -1 and *err naming "refs", nothing appended; NULL with count 0 is an
+ * empty batch. */
+START_TEST(null_batch_is_an_error)
+{
+	struct fixture f;
+	open_fixture(&f, plan_pqr);
+	append_ok(f.s, 0, 1);
+	struct ac_digest before, after;
+	ac_schedule_digest(f.s, &before);
+	struct ac_error err;
+	ck_assert_int_eq(ac_schedule_append(f.s, NULL, 2, &err), -1);
+	ck_assert_str_eq(err.where, "refs");
+	ck_assert_ptr_nonnull(strstr(err.message, "NULL"));
+	ck_assert_int_eq(ac_schedule_append(f.s, NULL, 1, NULL), -1);
+	ck_assert_uint_eq(ac_schedule_length(f.s), 1);
+	ck_assert_uint_eq(ac_schedule_executed(f.s), 1);
+	ac_schedule_digest(f.s, &after);
+	ck_assert(before.high == after.high && before.low == after.low);
+	ck_assert_int_eq(ac_schedule_append(f.s, NULL, 0, &err), 0);
+	ck_assert_uint_eq(ac_schedule_length(f.s), 1);
+	close_fixture(&f);
+}
+END_TEST
+
 /* The reference check alone (spec 1.3), as a device keeping its own
  * references calls it: the launches added, the location named, and
  * nothing added on a failure. */
@@ -458,6 +483,7 @@ Suite *suite_schedule(void)
 	tcase_add_test(tc, verdict_so_far);
 	tcase_add_test(tc, batch_equals_one_by_one);
 	tcase_add_test(tc, malformed_references);
+	tcase_add_test(tc, null_batch_is_an_error);
 	tcase_add_test(tc, check_ref_alone);
 	tcase_add_test(tc, word_values_are_the_programs);
 	tcase_add_test(tc, executed_limit_is_2_pow_62);

@@ -180,15 +180,9 @@ static int make_segs(struct axis *a, const uint64_t *cut, size_t n_cut)
 /* The elementary interval holding x (which must lie in a pane). */
 static size_t find_seg(const struct axis *a, uint64_t x)
 {
-	size_t lo = 0, hi = a->n_segs;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->segs[mid].lo <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	size_t above;
+	AC_PARTITION(size_t, above, a->n_segs, i, a->segs[i].lo <= x);
+	return above ? above - 1 : 0;
 }
 
 /* Marks the intervals globals and planes cover: difference arrays. */

@@ -7,6 +7,7 @@
 
 #include <arenaguard/certify.h>
 
+#include "internal.h"
 #include "report_live.h"
 
 #define NONE32 UINT32_MAX
@@ -63,15 +64,9 @@ static int cmp_u64(const void *pa, const void *pb)
 /* Index of the elementary interval holding v: last position <= v. */
 static uint32_t find_seg(const uint64_t *pos, uint32_t n, uint64_t v)
 {
-	uint32_t lo = 0, hi = n;
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (pos[mid] <= v)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint32_t above;
+	AC_PARTITION(uint32_t, above, n, i, pos[i] <= v);
+	return above ? above - 1 : 0;
 }
 
 /* Keys, and each key's elementary intervals. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "report_timeline.h"
 
 /* What a long walk keeps: its first and last columns, and this many on
@@ -152,15 +153,9 @@ struct builder {
 /* The column walk column v is drawn in; *gap says if it is a gap. */
 static size_t column_of(const struct builder *b, uint64_t v, int *gap)
 {
-	size_t lo = 0, hi = b->n_r;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b->r[mid].first <= v)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	const struct range *r = &b->r[lo];
+	size_t above;
+	AC_PARTITION(size_t, above, b->n_r, i, b->r[i].first <= v);
+	const struct range *r = &b->r[above ? above - 1 : 0];
 	*gap = v >= r->end;
 	return *gap ? r->base + (size_t)(r->end - r->first) : r->base + (size_t)(v - r->first);
 }

@@ -290,7 +290,9 @@ void ac_schedule_free(ac_schedule *schedule);
  * (count 0, outside the table, cutting a repeat body, or pushing the
  * executed sequence to 2^62 launches) nothing is appended, -1 is returned
  * and *err names the reference as "schedule[i]" (i counted over the whole
- * schedule).  When memory for (D) runs out, nothing is appended either,
+ * schedule).  refs NULL with count > 0 is a bad argument: -1, nothing
+ * appended, *err at "refs" (NULL with count 0 appends nothing and
+ * returns 0).  When memory for (D) runs out, nothing is appended either,
  * -1 is returned and *err says "out of memory" with an empty location;
  * the schedule is unchanged and usable.  Cost: proportional to the phase
  * runs the references add, independent of the launches they cover and of
