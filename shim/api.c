@@ -14,7 +14,6 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include <arenaguard/guard_api.h>
 
 #include "guard.h"
+#include "text.h"   /* libarenacert's bounded text builder */
 
 #define REFUSAL_MAX 4608   /* a diagnostic (4096) and its heading */
 
@@ -57,22 +57,6 @@ static struct refusal *thread_refusal(int create)
 	return r;
 }
 
-static void append(struct refusal *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void append(struct refusal *r, const char *fmt, ...)
-{
-	if (r->len >= sizeof(r->text) - 1)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(r->text + r->len, sizeof(r->text) - r->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		r->len += (size_t)n;
-	if (r->len > sizeof(r->text) - 1)
-		r->len = sizeof(r->text) - 1;
-}
-
 void ag_api_note_refusal(const struct ag_submit *sub,
 			 const struct ag_sched *s, const struct ag_verdict *v,
 			 const char *why, int blocked)
@@ -81,20 +65,21 @@ void ag_api_note_refusal(const struct ag_submit *sub,
 	struct refusal *r = thread_refusal(1);
 	if (!r)
 		return;
-	r->len = 0;
-	append(r, "%s schedule %u (", blocked ? "blocked submission of"
-					       : "warning: submitting",
-	       sub->schedule);
+	struct text t = TEXT_OF(r->text);
+	text_put(&t, "%s schedule %u (", blocked ? "blocked submission of"
+						 : "warning: submitting",
+		 sub->schedule);
 	if (s)
-		append(r, "program %u, ", ag_sched_program_handle(s));
-	append(r, "fd %d, %s, pid %d)", sub->fd,
-	       sub->path == AG_PATH_URING ? "io_uring" : "ioctl",
-	       (int)getpid());
+		text_put(&t, "program %u, ", ag_sched_program_handle(s));
+	text_put(&t, "fd %d, %s, pid %d)", sub->fd,
+		 sub->path == AG_PATH_URING ? "io_uring" : "ioctl",
+		 (int)getpid());
 	if (v)
-		append(r, ": verdict %" PRIu64 " (%s)\n%s", v->verdict,
-		       ac_condition_name(v->diag.condition), v->text);
+		text_put(&t, ": verdict %" PRIu64 " (%s)\n%s", v->verdict,
+			 ac_condition_name(v->diag.condition), v->text);
 	else
-		append(r, ": cannot certify\n%s", why);
+		text_put(&t, ": cannot certify\n%s", why);
+	r->len = t.used;
 }
 
 long arenaguard_last_refusal(char *buf, size_t size, int clear)

@@ -74,19 +74,22 @@ char *ag_printf(const char *fmt, ...)
 	return s;
 }
 
-/* ---- text: records as lines of the guard's own ---- */
+/* ---- lines: records as lines of the guard's own ---- */
 
 /* A record being composed in buf[0, cap): whatever is put in it is
  * escaped, so that only end_line ends a line; the last byte is kept for
- * the newline, and a record cut short still ends with one. */
-struct text {
+ * the newline, and a record cut short still ends with one.  Not
+ * libarenacert's text builder (certify/text.h), which the guard uses for
+ * plain text (api.c): what a line adds is the escaping of every byte put
+ * into it, the application's paths and names included. */
+struct line {
 	char *buf;
 	size_t cap, used;
 };
 
 /* Appends s[0, n), each control byte, DEL and backslash escaped (\n,
  * \t, \\, \xHH); an escape that does not fit is left out whole. */
-static void put_escaped(struct text *t, const char *s, size_t n)
+static void put_escaped(struct line *t, const char *s, size_t n)
 {
 	assert(t->cap > 1 && t->used <= t->cap);
 	for (size_t i = 0; i < n; i++) {
@@ -109,7 +112,7 @@ static void put_escaped(struct text *t, const char *s, size_t n)
 	}
 }
 
-static void vput(struct text *t, const char *fmt, va_list ap)
+static void vput(struct line *t, const char *fmt, va_list ap)
 {
 	char buf[4096];
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -118,10 +121,10 @@ static void vput(struct text *t, const char *fmt, va_list ap)
 							    : sizeof(buf) - 1);
 }
 
-static void put(struct text *t, const char *fmt, ...)
+static void put(struct line *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void put(struct text *t, const char *fmt, ...)
+static void put(struct line *t, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -129,7 +132,7 @@ static void put(struct text *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void end_line(struct text *t)
+static void end_line(struct line *t)
 {
 	if (t->used < t->cap)
 		t->buf[t->used++] = '\n';
@@ -336,7 +339,7 @@ static void emit_locked(const char *text, size_t len)
 	if (err > 0 && !log_failure_said) {
 		log_failure_said = 1;
 		char buf[4096];
-		struct text t = { buf, sizeof(buf), 0 };
+		struct line t = { buf, sizeof(buf), 0 };
 		put(&t, "arenaguard: cannot write the log %s: %s; records "
 		    "that it cannot take go to standard error",
 		    ag_cfg.log_path, strerror(err));
@@ -464,7 +467,7 @@ static void vnotice(const char *fmt, va_list ap)
 		return;
 	}
 	char buf[4096];
-	struct text t = { buf, sizeof(buf), 0 };
+	struct line t = { buf, sizeof(buf), 0 };
 	put_escaped(&t, msg, len);
 	end_line(&t);
 	emit(t.buf, t.used);
@@ -904,7 +907,7 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
  */
 struct pending {
 	struct pending *next;
-	struct text t;
+	struct line t;
 	json_t *json;
 	int has_verdict;                /* json: a "verdict" key first */
 	struct ag_program *program;     /* to dump, or NULL */
@@ -922,7 +925,7 @@ static const char *path_name(enum ag_path path)
 }
 
 /* The objects, as in "schedule 3 (program 1, fd 5, ioctl, pid 42)". */
-static void put_what(struct text *t, const struct ag_submit *sub,
+static void put_what(struct line *t, const struct ag_submit *sub,
 		     const struct ag_sched *s)
 {
 	put(t, "schedule %u (", sub->schedule);
@@ -1033,7 +1036,7 @@ static json_t *submission_json(const struct ag_submit *sub,
 
 /* A submission's record as text: what was refused and why, the
  * schedule's length, and the rule that would suppress it. */
-static void submission_text(struct text *t, const struct ag_submit *sub,
+static void submission_text(struct line *t, const struct ag_submit *sub,
 			    const struct ag_sched *s,
 			    const struct ag_verdict *v, const char *why,
 			    int blocked)
@@ -1188,7 +1191,7 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 	if (!p || (ag_cfg.log_json && !p->json)) {
 		/* No memory: the text on the stack, or JSON's fixed line. */
 		char small[2048];
-		struct text t = { small, sizeof(small), 0 };
+		struct line t = { small, sizeof(small), 0 };
 		if (ag_cfg.log_json) {
 			/* Which submission, and what became of it. */
 			char what[160], verdict[24] = "null";
