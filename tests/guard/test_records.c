@@ -530,6 +530,7 @@ static json_t *blocked_record(const char *file, const char *threads)
 	 * guard-client reads after the submit are not there). */
 	ck_assert_msg(strstr(r.out, "ok: submit returned -1"), "threads=%s: "
 		      "%s\n%s", threads, r.out, r.err);
+	ck_assert_msg(!strstr(r.err, "Sanitizer"), "%s", r.err);
 	run_free(&r);
 	char *text = slurp(log);
 	json_t *lines = json_lines(text);
@@ -549,11 +550,13 @@ static json_t *blocked_record(const char *file, const char *threads)
  * field for field (the launch, the word, the tensors, the text). */
 START_TEST(test_threads_same_record)
 {
+	/* Not decode: guard-client reads its 1046 globals back, which
+	 * takes minutes under the thread sanitizer. */
 	static const enum workload_kind kinds[] = { WORKLOAD_VIT,
-		WORKLOAD_DECODE, WORKLOAD_ADJOINT };
+		WORKLOAD_ADJOINT };
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct workload_spec spec = { kinds[k], WORKLOAD_STRIDE,
-					      200000, 0 };
+					      140000, 0 };
 		const char *why = "?";
 		struct workload *w = workload_new(&spec, &why);
 		ck_assert_msg(w, "%s", why);
