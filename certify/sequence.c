@@ -18,6 +18,33 @@
 #include "alloc.h"
 #include "program_impl.h"
 
+/*
+ * Appends to runs[0, *n) the runs of launches [from, to), all in body
+ * `body` (UINT32_MAX: in none), and sets their run_of.  A body's first
+ * launch starts a run; so does a launch outside every body that follows
+ * a body's or another phase's run; inside the stretch, a change of phase.
+ */
+static void runs_of_stretch(const uint32_t *phase_of, uint32_t from,
+			    uint32_t to, uint32_t body, struct run *runs,
+			    uint32_t *run_of, uint32_t *n_io)
+{
+	if (from >= to)
+		return;
+	uint32_t n = *n_io, cur = phase_of[from];
+	if (n == 0 || body != UINT32_MAX || runs[n - 1].body != body ||
+	    runs[n - 1].phase != cur)
+		runs[n++] = (struct run){ from, cur, body };
+	run_of[from] = n - 1;
+	for (uint32_t l = from + 1; l < to; l++) {
+		if (phase_of[l] != cur) {
+			cur = phase_of[l];
+			runs[n++] = (struct run){ l, cur, body };
+		}
+		run_of[l] = n - 1;
+	}
+	*n_io = n;
+}
+
 int index_runs(const struct ac_model *m, const uint32_t *phase_of,
 	       struct body *bodies, struct run **runs_out,
 	       uint32_t **run_of_out, uint32_t *n_runs)
@@ -29,24 +56,21 @@ int index_runs(const struct ac_model *m, const uint32_t *phase_of,
 	*run_of_out = run_of;
 	if (!runs || !run_of)
 		return -1;
-	uint32_t b = 0, n = 0;
-	for (uint32_t l = 0; l < m->n_launches; l++) {
-		while (b < m->n_repeats &&
-		       l >= bodies[b].first + bodies[b].count)
-			b++;
-		int in_body = b < m->n_repeats && l >= bodies[b].first;
-		uint32_t body = in_body ? b : UINT32_MAX;
-		if (n == 0 || phase_of[l] != runs[n - 1].phase ||
-		    body != runs[n - 1].body ||
-		    (in_body && l == bodies[b].first)) {
-			runs[n++] = (struct run){ l, phase_of[l], body };
-			if (in_body && l == bodies[b].first)
-				bodies[b].run_first = n - 1;
-		}
-		run_of[l] = n - 1;
-		if (in_body)
-			bodies[b].run_count = n - bodies[b].run_first;
+	/* The bodies are sorted and disjoint (validate_model): the table
+	 * is walked a stretch at a time, outside a body or inside one. */
+	uint32_t l = 0, n = 0;
+	for (uint32_t b = 0; b < m->n_repeats; b++) {
+		assert(bodies[b].first >= l);
+		runs_of_stretch(phase_of, l, bodies[b].first, UINT32_MAX,
+				runs, run_of, &n);
+		bodies[b].run_first = n;
+		l = bodies[b].first + bodies[b].count;
+		runs_of_stretch(phase_of, bodies[b].first, l, b, runs, run_of,
+				&n);
+		bodies[b].run_count = n - bodies[b].run_first;
 	}
+	runs_of_stretch(phase_of, l, m->n_launches, UINT32_MAX, runs, run_of,
+			&n);
 	*n_runs = n;
 	/* After the first iteration, a body whose last run has its first
 	 * run's phase continues that instance instead of starting one. */

@@ -206,7 +206,9 @@ static int certify_program(struct ag_program *p)
 		rc = set_error(p, "the image's schedule section is not empty "
 			       "(schedules are built with the schedule "
 			       "requests)", NULL);
-	} else if (!(p->prog = ac_program_new(p->model, &err))) {
+	} else if (!(p->prog = ac_program_new_opts(p->model,
+			&(struct ac_options){ .threads = ag_cfg.threads },
+			&err))) {
 		rc = set_error(p, "malformed program", &err);
 	} else if (ag_cfg.strict) {
 		rc = find_advisories(p);

@@ -51,6 +51,8 @@ struct ag_config {
 	int strict;             /* ARENAGUARD_STRICT: refuse programs with
 				 * advisories (spec 6) */
 	size_t cache_bytes;     /* the caches' budget (ARENAGUARD_CACHE_MB) */
+	unsigned threads;       /* threads: certify on this many (1: the
+				 * caller's alone; ARENAGUARD_THREADS) */
 	int halt_on_error;      /* halt_on_error: abort at the first block */
 	int summary;            /* summary: the SUMMARY line at exit */
 	char summary_file[AG_PATH_MAX + 1]; /* summary_file: the launcher's */
@@ -71,6 +73,8 @@ extern struct ag_config ag_cfg;
  * of MiB from 0 to AG_CACHE_MB_MAX (docs/guard.md, "Caches"). */
 #define AG_CACHE_MB_DEFAULT 256
 #define AG_CACHE_MB_MAX (1u << 20)
+/* The most threads= takes (the library starts at most 63 workers). */
+#define AG_THREADS_MAX 64
 
 /*
  * Reads the environment into ag_cfg and (re)opens the guard's outputs

@@ -32,11 +32,12 @@ struct ag_config ag_cfg = {
 	.mode = AG_ENFORCE,
 	.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20,
 	.summary = 1,
+	.threads = 1,
 };
 
 __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
-enum option_kind { MODE, PATH, FLAG, MIB, FORMAT };
+enum option_kind { MODE, PATH, FLAG, MIB, FORMAT, THREADS };
 
 struct option {
 	const char *key;   /* in ARENAGUARD_OPTIONS */
@@ -81,6 +82,10 @@ static const struct option options[] = {
 	  "suppression rule matched", FLAG, AT(print_suppressions) },
 	{ "cache_mb", "ARENAGUARD_CACHE_MB", "256", "the caches' budget in "
 	  "MiB (0 to 1048576)", MIB, AT(cache_bytes) },
+	{ "threads", "ARENAGUARD_THREADS", "1", "certify a program of 65536 "
+	  "launch words or more on this many threads (1 to 64), started and "
+	  "joined while it is created; 1: on the thread that creates it",
+	  THREADS, AT(threads) },
 	{ "help", NULL, "0", "list these options at start", FLAG, AT(help) },
 };
 
@@ -111,6 +116,7 @@ static const char *const allowed[] = {
 	[FLAG] = "0 or 1; the default is kept",
 	[MIB] = "a number of MiB from 0 to 1048576; the default is kept",
 	[FORMAT] = "text or json; the default is kept",
+	[THREADS] = "a number of threads from 1 to 64; the default is kept",
 };
 
 static const struct option *find(const char *key, size_t len)
@@ -163,6 +169,16 @@ static int set(const struct option *o, const char *v, size_t len)
 		ag_cfg.cache_bytes = (size_t)mb << 20;
 		return 0;
 	}
+	case THREADS: {
+		char *end;
+		if (*v < '0' || *v > '9')
+			return -1;
+		unsigned long n = strtoul(v, &end, 10);
+		if (*end || n < 1 || n > AG_THREADS_MAX)
+			return -1;
+		ag_cfg.threads = (unsigned)n;
+		return 0;
+	}
 	case FORMAT:
 		if (!strcasecmp(v, "text"))
 			ag_cfg.log_json = 0;
@@ -204,6 +220,11 @@ static void load_env(const struct option *o)
 	case MIB:
 		if (set(o, v, len) != 0)
 			ag_cfg.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+		return;
+	case THREADS:
+		if (set(o, v, len) != 0)
+			note("arenaguard: %s=%.200s: not %s", o->env, v,
+			     allowed[THREADS]);
 		return;
 	case FORMAT:            /* no variable of its own has one */
 		set(o, v, len);
@@ -291,6 +312,7 @@ void ag_config_load(void)
 	ag_cfg.mode = AG_ENFORCE;
 	ag_cfg.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
 	ag_cfg.summary = 1;
+	ag_cfg.threads = 1;
 	for (size_t i = 0; i < N_OPTIONS; i++)
 		if (options[i].env)
 			load_env(&options[i]);

@@ -6,6 +6,7 @@
  *   arenaguard [--mode M] [--log F] [--log-format F] [--dump D]
  *              [--stats] [--strict] [--halt-on-error]
  *              [--suppressions FILE] [--print-suppressions]
+ *              [--threads N]
  *              [--error-exitcode N] [--quiet] [--lib PATH]
  *              [--] COMMAND [ARG...]
  *
@@ -75,6 +76,8 @@ static const char usage_text[] =
 	"  --suppressions FILE failing verdicts that FILE's rules match are\n"
 	"                      submitted, counted as suppressed, not recorded\n"
 	"  --print-suppressions  at exit, how often each rule matched\n"
+	"  --threads N         certify a program of 65536 launch words or more on\n"
+	"                      N threads (1 to 64; default 1: the creating thread)\n"
 	"  --lib PATH          the libarenaguard.so to preload\n"
 	"  --help              show this help;  --version  show the version\n"
 	"\n"
@@ -337,11 +340,26 @@ static int parse_exitcode(const char *v, int *out)
 	return 0;
 }
 
+/* --threads N: 0 when N is a number of threads the guard takes (1 to
+ * 64, its threads= option), else -1, said. */
+static int parse_threads(const char *v)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end || errno || n < 1 || n > 64) {
+		fprintf(stderr, "arenaguard: --threads takes a number from 1 "
+			"to 64, not '%s'\n", v);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_LIB = 256, OPT_VERSION, OPT_STRICT,
 	       OPT_HALT, OPT_EXITCODE, OPT_QUIET, OPT_FORMAT, OPT_SUPP,
-	       OPT_PRINT_SUPP };
+	       OPT_PRINT_SUPP, OPT_THREADS };
 	static const struct option longopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "log", required_argument, NULL, 'l' },
@@ -354,6 +372,7 @@ int main(int argc, char **argv)
 		{ "log-format", required_argument, NULL, OPT_FORMAT },
 		{ "suppressions", required_argument, NULL, OPT_SUPP },
 		{ "print-suppressions", no_argument, NULL, OPT_PRINT_SUPP },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "lib", required_argument, NULL, OPT_LIB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -417,6 +436,11 @@ int main(int argc, char **argv)
 		}
 		case OPT_PRINT_SUPP:
 			bad |= add_option("print_suppressions", "1");
+			break;
+		case OPT_THREADS:
+			if (parse_threads(optarg) != 0)
+				return 125;
+			bad |= add_option("threads", optarg);
 			break;
 		case OPT_LIB: lib = optarg; break;
 		case 'h':

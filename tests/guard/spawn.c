@@ -104,6 +104,7 @@ void spawn_setup(struct run *r, const char *const env[],
 		unsetenv("ARENAGUARD_OPTIONS");
 		unsetenv("ARENAGUARD_STRICT");
 		unsetenv("ARENAGUARD_CACHE_MB");
+		unsetenv("ARENAGUARD_THREADS");
 		unsetenv("ARENASIM_POISON");
 		/* Sanitized builds: a huge malloc is ENOMEM, not an abort,
 		 * as without them (badptr asks for 2^62 bytes). */

@@ -4,7 +4,8 @@
  * read from one table (bad keys and values said once, defaults kept,
  * enforce never lost to a typo), help=1, a log per process (log_path
  * with %p and %e, also in a forked child), the SUMMARY line,
- * halt_on_error, and the launcher's --error-exitcode and --quiet.
+ * halt_on_error, threads (and ARENAGUARD_THREADS), and the launcher's
+ * --error-exitcode, --quiet and --threads.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -36,8 +37,9 @@ static void load(const char *mode, const char *v)
 START_TEST(test_parse_values)
 {
 	load(NULL, "mode=warn:halt_on_error=1:stats=true:"
-		   "cache_mb=3:strict=yes:summary=0");
+		   "cache_mb=3:strict=yes:summary=0:threads=3");
 	ck_assert_int_eq(ag_cfg.mode, AG_WARN);
+	ck_assert_uint_eq(ag_cfg.threads, 3);
 	ck_assert_int_eq(ag_cfg.halt_on_error, 1);
 	ck_assert_int_eq(ag_cfg.stats, 1);
 	ck_assert_int_eq(ag_cfg.strict, 1);
@@ -76,6 +78,31 @@ START_TEST(test_parse_precedence)
 }
 END_TEST
 
+/* ARENAGUARD_THREADS: the threads' own variable; 1 (the caller's
+ * thread alone) unless it is a number from 1 to 64; threads= wins. */
+START_TEST(test_threads_variable)
+{
+	setenv("ARENAGUARD_THREADS", "2", 1);
+	load("off", "stats=0");
+	ck_assert_uint_eq(ag_cfg.threads, 2);
+	ck_assert_str_eq(ag_cfg.notes, "");
+	load("off", "threads=4");
+	ck_assert_uint_eq(ag_cfg.threads, 4);
+	setenv("ARENAGUARD_THREADS", "many", 1);
+	load("off", "stats=0");
+	ck_assert_uint_eq(ag_cfg.threads, 1);
+	ck_assert_msg(strstr(ag_cfg.notes, "arenaguard: ARENAGUARD_THREADS="
+			     "many: not a number of threads from 1 to 64"),
+		      "%s", ag_cfg.notes);
+	unsetenv("ARENAGUARD_THREADS");
+	load("off", "stats=0");
+	ck_assert_uint_eq(ag_cfg.threads, 1);
+	ag_cfg.mode = AG_OFF;
+	ag_cfg.notes[0] = 0;
+	ag_output_open();
+}
+END_TEST
+
 /* Every bad option is said, with what it should be; the default is
  * kept; a bad mode is enforce, even over ARENAGUARD=off. */
 START_TEST(test_parse_bad)
@@ -94,6 +121,11 @@ START_TEST(test_parse_bad)
 		  "to 1048576; the default is kept\n" },
 		{ "cache_mb=2000000", "the default is kept" },
 		{ "halt_on_error=2", "halt_on_error=2: not 0 or 1" },
+		{ "threads=0", "threads=0: not a number of threads from 1 to "
+		  "64; the default is kept\n" },
+		{ "threads=65", "threads=65: not a number of threads" },
+		{ "threads=-2", "threads=-2: not a number of threads" },
+		{ "threads=2x", "threads=2x: not a number of threads" },
 		{ "log_format=xml", "log_format=xml: not text or json; the "
 		  "default is kept\n" },
 		{ "log_path='abc", "a quote is not closed" },
@@ -105,6 +137,7 @@ START_TEST(test_parse_bad)
 		ck_assert_uint_eq(ag_cfg.cache_bytes,
 				  (size_t)AG_CACHE_MB_DEFAULT << 20);
 		ck_assert_int_eq(ag_cfg.halt_on_error, 0);
+		ck_assert_uint_eq(ag_cfg.threads, 1);
 	}
 	load("off", "mode=wran");
 	ck_assert_int_eq(ag_cfg.mode, AG_ENFORCE);
@@ -144,7 +177,7 @@ START_TEST(test_help_and_notes_said)
 	static const char *const keys[] = { "mode", "log_path",
 		"dump_dir", "stats", "summary", "summary_file", "strict",
 		"halt_on_error", "cache_mb", "help", "log_format",
-		"suppressions", "print_suppressions" };
+		"suppressions", "print_suppressions", "threads" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char line[64];
 		snprintf(line, sizeof(line), "arenaguard:   %-18s default ",
@@ -295,6 +328,22 @@ START_TEST(test_launcher_gate)
 	spawn(&r, env, bad);
 	ck_assert_int_eq(r.status, 125);
 	run_free(&r);
+	/* --threads N is threads=N; what the guard would not take is a
+	 * usage error. */
+	const char *threads[] = { AG_ARENAGUARD, "--threads", "2",
+				  "--error-exitcode", "9", "--",
+				  AG_ARENA_INFER, "--buggy", "-q", NULL };
+	spawn(&r, env, threads);
+	ck_assert_msg(r.status == 9, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "ARENAGUARD_OPTIONS: "), "%s", r.err);
+	run_free(&r);
+	const char *no_threads[] = { AG_ARENAGUARD, "--threads", "0", "--",
+				     "/bin/true", NULL };
+	spawn(&r, env, no_threads);
+	ck_assert_int_eq(r.status, 125);
+	ck_assert_msg(strstr(r.err, "--threads takes a number from 1 to 64, "
+			     "not '0'"), "%s", r.err);
+	run_free(&r);
 }
 END_TEST
 
@@ -312,6 +361,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_parse_values);
 	tcase_add_test(t, test_parse_precedence);
 	tcase_add_test(t, test_parse_bad);
+	tcase_add_test(t, test_threads_variable);
 	tcase_add_test(t, test_help_and_notes_said);
 	tcase_add_test(t, test_log_per_process);
 	tcase_add_test(t, test_summary_line);

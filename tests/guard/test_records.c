@@ -4,8 +4,8 @@
  * "Suppressions"): log_format=json (every line of the log parses, with
  * arena-certify --json's fields and the guard's), suppression rules
  * (matched, unmatched, bad, print_suppressions, the launcher's gate),
- * records for malformed images and appends on both paths, and the
- * repeats said at exit.
+ * records for malformed images and appends on both paths, the
+ * repeats said at exit, and threads=2 giving threads=1's record.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -18,8 +18,11 @@
 
 #include <jansson.h>
 
+#include <arenaguard/certify.h>
+
 #include "spawn.h"
 #include "suites.h"
+#include "workload.h"
 
 /* Every line of text, parsed; each must be a JSON object.  Returns
  * them as an array (json_decref). */
@@ -508,6 +511,83 @@ static void teardown(void)
 	scratch_remove();
 }
 
+/* The "blocked" record guard-client's `image` subcommand gets for the
+ * image in file under threads=`threads`, without the fields of the run
+ * (its pid, its times); json_decref. */
+static json_t *blocked_record(const char *file, const char *threads)
+{
+	char opt[1024];
+	const char *log = scratch_path("threads.json");
+	unlink(log);
+	snprintf(opt, sizeof(opt), "ARENAGUARD_OPTIONS=log_format=json:"
+		 "log_path=%s:threads=%s", log, threads);
+	const char *env[] = { PRELOAD_GUARD, opt, NULL };
+	struct run r;
+	client(&r, env, (const char *[]){ "--expect", "block", "image", file,
+					  NULL });
+	/* Blocked, as the library's verdict says (the simulated device
+	 * has no memory at the workloads' addresses, so the globals
+	 * guard-client reads after the submit are not there). */
+	ck_assert_msg(strstr(r.out, "ok: submit returned -1"), "threads=%s: "
+		      "%s\n%s", threads, r.out, r.err);
+	ck_assert_msg(!strstr(r.err, "Sanitizer"), "%s", r.err);
+	run_free(&r);
+	char *text = slurp(log);
+	json_t *lines = json_lines(text);
+	json_t *rec = event(lines, "blocked");
+	ck_assert_msg(rec, "threads=%s: no blocked record in %s", threads,
+		      text);
+	free(text);
+	json_incref(rec);
+	json_decref(lines);
+	json_object_del(rec, "pid");
+	json_object_del(rec, "time");
+	return rec;
+}
+
+/* threads=2 certifies on two threads a program of 65536 words or more
+ * (AC_PARALLEL_WORDS): the faulty workloads' (C) records are threads=1's,
+ * field for field (the launch, the word, the tensors, the text). */
+START_TEST(test_threads_same_record)
+{
+	/* Not decode: guard-client reads its 1046 globals back, which
+	 * takes minutes under the thread sanitizer. */
+	static const enum workload_kind kinds[] = { WORKLOAD_VIT,
+		WORKLOAD_ADJOINT };
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct workload_spec spec = { kinds[k], WORKLOAD_STRIDE,
+					      140000, 0 };
+		const char *why = "?";
+		struct workload *w = workload_new(&spec, &why);
+		ck_assert_msg(w, "%s", why);
+		ck_assert_uint_ge(w->model.n_words, 2 * AC_PARALLEL_WORDS);
+		size_t len;
+		uint8_t *image = ac_model_write_image(&w->model, &len, NULL);
+		ck_assert_ptr_nonnull(image);
+		const char *file = scratch_path("stride.img");
+		FILE *f = fopen(file, "wb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(image, 1, len, f), len);
+		ck_assert_int_eq(fclose(f), 0);
+		free(image);
+		json_t *one = blocked_record(file, "1");
+		json_t *two = blocked_record(file, "2");
+		ck_assert_int_eq(num(one, "verdict"), (json_int_t)w->verdict);
+		ck_assert_str_eq(str(one, "condition"), "C");
+		ck_assert_int_eq(num(one, "launch"), (json_int_t)w->launch);
+		char *a = json_dumps(one, JSON_SORT_KEYS);
+		char *b = json_dumps(two, JSON_SORT_KEYS);
+		ck_assert_msg(!strcmp(a, b), "%s: threads=1\n%s\nthreads=2\n%s",
+			      workload_kind_name(kinds[k]), a, b);
+		free(a);
+		free(b);
+		json_decref(one);
+		json_decref(two);
+		workload_free(w);
+	}
+}
+END_TEST
+
 Suite *suite_records(void)
 {
 	Suite *s = suite_create("records");
@@ -526,6 +606,7 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_jansson_before_guard);
 	tcase_add_test(t, test_json_nomem);
 	tcase_add_test(t, test_rules_relative_path);
+	tcase_add_test(t, test_threads_same_record);
 	suite_add_tcase(s, t);
 	return s;
 }
