@@ -836,8 +836,7 @@ void word_check_free(struct word_check *c)
 int word_check_range(const struct word_check *c, const uint32_t *phase_of,
 		     uint32_t from, uint32_t to, struct ac_diag *diag)
 {
-	const struct ac_model *m = c->sets.m;
-	assert(from <= to && to <= m->n_launches);
+	assert(from <= to && to <= c->sets.m->n_launches);
 	struct word_sets sets = c->sets;   /* its diag: this caller's */
 	sets.diag = diag;
 	struct body_walk bw = { 0 };
