@@ -562,20 +562,24 @@ static int check_word(const struct word_sets *c, struct point_hints *h,
 }
 
 /* (launch, word) pairs of a repeat's deltas or slots, sorted, so a walk over
- * the body's words in order meets them in order. */
+ * the body's words in order meets them in order.  The key is launch << 32
+ * | word: a launch and a word count are below 2^32 (validate_model), so
+ * the radix sort's order by key, ties in index order, is the order by
+ * (launch, word, index). */
 struct pair {
-	uint64_t launch, word;
+	uint64_t key;
 	uint32_t index;              /* within the repeat's deltas or slots */
 };
 
-static int pair_order(const void *a, const void *b)
+static struct pair pair_of(uint64_t launch, uint64_t word, uint32_t index)
 {
-	const struct pair *x = a, *y = b;
-	if (x->launch != y->launch)
-		return x->launch < y->launch ? -1 : 1;
-	if (x->word != y->word)
-		return x->word < y->word ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	assert(launch < ((uint64_t)1 << 32) && word < ((uint64_t)1 << 32));
+	return (struct pair){ launch << 32 | word, index };
+}
+
+static int is_pair(const struct pair *p, uint64_t launch, uint64_t word)
+{
+	return p->key == (launch << 32 | word);
 }
 
 /* A repeat's (launch, word) pairs, sorted: built once per repeat. */
@@ -591,6 +595,16 @@ struct body_walk {
 	uint32_t next_delta, next_slot;
 };
 
+/* Sorts n pairs made in index order (a planner writes them in launch
+ * order: then one pass finds them sorted); -1 on out-of-memory. */
+static int sort_pairs(struct pair *p, uint32_t n)
+{
+	uint32_t k = 1;
+	while (k < n && p[k - 1].key <= p[k].key)
+		k++;
+	return k < n ? ac_sort_by_key(p, n, sizeof(*p)) : 0;
+}
+
 static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
 		      const struct ac_repeat *r)
 {
@@ -600,15 +614,14 @@ static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
 		return -1;
 	for (uint32_t k = 0; k < r->delta_count; k++) {
 		const struct ac_delta *d = &m->deltas[r->delta_first + k];
-		bp->deltas[k] = (struct pair){ d->launch, d->word, k };
+		bp->deltas[k] = pair_of(d->launch, d->word, k);
 	}
 	for (uint32_t k = 0; k < r->slot_count; k++) {
 		const struct ac_slot *s = &m->slots[r->slot_first + k];
-		bp->slots[k] = (struct pair){ s->launch, s->word, k };
+		bp->slots[k] = pair_of(s->launch, s->word, k);
 	}
-	ac_sort(bp->deltas, r->delta_count, sizeof(struct pair), pair_order);
-	ac_sort(bp->slots, r->slot_count, sizeof(struct pair), pair_order);
-	return 0;
+	return sort_pairs(bp->deltas, r->delta_count) ||
+	       sort_pairs(bp->slots, r->slot_count) ? -1 : 0;
 }
 
 static void pairs_free(struct body_pairs *bp)
@@ -621,7 +634,7 @@ static void pairs_free(struct body_pairs *bp)
 static uint32_t first_pair_from(const struct pair *p, uint32_t n, uint64_t l)
 {
 	uint32_t at;
-	AC_PARTITION(uint32_t, at, n, i, p[i].launch < l);
+	AC_PARTITION(uint32_t, at, n, i, p[i].key >> 32 < l);
 	return at;
 }
 
@@ -647,7 +660,7 @@ static void body_walk_next(struct body_walk *bw, const struct ac_model *m,
 	*mv = (struct word_motion){ 0, 0, -1 };
 	while (bw->next_delta < r->delta_count) {
 		const struct pair *p = &bw->deltas[bw->next_delta];
-		if (p->launch != l || p->word != w)
+		if (!is_pair(p, l, w))
 			break;
 		mv->delta_sum += m->deltas[r->delta_first + p->index].delta;
 		mv->delta_entries++;
@@ -655,7 +668,7 @@ static void body_walk_next(struct body_walk *bw, const struct ac_model *m,
 	}
 	if (bw->next_slot < r->slot_count) {
 		const struct pair *p = &bw->slots[bw->next_slot];
-		if (p->launch == l && p->word == w) {
+		if (is_pair(p, l, w)) {
 			mv->slot = p->index;
 			bw->next_slot++;
 		}
