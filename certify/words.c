@@ -332,8 +332,8 @@ struct moved_word {
  * into (the next image's rows, the same weights).  Direct-mapped: slot
  * (hash(phase, kernel) + w) mod the table's size.  An entry is a range of
  * the globals or of the planes of phase tag - 1, so it proves x fine for
- * that phase when it holds x, and is tested before any search; never an
- * answer by itself.
+ * that phase when it holds x; whatever else the hash put in a slot proves
+ * nothing, and x is searched for.
  */
 struct point_hint {
 	uint64_t lo, span;           /* [lo, lo + span] */
@@ -417,8 +417,8 @@ static inline int hinted(const struct hint_slot *hs, uint32_t tag, uint64_t x)
 
 /*
  * point_find's answer for x, a word of a launch of phase `phase` whose
- * hint ht did not hold it; ht becomes the range found.  Out of line: the
- * hints answer most words.
+ * hint slot hs did not hold it; the range found becomes the slot's newer
+ * hint, its newer the older.  Out of line: the hints answer most words.
  */
 static __attribute__((noinline)) int
 point_search(const struct word_sets *c, const struct range_set *ps,
