@@ -181,8 +181,9 @@ int check_words(const struct ac_model *m, const uint32_t *phase_of,
  * part reads (the named ranges, each repeat's sorted deltas and slots):
  * NULL on out-of-memory.  word_check_range checks launches [from, to) as
  * check_words would, given their phases: 0, or 1 with *diag (verdict
- * included) for the smallest failing launch among them; it only reads c,
- * so any number of threads may run it on one c at once. */
+ * included) for the smallest failing launch among them, or -1 on
+ * out-of-memory; it only reads c, so any number of threads may run it on
+ * one c at once. */
 struct word_check;
 struct word_check *word_check_new(const struct ac_model *m,
 				  const uint32_t *globals);

@@ -9,12 +9,14 @@
  * overall.
  *
  * This is the loop over every parameter word, so it is the one place
- * where constant factors matter (docs/performance.md): the searches run
- * over compact sorted (lo, last) arrays rather than the tensors, most
- * words (sizes, counts, kernel ids) leave after one comparison with the
- * windows' overall bounds, a point first tries the range the same word of
- * an earlier launch was found in (point_fine), and a moved word's points
- * walk along the ranges (first_bad_point) instead of searching for each.
+ * where constant factors matter (docs/performance.md): most words (sizes,
+ * counts, kernel ids) leave after one comparison with the windows' overall
+ * bounds (scan_plain); a pointer first tries the two ranges the same word
+ * of earlier launches of its phase and kernel was found in (hinted), and
+ * only then searches: the phase's planes (a few, scanned), then the
+ * globals over compact sorted (lo, last) arrays.  A moved word's points
+ * walk along the ranges (first_bad_point) instead of searching for each,
+ * and a motion already found fine is not walked again (moved_slot).
  *
  * Values are exact: V(t) = B(t) + t * D is computed in 128-bit arithmetic.
  * |D| < 2^32 * 2^63 (at most 2^32 deltas) and t < 2^32, so |V| < 2^127.
@@ -59,6 +61,7 @@ struct word_sets {
 	struct range *windows;     /* the union of the windows, sorted */
 	uint32_t n_windows;
 	uint64_t window_lo, window_last;   /* bounds of the union */
+	uint64_t window_span;      /* window_last - window_lo; 0 with none */
 	struct ac_diag *diag;
 };
 
@@ -123,6 +126,7 @@ static int merge_windows(struct word_sets *c)
 	/* with no window, lo > last: every value is outside */
 	c->window_lo = n ? c->windows[0].lo : UINT64_MAX;
 	c->window_last = n ? c->windows[n - 1].last : 0;
+	c->window_span = n ? c->window_last - c->window_lo : 0;
 	return 0;
 }
 
@@ -256,98 +260,171 @@ static void report_word(const struct word_sets *c, uint32_t launch,
 	}
 }
 
+/* Is x outside the windows' overall bounds (sizes, counts, kernel ids:
+ * most words)?  One comparison; with no window, every x but UINT64_MAX is,
+ * and point_fine answers for that one. */
+static inline int outside_bounds(const struct word_sets *c, uint64_t x)
+{
+	return x - c->window_lo > c->window_span;
+}
+
+/* Sets of at most this many ranges (a phase's planes, usually) are
+ * scanned rather than searched. */
+#define SCAN_UP_TO 8
+
+/* Index of the range of set holding x, or -1. */
+static inline int64_t range_holding(const struct range_set *set, uint64_t x)
+{
+	if (set->n <= SCAN_UP_TO) {
+		for (uint32_t k = 0; k < set->n; k++)
+			if (x - set->r[k].lo <= set->r[k].last - set->r[k].lo)
+				return k;
+		return -1;
+	}
+	int64_t k = set_floor(set, x);
+	return k >= 0 && x <= set->r[k].last ? k : -1;
+}
+
 /*
- * The range that word w of an earlier launch was found in, per w mod
- * POINT_HINTS: launches of one kernel repeat their parameter layout, and a
- * pointer often stays in the tensor it pointed into (the next image's
- * rows, the same weights).  A hint is only ever a range of one of the
- * sets the current launch may use (the globals, its own phase's planes),
- * tested before any search.  Per thread of (C).
+ * Moved words already found fine: (phase, x, d, n) decides the check of a
+ * word moved by one delta (its n points x + t d), so a word repeated with
+ * the same motion -- the same weight pointer in every image's layer body
+ * -- walks its points once.  Direct-mapped by a hash of the key; an entry
+ * is only ever a key that was checked and found fine.
  */
-#define POINT_HINTS 16
-struct point_hint {
-	const struct range_set *set;   /* NULL: none */
-	uint32_t k;
-};
-struct point_hints {
-	struct point_hint at[POINT_HINTS];
+#define MOVED_MEMO 64
+struct moved_word {
+	wide d;
+	uint64_t x;
+	uint32_t n, phase;           /* n 0: no entry */
 };
 
-/* interval_fine for a point x inside the windows' overall bounds: the hot
- * path of (C), in 64-bit arithmetic, each set searched once. */
-/* Whether range k of set holds x. */
-static int holds(const struct range_set *set, int64_t k, uint64_t x)
+/*
+ * A named range that word w of an earlier launch of the same phase and
+ * kernel (word 0) was found in: launches of one kernel repeat their
+ * parameter layout, and a pointer often stays in the tensor it pointed
+ * into (the next image's rows, the same weights).  Direct-mapped: slot
+ * (hash(phase, kernel) + w) mod the table's size.  An entry is a range of
+ * the globals or of the planes of phase tag - 1, so it proves x fine for
+ * that phase when it holds x; whatever else the hash put in a slot proves
+ * nothing, and x is searched for.
+ */
+struct point_hint {
+	uint64_t lo, span;           /* [lo, lo + span] */
+	uint32_t tag;                /* phase + 1; 0: no entry */
+};
+
+/* Two hints a slot, the newer first: a word that alternates between two
+ * tensors (a node's input from the tape or from a carry) keeps both. */
+struct hint_slot {
+	struct point_hint way[2];
+};
+
+#define HINTS_MIN 64
+#define HINTS_MAX 4096
+
+/* What (C) remembers on one thread: hints and memo, never answers that
+ * were not checked. */
+struct point_hints {
+	struct hint_slot *at;
+	uint32_t mask;               /* slots - 1, slots a power of two */
+	struct moved_word moved[MOVED_MEMO];
+};
+
+/* Hints for checking `launches` launches; -1 on out-of-memory. */
+static int hints_init(struct point_hints *h, uint32_t launches)
 {
-	return k >= 0 && k < set->n &&
-	       x - set->r[k].lo <= set->r[k].last - set->r[k].lo;
+	uint32_t slots = HINTS_MIN;
+	while (slots < HINTS_MAX && slots < launches)
+		slots *= 2;
+	h->at = calloc(slots, sizeof(*h->at));
+	h->mask = slots - 1;
+	for (uint32_t i = 0; i < MOVED_MEMO; i++)
+		h->moved[i].n = 0;
+	return h->at ? 0 : -1;
+}
+
+static struct moved_word *moved_slot(struct point_hints *h, uint32_t phase,
+				     uint64_t x, wide d)
+{
+	uint64_t k = (x ^ (uint64_t)d * 0x9e3779b97f4a7c15ull ^
+		      (uint64_t)(d >> 64) ^ phase) * 0xff51afd7ed558ccdull;
+	return &h->moved[k >> 58];
+}
+
+/* The first hint slot of a launch of this phase whose word 0 is kernel. */
+static inline uint32_t hint_base(uint32_t phase, uint64_t kernel)
+{
+	return (uint32_t)(((phase * 0x9e3779b97f4a7c15ull) ^ kernel) *
+			  0xff51afd7ed558ccdull >> 32);
 }
 
 /*
  * interval_fine for a point x inside the windows' overall bounds, in
  * 64-bit arithmetic: 1 when fine, with *set and *k the named range holding
- * x (*set NULL when x is fine for lying between windows), else 0.
+ * x (*set NULL when x is fine for lying between windows), else 0.  The
+ * phase's planes (few: scanned) first, then the globals; whether x lies
+ * between two windows is asked last, since a point inside a named range
+ * is fine wherever it lies.
  */
-static int point_find(const struct word_sets *c, uint32_t phase, uint64_t x,
-		      const struct range_set **set, int64_t *k)
+static int point_find(const struct word_sets *c, const struct range_set *ps,
+		      uint64_t x, const struct range_set **set, int64_t *k)
 {
-	assert(x >= c->window_lo && x <= c->window_last);
+	assert(x - c->window_lo <= c->window_span);
+	*set = ps;
+	if ((*k = range_holding(ps, x)) >= 0)
+		return 1;
+	*set = &c->globals;
+	if ((*k = range_holding(&c->globals, x)) >= 0)
+		return 1;
 	*set = NULL;
-	if (c->n_windows > 1) {
-		/* x >= windows[0].lo: the floor exists */
-		int64_t w = range_floor(c->windows, c->n_windows, x);
-		if (x > c->windows[w].last)
-			return 1;      /* between two windows */
-	}
-	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
-	int64_t g = set_floor(gs, x);
-	if (g >= 0 && x <= gs->r[g].last) {
-		*set = gs;
-		*k = g;
-		return 1;
-	}
-	int64_t p = set_floor(ps, x);
-	if (p >= 0 && x <= ps->r[p].last) {
-		*set = ps;
-		*k = p;
-		return 1;
-	}
-	return 0;
+	return !meets_window(c, x, x);
 }
 
-/* point_find's answer, first trying the range that word w of an earlier
- * launch was found in (the same search, written out: the hot path). */
-static inline __attribute__((always_inline)) int
-point_fine(const struct word_sets *c, struct point_hints *h,
-		      uint32_t phase, uint32_t w, uint64_t x)
+/* Does one of hint slot hs's ways prove x fine for the phase whose tag
+ * (phase + 1) is tag? */
+static inline int hinted(const struct hint_slot *hs, uint32_t tag, uint64_t x)
 {
-	assert(x >= c->window_lo && x <= c->window_last);
-	struct point_hint *ht = &h->at[w & (POINT_HINTS - 1)];
-	const struct range_set *gs = &c->globals, *ps = &c->planes[phase];
-	/* a range holding x is x's floor: the ranges are disjoint; a hint's
-	 * k is a range of its set */
-	if (ht->set == gs && x - gs->r[ht->k].lo <= gs->r[ht->k].last -
-						   gs->r[ht->k].lo)
-		return 1;
-	if (ht->set == ps && x - ps->r[ht->k].lo <= ps->r[ht->k].last -
-						   ps->r[ht->k].lo)
-		return 1;
-	if (c->n_windows > 1) {
-		/* x >= windows[0].lo: the floor exists */
-		int64_t k = range_floor(c->windows, c->n_windows, x);
-		if (x > c->windows[k].last)
-			return 1;      /* between two windows */
+	return (hs->way[0].tag == tag && x - hs->way[0].lo <= hs->way[0].span) ||
+	       (hs->way[1].tag == tag && x - hs->way[1].lo <= hs->way[1].span);
+}
+
+/*
+ * point_find's answer for x, a word of a launch of phase `phase` whose
+ * hint slot hs did not hold it; the range found becomes the slot's newer
+ * hint, its newer the older.  Out of line: the hints answer most words.
+ */
+static __attribute__((noinline)) int
+point_search(const struct word_sets *c, const struct range_set *ps,
+	     uint32_t phase, struct hint_slot *hs, uint64_t x)
+{
+	const struct range_set *set;
+	int64_t k;
+	if (!point_find(c, ps, x, &set, &k))
+		return 0;
+	if (set) {
+		hs->way[1] = hs->way[0];
+		hs->way[0] = (struct point_hint){ set->r[k].lo,
+			set->r[k].last - set->r[k].lo, phase + 1 };
 	}
-	int64_t g = set_floor(gs, x);
-	if (g >= 0 && x <= gs->r[g].last) {
-		*ht = (struct point_hint){ gs, (uint32_t)g };
-		return 1;
-	}
-	int64_t p = set_floor(ps, x);
-	if (p >= 0 && x <= ps->r[p].last) {
-		*ht = (struct point_hint){ ps, (uint32_t)p };
-		return 1;
-	}
-	return 0;
+	return 1;
+}
+
+/* point_find's answer for word w of a launch of phase `phase` whose hint
+ * slots start at base, first trying the word's hint. */
+static inline int point_fine(const struct word_sets *c, struct point_hints *h,
+			     const struct range_set *ps, uint32_t phase,
+			     uint32_t base, uint32_t w, uint64_t x)
+{
+	struct hint_slot *hs = &h->at[(base + w) & h->mask];
+	return hinted(hs, phase + 1, x) || point_search(c, ps, phase, hs, x);
+}
+
+/* Whether range k of set holds x. */
+static int holds(const struct range_set *set, int64_t k, uint64_t x)
+{
+	return k >= 0 && k < set->n &&
+	       x - set->r[k].lo <= set->r[k].last - set->r[k].lo;
 }
 
 /*
@@ -358,8 +435,8 @@ point_fine(const struct word_sets *c, struct point_hints *h,
  * weights at the layer stride), so that a point costs the range it
  * visits, not a search, while the layout repeats with the progression.
  */
-static int64_t first_bad_point(const struct word_sets *c, uint32_t phase,
-			       wide x, wide d, wide n)
+static int64_t first_bad_point(const struct word_sets *c,
+			       const struct range_set *ps, wide x, wide d, wide n)
 {
 	const struct range_set *set = NULL;
 	int64_t k = 0, step = 0;
@@ -368,7 +445,7 @@ static int64_t first_bad_point(const struct word_sets *c, uint32_t phase,
 		if (v < 0 || v >= U64_LIMIT)
 			return (int64_t)t;
 		uint64_t u = (uint64_t)v;
-		if (u < c->window_lo || u > c->window_last) {
+		if (outside_bounds(c, u)) {
 			set = NULL;
 			continue;
 		}
@@ -378,7 +455,7 @@ static int64_t first_bad_point(const struct word_sets *c, uint32_t phase,
 		}
 		const struct range_set *ns;
 		int64_t nk = 0;
-		if (!point_find(c, phase, u, &ns, &nk))
+		if (!point_find(c, ps, u, &ns, &nk))
 			return (int64_t)t;
 		step = ns && ns == set ? nk - k : 0;
 		set = ns;
@@ -396,30 +473,36 @@ struct word_motion {
 
 /* Checks one word; 1 (diag filled) when an interval is not fine. */
 static int check_word(const struct word_sets *c, struct point_hints *h,
-		      uint32_t l, uint32_t w,
-		      uint32_t phase, const struct ac_repeat *r,
-		      const struct word_motion *mv)
+		      uint32_t l, uint32_t w, uint32_t phase, uint32_t base,
+		      const struct ac_repeat *r, const struct word_motion *mv)
 {
 	const struct ac_model *m = c->m;
+	const struct range_set *ps = &c->planes[phase];
 	wide x = m->words[m->launches[l].word_first + w];
-	if (!r || (mv->delta_entries == 0 && mv->slot < 0)) {
-		if ((uint64_t)x < c->window_lo || (uint64_t)x > c->window_last ||
-		    point_fine(c, h, phase, w, (uint64_t)x))
+	if (mv->delta_entries == 0 && mv->slot < 0) {
+		if (outside_bounds(c, (uint64_t)x) ||
+		    point_fine(c, h, ps, phase, base, w, (uint64_t)x))
 			return 0;
 		report_word(c, l, phase, w, x, x, AC_NONE);
 		return 1;
 	}
 	wide n = r->iterations, d = mv->delta_sum;
 	if (n <= POINT_LIMIT && mv->delta_entries == 1 && mv->slot < 0) {
+		struct moved_word *seen = moved_slot(h, phase, (uint64_t)x, d);
+		if (seen->n == n && seen->x == (uint64_t)x && seen->d == d &&
+		    seen->phase == phase)
+			return 0;
 		/* Points in a fine hull are fine (inside its named range, or
 		 * clear of the windows): the usual case, in one test. */
 		wide last = x + (n - 1) * d;
-		if (interval_fine(c, phase, x < last ? x : last,
-				  x < last ? last : x))
+		int64_t t = interval_fine(c, phase, x < last ? x : last,
+					  x < last ? last : x) ? -1 :
+			    first_bad_point(c, ps, x, d, n);
+		if (t < 0) {
+			*seen = (struct moved_word){ d, (uint64_t)x,
+						     (uint32_t)n, phase };
 			return 0;
-		int64_t t = first_bad_point(c, phase, x, d, n);
-		if (t < 0)
-			return 0;
+		}
 		wide v = x + t * d;
 		assert(!interval_fine(c, phase, v, v));
 		report_word(c, l, phase, w, v, v, (uint64_t)t);
@@ -453,20 +536,24 @@ static int check_word(const struct word_sets *c, struct point_hints *h,
 }
 
 /* (launch, word) pairs of a repeat's deltas or slots, sorted, so a walk over
- * the body's words in order meets them in order. */
+ * the body's words in order meets them in order.  The key is launch << 32
+ * | word: a launch and a word count are below 2^32 (validate_model), so
+ * the radix sort's order by key, ties in index order, is the order by
+ * (launch, word, index). */
 struct pair {
-	uint64_t launch, word;
+	uint64_t key;
 	uint32_t index;              /* within the repeat's deltas or slots */
 };
 
-static int pair_order(const void *a, const void *b)
+static struct pair pair_of(uint64_t launch, uint64_t word, uint32_t index)
 {
-	const struct pair *x = a, *y = b;
-	if (x->launch != y->launch)
-		return x->launch < y->launch ? -1 : 1;
-	if (x->word != y->word)
-		return x->word < y->word ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	assert(launch < ((uint64_t)1 << 32) && word < ((uint64_t)1 << 32));
+	return (struct pair){ launch << 32 | word, index };
+}
+
+static int is_pair(const struct pair *p, uint64_t launch, uint64_t word)
+{
+	return p->key == (launch << 32 | word);
 }
 
 /* A repeat's (launch, word) pairs, sorted: built once per repeat. */
@@ -482,6 +569,16 @@ struct body_walk {
 	uint32_t next_delta, next_slot;
 };
 
+/* Sorts n pairs made in index order (a planner writes them in launch
+ * order: then one pass finds them sorted); -1 on out-of-memory. */
+static int sort_pairs(struct pair *p, uint32_t n)
+{
+	uint32_t k = 1;
+	while (k < n && p[k - 1].key <= p[k].key)
+		k++;
+	return k < n ? ac_sort_by_key(p, n, sizeof(*p)) : 0;
+}
+
 static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
 		      const struct ac_repeat *r)
 {
@@ -491,15 +588,14 @@ static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
 		return -1;
 	for (uint32_t k = 0; k < r->delta_count; k++) {
 		const struct ac_delta *d = &m->deltas[r->delta_first + k];
-		bp->deltas[k] = (struct pair){ d->launch, d->word, k };
+		bp->deltas[k] = pair_of(d->launch, d->word, k);
 	}
 	for (uint32_t k = 0; k < r->slot_count; k++) {
 		const struct ac_slot *s = &m->slots[r->slot_first + k];
-		bp->slots[k] = (struct pair){ s->launch, s->word, k };
+		bp->slots[k] = pair_of(s->launch, s->word, k);
 	}
-	ac_sort(bp->deltas, r->delta_count, sizeof(struct pair), pair_order);
-	ac_sort(bp->slots, r->slot_count, sizeof(struct pair), pair_order);
-	return 0;
+	return sort_pairs(bp->deltas, r->delta_count) ||
+	       sort_pairs(bp->slots, r->slot_count) ? -1 : 0;
 }
 
 static void pairs_free(struct body_pairs *bp)
@@ -512,7 +608,7 @@ static void pairs_free(struct body_pairs *bp)
 static uint32_t first_pair_from(const struct pair *p, uint32_t n, uint64_t l)
 {
 	uint32_t at;
-	AC_PARTITION(uint32_t, at, n, i, p[i].launch < l);
+	AC_PARTITION(uint32_t, at, n, i, p[i].key >> 32 < l);
 	return at;
 }
 
@@ -538,7 +634,7 @@ static void body_walk_next(struct body_walk *bw, const struct ac_model *m,
 	*mv = (struct word_motion){ 0, 0, -1 };
 	while (bw->next_delta < r->delta_count) {
 		const struct pair *p = &bw->deltas[bw->next_delta];
-		if (p->launch != l || p->word != w)
+		if (!is_pair(p, l, w))
 			break;
 		mv->delta_sum += m->deltas[r->delta_first + p->index].delta;
 		mv->delta_entries++;
@@ -546,7 +642,7 @@ static void body_walk_next(struct body_walk *bw, const struct ac_model *m,
 	}
 	if (bw->next_slot < r->slot_count) {
 		const struct pair *p = &bw->slots[bw->next_slot];
-		if (p->launch == l && p->word == w) {
+		if (is_pair(p, l, w)) {
 			mv->slot = p->index;
 			bw->next_slot++;
 		}
@@ -566,55 +662,116 @@ static void report_no_phase(const struct word_sets *c, uint32_t l)
 	c->diag->identity_offset = id.offset;
 }
 
-/* A launch outside repeat bodies: every word is one point.  The hot loop
- * of (C), hence the window bounds test before anything else. */
-static int check_plain_launch(const struct word_sets *c,
-			      struct point_hints *h, uint32_t l, uint32_t phase)
+/*
+ * The first of words x[w..n) that lies inside the windows' overall bounds
+ * [lo, lo + span] and that no hint proves fine, or n.  No store and no
+ * call: everything stays in registers.
+ */
+static inline uint32_t first_unhinted(const uint64_t *x, uint32_t w, uint32_t n,
+				      uint64_t lo, uint64_t span,
+				      const struct hint_slot *at, uint32_t base,
+				      uint32_t mask, uint32_t tag)
 {
-	const struct ac_launch *la = &c->m->launches[l];
-	if (la->word_count == 0)
-		return 0;       /* a hand-built model's words may be NULL */
-	const uint64_t *x = c->m->words + la->word_first;
-	for (uint32_t w = 0; w < la->word_count; w++) {
-		if (x[w] < c->window_lo || x[w] > c->window_last)
-			continue;
-		if (!point_fine(c, h, phase, w, x[w])) {
-			assert(!interval_fine(c, phase, x[w], x[w]));
-			report_word(c, l, phase, w, x[w], x[w], AC_NONE);
-			return 1;
-		}
+	for (; w < n; w++) {
+		uint64_t v = x[w];
+		if (v - lo <= span && !hinted(&at[(base + w) & mask], tag, v))
+			break;
 	}
-	return 0;
-}
-
-static int check_launch(const struct word_sets *c, struct point_hints *h,
-			uint32_t l, const uint32_t *phase_of,
-			struct body_walk *bw)
-{
-	const struct ac_model *m = c->m;
-	uint32_t phase = phase_of[l];
-	if (phase == NO_PHASE) {
-		report_no_phase(c, l);
-		return 1;
-	}
-	if (!bw)
-		return check_plain_launch(c, h, l, phase);
-	for (uint32_t w = 0; w < m->launches[l].word_count; w++) {
-		struct word_motion mv;
-		body_walk_next(bw, m, l, w, &mv);
-		if (check_word(c, h, l, w, phase, bw->r, &mv))
-			return 1;
-	}
-	return 0;
+	return w;
 }
 
 /* (C) as the threads of program.c share it: read-only once built. */
 struct word_check {
 	struct word_sets sets;
-	uint32_t *body_at;            /* per launch: the repeat whose body
-				       * holds it, or UINT32_MAX */
+	uint32_t *moved_by;           /* per launch: the repeat one of whose
+				       * deltas or slots names a word of it,
+				       * or UINT32_MAX */
 	struct body_pairs *pairs;     /* per repeat */
 };
+
+/* Where a scan of the launch table stands: word w of launch l. */
+struct scan_at {
+	uint32_t l, w;
+};
+
+/*
+ * The hot loop of (C): from *at, the first word of launches [at->l, to)
+ * that lies inside the windows' overall bounds and that no hint proves
+ * fine, or the first launch that needs more than hints: one with no
+ * phase, or with a word some repeat moves.  *at is left there (at->l ==
+ * to when there is none).  Every word passed over is fine.
+ */
+static void scan_plain(const struct word_check *c, const struct point_hints *h,
+		       const uint32_t *phase_of, uint32_t to, struct scan_at *at)
+{
+	const struct ac_launch *la = c->sets.m->launches;
+	const uint64_t *words = c->sets.m->words;
+	const uint64_t lo = c->sets.window_lo, span = c->sets.window_span;
+	uint32_t l = at->l, w = at->w;
+	for (; l < to; l++, w = 0) {
+		uint32_t phase = phase_of[l], n = la[l].word_count;
+		if (phase == NO_PHASE || c->moved_by[l] != UINT32_MAX)
+			break;
+		if (n == 0)
+			continue;       /* a hand-built model's words may be NULL */
+		const uint64_t *x = words + la[l].word_first;
+		w = first_unhinted(x, w, n, lo, span, h->at,
+				   hint_base(phase, x[0]), h->mask, phase + 1);
+		if (w < n)
+			break;
+	}
+	*at = (struct scan_at){ l, w };
+}
+
+/* A launch with a word some repeat moves: each word with its motion. */
+static int check_moved_launch(const struct word_sets *c, struct point_hints *h,
+			      uint32_t l, uint32_t phase, struct body_walk *bw)
+{
+	const struct ac_model *m = c->m;
+	const struct ac_launch *la = &m->launches[l];
+	assert(la->word_count > 0);
+	uint32_t base = hint_base(phase, m->words[la->word_first]);
+	for (uint32_t w = 0; w < la->word_count; w++) {
+		struct word_motion mv;
+		body_walk_next(bw, m, l, w, &mv);
+		if (check_word(c, h, l, w, phase, base, bw->r, &mv))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Where scan_plain stopped, at launch at->l < to: checks what it left,
+ * and moves *at past it.  1 (diag filled) when that is not fine.
+ */
+static int check_stop(const struct word_check *wc, const struct word_sets *c,
+		      struct point_hints *h, const uint32_t *phase_of,
+		      struct body_walk *bw, struct scan_at *at)
+{
+	const struct ac_model *m = c->m;
+	uint32_t l = at->l, phase = phase_of[l], r = wc->moved_by[l];
+	if (phase == NO_PHASE) {
+		report_no_phase(c, l);
+		return 1;
+	}
+	if (r != UINT32_MAX) {
+		if (!bw->r || bw->repeat != r)
+			body_walk_start(bw, m, &wc->pairs[r], r, l);
+		*at = (struct scan_at){ l + 1, 0 };
+		return check_moved_launch(c, h, l, phase, bw);
+	}
+	/* a word no hint holds */
+	uint32_t w = at->w;
+	const uint64_t *x = m->words + m->launches[l].word_first;
+	*at = (struct scan_at){ l, w + 1 };
+	uint32_t base = hint_base(phase, x[0]);
+	if (point_search(c, &c->planes[phase], phase,
+			 &h->at[(base + w) & h->mask], x[w]))
+		return 0;
+	assert(!interval_fine(c, phase, x[w], x[w]));
+	report_word(c, l, phase, w, x[w], x[w], AC_NONE);
+	return 1;
+}
 
 struct word_check *word_check_new(const struct ac_model *m,
 				  const uint32_t *globals)
@@ -623,19 +780,21 @@ struct word_check *word_check_new(const struct ac_model *m,
 	if (!c)
 		return NULL;
 	c->sets.m = m;
-	c->body_at = malloc(((size_t)m->n_launches + 1) * sizeof(*c->body_at));
+	c->moved_by = malloc(((size_t)m->n_launches + 1) * sizeof(*c->moved_by));
 	c->pairs = calloc((size_t)m->n_repeats + 1, sizeof(*c->pairs));
-	if (!c->body_at || !c->pairs || index_named(&c->sets, globals) != 0 ||
+	if (!c->moved_by || !c->pairs || index_named(&c->sets, globals) != 0 ||
 	    merge_windows(&c->sets) != 0) {
 		word_check_free(c);
 		return NULL;
 	}
 	for (uint32_t l = 0; l < m->n_launches; l++)
-		c->body_at[l] = UINT32_MAX;
+		c->moved_by[l] = UINT32_MAX;
 	for (uint32_t r = 0; r < m->n_repeats; r++) {
 		const struct ac_repeat *rp = &m->repeats[r];
-		for (uint64_t l = rp->first; l < rp->first + rp->count; l++)
-			c->body_at[l] = r;
+		for (uint32_t k = 0; k < rp->delta_count; k++)
+			c->moved_by[m->deltas[rp->delta_first + k].launch] = r;
+		for (uint32_t k = 0; k < rp->slot_count; k++)
+			c->moved_by[m->slots[rp->slot_first + k].launch] = r;
 		if (pairs_init(&c->pairs[r], m, rp) != 0) {
 			word_check_free(c);
 			return NULL;
@@ -657,30 +816,32 @@ void word_check_free(struct word_check *c)
 	for (uint32_t r = 0; c->pairs && r < m->n_repeats; r++)
 		pairs_free(&c->pairs[r]);
 	free(c->pairs);
-	free(c->body_at);
+	free(c->moved_by);
 	free(c);
 }
 
 int word_check_range(const struct word_check *c, const uint32_t *phase_of,
 		     uint32_t from, uint32_t to, struct ac_diag *diag)
 {
-	const struct ac_model *m = c->sets.m;
-	assert(from <= to && to <= m->n_launches);
+	assert(from <= to && to <= c->sets.m->n_launches);
 	struct word_sets sets = c->sets;   /* its diag: this caller's */
 	sets.diag = diag;
 	struct body_walk bw = { 0 };
-	struct point_hints hints = { 0 };
-	for (uint32_t l = from; l < to; l++) {
-		uint32_t r = c->body_at[l];
-		if (r != UINT32_MAX && (!bw.r || bw.repeat != r))
-			body_walk_start(&bw, m, &c->pairs[r], r, l);
-		if (check_launch(&sets, &hints, l, phase_of,
-				 r != UINT32_MAX ? &bw : NULL)) {
+	struct point_hints hints;
+	if (hints_init(&hints, to - from) != 0)
+		return -1;
+	int rc = 0;
+	for (struct scan_at at = { from, 0 }; !rc;) {
+		scan_plain(c, &hints, phase_of, to, &at);
+		if (at.l == to)
+			break;
+		if (check_stop(c, &sets, &hints, phase_of, &bw, &at)) {
 			diag->verdict = 2 + diag->launch;
-			return 1;
+			rc = 1;
 		}
 	}
-	return 0;
+	free(hints.at);
+	return rc;
 }
 
 int check_words(const struct ac_model *m, const uint32_t *phase_of,

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <arenaguard/certify.h>
 
@@ -316,6 +317,89 @@ START_TEST(progression_points_name_the_first_bad_iteration)
 }
 END_TEST
 
+/*
+ * What (C) remembers between words (certify/words.c: the hints, slots by
+ * a hash of phase, kernel and word; the moved words already found fine)
+ * holds for one phase only.  N_PHASES phases, each with its own plane, so
+ * that phases share hint slots; the launches run through the phases
+ * twice, each with the same kernel (word 0) and POINTERS words into its
+ * phase's plane, and then launch k points into phase p's plane instead:
+ * the verdict is 2 + k and the word 1, for every p, as plain words and
+ * as words a repeat moves.
+ */
+#define N_PHASES 96
+#define POINTERS 32
+#define PLANES_AT (WINDOW_BASE + 0x10000)
+
+START_TEST(remembered_answers_hold_for_one_phase)
+{
+	struct ac_window window = { .base = WINDOW_BASE, .size = WINDOW_SIZE };
+	struct ac_tensor global = { .offset = WINDOW_BASE, .size = 0x100 };
+	static struct ac_tensor planes[N_PHASES];
+	static struct ac_phase phases[N_PHASES];
+	static uint8_t ids[N_PHASES][5];
+	enum { N = 2 * N_PHASES, PER = 1 + POINTERS };
+	static struct ac_launch launches[N];
+	static uint64_t words[N * PER];
+	static struct ac_delta deltas[N * POINTERS];
+	for (uint32_t p = 0; p < N_PHASES; p++) {
+		/* field 51, two bytes: "p" and the phase's number */
+		memcpy(ids[p], (uint8_t[]){ 0x9a, 0x03, 0x02, 'p', (uint8_t)p }, 5);
+		planes[p] = (struct ac_tensor){ .offset = PLANES_AT + 0x1000 * p,
+						.size = 0x1000 };
+		phases[p] = (struct ac_phase){ { ids[p] + 3, 2 }, p, 1 };
+	}
+	const uint32_t ks[] = { N_PHASES + 5, N - 1 };
+	size_t cases = 0;
+	for (int moved = 0; moved < 2; moved++)
+	for (int ki = 0; ki < 2; ki++)
+	for (uint32_t p = 0; p < N_PHASES; p++) {
+		uint32_t k = ks[ki];
+		if (p == k % N_PHASES)
+			continue;
+		for (uint32_t l = 0; l < N; l++) {
+			uint32_t q = l % N_PHASES;
+			launches[l] = (struct ac_launch){ { ids[q], 5 }, PER * l,
+							  PER, 0 };
+			words[PER * l] = 7;        /* the kernel */
+			for (uint32_t w = 1; w < PER; w++) {
+				/* moved: 2 points 8 apart, in the plane */
+				words[PER * l + w] = planes[l == k ? p : q].offset +
+						     0x10 * (w - 1);
+				deltas[POINTERS * l + w - 1] =
+					(struct ac_delta){ l, w, 8 };
+			}
+		}
+		struct ac_repeat rep = { .first = 0, .count = N,
+					 .iterations = 2, .delta_first = 0,
+					 .delta_count = N * POINTERS };
+		struct ac_model m = {
+			.alignment = 1,
+			.n_windows = 1, .windows = &window,
+			.n_globals = 1, .globals = &global,
+			.n_phases = N_PHASES, .phases = phases,
+			.n_planes = N_PHASES, .planes = planes,
+			.n_launches = N, .launches = launches,
+			.n_words = N * PER, .words = words,
+			.n_repeats = (uint32_t)moved, .repeats = &rep,
+			.n_deltas = moved ? N * POINTERS : 0, .deltas = deltas,
+		};
+		ck_assert_int_eq(naive_word_fine(&m, k, 1), 0);
+		ck_assert_int_eq(naive_word_fine(&m, k - 1, 1), 1);
+		uint64_t verdict;
+		struct ac_diag diag;
+		struct ac_error err;
+		ck_assert_int_eq(ac_certify(&m, &verdict, &diag, &err), 0);
+		ck_assert_msg(verdict == 2 + k && diag.word == 1,
+			      "%s, launch %u into phase %u's plane: verdict %"
+			      PRIu64 ", word %" PRIu64, moved ? "moved" : "plain",
+			      k, p, verdict, (uint64_t)diag.word);
+		cases++;
+	}
+	ck_assert_uint_eq(cases, 4 * (N_PHASES - 1));
+}
+END_TEST
+
 Suite *suite_search(void)
 {
 	Suite *s = suite_create("search");
@@ -323,6 +407,7 @@ Suite *suite_search(void)
 	tcase_add_test(tc, point_words_match_a_linear_scan);
 	tcase_add_test(tc, hull_intervals_match_a_linear_scan);
 	tcase_add_test(tc, progression_points_name_the_first_bad_iteration);
+	tcase_add_test(tc, remembered_answers_hold_for_one_phase);
 	suite_add_tcase(s, tc);
 	return s;
 }
