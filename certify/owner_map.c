@@ -181,9 +181,7 @@ int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
 	    (hi == map->n || bit_tree_test(t, hi)) &&
 	    bit_tree_next(t, lo + 1) >= hi)
 		return 0;
-	/* everything that can fail first */
-	if (owner_map_reserve(map, lo, hi) != 0)
-		return -1;
+	/* owner_map_reserve allocated what follows writes */
 	if (!map->started) {
 		bit_tree_set(t, 0);          /* owner 0: nobody */
 		map->started = 1;

@@ -384,7 +384,7 @@ static void declare_followed(struct ac_schedule *s, uint64_t k, uint32_t phase)
 		s->decl_plane = p->followed[f] - ph->plane_first;
 		int changed = owner_map_assign(&s->map, sp->lo, sp->hi,
 					       sp->key, owner_taken, s);
-		assert(changed >= 0 && (ks || !watched));
+		assert(ks || !watched);
 		s->version += (uint64_t)changed;
 		if (ks)
 			*ks = (struct key_state){ .declared = 1, .intact = 1 };
@@ -454,21 +454,22 @@ static int reserve_phase(struct ac_schedule *s, uint32_t phase)
 }
 
 /* reserve_phase for every phase the references run: O(runs they cover)
- * until every phase is reserved, O(1) after; plus, once per schedule,
- * O(planes) of each new phase.  A batch whose
- * memory is not there fails before (D) changes anything. */
+ * until every phase is reserved (stopping there), O(1) after; plus, once
+ * per schedule, O(planes) of each new phase.  A batch whose memory is not
+ * there fails before (D) changes anything. */
 static int reserve_references(struct ac_schedule *s, const struct ac_ref *refs,
 			      size_t count)
 {
 	const struct ac_program *p = s->p;
-	if (s->phases_reserved == p->m->n_phases)
-		return 0;                   /* every phase already is */
 	for (size_t i = 0; i < count; i++) {
 		uint64_t end = refs[i].first + refs[i].count;
 		for (uint32_t r = p->run_of[refs[i].first];
-		     r < p->n_runs && p->runs[r].first < end; r++)
+		     r < p->n_runs && p->runs[r].first < end; r++) {
+			if (s->phases_reserved == p->m->n_phases)
+				return 0;   /* every phase already is */
 			if (reserve_phase(s, p->runs[r].phase) != 0)
 				return -1;
+		}
 	}
 	return 0;
 }
