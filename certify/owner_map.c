@@ -35,14 +35,23 @@ static void bit_tree_free(struct bit_tree *t)
 
 static uint64_t word(const struct bit_tree *t, uint32_t l, uint64_t w)
 {
+	if (l + 1 == t->levels) {
+		assert(w == 0);
+		return t->top;
+	}
 	/* reading never changes what the tree holds, only its leaf cache */
 	struct lazy_array *a = (struct lazy_array *)&t->level[l];
 	return *(const uint64_t *)lazy_array_get(a, w);
 }
 
-/* A word that exists: reserved by bit_tree_reserve or holding a set bit. */
+/* A word that exists: the top, reserved by bit_tree_reserve or holding a
+ * set bit. */
 static uint64_t *word_mut(struct bit_tree *t, uint32_t l, uint64_t w)
 {
+	if (l + 1 == t->levels) {
+		assert(w == 0);
+		return &t->top;
+	}
 	uint64_t *p = lazy_array_at(&t->level[l], w);
 	assert(p);
 	return p;
@@ -51,7 +60,7 @@ static uint64_t *word_mut(struct bit_tree *t, uint32_t l, uint64_t w)
 /* Allocates the words bit_tree_set(t, i) writes; -1 when memory runs out. */
 static int bit_tree_reserve(struct bit_tree *t, uint64_t i)
 {
-	for (uint32_t l = 0; l < t->levels; l++, i /= 64)
+	for (uint32_t l = 0; l + 1 < t->levels; l++, i /= 64)
 		if (!lazy_array_at(&t->level[l], i / 64))
 			return -1;
 	return 0;

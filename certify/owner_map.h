@@ -24,7 +24,10 @@
 
 struct bit_tree {
 	struct lazy_array level[BIT_TREE_LEVELS]; /* words; level 0: a bit
-						    * a position */
+						    * a position; the top
+						    * level (one word) is
+						    * `top` instead */
+	uint64_t top;
 	uint64_t bits[BIT_TREE_LEVELS];           /* bits in each level */
 	uint32_t levels;
 	uint64_t size;
