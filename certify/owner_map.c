@@ -68,8 +68,15 @@ static int bit_tree_reserve(struct bit_tree *t, uint64_t i)
 
 static void bit_tree_set(struct bit_tree *t, uint64_t i)
 {
-	for (uint32_t l = 0; l < t->levels; l++, i /= 64)
-		*word_mut(t, l, i / 64) |= (uint64_t)1 << (i % 64);
+	/* Set upwards only while a word was empty (a word that was not
+	 * already has its bit above). */
+	for (uint32_t l = 0; l < t->levels; l++, i /= 64) {
+		uint64_t *w = word_mut(t, l, i / 64);
+		uint64_t was = *w;
+		*w = was | (uint64_t)1 << (i % 64);
+		if (was)
+			break;
+	}
 }
 
 static void bit_tree_clear(struct bit_tree *t, uint64_t i)
@@ -91,6 +98,10 @@ static uint64_t bit_tree_next(const struct bit_tree *t, uint64_t i)
 	uint32_t l = 0;
 	if (i >= t->size)
 		return t->size;
+	if (t->levels == 1) {        /* one word: no climbing */
+		uint64_t w = t->top & (~(uint64_t)0 << i);
+		return w ? (uint64_t)__builtin_ctzll(w) : t->size;
+	}
 	for (;;) {
 		uint64_t w = word(t, l, i / 64) & (~(uint64_t)0 << (i % 64));
 		if (w) {
