@@ -26,9 +26,10 @@
  *
  * What an instance costs:
  *
- * - Only the planes the program marked followed (of a heavy key, or over
- *   one) are declared into the map: an instance of a phase with none, no
- *   carried planes and no pairs costs O(1).
+ * - Only the planes the program marked followed (fresh, of a heavy key or
+ *   over one) are declared into the map: an instance of a phase with
+ *   none, no carried planes and no pairs costs O(1).  A carried plane
+ *   found intact already is one segment of its key there.
  * - `version` counts the declarations that changed the map and the
  *   instances that may have broken a light key (those of a phase with
  *   pairs, when a phase d of its pairs ran since its previous instance).
