@@ -392,20 +392,19 @@ static void declare_followed(struct ac_schedule *s, uint64_t k, uint32_t phase)
 	}
 }
 
-/* Instance k of phase: its carried planes must be intact; then it declares
- * its followed planes (all the planes the map needs).  Both are skipped
- * when the version has not moved since the phase's previous instance:
- * the map is as that instance left it (its heavy carried planes intact,
- * its declarations changing nothing), and no instance that may break a
- * light key came since (its light carried keys, which it declared, are
- * intact).  O(1) then, plus O(pairs) for a phase with pairs. */
-static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
-			 uint64_t launch, uint64_t ordinal)
+/* Instance k of phase (state *ps): its carried planes must be intact;
+ * then it declares its followed planes (all the planes the map needs).
+ * Both are skipped when the version has not moved since the phase's
+ * previous instance: the map is as that instance left it (its heavy
+ * carried planes intact, its declarations changing nothing), and no
+ * instance that may break a light key came since (its light carried
+ * keys, which it declared, are intact).  O(1) then, plus O(pairs) for a
+ * phase with pairs. */
+static __attribute__((noinline)) void
+run_instance_slow(struct ac_schedule *s, uint64_t k, uint32_t phase,
+		  struct phase_state *ps, uint64_t launch, uint64_t ordinal)
 {
 	const struct ac_program *p = s->p;
-	/* reserve_phase allocated all this writes: nothing below fails */
-	struct phase_state *ps = lazy_array_at(&s->phases, phase);
-	assert(ps && ps->reserved);
 	if (!ps->last || ps->version != s->version) {
 		if (check_carried(s, k, phase, launch, ordinal))
 			return;
@@ -425,6 +424,24 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 	/* ps still points at the phase's state: leaves never move */
 	ps->last = k + 1;
 	ps->version = s->version;
+}
+
+/* Instance k of phase: run_instance_slow, but a settled phase without
+ * pairs (nothing to check, declare or note) only moves its last
+ * instance, without a call. */
+static inline void run_instance(struct ac_schedule *s, uint64_t k,
+				uint32_t phase, uint64_t launch,
+				uint64_t ordinal)
+{
+	const struct ac_program *p = s->p;
+	/* reserve_phase allocated all this writes: nothing below fails */
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	assert(ps && ps->reserved);
+	if (ps->last && ps->version == s->version &&
+	    p->pair_first[phase] == p->pair_first[phase + 1])
+		ps->last = k + 1;
+	else
+		run_instance_slow(s, k, phase, ps, launch, ordinal);
 }
 
 /* Allocates everything an instance of phase writes (its state, its
