@@ -35,14 +35,23 @@ static void bit_tree_free(struct bit_tree *t)
 
 static uint64_t word(const struct bit_tree *t, uint32_t l, uint64_t w)
 {
+	if (l + 1 == t->levels) {
+		assert(w == 0);
+		return t->top;
+	}
 	/* reading never changes what the tree holds, only its leaf cache */
 	struct lazy_array *a = (struct lazy_array *)&t->level[l];
 	return *(const uint64_t *)lazy_array_get(a, w);
 }
 
-/* A word that exists: reserved by bit_tree_reserve or holding a set bit. */
+/* A word that exists: the top, reserved by bit_tree_reserve or holding a
+ * set bit. */
 static uint64_t *word_mut(struct bit_tree *t, uint32_t l, uint64_t w)
 {
+	if (l + 1 == t->levels) {
+		assert(w == 0);
+		return &t->top;
+	}
 	uint64_t *p = lazy_array_at(&t->level[l], w);
 	assert(p);
 	return p;
@@ -51,21 +60,23 @@ static uint64_t *word_mut(struct bit_tree *t, uint32_t l, uint64_t w)
 /* Allocates the words bit_tree_set(t, i) writes; -1 when memory runs out. */
 static int bit_tree_reserve(struct bit_tree *t, uint64_t i)
 {
-	for (uint32_t l = 0; l < t->levels; l++, i /= 64)
+	for (uint32_t l = 0; l + 1 < t->levels; l++, i /= 64)
 		if (!lazy_array_at(&t->level[l], i / 64))
 			return -1;
 	return 0;
 }
 
-static int bit_tree_test(const struct bit_tree *t, uint64_t i)
-{
-	return (word(t, 0, i / 64) >> (i % 64)) & 1;
-}
-
 static void bit_tree_set(struct bit_tree *t, uint64_t i)
 {
-	for (uint32_t l = 0; l < t->levels; l++, i /= 64)
-		*word_mut(t, l, i / 64) |= (uint64_t)1 << (i % 64);
+	/* Set upwards only while a word was empty (a word that was not
+	 * already has its bit above). */
+	for (uint32_t l = 0; l < t->levels; l++, i /= 64) {
+		uint64_t *w = word_mut(t, l, i / 64);
+		uint64_t was = *w;
+		*w = was | (uint64_t)1 << (i % 64);
+		if (was)
+			break;
+	}
 }
 
 static void bit_tree_clear(struct bit_tree *t, uint64_t i)
@@ -87,6 +98,10 @@ static uint64_t bit_tree_next(const struct bit_tree *t, uint64_t i)
 	uint32_t l = 0;
 	if (i >= t->size)
 		return t->size;
+	if (t->levels == 1) {        /* one word: no climbing */
+		uint64_t w = t->top & (~(uint64_t)0 << i);
+		return w ? (uint64_t)__builtin_ctzll(w) : t->size;
+	}
 	for (;;) {
 		uint64_t w = word(t, l, i / 64) & (~(uint64_t)0 << (i % 64));
 		if (w) {
@@ -175,36 +190,33 @@ int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
 {
 	struct bit_tree *t = &map->starts;
 	assert(lo < hi && hi <= map->n && key != UINT32_MAX);
-	/* Already so (a phase declaring again what it declared last):
-	 * [lo, hi) is one segment of key's, so nothing would change. */
-	if (bit_tree_test(t, lo) && owner_of(map, lo) == key + 1 &&
-	    (hi == map->n || bit_tree_test(t, hi)) &&
-	    bit_tree_next(t, lo + 1) >= hi)
-		return 0;
-	/* everything that can fail first */
-	if (owner_map_reserve(map, lo, hi) != 0)
-		return -1;
+	/* owner_map_reserve allocated what this writes */
 	if (!map->started) {
 		bit_tree_set(t, 0);          /* owner 0: nobody */
 		map->started = 1;
 	}
-	/* Keep whatever follows hi: start a segment there with its owner. */
-	if (hi < map->n && !bit_tree_test(t, hi)) {
-		uint32_t after = owner_of(map, bit_tree_prev(t, hi));
-		*owner_mut(map, hi) = after;
-		bit_tree_set(t, hi);
-	}
-	/* The segment around lo, then every segment starting inside. */
+	/* The segment around lo and the next start after it. */
 	uint64_t s = bit_tree_prev(t, lo);
 	uint32_t o = owner_of(map, s);
+	uint64_t i = bit_tree_next(t, s + 1);
+	/* Already so (a phase declaring again what it declared last):
+	 * [lo, hi) is one segment of key's (hi is the next start, or the
+	 * end), so nothing would change. */
+	if (s == lo && o == key + 1 && i == hi)
+		return 0;
 	if (o != key + 1 && o != 0)
 		taken(ctx, o - 1);
-	for (uint64_t i = bit_tree_next(t, s + 1); i < hi;
-	     i = bit_tree_next(t, i + 1)) {
+	/* Every segment starting inside, o the owner of the last. */
+	for (; i < hi; i = bit_tree_next(t, i + 1)) {
 		o = owner_of(map, i);
 		if (o != key + 1 && o != 0)
 			taken(ctx, o - 1);
 		bit_tree_clear(t, i);
+	}
+	/* Keep whatever follows hi: start a segment there with its owner. */
+	if (i != hi && hi < map->n) {
+		*owner_mut(map, hi) = o;
+		bit_tree_set(t, hi);
 	}
 	bit_tree_set(t, lo);
 	*owner_mut(map, lo) = key + 1;

@@ -24,7 +24,10 @@
 
 struct bit_tree {
 	struct lazy_array level[BIT_TREE_LEVELS]; /* words; level 0: a bit
-						    * a position */
+						    * a position; the top
+						    * level (one word) is
+						    * `top` instead */
+	uint64_t top;
 	uint64_t bits[BIT_TREE_LEVELS];           /* bits in each level */
 	uint32_t levels;
 	uint64_t size;
@@ -45,16 +48,15 @@ void owner_map_free(struct owner_map *map);
 /* Called for each key other than the assigned one that loses positions. */
 typedef void (*owner_taken_fn)(void *ctx, uint32_t key);
 
-/* Gives positions [lo, hi) (lo < hi <= n) to key (< UINT32_MAX).  Returns
- * 0 when [lo, hi) already was one segment of key's (nothing changed, no
- * call of taken), 1 when the map may have changed, -1 when memory runs
- * out, before anything changed or was reported. */
+/* Gives positions [lo, hi) (lo < hi <= n) to key (< UINT32_MAX), after
+ * owner_map_reserve(map, lo, hi) (so it cannot fail).  Returns 0 when
+ * [lo, hi) already was one segment of key's (nothing changed, no call of
+ * taken), 1 when the map may have changed. */
 int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
 		     uint32_t key, owner_taken_fn taken, void *ctx);
 
-/* Allocates what owner_map_assign(map, lo, hi, ...) writes, so that it
- * cannot fail afterwards; 0, or -1 when memory runs out (the map reads
- * as before). */
+/* Allocates what owner_map_assign(map, lo, hi, ...) writes, which must
+ * come first; 0, or -1 when memory runs out (the map reads as before). */
 int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi);
 
 /* Bytes the map allocated. */

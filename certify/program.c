@@ -427,15 +427,16 @@ static int index_carried(struct ac_program *p)
 	return 0;
 }
 
-/* A plane of a heavy watched key, or over one (ctx: covered[], the
+/* A fresh plane of a heavy watched key, or over one (ctx: covered[], the
  * positions below x covered by a heavy key). */
 static int over_heavy(const struct ac_program *p, uint32_t plane,
 		      const void *ctx)
 {
 	const int64_t *covered = ctx;
 	const struct plane_span *sp = &p->spans[plane];
-	return (sp->key < p->n_watched && !p->light[sp->key]) ||
-	       covered[sp->hi] > covered[sp->lo];
+	return !p->m->planes[plane].carried &&
+	       ((sp->key < p->n_watched && !p->light[sp->key]) ||
+		covered[sp->hi] > covered[sp->lo]);
 }
 
 /*
@@ -450,6 +451,10 @@ static int over_heavy(const struct ac_program *p, uint32_t plane,
  * changing an answer: every byte it would own belongs, before and after
  * it, to light or unwatched keys or nobody (a heavy key owning one would
  * intersect it), so no heavy key gains or loses a byte through it.
+ * Nor does a carried plane: (D) declares it only after finding its key
+ * intact, and then [lo, hi) already is one segment of that key in the map
+ * (its latest declaration made it one, and a plane of another key over
+ * any of its bytes, or across its end, would have taken one).
  *
  * Keys are renumbered so the watched ones are 0 .. n_watched - 1 (the
  * schedules keep a state for those alone), and every phase gets the list

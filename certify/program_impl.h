@@ -73,7 +73,8 @@ struct ac_program {
 				  * some plane; the others never are */
 	uint32_t n_watched;
 	uint64_t n_positions;    /* owner-map size */
-	/* The planes (D) follows (program.c, index_followed): phase ph's are
+	/* The planes (D) follows (program.c, index_followed: fresh planes
+	 * of heavy keys or over one): phase ph's are
 	 * followed[followed_first[ph] .. followed_first[ph + 1]), plane
 	 * indexes in phase order. */
 	uint32_t *followed;

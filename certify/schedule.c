@@ -26,9 +26,10 @@
  *
  * What an instance costs:
  *
- * - Only the planes the program marked followed (of a heavy key, or over
- *   one) are declared into the map: an instance of a phase with none, no
- *   carried planes and no pairs costs O(1).
+ * - Only the planes the program marked followed (fresh, of a heavy key or
+ *   over one) are declared into the map: an instance of a phase with
+ *   none, no carried planes and no pairs costs O(1).  A carried plane
+ *   found intact already is one segment of its key there.
  * - `version` counts the declarations that changed the map and the
  *   instances that may have broken a light key (those of a phase with
  *   pairs, when a phase d of its pairs ran since its previous instance).
@@ -384,27 +385,26 @@ static void declare_followed(struct ac_schedule *s, uint64_t k, uint32_t phase)
 		s->decl_plane = p->followed[f] - ph->plane_first;
 		int changed = owner_map_assign(&s->map, sp->lo, sp->hi,
 					       sp->key, owner_taken, s);
-		assert(changed >= 0 && (ks || !watched));
+		assert(ks || !watched);
 		s->version += (uint64_t)changed;
 		if (ks)
 			*ks = (struct key_state){ .declared = 1, .intact = 1 };
 	}
 }
 
-/* Instance k of phase: its carried planes must be intact; then it declares
- * its followed planes (all the planes the map needs).  Both are skipped
- * when the version has not moved since the phase's previous instance:
- * the map is as that instance left it (its heavy carried planes intact,
- * its declarations changing nothing), and no instance that may break a
- * light key came since (its light carried keys, which it declared, are
- * intact).  O(1) then, plus O(pairs) for a phase with pairs. */
-static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
-			 uint64_t launch, uint64_t ordinal)
+/* Instance k of phase (state *ps): its carried planes must be intact;
+ * then it declares its followed planes (all the planes the map needs).
+ * Both are skipped when the version has not moved since the phase's
+ * previous instance: the map is as that instance left it (its heavy
+ * carried planes intact, its declarations changing nothing), and no
+ * instance that may break a light key came since (its light carried
+ * keys, which it declared, are intact).  O(1) then, plus O(pairs) for a
+ * phase with pairs. */
+static __attribute__((noinline)) void
+run_instance_slow(struct ac_schedule *s, uint64_t k, uint32_t phase,
+		  struct phase_state *ps, uint64_t launch, uint64_t ordinal)
 {
 	const struct ac_program *p = s->p;
-	/* reserve_phase allocated all this writes: nothing below fails */
-	struct phase_state *ps = lazy_array_at(&s->phases, phase);
-	assert(ps && ps->reserved);
 	if (!ps->last || ps->version != s->version) {
 		if (check_carried(s, k, phase, launch, ordinal))
 			return;
@@ -424,6 +424,24 @@ static void run_instance(struct ac_schedule *s, uint64_t k, uint32_t phase,
 	/* ps still points at the phase's state: leaves never move */
 	ps->last = k + 1;
 	ps->version = s->version;
+}
+
+/* Instance k of phase: run_instance_slow, but a settled phase without
+ * pairs (nothing to check, declare or note) only moves its last
+ * instance, without a call. */
+static inline void run_instance(struct ac_schedule *s, uint64_t k,
+				uint32_t phase, uint64_t launch,
+				uint64_t ordinal)
+{
+	const struct ac_program *p = s->p;
+	/* reserve_phase allocated all this writes: nothing below fails */
+	struct phase_state *ps = lazy_array_at(&s->phases, phase);
+	assert(ps && ps->reserved);
+	if (ps->last && ps->version == s->version &&
+	    p->pair_first[phase] == p->pair_first[phase + 1])
+		ps->last = k + 1;
+	else
+		run_instance_slow(s, k, phase, ps, launch, ordinal);
 }
 
 /* Allocates everything an instance of phase writes (its state, its
@@ -454,21 +472,22 @@ static int reserve_phase(struct ac_schedule *s, uint32_t phase)
 }
 
 /* reserve_phase for every phase the references run: O(runs they cover)
- * until every phase is reserved, O(1) after; plus, once per schedule,
- * O(planes) of each new phase.  A batch whose
- * memory is not there fails before (D) changes anything. */
+ * until every phase is reserved (stopping there), O(1) after; plus, once
+ * per schedule, O(planes) of each new phase.  A batch whose memory is not
+ * there fails before (D) changes anything. */
 static int reserve_references(struct ac_schedule *s, const struct ac_ref *refs,
 			      size_t count)
 {
 	const struct ac_program *p = s->p;
-	if (s->phases_reserved == p->m->n_phases)
-		return 0;                   /* every phase already is */
 	for (size_t i = 0; i < count; i++) {
 		uint64_t end = refs[i].first + refs[i].count;
 		for (uint32_t r = p->run_of[refs[i].first];
-		     r < p->n_runs && p->runs[r].first < end; r++)
+		     r < p->n_runs && p->runs[r].first < end; r++) {
+			if (s->phases_reserved == p->m->n_phases)
+				return 0;   /* every phase already is */
 			if (reserve_phase(s, p->runs[r].phase) != 0)
 				return -1;
+		}
 	}
 	return 0;
 }

@@ -419,6 +419,10 @@ START_TEST(heavy_and_light_keys_in_one_phase)
 	ck_assert_uint_eq(p->n_watched, 2);
 	ck_assert_uint_eq(p->light[p->spans[0].key], 0);
 	ck_assert_uint_eq(p->light[p->spans[1].key], 1);
+	/* only D's fresh h goes into the map: C1's and C2's carried h,
+	 * found intact, already is one segment of h there */
+	ck_assert_uint_eq(p->followed_first[HL_D + 1] - p->followed_first[HL_D], 1);
+	ck_assert_uint_eq(p->followed_first[HL_C2 + 1] - p->followed_first[HL_C1], 0);
 	ac_program_free(p);
 	ac_model_free(m);
 	ck_assert_uint_eq(certify(json, NULL, 1), 0);
