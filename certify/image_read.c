@@ -168,10 +168,13 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 {
 	uint64_t e = IMAGE_HEADER_SIZE + (uint64_t)s * IMAGE_TABLE_ENTRY;
 	const char *name = image_sections[s].name;
-	char entry_name[24];
-	snprintf(entry_name, sizeof(entry_name), "sections[%d]", s);
-	if (need(r, e, IMAGE_TABLE_ENTRY, entry_name))
-		return -1;
+	if (r->len < e + IMAGE_TABLE_ENTRY) {
+		/* named only when it is missing: formatting is most of a
+		 * small image's reading */
+		char entry_name[24];
+		snprintf(entry_name, sizeof(entry_name), "sections[%d]", s);
+		return need(r, e, IMAGE_TABLE_ENTRY, entry_name);
+	}
 	uint32_t kind = image_get32(r->p + e + IMAGE_S_KIND);
 	uint32_t size = image_get32(r->p + e + IMAGE_S_ENTRY_SIZE);
 	uint64_t offset = image_get64(r->p + e + IMAGE_S_OFFSET);
@@ -244,13 +247,14 @@ static int check_padding(struct reader *r)
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
 		uint64_t end = r->offset[s] + r->count[s] * image_sections[s].entry_size;
 		uint64_t pad = image_align8(end);
-		char name[24];
-		snprintf(name, sizeof(name), "%s.padding",
-			 image_sections[s].name);
 		for (uint64_t b = end; b < pad; b++)
-			if (r->p[b])
+			if (r->p[b]) {
+				char name[24];
+				snprintf(name, sizeof(name), "%s.padding",
+					 image_sections[s].name);
 				return fail(r, b, name, "expected 0, found "
 					    "0x%02x", r->p[b]);
+			}
 	}
 	return 0;
 }
