@@ -43,14 +43,26 @@ const struct ac_tensor *model_tensor(const struct ac_model *m,
 				     struct ac_tensor_ref r);
 
 /*
+ * What the launch table adds to an image, found by the structure check's
+ * pass over it so that the image's limits (image_check, image_emit) need
+ * no pass of their own: the launches' word counts and identity lengths
+ * summed, and the last launch's identity length (0 without launches).
+ * Each sum is below 2^32 * 2^32: it cannot wrap.
+ */
+struct launch_sums {
+	uint64_t words, bytes, last;
+};
+
+/*
  * structure.c: the model's own structure, which the readers guarantee
  * and a hand-built model may not (arrays present, byte strings with
  * their bytes, runs inside their arrays; the schedule's array too when
  * with_refs).  0, or -1 with *err naming the field ("phases[1].plane_count").
+ * On 0 it fills *sums unless sums is NULL.
  * Every function that reads a hand-built model checks it first.
  */
 int model_check_structure(const struct ac_model *m, int with_refs,
-			  struct ac_error *err);
+			  struct launch_sums *sums, struct ac_error *err);
 
 /*
  * A model that owns its arrays, as the readers build it.  Counts are set

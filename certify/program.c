@@ -763,7 +763,8 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 				const struct ac_options *opt,
 				struct ac_error *err)
 {
-	if (validate_model(m, err) != 0)
+	struct launch_sums sums;
+	if (validate_model(m, &sums, err) != 0)
 		return NULL;
 	struct ac_program *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -775,7 +776,7 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 	diag_clear(&p->diag);
 	/* the image's limits first (validate_model checked the structure):
 	 * own_planes relies on them */
-	int r = image_check(p->m, err);
+	int r = image_check(p->m, &sums, err);
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)
