@@ -214,4 +214,12 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 int image_check(const struct ac_model *m, const struct launch_sums *s,
 		struct ac_error *err);
 
+/*
+ * image_read.c: ac_model_view_image, and the launch table's sums the
+ * reader found as it checked the table (what model_check_structure would
+ * find for the model returned), into *sums.
+ */
+int image_view(const void *image, size_t len, struct ac_model **out,
+	       struct launch_sums *sums, struct ac_error *err);
+
 #endif

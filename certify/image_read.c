@@ -37,6 +37,7 @@ struct reader {
 	struct model_owned *o;
 	uint64_t pool;          /* running string offset */
 	unsigned borrow;        /* enum model_borrow: arrays left in the input */
+	struct launch_sums sums;   /* the launch table's, once it is read */
 };
 
 /* ---- errors: "byte N (name): message" ---- */
@@ -469,6 +470,7 @@ static int read_launches(struct reader *r)
 	const uint8_t *bytes = r->o->bytes;
 	uint64_t pool = r->pool, pool_end = r->count[IMG_POOL];
 	uint64_t words = 0, words_end = r->count[IMG_WORDS];
+	const uint64_t pool_first = pool;
 	const uint32_t size = image_sections[IMG_LAUNCHES].entry_size;
 	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++, p += size) {
 		uint32_t offset = image_get32(p + IMAGE_STR_OFFSET),
@@ -488,6 +490,11 @@ static int read_launches(struct reader *r)
 		pool += len;
 		words += count;
 	}
+	r->sums = (struct launch_sums){
+		.words = words, .bytes = pool - pool_first,
+		.last = r->count[IMG_LAUNCHES] ? image_get32(p - size +
+						  IMAGE_STR_LENGTH) : 0,
+	};
 	r->pool = pool;
 	if (check_total(r, IMG_WORDS, IMG_LAUNCHES, "word_count", words))
 		return -1;
@@ -686,12 +693,23 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
  * 8-byte aligned (every section starts at a multiple of 8).  Elsewhere
  * this is ac_model_read_image.
  */
-int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
-			struct ac_error *err)
+int image_view(const void *image, size_t len, struct ac_model **out,
+	       struct launch_sums *sums, struct ac_error *err)
 {
+	assert(out && sums);
 	struct reader r = { .p = image, .len = len, .err = err };
 	if (IMAGE_HOST_LE && (uintptr_t)image % 8 == 0)
 		r.borrow = BORROW_WORDS | BORROW_FRAME_VALUES | BORROW_REFS |
 			   BORROW_BYTES;
-	return read_image(&r, out);
+	if (read_image(&r, out))
+		return -1;
+	*sums = r.sums;
+	return 0;
+}
+
+int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
+			struct ac_error *err)
+{
+	struct launch_sums unused;
+	return image_view(image, len, out, &unused, err);
 }

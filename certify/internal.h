@@ -42,6 +42,10 @@ static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 const struct ac_tensor *model_tensor(const struct ac_model *m,
 				     struct ac_tensor_ref r);
 
+/* model.c: whether data starts with the image's magic (else it is read
+ * as JSON). */
+int model_is_image(const void *data, size_t len);
+
 /*
  * What the launch table adds to an image, found by the structure check's
  * pass over it so that the image's limits (image_check, image_emit) need

@@ -759,12 +759,15 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 	return ac_program_new_opts(m, NULL, err);
 }
 
-ac_program *ac_program_new_opts(const struct ac_model *m,
-				const struct ac_options *opt,
-				struct ac_error *err)
+/* ac_program_new_opts; read: NULL, or the sums image_view found for m,
+ * a model it has just built (validate_model). */
+static ac_program *program_new(const struct ac_model *m,
+			       const struct ac_options *opt,
+			       const struct launch_sums *read,
+			       struct ac_error *err)
 {
 	struct launch_sums sums;
-	if (validate_model(m, &sums, err) != 0)
+	if (validate_model(m, read, &sums, err) != 0)
 		return NULL;
 	struct ac_program *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -793,6 +796,45 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 		return NULL;
 	}
 	return p;
+}
+
+ac_program *ac_program_new_opts(const struct ac_model *m,
+				const struct ac_options *opt,
+				struct ac_error *err)
+{
+	return program_new(m, opt, NULL, err);
+}
+
+/*
+ * The model is image_view's and nobody else's until this returns, so the
+ * structure the reader checked still holds: program_new does not check
+ * it again (one pass over the launch table fewer).
+ */
+ac_program *ac_program_view_image(const void *image, size_t len,
+				  const struct ac_options *opt,
+				  struct ac_model **model, struct ac_error *err)
+{
+	assert(model);
+	struct launch_sums sums;
+	if (image_view(image, len, model, &sums, err) != 0) {
+		*model = NULL;
+		return NULL;
+	}
+	return program_new(*model, opt, &sums, err);
+}
+
+ac_program *ac_program_view(const void *data, size_t len,
+			    const struct ac_options *opt,
+			    struct ac_model **model, struct ac_error *err)
+{
+	assert(model);
+	if (model_is_image(data, len))
+		return ac_program_view_image(data, len, opt, model, err);
+	if (ac_model_read_json(data, len, model, err) != 0) {
+		*model = NULL;
+		return NULL;
+	}
+	return program_new(*model, opt, NULL, err);
 }
 
 void ac_program_free(ac_program *p)
