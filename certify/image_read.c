@@ -494,6 +494,7 @@ static int read_launches(struct reader *r)
 		.words = words, .bytes = pool - pool_first,
 		.last = r->count[IMG_LAUNCHES] ? image_get32(p - size +
 						  IMAGE_STR_LENGTH) : 0,
+		.running = 1,   /* word_first is checked to be the sum */
 	};
 	r->pool = pool;
 	if (check_total(r, IMG_WORDS, IMG_LAUNCHES, "word_count", words))

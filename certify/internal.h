@@ -51,10 +51,14 @@ int model_is_image(const void *data, size_t len);
  * pass over it so that the image's limits (image_check, image_emit) need
  * no pass of their own: the launches' word counts and identity lengths
  * summed, and the last launch's identity length (0 without launches).
- * Each sum is below 2^32 * 2^32: it cannot wrap.
+ * Each sum is below 2^32 * 2^32: it cannot wrap.  running: every launch's
+ * words start where the ones before it end (word_first is the sum of the
+ * word counts before it, as in an image), so that the word counts' prefix
+ * sums can be searched (program.c's chunk bounds).
  */
 struct launch_sums {
 	uint64_t words, bytes, last;
+	int running;
 };
 
 /*

@@ -72,19 +72,21 @@ static int launches_fine(const struct ac_model *m, struct launch_sums *s)
 {
 	const struct ac_launch *la = m->launches;
 	uint64_t words = 0, bytes = 0;
-	int broken = 0;
+	int broken = 0, running = 1;
 	for (uint32_t i = 0; i < m->n_launches; i++) {
 		uint64_t first = la[i].word_first, n = m->n_words;
 		/* run_inside and the bytes' rule, as bit operations */
 		broken |= ((la[i].identity.len != 0) &
 			   (la[i].identity.data == NULL)) |
 			  (first > n) | (la[i].word_count > n - first);
+		running &= la[i].word_first == words;
 		words += la[i].word_count;   /* < 2^32 * 2^32: no wrap */
 		bytes += la[i].identity.len;
 	}
 	s->words = words;
 	s->bytes = bytes;
 	s->last = m->n_launches ? la[m->n_launches - 1].identity.len : 0;
+	s->running = running;
 	return !broken;
 }
 
