@@ -434,34 +434,43 @@ static int read_planes(struct reader *r)
 }
 
 /*
- * Launch i at p broke a rule: the checks one by one, in the order the
- * fields lie, report the first broken one exactly.  Cold: only a
- * malformed image comes here.
+ * Some launch broke a rule: the launches again from the first (their
+ * strings from pool offset `pool`), each through the checks one by one
+ * in the order the fields lie, until the first broken one, which they
+ * report exactly.  Cold: only a malformed image comes here.
  */
-static AC_COLD int launch_error(struct reader *r, const uint8_t *p,
-				uint64_t i, uint64_t *words)
+static AC_COLD int launch_error(struct reader *r, uint64_t pool)
 {
-	uint64_t at = at_of(r, p);
-	struct ac_bytes unused;
-	int rc = read_string(r, p, IMG_LAUNCHES, i, "identity", &unused) ||
-		 read_run(r, image_get64(p + IMAGE_LAUNCH_WORD_FIRST),
-			  at + IMAGE_LAUNCH_WORD_FIRST,
-			  image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
-			  at + IMAGE_LAUNCH_WORD_COUNT, IMG_LAUNCHES, i, "word",
-			  IMG_WORDS, words) ||
-		 check_zero(r, at + IMAGE_LAUNCH_PAD, at + IMAGE_LAUNCH_ENTRY,
-			    "launches", i, "pad");
-	assert(rc);   /* read_launches found a broken rule */
-	(void)rc;
+	r->pool = pool;
+	uint64_t words = 0;
+	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++) {
+		const uint8_t *p = entry(r, IMG_LAUNCHES, i);
+		uint64_t at = at_of(r, p);
+		struct ac_bytes unused;
+		if (read_string(r, p, IMG_LAUNCHES, i, "identity", &unused) ||
+		    read_run(r, image_get64(p + IMAGE_LAUNCH_WORD_FIRST),
+			     at + IMAGE_LAUNCH_WORD_FIRST,
+			     image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
+			     at + IMAGE_LAUNCH_WORD_COUNT, IMG_LAUNCHES, i,
+			     "word", IMG_WORDS, &words) ||
+		    check_zero(r, at + IMAGE_LAUNCH_PAD,
+			       at + IMAGE_LAUNCH_ENTRY, "launches", i, "pad"))
+			return -1;
+	}
+	assert(!"read_launches found a broken rule");
 	return -1;
 }
 
 /*
  * Launches hold the last strings: the pool must be used up after them.
  * The launch table is most of an image's entries, so each entry's rules
- * (its string at the running pool offset and inside the pool, its words
- * at the running sum and inside the words, zero padding) are one test,
- * and launch_error says which one broke.
+ * are one test: its string at the running pool offset, its words at the
+ * running sum, zero padding.  That every string and every run of words
+ * ends inside its section is one test after the loop: the running sums
+ * only grow (the pool's can wrap at most once, ending below where it
+ * started), so the last ends inside exactly when every one does.  When a
+ * test fails, launch_error walks the launches again to say which rule of
+ * which launch broke first.
  */
 static int read_launches(struct reader *r)
 {
@@ -478,11 +487,8 @@ static int read_launches(struct reader *r)
 		uint64_t first = image_get64(p + IMAGE_LAUNCH_WORD_FIRST);
 		uint32_t count = image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
 			 pad = image_get32(p + IMAGE_LAUNCH_PAD);
-		if ((offset != pool) | (len > pool_end - pool) |
-		    (first != words) | (count > words_end - words) | (pad != 0)) {
-			r->pool = pool;
-			return launch_error(r, p, i, &words);
-		}
+		if ((offset != pool) | (first != words) | (pad != 0))
+			return launch_error(r, pool_first);
 		l[i].identity.data = bytes + offset;
 		l[i].identity.len = len;
 		l[i].word_first = first;
@@ -490,6 +496,10 @@ static int read_launches(struct reader *r)
 		pool += len;
 		words += count;
 	}
+	/* fewer than 2^32 launches of fewer than 2^32 words: words cannot
+	 * wrap */
+	if ((pool < pool_first) | (pool > pool_end) | (words > words_end))
+		return launch_error(r, pool_first);
 	r->sums = (struct launch_sums){
 		.words = words, .bytes = pool - pool_first,
 		.last = r->count[IMG_LAUNCHES] ? image_get32(p - size +

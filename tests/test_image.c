@@ -1073,6 +1073,25 @@ START_TEST(test_reject_strings)
 	put32(img + at, get32(img + at) - 2);
 	fails_at(img, len, TABLE_AT(POOL) + 16, "sections[11].count");
 	free(img);
+
+	/* The reader tests that launches end inside the pool and the words
+	 * after its loop: the first launch that runs past is still the one
+	 * named, not a later one its overrun misaligns, nor a later break. */
+	static const uint32_t lengths[] = { 1000, UINT32_MAX };
+	for (size_t k = 0; k < 2; k++) {
+		img = full_image(&len);
+		at = field_at(img, LAUNCHES, 1, 4);
+		put32(img + at, lengths[k]);
+		put32(img + field_at(img, LAUNCHES, 3, 20), 1);   /* pad */
+		fails_at(img, len, at, "launches[1].identity.length");
+		free(img);
+	}
+	img = full_image(&len);
+	at = field_at(img, LAUNCHES, 0, 16);
+	put32(img + at, 100);
+	put32(img + field_at(img, LAUNCHES, 3, 20), 1);
+	fails_at(img, len, at, "launches[0].word_count");
+	free(img);
 }
 END_TEST
 
