@@ -205,11 +205,21 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 
 /*
  * Whether image_emit(m, 0, ...) would succeed, for a model whose structure
- * is already checked (model_check_structure(m, 0, ...) returned 0, as
- * validate_model does first): 0, or -1 with err.  It checks what only the
- * image's fixed-width fields limit (string offsets, the u32 totals), not
- * the structure a second time.
+ * is already checked (model_check_structure(m, 0, s, ...) returned 0, as
+ * validate_model does first, and filled *s): 0, or -1 with err.  It
+ * checks what only the image's fixed-width fields limit (string offsets,
+ * the u32 totals), not the structure a second time, and does not walk the
+ * launch table (s holds its sums) unless a string breaks a limit.
  */
-int image_check(const struct ac_model *m, struct ac_error *err);
+int image_check(const struct ac_model *m, const struct launch_sums *s,
+		struct ac_error *err);
+
+/*
+ * image_read.c: ac_model_view_image, and the launch table's sums the
+ * reader found as it checked the table (what model_check_structure would
+ * find for the model returned), into *sums.
+ */
+int image_view(const void *image, size_t len, struct ac_model **out,
+	       struct launch_sums *sums, struct ac_error *err);
 
 #endif

@@ -37,6 +37,7 @@ struct reader {
 	struct model_owned *o;
 	uint64_t pool;          /* running string offset */
 	unsigned borrow;        /* enum model_borrow: arrays left in the input */
+	struct launch_sums sums;   /* the launch table's, once it is read */
 };
 
 /* ---- errors: "byte N (name): message" ---- */
@@ -168,10 +169,13 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 {
 	uint64_t e = IMAGE_HEADER_SIZE + (uint64_t)s * IMAGE_TABLE_ENTRY;
 	const char *name = image_sections[s].name;
-	char entry_name[24];
-	snprintf(entry_name, sizeof(entry_name), "sections[%d]", s);
-	if (need(r, e, IMAGE_TABLE_ENTRY, entry_name))
-		return -1;
+	if (r->len < e + IMAGE_TABLE_ENTRY) {
+		/* named only when it is missing: formatting is most of a
+		 * small image's reading */
+		char entry_name[24];
+		snprintf(entry_name, sizeof(entry_name), "sections[%d]", s);
+		return need(r, e, IMAGE_TABLE_ENTRY, entry_name);
+	}
 	uint32_t kind = image_get32(r->p + e + IMAGE_S_KIND);
 	uint32_t size = image_get32(r->p + e + IMAGE_S_ENTRY_SIZE);
 	uint64_t offset = image_get64(r->p + e + IMAGE_S_OFFSET);
@@ -244,13 +248,14 @@ static int check_padding(struct reader *r)
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
 		uint64_t end = r->offset[s] + r->count[s] * image_sections[s].entry_size;
 		uint64_t pad = image_align8(end);
-		char name[24];
-		snprintf(name, sizeof(name), "%s.padding",
-			 image_sections[s].name);
 		for (uint64_t b = end; b < pad; b++)
-			if (r->p[b])
+			if (r->p[b]) {
+				char name[24];
+				snprintf(name, sizeof(name), "%s.padding",
+					 image_sections[s].name);
 				return fail(r, b, name, "expected 0, found "
 					    "0x%02x", r->p[b]);
+			}
 	}
 	return 0;
 }
@@ -429,34 +434,43 @@ static int read_planes(struct reader *r)
 }
 
 /*
- * Launch i at p broke a rule: the checks one by one, in the order the
- * fields lie, report the first broken one exactly.  Cold: only a
- * malformed image comes here.
+ * Some launch broke a rule: the launches again from the first (their
+ * strings from pool offset `pool`), each through the checks one by one
+ * in the order the fields lie, until the first broken one, which they
+ * report exactly.  Cold: only a malformed image comes here.
  */
-static AC_COLD int launch_error(struct reader *r, const uint8_t *p,
-				uint64_t i, uint64_t *words)
+static AC_COLD int launch_error(struct reader *r, uint64_t pool)
 {
-	uint64_t at = at_of(r, p);
-	struct ac_bytes unused;
-	int rc = read_string(r, p, IMG_LAUNCHES, i, "identity", &unused) ||
-		 read_run(r, image_get64(p + IMAGE_LAUNCH_WORD_FIRST),
-			  at + IMAGE_LAUNCH_WORD_FIRST,
-			  image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
-			  at + IMAGE_LAUNCH_WORD_COUNT, IMG_LAUNCHES, i, "word",
-			  IMG_WORDS, words) ||
-		 check_zero(r, at + IMAGE_LAUNCH_PAD, at + IMAGE_LAUNCH_ENTRY,
-			    "launches", i, "pad");
-	assert(rc);   /* read_launches found a broken rule */
-	(void)rc;
+	r->pool = pool;
+	uint64_t words = 0;
+	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++) {
+		const uint8_t *p = entry(r, IMG_LAUNCHES, i);
+		uint64_t at = at_of(r, p);
+		struct ac_bytes unused;
+		if (read_string(r, p, IMG_LAUNCHES, i, "identity", &unused) ||
+		    read_run(r, image_get64(p + IMAGE_LAUNCH_WORD_FIRST),
+			     at + IMAGE_LAUNCH_WORD_FIRST,
+			     image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
+			     at + IMAGE_LAUNCH_WORD_COUNT, IMG_LAUNCHES, i,
+			     "word", IMG_WORDS, &words) ||
+		    check_zero(r, at + IMAGE_LAUNCH_PAD,
+			       at + IMAGE_LAUNCH_ENTRY, "launches", i, "pad"))
+			return -1;
+	}
+	assert(!"read_launches found a broken rule");
 	return -1;
 }
 
 /*
  * Launches hold the last strings: the pool must be used up after them.
  * The launch table is most of an image's entries, so each entry's rules
- * (its string at the running pool offset and inside the pool, its words
- * at the running sum and inside the words, zero padding) are one test,
- * and launch_error says which one broke.
+ * are one test: its string at the running pool offset, its words at the
+ * running sum, zero padding.  That every string and every run of words
+ * ends inside its section is one test after the loop: the running sums
+ * only grow (the pool's can wrap at most once, ending below where it
+ * started), so the last ends inside exactly when every one does.  When a
+ * test fails, launch_error walks the launches again to say which rule of
+ * which launch broke first.
  */
 static int read_launches(struct reader *r)
 {
@@ -465,6 +479,7 @@ static int read_launches(struct reader *r)
 	const uint8_t *bytes = r->o->bytes;
 	uint64_t pool = r->pool, pool_end = r->count[IMG_POOL];
 	uint64_t words = 0, words_end = r->count[IMG_WORDS];
+	const uint64_t pool_first = pool;
 	const uint32_t size = image_sections[IMG_LAUNCHES].entry_size;
 	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++, p += size) {
 		uint32_t offset = image_get32(p + IMAGE_STR_OFFSET),
@@ -472,11 +487,8 @@ static int read_launches(struct reader *r)
 		uint64_t first = image_get64(p + IMAGE_LAUNCH_WORD_FIRST);
 		uint32_t count = image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
 			 pad = image_get32(p + IMAGE_LAUNCH_PAD);
-		if ((offset != pool) | (len > pool_end - pool) |
-		    (first != words) | (count > words_end - words) | (pad != 0)) {
-			r->pool = pool;
-			return launch_error(r, p, i, &words);
-		}
+		if ((offset != pool) | (first != words) | (pad != 0))
+			return launch_error(r, pool_first);
 		l[i].identity.data = bytes + offset;
 		l[i].identity.len = len;
 		l[i].word_first = first;
@@ -484,6 +496,16 @@ static int read_launches(struct reader *r)
 		pool += len;
 		words += count;
 	}
+	/* fewer than 2^32 launches of fewer than 2^32 words: words cannot
+	 * wrap */
+	if ((pool < pool_first) | (pool > pool_end) | (words > words_end))
+		return launch_error(r, pool_first);
+	r->sums = (struct launch_sums){
+		.words = words, .bytes = pool - pool_first,
+		.last = r->count[IMG_LAUNCHES] ? image_get32(p - size +
+						  IMAGE_STR_LENGTH) : 0,
+		.running = 1,   /* word_first is checked to be the sum */
+	};
 	r->pool = pool;
 	if (check_total(r, IMG_WORDS, IMG_LAUNCHES, "word_count", words))
 		return -1;
@@ -682,12 +704,23 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
  * 8-byte aligned (every section starts at a multiple of 8).  Elsewhere
  * this is ac_model_read_image.
  */
-int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
-			struct ac_error *err)
+int image_view(const void *image, size_t len, struct ac_model **out,
+	       struct launch_sums *sums, struct ac_error *err)
 {
+	assert(out && sums);
 	struct reader r = { .p = image, .len = len, .err = err };
 	if (IMAGE_HOST_LE && (uintptr_t)image % 8 == 0)
 		r.borrow = BORROW_WORDS | BORROW_FRAME_VALUES | BORROW_REFS |
 			   BORROW_BYTES;
-	return read_image(&r, out);
+	if (read_image(&r, out))
+		return -1;
+	*sums = r.sums;
+	return 0;
+}
+
+int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
+			struct ac_error *err)
+{
+	struct launch_sums unused;
+	return image_view(image, len, out, &unused, err);
 }

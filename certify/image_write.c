@@ -117,28 +117,23 @@ static AC_COLD int plan_launch_strings(const struct ac_model *m,
 }
 
 /*
- * Launches and their words.  The launch table holds most of a model's
- * strings, so their lengths are summed in one pass: the offsets only grow,
- * so only if the last string starts past 2^32-1 does one (the first such)
- * break plan_string's rule.  The sums cannot wrap: fewer than 2^32 strings
- * of fewer than 2^32 bytes, from a pool below 2^33.
+ * Launches and their words, from the sums the structure check's pass
+ * over the launch table found (s): the launches hold most of a model's
+ * strings, whose offsets only grow, so only if the last string starts
+ * past 2^32-1 does one (the first such) break plan_string's rule.  The
+ * sums cannot wrap: fewer than 2^32 strings of fewer than 2^32 bytes,
+ * from a pool below 2^33.  O(1) unless a string breaks the rule.
  */
-static int plan_launches(const struct ac_model *m, struct layout *l,
+static int plan_launches(const struct ac_model *m,
+			 const struct launch_sums *s, struct layout *l,
 			 uint64_t *pool, struct ac_error *err)
 {
-	uint64_t words = 0, bytes = 0, last = 0;
-	for (uint32_t i = 0; i < m->n_launches; i++) {
-		const struct ac_launch *la = &m->launches[i];
-		assert(run_inside(la->word_first, la->word_count, m->n_words));
-		words += la->word_count;  /* < 2^32 * 2^32: no overflow */
-		last = la->identity.len;
-		bytes += last;
-	}
-	if (m->n_launches && *pool + (bytes - last) > UINT32_MAX)
+	assert(s->bytes >= s->last);
+	if (m->n_launches && *pool + (s->bytes - s->last) > UINT32_MAX)
 		return plan_launch_strings(m, *pool, err);
-	*pool += bytes;
+	*pool += s->bytes;
 	l->count[IMG_LAUNCHES] = m->n_launches;
-	l->count[IMG_WORDS] = words;
+	l->count[IMG_WORDS] = s->words;
 	return 0;
 }
 
@@ -193,15 +188,17 @@ static int plan_offsets(struct layout *l, struct ac_error *err)
 }
 
 /* The layout of a model whose structure is checked (model_check_structure
- * with with_schedule): what only the image's fixed-width fields limit. */
+ * with with_schedule, which found the launch sums s): what only the
+ * image's fixed-width fields limit. */
 static int plan_checked(const struct ac_model *m, int with_schedule,
-			struct layout *l, struct ac_error *err)
+			const struct launch_sums *s, struct layout *l,
+			struct ac_error *err)
 {
 	uint64_t pool = 0;
 	memset(l, 0, sizeof(*l));
 	l->n_refs = with_schedule ? m->n_refs : 0;
 	if (plan_phases(m, l, &pool, err) ||
-	    plan_launches(m, l, &pool, err) ||
+	    plan_launches(m, s, l, &pool, err) ||
 	    plan_repeats(m, l, err))
 		return -1;
 	l->count[IMG_SCHEDULE] = l->n_refs;
@@ -212,9 +209,10 @@ static int plan_checked(const struct ac_model *m, int with_schedule,
 static int plan(const struct ac_model *m, int with_schedule, struct layout *l,
 		struct ac_error *err)
 {
-	if (model_check_structure(m, with_schedule, err))
+	struct launch_sums s;
+	if (model_check_structure(m, with_schedule, &s, err))
 		return -1;
-	return plan_checked(m, with_schedule, l, err);
+	return plan_checked(m, with_schedule, &s, l, err);
 }
 
 /* ---- pass 2: emit ---- */
@@ -597,10 +595,11 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 	return 0;
 }
 
-int image_check(const struct ac_model *m, struct ac_error *err)
+int image_check(const struct ac_model *m, const struct launch_sums *s,
+		struct ac_error *err)
 {
 	struct layout l;
-	return plan_checked(m, 0, &l, err);
+	return plan_checked(m, 0, s, &l, err);
 }
 
 /* ---- ac_model_write_image: a buffer sink ---- */

@@ -42,15 +42,35 @@ static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 const struct ac_tensor *model_tensor(const struct ac_model *m,
 				     struct ac_tensor_ref r);
 
+/* model.c: whether data starts with the image's magic (else it is read
+ * as JSON). */
+int model_is_image(const void *data, size_t len);
+
+/*
+ * What the launch table adds to an image, found by the structure check's
+ * pass over it so that the image's limits (image_check, image_emit) need
+ * no pass of their own: the launches' word counts and identity lengths
+ * summed, and the last launch's identity length (0 without launches).
+ * Each sum is below 2^32 * 2^32: it cannot wrap.  running: every launch's
+ * words start where the ones before it end (word_first is the sum of the
+ * word counts before it, as in an image), so that the word counts' prefix
+ * sums can be searched (program.c's chunk bounds).
+ */
+struct launch_sums {
+	uint64_t words, bytes, last;
+	int running;
+};
+
 /*
  * structure.c: the model's own structure, which the readers guarantee
  * and a hand-built model may not (arrays present, byte strings with
  * their bytes, runs inside their arrays; the schedule's array too when
  * with_refs).  0, or -1 with *err naming the field ("phases[1].plane_count").
+ * On 0 it fills *sums unless sums is NULL.
  * Every function that reads a hand-built model checks it first.
  */
 int model_check_structure(const struct ac_model *m, int with_refs,
-			  struct ac_error *err);
+			  struct launch_sums *sums, struct ac_error *err);
 
 /*
  * A model that owns its arrays, as the readers build it.  Counts are set

@@ -41,7 +41,7 @@
  * is written as its frames, at most SLOTLESS_FRAMES_MAX of them. */
 static int check_model(const struct ac_model *m, struct ac_error *err)
 {
-	if (model_check_structure(m, 1, err))
+	if (model_check_structure(m, 1, NULL, err))
 		return -1;
 	for (uint64_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *rp = &m->repeats[i];

@@ -16,20 +16,31 @@ struct tensor_key {
 	uint32_t index;
 };
 
+/* The n tensors t by offset, ties by index, into order[0 .. n), with
+ * keys[0 .. n) as scratch: 0, or -1 out of memory (a large sort's). */
+static int order_tensors(const struct ac_tensor *t, uint32_t n,
+			 struct tensor_key *keys, uint32_t *order)
+{
+	assert(n == 0 || (t && keys && order));
+	for (uint32_t i = 0; i < n; i++)
+		keys[i] = (struct tensor_key){ t[i].offset, i };
+	if (ac_sort_by_key(keys, n, sizeof(*keys)) != 0)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = keys[i].index;
+	return 0;
+}
+
 uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n)
 {
 	struct tensor_key small[64], *keys = small;
 	if (n > 64 && !(keys = malloc(n * sizeof(*keys))))
 		return NULL;
 	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
-	for (uint32_t i = 0; order && i < n; i++)
-		keys[i] = (struct tensor_key){ t[i].offset, i };
-	if (order && ac_sort_by_key(keys, n, sizeof(*keys)) != 0) {
+	if (order && order_tensors(t, n, keys, order) != 0) {
 		free(order);
 		order = NULL;
 	}
-	for (uint32_t i = 0; order && i < n; i++)
-		order[i] = keys[i].index;
 	if (keys != small)
 		free(keys);
 	return order;
@@ -176,18 +187,35 @@ static int check_planes(const struct ac_model *m, const uint32_t *globals,
 				 p, d, AC_PLANE_MISALIGNED, AC_PLANE_EMPTY))
 			return 1;
 	}
-	for (uint32_t p = 0; p < m->n_phases; p++) {
+	/* one scratch for every phase's sort, sized by the largest: a
+	 * phase holds a few planes, and an allocation each cost more than
+	 * its sort */
+	uint32_t most = 0;
+	for (uint32_t p = 0; p < m->n_phases; p++)
+		if (m->phases[p].plane_count > most)
+			most = m->phases[p].plane_count;
+	struct tensor_key small[64], *keys = small;
+	uint32_t small_order[64], *order = small_order;
+	if (most > 64 && (!(keys = malloc(most * sizeof(*keys))) ||
+			  !(order = malloc(most * sizeof(*order))))) {
+		free(keys != small ? keys : NULL);
+		return -1;
+	}
+	int r = 0;
+	for (uint32_t p = 0; p < m->n_phases && r == 0; p++) {
 		const struct ac_phase *ph = &m->phases[p];
 		const struct ac_tensor *t = phase_planes(m, ph);
-		uint32_t *order = sort_tensors(t, ph->plane_count);
-		if (!order)
-			return -1;
-		int r = check_disjoint(t, order, ph->plane_count, p, d,
-				       AC_PLANES_OVERLAP);
-		free(order);
-		if (r)
-			return r;
+		r = order_tensors(t, ph->plane_count, keys, order);
+		if (r == 0)
+			r = check_disjoint(t, order, ph->plane_count, p, d,
+					   AC_PLANES_OVERLAP);
 	}
+	if (keys != small)
+		free(keys);
+	if (order != small_order)
+		free(order);
+	if (r)
+		return r;
 	return check_planes_vs_globals(m, globals, d);
 }
 

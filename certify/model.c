@@ -121,7 +121,7 @@ void ac_model_free(struct ac_model *model)
 	free(o);
 }
 
-static int is_image(const void *data, size_t len)
+int model_is_image(const void *data, size_t len)
 {
 	return len >= AC_IMAGE_MAGIC_LEN &&
 	       memcmp(data, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN) == 0;
@@ -130,7 +130,7 @@ static int is_image(const void *data, size_t len)
 int ac_model_read(const void *data, size_t len, struct ac_model **out,
 		  struct ac_error *err)
 {
-	if (is_image(data, len))
+	if (model_is_image(data, len))
 		return ac_model_read_image(data, len, out, err);
 	return ac_model_read_json(data, len, out, err);
 }
@@ -138,7 +138,7 @@ int ac_model_read(const void *data, size_t len, struct ac_model **out,
 int ac_model_view(const void *data, size_t len, struct ac_model **out,
 		  struct ac_error *err)
 {
-	if (is_image(data, len))
+	if (model_is_image(data, len))
 		return ac_model_view_image(data, len, out, err);
 	return ac_model_read_json(data, len, out, err);
 }

@@ -680,34 +680,52 @@ static uint64_t chunk_share(uint64_t words, uint32_t c, uint32_t n_chunks)
 	return ((uint64_t)c * words + n_chunks - 1) / n_chunks;
 }
 
-/* Chunk bounds of about equal words; n launches in n_chunks <= n. */
-static void chunk_bounds(const struct ac_model *m, uint32_t n_chunks,
-			 uint32_t *bound)
+/*
+ * Chunk bounds of about equal words; n launches in n_chunks <= n; s: the
+ * launch table's sums (validate_model).  Chunk c ends after the launch
+ * that brings it to its share (so it holds one launch at least).  When
+ * the launches' words are laid out in order (s->running: a launch's
+ * word_first + word_count is the sum of the counts up to it), that
+ * launch is found by binary search, O(n_chunks log n); otherwise by
+ * summing, O(n).  Both give the same bounds.
+ */
+static void chunk_bounds(const struct ac_model *m, const struct launch_sums *s,
+			 uint32_t n_chunks, uint32_t *bound)
 {
 	const struct ac_launch *la = m->launches;
-	uint64_t words = 0;
-	for (uint32_t l = 0; l < m->n_launches; l++)
-		words += la[l].word_count;
+	const uint32_t n = m->n_launches;
 	uint32_t c = 0;
-	uint64_t sum = 0, share = chunk_share(words, 1, n_chunks);
 	bound[0] = 0;
-	for (uint32_t l = 0; l < m->n_launches && c + 1 < n_chunks; l++) {
-		/* chunk c ends after the launch that brings it to its share
-		 * (so it holds one launch at least) */
-		sum += la[l].word_count;
-		if (sum >= share) {
-			bound[++c] = l + 1;
-			share = chunk_share(words, c + 1, n_chunks);
+	if (s->running) {
+		for (uint32_t from = 0; from < n && c + 1 < n_chunks;) {
+			uint64_t share = chunk_share(s->words, c + 1, n_chunks);
+			uint32_t k;
+			AC_PARTITION(uint32_t, k, n - from, i,
+				     la[from + i].word_first +
+				     la[from + i].word_count < share);
+			if (from + k == n)
+				break;
+			from = bound[++c] = from + k + 1;
+		}
+	} else {
+		uint64_t sum = 0, share = chunk_share(s->words, 1, n_chunks);
+		for (uint32_t l = 0; l < n && c + 1 < n_chunks; l++) {
+			sum += la[l].word_count;
+			if (sum >= share) {
+				bound[++c] = l + 1;
+				share = chunk_share(s->words, c + 1, n_chunks);
+			}
 		}
 	}
 	while (c < n_chunks)
-		bound[++c] = m->n_launches;
+		bound[++c] = n;
 }
 
 #define CHUNKS_PER_THREAD 8
 #define MAX_THREADS 64
 
-static int check_parallel(struct ac_program *p, unsigned threads)
+static int check_parallel(struct ac_program *p, unsigned threads,
+			  const struct launch_sums *sums)
 {
 	const struct ac_model *m = p->m;
 	uint32_t n_chunks = threads * CHUNKS_PER_THREAD;
@@ -721,7 +739,7 @@ static int check_parallel(struct ac_program *p, unsigned threads)
 	int r = -1;
 	if (!k.bound || !k.diag || !globals)
 		goto out;
-	chunk_bounds(m, n_chunks, k.bound);
+	chunk_bounds(m, sums, n_chunks, k.bound);
 	r = check_layout(m, globals, &p->diag);
 	struct word_check *words = NULL;
 	if (r == 0 && !(words = word_check_new(m, globals)))
@@ -742,8 +760,10 @@ out:
 }
 
 /* (A), (B), then (C): the first that fails sets the verdict; on threads
- * when the options ask for them and the program is big enough. */
-static int check_program(struct ac_program *p, const struct ac_options *opt)
+ * when the options ask for them and the program is big enough (sums: the
+ * launch table's, for the chunks' bounds). */
+static int check_program(struct ac_program *p, const struct ac_options *opt,
+			 const struct launch_sums *sums)
 {
 	p->phase_of = big_calloc((size_t)p->m->n_launches + 1,
 				 sizeof(*p->phase_of));
@@ -755,7 +775,7 @@ static int check_program(struct ac_program *p, const struct ac_options *opt)
 	uint64_t from = opt && opt->parallel_words ? opt->parallel_words
 						   : AC_PARALLEL_WORDS;
 	if (threads > 1 && p->m->n_words >= from && p->m->n_launches > 1)
-		return check_parallel(p, threads);
+		return check_parallel(p, threads, sums);
 	return check_serial(p);
 }
 
@@ -764,11 +784,15 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 	return ac_program_new_opts(m, NULL, err);
 }
 
-ac_program *ac_program_new_opts(const struct ac_model *m,
-				const struct ac_options *opt,
-				struct ac_error *err)
+/* ac_program_new_opts; read: NULL, or the sums image_view found for m,
+ * a model it has just built (validate_model). */
+static ac_program *program_new(const struct ac_model *m,
+			       const struct ac_options *opt,
+			       const struct launch_sums *read,
+			       struct ac_error *err)
 {
-	if (validate_model(m, err) != 0)
+	struct launch_sums sums;
+	if (validate_model(m, read, &sums, err) != 0)
 		return NULL;
 	struct ac_program *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -780,11 +804,11 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 	diag_clear(&p->diag);
 	/* the image's limits first (validate_model checked the structure):
 	 * own_planes relies on them */
-	int r = image_check(p->m, err);
+	int r = image_check(p->m, &sums, err);
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)
-			r = check_program(p, opt);
+			r = check_program(p, opt, &sums);
 		if (r == 0)
 			r = index_for_schedules(p);
 		if (r < 0)
@@ -797,6 +821,45 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 		return NULL;
 	}
 	return p;
+}
+
+ac_program *ac_program_new_opts(const struct ac_model *m,
+				const struct ac_options *opt,
+				struct ac_error *err)
+{
+	return program_new(m, opt, NULL, err);
+}
+
+/*
+ * The model is image_view's and nobody else's until this returns, so the
+ * structure the reader checked still holds: program_new does not check
+ * it again (one pass over the launch table fewer).
+ */
+ac_program *ac_program_view_image(const void *image, size_t len,
+				  const struct ac_options *opt,
+				  struct ac_model **model, struct ac_error *err)
+{
+	assert(model);
+	struct launch_sums sums;
+	if (image_view(image, len, model, &sums, err) != 0) {
+		*model = NULL;
+		return NULL;
+	}
+	return program_new(*model, opt, &sums, err);
+}
+
+ac_program *ac_program_view(const void *data, size_t len,
+			    const struct ac_options *opt,
+			    struct ac_model **model, struct ac_error *err)
+{
+	assert(model);
+	if (model_is_image(data, len))
+		return ac_program_view_image(data, len, opt, model, err);
+	if (ac_model_read_json(data, len, model, err) != 0) {
+		*model = NULL;
+		return NULL;
+	}
+	return program_new(*model, opt, NULL, err);
 }
 
 void ac_program_free(ac_program *p)

@@ -148,8 +148,15 @@ static inline const struct ac_tensor *phase_planes(const struct ac_model *m,
 /* diag.c: a diagnostic that names nothing, verdict 0. */
 void diag_clear(struct ac_diag *diag);
 
-/* validate.c: spec 1 for everything but the schedule. */
-int validate_model(const struct ac_model *m, struct ac_error *err);
+/*
+ * validate.c: spec 1 for everything but the schedule; on 0, *sums holds
+ * the launch table's sums (model_check_structure), for image_check.
+ * read: NULL, or the sums of a model that image_view has just built and
+ * nobody else has seen: its structure holds by construction, so it is
+ * not checked again, and *sums is *read.
+ */
+int validate_model(const struct ac_model *m, const struct launch_sums *read,
+		   struct launch_sums *sums, struct ac_error *err);
 
 /* A closed range [lo, last] of the arena: a window, one of the windows'
  * union, a named range (advisory.c, words.c). */

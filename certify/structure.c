@@ -10,6 +10,7 @@
  * hold (the image's u32 totals, JSON's tables without frames) is each
  * writer's own.
  */
+#include <assert.h>
 #include <stdio.h>
 
 #include "internal.h"
@@ -62,18 +63,31 @@ static int check_bytes(const struct ac_bytes *b, const char *table,
 
 /*
  * Whether every launch has its identity's bytes and its words inside the
- * model's: the launch table is most of a model, so one pass tests it and
- * check_strings and check_runs walk it only to say what is wrong.
+ * model's: the launch table is most of a model, so one pass tests it (and
+ * sums what the image's limits need into *s), and check_strings and
+ * check_runs walk it only to say what is wrong.  No early exit: the pass
+ * is branch-free, and a broken launch is the rare case.
  */
-static int launches_fine(const struct ac_model *m)
+static int launches_fine(const struct ac_model *m, struct launch_sums *s)
 {
+	const struct ac_launch *la = m->launches;
+	uint64_t words = 0, bytes = 0;
+	int broken = 0, running = 1;
 	for (uint32_t i = 0; i < m->n_launches; i++) {
-		const struct ac_launch *la = &m->launches[i];
-		if ((la->identity.len && !la->identity.data) ||
-		    !run_inside(la->word_first, la->word_count, m->n_words))
-			return 0;
+		uint64_t first = la[i].word_first, n = m->n_words;
+		/* run_inside and the bytes' rule, as bit operations */
+		broken |= ((la[i].identity.len != 0) &
+			   (la[i].identity.data == NULL)) |
+			  (first > n) | (la[i].word_count > n - first);
+		running &= la[i].word_first == words;
+		words += la[i].word_count;   /* < 2^32 * 2^32: no wrap */
+		bytes += la[i].identity.len;
 	}
-	return 1;
+	s->words = words;
+	s->bytes = bytes;
+	s->last = m->n_launches ? la[m->n_launches - 1].identity.len : 0;
+	s->running = running;
+	return !broken;
 }
 
 static int check_strings(const struct ac_model *m, int launches_ok,
@@ -140,13 +154,17 @@ static int check_runs(const struct ac_model *m, int launches_ok,
 }
 
 int model_check_structure(const struct ac_model *m, int with_refs,
-			  struct ac_error *err)
+			  struct launch_sums *sums, struct ac_error *err)
 {
 	if (check_arrays(m, with_refs, err))
 		return -1;
-	int launches_ok = launches_fine(m);
+	struct launch_sums s;
+	int launches_ok = launches_fine(m, &s);
 	if (check_strings(m, launches_ok, err) ||
 	    check_runs(m, launches_ok, err))
 		return -1;
+	assert(launches_ok);   /* else check_strings or check_runs failed */
+	if (sums)
+		*sums = s;
 	return 0;
 }

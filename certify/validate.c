@@ -221,9 +221,14 @@ static int validate_bodies_disjoint(const struct ac_model *m,
 	return rc;
 }
 
-int validate_model(const struct ac_model *m, struct ac_error *err)
+int validate_model(const struct ac_model *m, const struct launch_sums *read,
+		   struct launch_sums *sums, struct ac_error *err)
 {
-	if (model_check_structure(m, 0, err) || validate_plan(m, err) ||
+	if (read)
+		*sums = *read;
+	else if (model_check_structure(m, 0, sums, err))
+		return -1;
+	if (validate_plan(m, err) ||
 	    validate_identities(m, err))
 		return -1;
 	for (uint32_t i = 0; i < m->n_repeats; i++)

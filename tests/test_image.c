@@ -297,11 +297,49 @@ static uint8_t *write_ok(const struct ac_model *m, size_t *len)
 	return img;
 }
 
-/* Reads from an exact-size heap copy, so ASan sees any overread. */
 /*
- * Reads a private copy (so that nothing reads past len), once with
- * ac_model_read_image and once with ac_model_view_image: both must accept
- * or reject alike, with the same error, and build the same model.
+ * ac_program_view_image and ac_program_view (one call, which skips the
+ * structure check of the model it reads) against ac_model_view_image then
+ * ac_program_new (view_rc, view, view_err): the same program verdict or
+ * the same error, and *model NULL exactly when the image was rejected.
+ */
+static void same_as_two_calls(const uint8_t *copy, size_t len, int view_rc,
+			      const struct ac_model *view,
+			      const struct ac_error *view_err)
+{
+	struct ac_error two_err = *view_err;
+	ac_program *two = view_rc == 0 ? ac_program_new(view, &two_err) : NULL;
+	/* ac_program_view reads an input without the magic as JSON */
+	int magic = len >= AC_IMAGE_MAGIC_LEN &&
+		    memcmp(copy, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN) == 0;
+	for (int dispatch = 0; dispatch < 1 + magic; dispatch++) {
+		struct ac_model *m = (struct ac_model *)1;
+		struct ac_error err;
+		ac_program *one = dispatch
+			? ac_program_view(copy, len, NULL, &m, &err)
+			: ac_program_view_image(copy, len, NULL, &m, &err);
+		ck_assert_int_eq(m == NULL, view_rc != 0);
+		ck_assert_int_eq(one == NULL, two == NULL);
+		if (one) {
+			ck_assert_uint_eq(ac_program_verdict(one),
+					  ac_program_verdict(two));
+			ck_assert_ptr_eq(ac_program_model(one), m);
+		} else {
+			ck_assert_str_eq(err.where, two_err.where);
+			ck_assert_str_eq(err.message, two_err.message);
+		}
+		ac_program_free(one);
+		ac_model_free(m);
+	}
+	ac_program_free(two);
+}
+
+/*
+ * Reads a private copy (so that nothing reads past len, and ASan sees any
+ * overread), once with ac_model_read_image and once with
+ * ac_model_view_image: both must accept or reject alike, with the same
+ * error, and build the same model; and the one-call readers agree
+ * (same_as_two_calls).
  */
 static int read_copy(const uint8_t *img, size_t len, struct ac_model **out,
 		     struct ac_error *err)
@@ -315,6 +353,7 @@ static int read_copy(const uint8_t *img, size_t len, struct ac_model **out,
 	int view_rc = ac_model_view_image(copy, len, &view, &view_err);
 	int rc = ac_model_read_image(copy, len, out, err);
 	ck_assert_int_eq(view_rc, rc);
+	same_as_two_calls(copy, len, view_rc, view, &view_err);
 	if (rc == 0) {
 		util_expect_same_model(*out, view);
 	} else if (err) {
@@ -794,6 +833,32 @@ START_TEST(test_reject_magic)
 	free(img);
 	static const uint8_t json[] = "{\"alignment\": 64}";
 	fails_at(json, sizeof(json) - 1, 0, "header.magic");
+	/* ac_program_view reads it as JSON, as ac_model_view does; alignment
+	 * 64 with no windows and launches is a well-formed program, and
+	 * alignment 3 is not */
+	static const char *const texts[] = { "{\"alignment\": 64}",
+					     "{\"alignment\": 3}", "{" };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct ac_error err, two_err;
+		struct ac_model *two_m = NULL;
+		ac_program *two = NULL;
+		if (ac_model_read_json(texts[i], strlen(texts[i]), &two_m,
+				       &two_err) == 0)
+			two = ac_program_new(two_m, &two_err);
+		ac_program *one = ac_program_view(texts[i], strlen(texts[i]),
+						  NULL, &m, &err);
+		ck_assert_int_eq(one == NULL, two == NULL);
+		ck_assert_int_eq(m == NULL, two_m == NULL);
+		ck_assert_int_eq(i == 0, one != NULL);
+		if (!one) {
+			ck_assert_str_eq(err.where, two_err.where);
+			ck_assert_str_eq(err.message, two_err.message);
+		}
+		ac_program_free(one);
+		ac_program_free(two);
+		ac_model_free(m);
+		ac_model_free(two_m);
+	}
 }
 END_TEST
 
@@ -1007,6 +1072,25 @@ START_TEST(test_reject_strings)
 	fails_at(img, len, at, "launches[3].identity.length");
 	put32(img + at, get32(img + at) - 2);
 	fails_at(img, len, TABLE_AT(POOL) + 16, "sections[11].count");
+	free(img);
+
+	/* The reader tests that launches end inside the pool and the words
+	 * after its loop: the first launch that runs past is still the one
+	 * named, not a later one its overrun misaligns, nor a later break. */
+	static const uint32_t lengths[] = { 1000, UINT32_MAX };
+	for (size_t k = 0; k < 2; k++) {
+		img = full_image(&len);
+		at = field_at(img, LAUNCHES, 1, 4);
+		put32(img + at, lengths[k]);
+		put32(img + field_at(img, LAUNCHES, 3, 20), 1);   /* pad */
+		fails_at(img, len, at, "launches[1].identity.length");
+		free(img);
+	}
+	img = full_image(&len);
+	at = field_at(img, LAUNCHES, 0, 16);
+	put32(img + at, 100);
+	put32(img + field_at(img, LAUNCHES, 3, 20), 1);
+	fails_at(img, len, at, "launches[0].word_count");
 	free(img);
 }
 END_TEST

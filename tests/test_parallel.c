@@ -10,6 +10,8 @@
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <arenaguard/certify.h>
 
@@ -121,8 +123,77 @@ START_TEST(generated_programs_agree)
 }
 END_TEST
 
+/*
+ * m's image read and checked in one call (ac_program_view_image, whose
+ * chunk bounds search the reader's running word sums) on 2, 3 and 5
+ * threads, cut into chunks of parallel_words: the serial verdict.
+ */
+static void image_agrees(const struct ac_model *m, uint64_t parallel_words,
+			 uint64_t verdict, const char *what)
+{
+	size_t len;
+	uint8_t *image = ac_model_write_image(m, &len, NULL);
+	ck_assert_ptr_nonnull(image);
+	static const unsigned threads[] = { 2, 3, 5 };
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		struct ac_options opt = { .threads = threads[t],
+					  .parallel_words = parallel_words };
+		struct ac_model *read = NULL;
+		ac_program *p = ac_program_view_image(image, len, &opt, &read,
+						      NULL);
+		ck_assert_msg(p, "%s: image rejected", what);
+		ac_schedule *s = ac_schedule_new(p);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_int_eq(ac_schedule_append(s, read->refs,
+						    (size_t)read->n_refs, NULL),
+				 0);
+		ck_assert_msg(ac_schedule_verdict(s, NULL) == verdict,
+			      "%s: verdict %" PRIu64 " read on %u threads, %"
+			      PRIu64 " serial", what,
+			      ac_schedule_verdict(s, NULL), threads[t],
+			      verdict);
+		ac_schedule_free(s);
+		ac_program_free(p);
+		ac_model_free(read);
+	}
+	free(image);
+}
+
+/*
+ * m with its launches' words laid out back to front (the last launch's
+ * first), which a hand-built model may do: the chunk bounds cannot search
+ * running sums, and must cut the same chunks by summing.  The copy's
+ * arrays are malloc'ed; free_reversed frees them.
+ */
+static struct ac_model reversed_words(const struct ac_model *m)
+{
+	struct ac_model r = *m;
+	struct ac_launch *la = malloc(((size_t)m->n_launches + 1) * sizeof(*la));
+	uint64_t *words = malloc(((size_t)m->n_words + 1) * sizeof(*words));
+	ck_assert(la && words);
+	uint64_t at = m->n_words;
+	for (uint32_t l = 0; l < m->n_launches; l++) {
+		la[l] = m->launches[l];
+		at -= la[l].word_count;
+		la[l].word_first = at;
+		memcpy(words + at, m->words + m->launches[l].word_first,
+		       la[l].word_count * sizeof(*words));
+	}
+	ck_assert_uint_eq(at, 0);
+	r.launches = la;
+	r.words = words;
+	return r;
+}
+
+static void free_reversed(struct ac_model *r)
+{
+	free((void *)r->launches);
+	free((void *)r->words);
+}
+
 /* The workloads: each variant, once with the threads' default threshold
- * (below it: serial) and once cut into chunks. */
+ * (below it: serial) and once cut into chunks; read from its image in one
+ * call, and with its words laid out back to front. */
 START_TEST(workloads_agree)
 {
 	static const enum workload_kind kinds[] = {
@@ -141,6 +212,11 @@ START_TEST(workloads_agree)
 				 workload_fault_name((enum workload_fault)f));
 			ck_assert_uint_eq(agree(&w->model, 1, what), w->verdict);
 			ck_assert_uint_eq(agree(&w->model, 0, what), w->verdict);
+			image_agrees(&w->model, 1, w->verdict, what);
+			image_agrees(&w->model, 1000, w->verdict, what);
+			struct ac_model r = reversed_words(&w->model);
+			ck_assert_uint_eq(agree(&r, 1000, what), w->verdict);
+			free_reversed(&r);
 			workload_free(w);
 		}
 }

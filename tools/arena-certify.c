@@ -433,11 +433,10 @@ static int certify_file(const struct options *opt, const char *file,
 
 	if (read_input(file, &data, &len, &err) != 0)
 		goto fail;
-	/* the model may point into data: freed after it */
-	if (ac_model_view(data, len, &model, &err) != 0)
-		goto fail;
+	/* the model may point into data: freed after it.  Read and checked
+	 * in one call, which skips a pass over an image's launches. */
 	struct ac_options copt = { .threads = opt->threads };
-	program = ac_program_new_opts(model, &copt, &err);
+	program = ac_program_view(data, len, &copt, &model, &err);
 	if (!program)
 		goto fail;
 	schedule = ac_schedule_new(program);

@@ -7,7 +7,8 @@
  *
  *   ac_program_new()      checks the plan and launch table: well-formedness
  *                         (spec 1), conditions (A), (B) and (C).  Done once
- *                         per program.
+ *                         per program.  ac_program_view_image() reads
+ *                         an image and does the same in one call.
  *   ac_schedule_append()  appends schedule references and advances (D)
  *                         incrementally.  A program may have many schedules.
  *
@@ -147,6 +148,31 @@ struct ac_options {
 ac_program *ac_program_new_opts(const struct ac_model *model,
 				const struct ac_options *options,
 				struct ac_error *err);
+
+/*
+ * Reads a program image and checks it in one call: ac_model_view_image
+ * (`image` must outlive the model) then ac_program_new_opts, with the
+ * same verdict and the same errors, but one pass over the launch table
+ * fewer (the model's structure, which the reader has just checked, is
+ * not checked again: no one could have changed the model in between).
+ * On success returns the program and sets *model to the model read;
+ * free the program first, then the model (ac_model_free).  On failure
+ * returns NULL with *err filled, and *model says whose error it is: NULL
+ * when the image is malformed (the reader's error), or the model read
+ * when the program is (ac_program_new's error, or out of memory); the
+ * caller frees that model.
+ */
+ac_program *ac_program_view_image(const void *image, size_t len,
+				  const struct ac_options *options,
+				  struct ac_model **model,
+				  struct ac_error *err);
+
+/* The same for either format, as ac_model_view reads it: an image (by
+ * its magic bytes) as ac_program_view_image, JSON as ac_model_read_json
+ * then ac_program_new_opts. */
+ac_program *ac_program_view(const void *data, size_t len,
+			    const struct ac_options *options,
+			    struct ac_model **model, struct ac_error *err);
 
 /* The verdict of (A), (B), (C) alone: 0, 1 or 2 + i. */
 uint64_t ac_program_verdict(const ac_program *program);

@@ -240,6 +240,61 @@ START_TEST(test_program_cache)
 }
 END_TEST
 
+/* PROG_GOOD's image with a schedule section, and with alignment set to
+ * `alignment` (3: a malformed program). */
+static uint8_t *image_with_refs(uint64_t alignment, size_t *len)
+{
+	uint8_t *good = prog_image(PROG_GOOD, len);
+	struct ac_model *m = NULL;
+	ck_assert_int_eq(ac_model_read_image(good, *len, &m, NULL), 0);
+	static const struct ac_ref refs[] = { { 0, 1 } };
+	struct ac_model with = *m;
+	with.refs = refs;
+	with.n_refs = 1;
+	with.alignment = alignment;
+	uint8_t *image = ac_model_write_image(&with, len, NULL);
+	ck_assert_ptr_nonnull(image);
+	ac_model_free(m);
+	free(good);
+	return image;
+}
+
+/* The image must not carry a schedule: that error, and no program, even
+ * when the program is malformed too (the guard reads and certifies the
+ * image in one call, and looks at the schedule section after it). */
+START_TEST(test_program_with_schedule)
+{
+	static const uint64_t alignments[] = { 64, 3 };
+	for (size_t i = 0; i < 2; i++) {
+		size_t len;
+		uint8_t *image = image_with_refs(alignments[i], &len);
+		struct ag_program *p = ag_program_get(image, len);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_ptr_null(p->prog);
+		ck_assert_ptr_nonnull(p->error);
+		ck_assert_msg(strstr(p->error, "the image's schedule section "
+				     "is not empty"), "%s", p->error);
+		ag_program_unref(p);
+	}
+	/* without the schedule, alignment 3 is the program's error */
+	size_t len;
+	uint8_t *good = prog_image(PROG_GOOD, &len);
+	struct ac_model *m = NULL;
+	ck_assert_int_eq(ac_model_read_image(good, len, &m, NULL), 0);
+	struct ac_model bad = *m;
+	bad.alignment = 3;
+	uint8_t *image = ac_model_write_image(&bad, &len, NULL);
+	ck_assert_ptr_nonnull(image);
+	ac_model_free(m);
+	free(good);
+	struct ag_program *p = ag_program_get(image, len);
+	ck_assert_ptr_null(p->prog);
+	ck_assert_msg(strstr(p->error, "malformed program: alignment: "),
+		      "%s", p->error);
+	ag_program_unref(p);
+}
+END_TEST
+
 /* A digest hit is not enough: the bytes must match. */
 START_TEST(test_verdict_cache_compares_bytes)
 {
@@ -483,6 +538,7 @@ Suite *suite_unit(void)
 	tcase_add_test(t, test_config);
 	tcase_add_test(t, test_digest_is_libarenacerts);
 	tcase_add_test(t, test_program_cache);
+	tcase_add_test(t, test_program_with_schedule);
 	tcase_add_test(t, test_uring_files_each);
 	tcase_add_test(t, test_verdict_cache_compares_bytes);
 	tcase_add_test(t, test_fd_table);
