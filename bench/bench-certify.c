@@ -4,7 +4,7 @@
  *
  *   bench-certify [--quick] [--tsv FILE] [--max-words N] [--naive-words N]
  *                 [--only WORKLOAD] [--no-cost-model] [--bounded]
- *                 [--orders]
+ *                 [--orders] [--parallel]
  *
  * First the cost model's ratios (cost_model.h), the adversarial
  * families (bounded.h; --bounded: those alone) and the adversarial plane
@@ -12,7 +12,8 @@
  * every decade of size against the XXH3 floor and the naive checker
  * (scaling.h), with a summary of log-log slopes.  --quick (what `meson
  * test --benchmark` runs) stops at 1e6 words with fewer repetitions.
- * --bounded runs the adversarial families alone.  Exit status 1 when a
+ * --bounded runs the adversarial families alone; --parallel, 1 thread
+ * against 2 in wall-clock time (parallel.h), alone.  Exit status 1 when a
  * verdict differs from the constructed one.
  */
 #include <stdio.h>
@@ -21,6 +22,7 @@
 
 #include "bounded.h"
 #include "cost_model.h"
+#include "parallel.h"
 #include "scaling.h"
 #include "sort_order.h"
 
@@ -28,7 +30,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench-certify [--quick] [--tsv FILE] "
 		"[--max-words N] [--naive-words N] [--only vit|vit-repeat|"
-		"decode|adjoint] [--no-cost-model] [--bounded] [--orders]\n");
+		"decode|adjoint] [--no-cost-model] [--bounded] [--orders] "
+		"[--parallel]\n");
 	exit(2);
 }
 
@@ -47,6 +50,7 @@ int main(int argc, char **argv)
 		.max_words = 100000000, .naive_words = 1000000, .reps = 5,
 	};
 	int quick = 0, cost_model = 1, bounded = 0, orders_only = 0;
+	int parallel = 0;
 	const char *tsv = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -59,6 +63,8 @@ int main(int argc, char **argv)
 			bounded = 1;
 		else if (strcmp(a, "--orders") == 0)
 			orders_only = 1;
+		else if (strcmp(a, "--parallel") == 0)
+			parallel = 1;
 		else if (strcmp(a, "--tsv") == 0 && has_value)
 			tsv = argv[++i];
 		else if (strcmp(a, "--max-words") == 0 && has_value)
@@ -85,6 +91,8 @@ int main(int argc, char **argv)
 	}
 	if (orders_only)
 		return sort_order_run(quick) ? 1 : 0;
+	if (parallel)
+		return parallel_run(quick, o.only) ? 1 : 0;
 	int differs = 0;
 	if (cost_model) {
 		cost_model_run(quick);

@@ -14,19 +14,12 @@
 #include "timing.h"
 #include "workload.h"
 
-struct workload_row {
-	const char *name;
-	enum workload_kind kind;
-	int repeat;
-};
-
-static const struct workload_row rows[] = {
+const struct workload_row workload_rows[WORKLOAD_ROWS] = {
 	{ "vit", WORKLOAD_VIT, 0 },
 	{ "vit-repeat", WORKLOAD_VIT, 1 },
 	{ "decode", WORKLOAD_DECODE, 0 },
 	{ "adjoint", WORKLOAD_ADJOINT, 0 },
 };
-#define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 #define MAX_SIZES 12
 #define MAX_REPS 41
 #define SAMPLE_SECONDS 20e-6    /* run tiny cases in loops this long */
@@ -431,17 +424,17 @@ int scaling_run(const struct scaling_options *o)
 	printf("%-10s %-6s %10s %11s %10s %10s %10s %10s %5s %5s  %s\n",
 	       "workload", "fault", "words", "image B", "hash", "read+cert",
 	       "copy+cert", "certify", "r+c/h", "c/h", "naive (speed-up)");
-	struct fit fits[N_ROWS] = { { .n = 0 } };
+	struct fit fits[WORKLOAD_ROWS] = { { .n = 0 } };
 	int differs = 0;
-	for (size_t i = 0; i < N_ROWS; i++)
-		if (!o->only || strcmp(o->only, rows[i].name) == 0)
-			differs += run_workload(&rows[i], o, &fits[i]);
+	for (size_t i = 0; i < WORKLOAD_ROWS; i++)
+		if (!o->only || strcmp(o->only, workload_rows[i].name) == 0)
+			differs += run_workload(&workload_rows[i], o, &fits[i]);
 	printf("\nlog-log slopes of time vs words (sound programs), and "
 	       "read+certify / hash (every variant):\n");
 	printf("%-10s %12s %8s %6s %14s %12s\n", "workload", "read+certify",
 	       "certify", "hash", "worst ratio", "at largest");
-	for (size_t i = 0; i < N_ROWS; i++)
-		if (!o->only || strcmp(o->only, rows[i].name) == 0)
-			print_fit(rows[i].name, &fits[i]);
+	for (size_t i = 0; i < WORKLOAD_ROWS; i++)
+		if (!o->only || strcmp(o->only, workload_rows[i].name) == 0)
+			print_fit(workload_rows[i].name, &fits[i]);
 	return differs;
 }

@@ -24,6 +24,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "workload.h"
+
+/* The table's rows: a workload's name and how it is generated. */
+struct workload_row {
+	const char *name;       /* "vit-repeat" */
+	enum workload_kind kind;
+	int repeat;             /* vit only: the layers as one Repeat */
+};
+#define WORKLOAD_ROWS 4
+extern const struct workload_row workload_rows[WORKLOAD_ROWS];
+
 struct scaling_options {
 	uint64_t max_words;     /* the largest size (a power of ten) */
 	uint64_t naive_words;   /* run the naive checker up to this size */

@@ -13,6 +13,13 @@ double timing_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+double timing_wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -13,6 +13,11 @@
  */
 double timing_now(void);
 
+/* Seconds of wall-clock time (CLOCK_MONOTONIC): for what runs on more
+ * than one thread, whose CPU time counts the threads' work, not what
+ * they save. */
+double timing_wall_now(void);
+
 /* The median of n values (sorts them). */
 double timing_median(double *v, size_t n);
 
