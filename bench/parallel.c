@@ -14,29 +14,6 @@
 #define ROUNDS 9
 #define QUICK_ROUNDS 5
 
-/* Reads and certifies image[0, len) on `threads` threads as arena-certify
- * does; its wall-clock seconds, the verdict in *verdict (AC_NONE when
- * the program could not be read). */
-static double certify_once(const uint8_t *image, size_t len, int threads,
-			   uint64_t *verdict)
-{
-	struct ac_options opt = { .threads = threads };
-	struct ac_model *m = NULL;
-	ac_schedule *s = NULL;
-	double t0 = timing_wall_now();
-	ac_program *p = ac_program_view_image(image, len, &opt, &m, NULL);
-	if (p && (s = ac_schedule_new(p)) &&
-	    ac_schedule_append(s, m->refs, (size_t)m->n_refs, NULL) == 0)
-		*verdict = ac_schedule_verdict(s, NULL);
-	else
-		*verdict = AC_NONE;
-	double t = timing_wall_now() - t0;
-	ac_schedule_free(s);
-	ac_program_free(p);
-	ac_model_free(m);
-	return t;
-}
-
 static double load_average(void)
 {
 	double load = -1;
@@ -69,8 +46,10 @@ static int measure(const char *name, const struct workload_spec *spec,
 	int differs = 0;
 	for (int r = 0; r < rounds; r++)
 		for (int k = 0; k < 2; k++) {
+			struct ac_options opt = { .threads = k + 1 };
 			uint64_t v;
-			t[k][r] = certify_once(image, len, k + 1, &v);
+			t[k][r] = time_view_certify(image, len, &opt,
+						    timing_wall_now, &v);
 			differs |= v != expected;
 		}
 	free(image);

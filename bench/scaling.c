@@ -72,24 +72,30 @@ static double time_reader(struct subject *s, reader read)
 	return t;
 }
 
-/* The image viewed in place and checked in one call, as arena-certify
- * and the guard read it (ac_program_view_image), then its schedule. */
-static double time_read_certify(struct subject *s)
+double time_view_certify(const uint8_t *image, size_t len,
+			 const struct ac_options *opt, double (*clock)(void),
+			 uint64_t *verdict)
 {
 	struct ac_model *m = NULL;
 	ac_schedule *sched = NULL;
-	double t0 = timing_now();
-	ac_program *p = ac_program_view_image(s->image, s->len, NULL, &m, NULL);
+	double t0 = clock();
+	ac_program *p = ac_program_view_image(image, len, opt, &m, NULL);
 	if (p && (sched = ac_schedule_new(p)) &&
 	    ac_schedule_append(sched, m->refs, (size_t)m->n_refs, NULL) == 0)
-		s->verdict = ac_schedule_verdict(sched, NULL);
+		*verdict = ac_schedule_verdict(sched, NULL);
 	else
-		s->verdict = AC_NONE;
-	double t = timing_now() - t0;
+		*verdict = AC_NONE;
+	double t = clock() - t0;
 	ac_schedule_free(sched);
 	ac_program_free(p);
 	ac_model_free(m);
 	return t;
+}
+
+static double time_read_certify(struct subject *s)
+{
+	return time_view_certify(s->image, s->len, NULL, timing_now,
+				 &s->verdict);
 }
 
 /* The image copied into a model that owns its arrays. */

@@ -6,8 +6,9 @@
  *
  *   hash          XXH3-128 of the program image: the physical floor,
  *                 reading every byte once
- *   read+certify  ac_model_view_image() and ac_certify(): an image read
- *                 in place (as arena-certify reads it) and certified
+ *   read+certify  ac_program_view_image() and the schedule
+ *                 (time_view_certify): an image read in place and
+ *                 certified in one call, as arena-certify reads it
  *   copy+certify  the same with ac_model_read_image(), which copies the
  *                 image into a model that owns its arrays
  *   certify       ac_certify() alone, on a model already read
@@ -24,7 +25,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <arenaguard/certify.h>
+
 #include "workload.h"
+
+/*
+ * Reads image[0, len) in place and certifies it in one call
+ * (ac_program_view_image with opt, NULL for the defaults), as
+ * arena-certify and the guard do, then its schedule; *verdict is the
+ * verdict, AC_NONE when the image could not be read.  Returns the
+ * seconds `clock` measured around the read and the certificate
+ * (freeing is not timed).
+ */
+double time_view_certify(const uint8_t *image, size_t len,
+			 const struct ac_options *opt, double (*clock)(void),
+			 uint64_t *verdict);
 
 /* The table's rows: a workload's name and how it is generated. */
 struct workload_row {
