@@ -5,8 +5,11 @@
  * does not hold the others up.  What a chunk computes must not depend on
  * which thread runs it or when: callers merge per-chunk results in chunk
  * order (program.c), which keeps verdicts and diagnostics deterministic.
+ * The workers block every signal: the host's signals are the host's
+ * threads' to take (a guard certifies inside someone else's process).
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -48,9 +51,16 @@ int run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx)
 		workers = n_chunks ? n_chunks - 1 : 0;
 	pthread_t tid[MAX_WORKERS];
 	unsigned started = 0;
+	sigset_t all, was;
+	sigfillset(&all);
+	/* A new thread inherits its creator's mask. */
+	if (workers)
+		pthread_sigmask(SIG_SETMASK, &all, &was);
 	while (started < workers &&
 	       pthread_create(&tid[started], NULL, claim_chunks, &run) == 0)
 		started++;
+	if (workers)
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
 	claim_chunks(&run);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);

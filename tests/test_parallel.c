@@ -5,10 +5,16 @@
  * field, whatever the threads.  Generated programs (tests/gen.c, fixed
  * seeds, printed) with parallel_words = 1, so that every program is cut
  * into chunks of a launch or two, and the workloads' faulty programs,
- * whose failing launch sits in the middle of the table.
+ * whose failing launch sits in the middle of the table.  The workers
+ * take no signal: the test's pthread_create sees the mask they inherit.
  */
+#define _GNU_SOURCE
 #include <check.h>
+#include <dlfcn.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +228,64 @@ START_TEST(workloads_agree)
 }
 END_TEST
 
+/* Every thread this binary starts (the library's workers among them)
+ * passes here: while `watching`, each start counts, and so does each
+ * whose creator, and so the new thread, has a signal unblocked that a
+ * host may direct at its process. */
+static atomic_int watching, started, unmasked;
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr,
+		   void *(*fn)(void *), void *arg)
+{
+	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+		    void *) = dlsym(RTLD_NEXT, "pthread_create");
+	if (atomic_load(&watching)) {
+		static const int host[] = { SIGINT, SIGTERM, SIGALRM, SIGCHLD,
+					    SIGUSR1, SIGUSR2, SIGPIPE };
+		sigset_t mask;
+		pthread_sigmask(SIG_BLOCK, NULL, &mask);
+		atomic_fetch_add(&started, 1);
+		for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++)
+			if (!sigismember(&mask, host[i])) {
+				atomic_fetch_add(&unmasked, 1);
+				break;
+			}
+	}
+	return real(t, attr, fn, arg);
+}
+
+/* A host's signals go to its own threads, never to the workers (an
+ * alarm handler that longjmps, run on a worker, would wreck it); the
+ * caller's mask is as it was after the call. */
+START_TEST(workers_take_no_signal)
+{
+	struct workload_spec spec = { WORKLOAD_VIT, (enum workload_fault)0,
+				      30000, 0 };
+	const char *why = "?";
+	struct workload *w = workload_new(&spec, &why);
+	ck_assert_msg(w, "%s", why);
+	sigset_t before, after;
+	sigemptyset(&before);
+	sigaddset(&before, SIGUSR2);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	struct ac_options opt = { .threads = 4, .parallel_words = 1 };
+	struct ac_error err;
+	atomic_store(&watching, 1);
+	ac_program *p = ac_program_new_opts(&w->model, &opt, &err);
+	atomic_store(&watching, 0);
+	ck_assert_msg(p, "%s", err.message);
+	pthread_sigmask(SIG_BLOCK, NULL, &after);
+	ck_assert_int_gt(atomic_load(&started), 0);
+	ck_assert_msg(atomic_load(&unmasked) == 0, "%d of %d workers "
+		      "started with host signals unblocked",
+		      atomic_load(&unmasked), atomic_load(&started));
+	ck_assert(sigismember(&after, SIGUSR2) && !sigismember(&after, SIGINT)
+		  && !sigismember(&after, SIGALRM));
+	ac_program_free(p);
+	workload_free(w);
+}
+END_TEST
+
 Suite *suite_parallel(void)
 {
 	Suite *s = suite_create("parallel");
@@ -229,6 +293,7 @@ Suite *suite_parallel(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, generated_programs_agree);
 	tcase_add_test(tc, workloads_agree);
+	tcase_add_test(tc, workers_take_no_signal);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -127,7 +127,8 @@ void ac_program_free(ac_program *program);
  *
  * threads: at most this many threads certify a program of parallel_words
  * launch parameter words or more: the caller's and threads - 1 workers,
- * started and joined inside the call (0 or 1: the caller's alone).  The
+ * started and joined inside the call (0 or 1: the caller's alone), with
+ * every signal blocked (the host's signals go to its own threads).  The
  * launch table is cut into chunks; each finds its launches' phases and
  * checks their words ((C)), and the chunk holding the smallest failing
  * launch gives the diagnostic, so the verdict and the diagnostic are the
