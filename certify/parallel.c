@@ -8,6 +8,7 @@
  * The workers block every signal: the host's signals are the host's
  * threads' to take (a guard certifies inside someone else's process).
  */
+#define _POSIX_C_SOURCE 200809L   /* pthread_sigmask, sigfillset */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
