@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json_text.c - arbitrary bytes and values as JSON strings (json_text.h).
+ * json_text.c - arbitrary bytes and values as JSON strings (json_text.h);
+ * UTF-8 is json_out.h's check.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -8,36 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "json_text.h"
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-	if (s[0] < 0x80)
-		return 1;
-	else if ((s[0] & 0xE0) == 0xC0)
-		len = 2, cp = s[0] & 0x1F;
-	else if ((s[0] & 0xF0) == 0xE0)
-		len = 3, cp = s[0] & 0x0F;
-	else if ((s[0] & 0xF8) == 0xF0)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-	if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
 
 json_t *json_text(const char *s, size_t n)
 {
@@ -49,7 +22,8 @@ json_t *json_text(const char *s, size_t n)
 		return NULL;
 	size_t out = 0;
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_len((const unsigned char *)s + i, n - i);
+		size_t len = json_out_utf8_len((const unsigned char *)s + i,
+					       n - i);
 		if (len) {
 			memcpy(buf + out, s + i, len);
 			out += len;

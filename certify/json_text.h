@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json_text.h - arbitrary bytes and values as JSON strings, for the JSON
- * writer (json_write.c), the result object of arena-certify --json
- * (result_json.c) and its HTML report.  Internal
- * to libarenacert and its tools.
+ * json_text.h - arbitrary bytes and values as jansson's JSON strings, for
+ * the program's JSON writer (json_write.c) and arena-certify's HTML
+ * report.  Internal to libarenacert and its tools.  The result object
+ * and the guard's records are written without jansson (json_out.h).
  */
 #ifndef ARENAGUARD_JSON_TEXT_H
 #define ARENAGUARD_JSON_TEXT_H

@@ -2,8 +2,9 @@
 /*
  * result_json.h - a certification's result as the JSON object of
  * `arena-certify --json` (result_json.c).  Internal: arena-certify and
- * ac_certify_json build their output with these, so the object is
- * written once.
+ * ac_certify_json build their output with these, and the guard its
+ * records, so the object is written once; with json_out.h, never
+ * jansson.
  */
 #ifndef ARENACERT_RESULT_JSON_H
 #define ARENACERT_RESULT_JSON_H
@@ -11,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include <arenaguard/certify.h>
+
+#include "json_out.h"
 
 /* Room for one explanation; ac_diag_render truncates past it. */
 #define RESULT_TEXT_LEN 16384
@@ -28,24 +29,24 @@ void result_explain(char *text, size_t len, uint64_t verdict,
 		    uint64_t executed);
 
 /*
+ * Opens the result object and writes its first keys: "file" (left out
+ * when file is NULL) and "verdict" (written exactly, an unsigned 64-bit
+ * integer; null when verdict is NULL).  The caller adds the rest
+ * (result_json_fields, its own keys) and closes it (json_out_end).  j
+ * holds nothing open.
+ */
+void result_json_begin(struct json_out *j, const char *file,
+		       const uint64_t *verdict);
+
+/*
  * The keys of the result object after "verdict": "condition", "reason",
  * the fields the reason names, "explanation" (left out when explanation
  * is NULL or empty) and "advisories" (each with its "explanation" when
- * explain_advisories).  NULL only when memory runs out.
+ * explain_advisories), into the object open in j.
  */
-json_t *result_json_fields(const ac_program *program,
-			   const struct ac_diag *diag, const char *explanation,
-			   const struct ac_advisory *advisories,
-			   uint64_t n_advisories, int explain_advisories);
-
-/*
- * {"file": F, "verdict": V, <the keys of rest>} as one malloc'ed
- * NUL-terminated line without a newline, its length in *len (len may be
- * NULL).  file NULL leaves "file" out; verdict NULL writes null.  The
- * verdict is written exactly (an unsigned 64-bit integer, which a jansson
- * integer cannot hold).  rest is consumed.  NULL when memory runs out.
- */
-char *result_json_line(const char *file, const uint64_t *verdict,
-		       json_t *rest, size_t *len);
+void result_json_fields(struct json_out *j, const ac_program *program,
+			const struct ac_diag *diag, const char *explanation,
+			const struct ac_advisory *advisories,
+			uint64_t n_advisories, int explain_advisories);
 
 #endif

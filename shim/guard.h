@@ -591,12 +591,6 @@ uint64_t ag_now_ns(void);
  *   schedule's lock is dropped (ag_report_flush);
  * - a setting that cannot be honoured is said once, at start.
  */
-/* jansson seeds its hashes from /dev/urandom at its first object and
- * closes that fd with close(), which the guard interposes: from inside
- * the guard (its constructor, or holding its locks) that would come
- * back into the guard.  Called first at load: the seed, from getrandom,
- * so that jansson never opens anything. */
-void ag_json_seed(void);
 /* Closes the outputs of an earlier load and opens those ag_cfg names,
  * reporting what cannot be opened or honoured (options.c calls it). */
 void ag_output_open(void);

@@ -106,7 +106,6 @@ static void resolve(void)
 #define R(fn) next_##fn = (__typeof__(next_##fn))dlsym(RTLD_NEXT, #fn);
 	AG_NEXT_SYMBOLS(R)
 #undef R
-	ag_json_seed();
 	ag_config_load();
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
@@ -216,10 +215,9 @@ static int loaded(void)
 }
 
 /* close before the guard has loaded (another library's constructor,
- * which runs first) has nothing of the guard's to keep track of, and
- * must not load it: jansson seeding its hashes closes /dev/urandom, and
- * the guard's load seeds jansson (ag_json_seed), which would wait for
- * the seeding under way in this very thread forever. */
+ * which runs first: jansson seeding its hashes closes /dev/urandom) has
+ * nothing of the guard's to keep track of, and does not load it from
+ * inside that library's work (test_jansson_before_guard). */
 int close(int fd)
 {
 	if (__builtin_expect(!loaded(), 0))

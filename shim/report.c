@@ -16,8 +16,9 @@
  * running out of memory is reported too.  With log_format=json every
  * line is a JSON object instead (docs/guard.md, "JSON records"): a
  * record's fields are arena-certify --json's (result_json.h) and the
- * guard's own; composing one needs memory, and without it a fixed line
- * says what was lost.
+ * guard's own, written with libarenacert's JSON writer (json_out.h),
+ * never jansson, whose allocator may be the application's; composing
+ * one needs memory, and without it a fixed line says what was lost.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -31,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -39,11 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
 #include <xxhash.h>
 
 #include "guard.h"
-#include "json_text.h"
 #include "result_json.h"
 
 struct ag_stats ag_stats;
@@ -367,24 +365,9 @@ static void emit(const char *text, size_t len)
 
 /* ---- JSON lines ---- */
 
-void ag_json_seed(void)
-{
-	size_t seed = 0;
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed) ||
-	    !seed)
-		seed = (size_t)ag_now_ns() ^ ((size_t)getpid() << 16) ^ 1;
-	json_object_seed(seed);
-}
-
-/* Sets key to v (consumed); 0, or -1 when memory ran out. */
-static int set(json_t *o, const char *key, json_t *v)
-{
-	return v ? json_object_set_new(o, key, v) : -1;
-}
-
-/* {"event": event, "time": ISO 8601 UTC, "pid", "exe"}: what every JSON
- * line starts with, or NULL when memory runs out. */
-static json_t *json_line_start(const char *event)
+/* Writes the keys every JSON line has, "event": event, "time" (ISO 8601
+ * UTC), "pid" and "exe", into the object open in j. */
+static void json_line_keys(struct json_out *j, const char *event)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -395,16 +378,17 @@ static json_t *json_line_start(const char *event)
 		snprintf(when + n, sizeof(when) - n, ".%03ldZ",
 			 ts.tv_nsec / 1000000);
 	}
-	const char *exe = program_invocation_short_name;
-	json_t *o = json_object();
-	if (o && (json_object_set_new(o, "event", json_string(event)) ||
-		  json_object_set_new(o, "time", json_string(when)) ||
-		  json_object_set_new(o, "pid", json_integer(getpid())) ||
-		  json_object_set_new(o, "exe", json_text(exe, strlen(exe))))) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	json_out_string_at(j, "event", event);
+	json_out_string_at(j, "time", when);
+	json_out_int_at(j, "pid", getpid());
+	json_out_string_at(j, "exe", program_invocation_short_name);
+}
+
+/* Opens a JSON line's object in j (empty) with its first keys. */
+static void json_line_start(struct json_out *j, const char *event)
+{
+	json_out_object(j);
+	json_line_keys(j, event);
 }
 
 /* The fixed line of a JSON record memory did not allow, counted lost:
@@ -420,29 +404,19 @@ static void emit_json_lost(const char *what)
 	emit(fixed, n > 0 && (size_t)n < sizeof(fixed) ? (size_t)n : 0);
 }
 
-/* Writes o (consumed) as one line, with "verdict" first when a record
- * has one (verdict NULL: null; result_json_line writes it exactly).
- * What memory did not allow is a fixed line, counted as lost. */
-static void emit_json(json_t *o, int has_verdict, const uint64_t *verdict)
+/* Closes the object open in j and writes it as one line; j is empty
+ * after.  What memory did not allow is a fixed line, counted as lost. */
+static void emit_json(struct json_out *j)
 {
-	char *line = NULL;
 	size_t len = 0;
-	if (o && has_verdict) {
-		line = result_json_line(NULL, verdict, o, &len);
-	} else if (o) {
-		line = json_dumps(o, 0);
-		len = line ? strlen(line) : 0;
-		json_decref(o);
-	}
-	char *l = line ? realloc(line, len + 2) : NULL;
-	if (!l) {
-		free(line);
+	json_out_end(j);
+	char *line = json_out_take(j, 1, &len);
+	if (!line) {
 		emit_json_lost("");
 		return;
 	}
-	l[len] = '\n';
-	emit(l, len + 1);
-	free(l);
+	emit(line, len);
+	free(line);
 }
 
 /* A notice: "arenaguard: MESSAGE" as a line, or {"event": "notice",
@@ -458,12 +432,11 @@ static void vnotice(const char *fmt, va_list ap)
 		const char *m = msg;
 		if (!strncmp(m, prefix, sizeof(prefix) - 1))
 			m += sizeof(prefix) - 1, len -= sizeof(prefix) - 1;
-		json_t *o = json_line_start("notice");
-		if (o && json_object_set_new(o, "message", json_text(m, len))) {
-			json_decref(o);
-			o = NULL;
-		}
-		emit_json(o, 0, NULL);
+		struct json_out j = JSON_OUT_INIT;
+		json_line_start(&j, "notice");
+		json_out_key(&j, "message");
+		json_out_text(&j, m, len);
+		emit_json(&j);
 		return;
 	}
 	char buf[4096];
@@ -622,16 +595,13 @@ void ag_report_summary(void)
 	if (!ag_cfg.summary || blocked + warned + suppressed == 0)
 		return;
 	if (ag_cfg.log_json) {
-		json_t *o = json_line_start("summary");
-		if (o && (set(o, "submissions", json_integer((json_int_t)sub)) |
-			  set(o, "blocked", json_integer((json_int_t)blocked)) |
-			  set(o, "warned", json_integer((json_int_t)warned)) |
-			  set(o, "suppressed",
-			      json_integer((json_int_t)suppressed)))) {
-			json_decref(o);
-			o = NULL;
-		}
-		emit_json(o, 0, NULL);
+		struct json_out j = JSON_OUT_INIT;
+		json_line_start(&j, "summary");
+		json_out_uint_at(&j, "submissions", sub);
+		json_out_uint_at(&j, "blocked", blocked);
+		json_out_uint_at(&j, "warned", warned);
+		json_out_uint_at(&j, "suppressed", suppressed);
+		emit_json(&j);
 		return;
 	}
 	ag_log("arenaguard: SUMMARY: %llu submissions, %llu blocked, %llu "
@@ -902,14 +872,13 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
  * needs (referenced: the program is immutable and a prefix of the
  * references never changes), written by ag_report_flush once the lock
  * is dropped: a slow disk never holds a schedule's lock.  A record is
- * text in t, or (log_format=json) the object json, whose "dump" is
- * added when the dump is written.
+ * text in t, or (log_format=json) the object open in json, whose
+ * "dump" is added when the dump is written.
  */
 struct pending {
 	struct pending *next;
 	struct line t;
-	json_t *json;
-	int has_verdict;                /* json: a "verdict" key first */
+	struct json_out json;
 	struct ag_program *program;     /* to dump, or NULL */
 	struct ag_refs *refv;
 	uint64_t n_refs, verdict;
@@ -955,83 +924,69 @@ static void dedup_key(char *key, size_t len, const struct ag_submit *sub,
 }
 
 /* The guard's fields of a record about a request on fd by path: the
- * open file, the objects, the program's digest. */
-static int json_request_fields(json_t *o, int fd, enum ag_path path,
-			       const struct ag_sched *s,
-			       const struct ag_program *p, uint32_t schedule)
+ * open file, the objects, the program's digest; into the object open in
+ * j. */
+static void json_request_fields(struct json_out *j, int fd, enum ag_path path,
+				const struct ag_sched *s,
+				const struct ag_program *p, uint32_t schedule)
 {
 	char hex[33];
-	int rc = set(o, "mode", json_string(ag_mode_name(ag_cfg.mode))) |
-		 set(o, "fd", json_integer(fd)) |
-		 set(o, "path", json_string(path_name(path)));
+	json_out_string_at(j, "mode", ag_mode_name(ag_cfg.mode));
+	json_out_int_at(j, "fd", fd);
+	json_out_string_at(j, "path", path_name(path));
 	if (s || schedule)
-		rc |= set(o, "schedule", json_integer(schedule));
-	if (s)
-		rc |= set(o, "program", json_integer(
-				  ag_sched_program_handle(s))) |
-		      set(o, "schedule_length", json_integer(
-			      (json_int_t)ag_sched_length(s)));
+		json_out_uint_at(j, "schedule", schedule);
+	if (s) {
+		json_out_uint_at(j, "program", ag_sched_program_handle(s));
+		json_out_uint_at(j, "schedule_length", ag_sched_length(s));
+	}
 	if (p) {
 		ag_digest_text(&p->digest, hex);
-		rc |= set(o, "digest", json_string(hex));
+		json_out_string_at(j, "digest", hex);
 	}
-	return rc;
 }
 
-/* A submission's record as JSON: arena-certify --json's fields for a
- * verdict ("explanation" the rendered diagnostic, the program's
- * advisories), or {"condition": null, "reason": "cannot-certify" or
- * "strict-advisories", "explanation": why}; then the guard's: "event"
- * ("blocked" or "warned"), time, pid, exe, mode, fd, path, program,
- * schedule, schedule_length, digest, signature (digest:verdict) and
- * suppress (the rule that would suppress it).  NULL: no memory. */
-static json_t *submission_json(const struct ag_submit *sub,
-			       const struct ag_sched *s,
-			       const struct ag_verdict *v, const char *why,
-			       int blocked)
+/* A submission's record as JSON, into j (empty; the object is left
+ * open): arena-certify --json's object for a verdict ("explanation" the
+ * rendered diagnostic, the program's advisories), or {"verdict": null,
+ * "condition": null, "reason": "cannot-certify" or "strict-advisories",
+ * "explanation": why}; then the guard's keys: "event" ("blocked" or
+ * "warned"), time, pid, exe, mode, fd, path, program, schedule,
+ * schedule_length, digest, signature (digest:verdict) and suppress (the
+ * rule that would suppress it).  j->failed: no memory. */
+static void submission_json(struct json_out *j, const struct ag_submit *sub,
+			    const struct ag_sched *s,
+			    const struct ag_verdict *v, const char *why,
+			    int blocked)
 {
 	const struct ag_program *p = s ? ag_sched_program(s) : NULL;
-	json_t *o = json_line_start(blocked ? "blocked" : "warned");
-	json_t *fields;
-	if (!o)
-		return NULL;
+	result_json_begin(j, NULL, v ? &v->verdict : NULL);
 	if (v) {
 		struct ac_advisory *adv = NULL;
 		uint64_t n_adv = 0;
 		if (ac_program_advisories(p->prog, &adv, &n_adv, NULL) != 0)
 			n_adv = 0;
-		fields = result_json_fields(p->prog, &v->diag, v->text, adv,
-					    n_adv, 1);
+		result_json_fields(j, p->prog, &v->diag, v->text, adv, n_adv,
+				   1);
 		free(adv);
 	} else {
 		int strict = p && why == p->advisory;
-		fields = json_object();
-		if (fields &&
-		    (set(fields, "condition", json_null()) |
-		     set(fields, "reason", json_string(strict
-				? "strict-advisories" : "cannot-certify")) |
-		     set(fields, "explanation", json_text(why, strlen(why))))) {
-			json_decref(fields);
-			fields = NULL;
-		}
+		json_out_key(j, "condition");
+		json_out_null(j);
+		json_out_string_at(j, "reason", strict ? "strict-advisories"
+						       : "cannot-certify");
+		json_out_string_at(j, "explanation", why);
 	}
-	int rc = !fields || json_object_update(fields, o) ||
-		 json_request_fields(fields, sub->fd, sub->path, s, p,
-				     sub->schedule);
-	json_decref(o);
-	if (!rc && v) {
+	json_line_keys(j, blocked ? "blocked" : "warned");
+	json_request_fields(j, sub->fd, sub->path, s, p, sub->schedule);
+	if (v) {
 		char sig[64], hint[96], hex[33];
 		ag_digest_text(&p->digest, hex);
 		snprintf(sig, sizeof(sig), "%s:%" PRIu64, hex, v->verdict);
-		rc |= set(fields, "signature", json_string(sig));
+		json_out_string_at(j, "signature", sig);
 		if (ag_suppress_hint(p, v, hint, sizeof(hint)) == 0)
-			rc |= set(fields, "suppress", json_string(hint));
+			json_out_string_at(j, "suppress", hint);
 	}
-	if (rc) {
-		json_decref(fields);
-		return NULL;
-	}
-	return fields;
 }
 
 /* A submission's record as text: what was refused and why, the
@@ -1079,13 +1034,9 @@ static void finish(struct pending *p)
 		int err = ag_dump(p->program, p->refv ? p->refv->v : NULL,
 				  p->n_refs, p->verdict, name, sizeof(name));
 		snprintf(path, sizeof(path), "%s/%s", ag_cfg.dump_dir, name);
-		if (p->json) {
-			if (set(p->json, err ? "dump_error" : "dump",
-				json_text(err ? strerror(err) : path,
-					  strlen(err ? strerror(err) : path)))) {
-				json_decref(p->json);
-				p->json = NULL;
-			}
+		if (ag_cfg.log_json) {
+			json_out_key(&p->json, err ? "dump_error" : "dump");
+			json_out_string(&p->json, err ? strerror(err) : path);
 		} else if (err == 0) {
 			/* One put per path: each is up to 4095 bytes. */
 			put(&p->t, "arenaguard:   dumped to %s", path);
@@ -1096,14 +1047,13 @@ static void finish(struct pending *p)
 			put(&p->t, "arenaguard:   could not write a dump in %s: "
 			    "%s", ag_cfg.dump_dir, strerror(err));
 		}
-		if (!p->json)
+		if (!ag_cfg.log_json)
 			end_line(&p->t);
 		ag_program_unref(p->program);
 		ag_refs_unref(p->refv);
 	}
 	if (ag_cfg.log_json)
-		emit_json(p->json, p->has_verdict,
-			  p->verdict == AC_NONE ? NULL : &p->verdict);
+		emit_json(&p->json);
 	else
 		emit(p->t.buf, p->t.used);
 	free(p);
@@ -1180,15 +1130,14 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 	struct pending *p = malloc(sizeof(*p));
 	if (p) {
 		*p = (struct pending){ .t = { p->buf, sizeof(p->buf), 0 },
-				       .has_verdict = 1,
 				       .verdict = v ? v->verdict : AC_NONE };
 		if (ag_cfg.log_json)
-			p->json = submission_json(sub, s, v, why, blocked);
+			submission_json(&p->json, sub, s, v, why, blocked);
 		else
 			submission_text(&p->t, sub, s, v, why, blocked);
 	}
 	int dump = atomic_load(&dump_out.fd) >= 0 && s && ag_sched_program(s);
-	if (!p || (ag_cfg.log_json && !p->json)) {
+	if (!p || (ag_cfg.log_json && p->json.failed)) {
 		/* No memory: the text on the stack, or JSON's fixed line. */
 		char small[2048];
 		struct line t = { small, sizeof(small), 0 };
@@ -1214,6 +1163,8 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			}
 			emit(t.buf, t.used);
 		}
+		if (p)
+			json_out_free(&p->json);
 		free(p);
 		halt_if_asked();
 		return;
@@ -1249,17 +1200,12 @@ void ag_report_malformed(const char *request, const struct ag_submit *sub,
 	}
 	*m = (struct pending){ .t = { m->buf, sizeof(m->buf), 0 } };
 	if (ag_cfg.log_json) {
-		json_t *o = json_line_start("malformed");
-		if (o && (set(o, "request", json_string(request)) |
-			  json_request_fields(o, sub->fd, sub->path, s, p,
-					      sub->schedule) |
-			  set(o, "error", json_text(error, strlen(error))) |
-			  set(o, "outcome", json_text(outcome,
-						      strlen(outcome))))) {
-			json_decref(o);
-			o = NULL;
-		}
-		m->json = o;
+		json_line_start(&m->json, "malformed");
+		json_out_string_at(&m->json, "request", request);
+		json_request_fields(&m->json, sub->fd, sub->path, s, p,
+				    sub->schedule);
+		json_out_string_at(&m->json, "error", error);
+		json_out_string_at(&m->json, "outcome", outcome);
 	} else {
 		put(&m->t, "arenaguard: %s ", request);
 		if (s)

@@ -4,11 +4,19 @@
  * example it returns exactly arena-certify --json's object without its
  * "file" key, from JSON text and from the image alike; malformed input
  * gets NULL and the error arena-certify reports (JSON path, byte offset).
+ * And json_out.h, the writer of that object and of the guard's records:
+ * its text is jansson's json_dumps(v, 0), byte for byte, for every byte
+ * in strings and for nested values.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
+
+#include "json_out.h"
+#include "json_text.h"
 
 #include "suites.h"
 #include "util.h"
@@ -121,6 +129,114 @@ START_TEST(malformed_image_names_the_byte)
 }
 END_TEST
 
+/* json_out's text for one string, and jansson's for json_text's string of
+ * the same bytes (invalid UTF-8 as U+FFFD, as both make it). */
+static void same_string(const char *bytes, size_t n)
+{
+	struct json_out j = JSON_OUT_INIT;
+	json_out_text(&j, bytes, n);
+	size_t len = 0;
+	char *got = json_out_take(&j, 0, &len);
+	ck_assert_ptr_nonnull(got);
+	json_t *v = json_text(bytes, n);
+	ck_assert_ptr_nonnull(v);
+	char *want = json_dumps(v, JSON_ENCODE_ANY);
+	ck_assert_ptr_nonnull(want);
+	ck_assert_uint_eq(len, strlen(want));
+	ck_assert_msg(!strcmp(got, want), "%zu bytes: %s, jansson %s", n, got,
+		      want);
+	free(want);
+	json_decref(v);
+	free(got);
+}
+
+START_TEST(writer_strings_as_jansson)
+{
+	/* every byte alone */
+	for (int b = 0; b < 256; b++) {
+		char c = (char)b;
+		same_string(&c, 1);
+	}
+	same_string("", 0);
+	/* strings of pieces that make valid and invalid UTF-8 (truncated,
+	 * overlong, surrogate, past U+10FFFF, stray continuation), fixed
+	 * seed */
+	static const char *const pieces[] = {
+		"a", "\"", "\\", "/", "\n", "\x01", "\x1f", "\x7f", "\0",
+		"\xc3\xa9", "\xe2\x80\xa8", "\xf0\x9f\x98\x80", "\xc3",
+		"\xe2\x80", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+		"\x80", "\xff", "\xf8\x88\x80\x80\x80",
+	};
+	size_t n_pieces = sizeof(pieces) / sizeof(pieces[0]);
+	srand(27);
+	for (int i = 0; i < 3000; i++) {
+		char buf[64];
+		size_t n = 0;
+		for (int k = rand() % 8; k > 0; k--) {
+			size_t p = (size_t)rand() % n_pieces;
+			size_t len = p == 8 ? 1 : strlen(pieces[p]);
+			memcpy(buf + n, pieces[p], len);
+			n += len;
+		}
+		same_string(buf, n);
+	}
+}
+END_TEST
+
+START_TEST(writer_values_as_jansson)
+{
+	struct json_out j = JSON_OUT_INIT;
+	json_out_object(&j);
+	json_out_key(&j, "a\"\n");
+	json_out_array(&j);
+	json_out_int(&j, 1);
+	json_out_int(&j, INT64_MIN);
+	json_out_int(&j, INT64_MAX);
+	json_out_bool(&j, 1);
+	json_out_bool(&j, 0);
+	json_out_null(&j);
+	json_out_object(&j);
+	json_out_end(&j);
+	json_out_array(&j);
+	json_out_end(&j);
+	json_out_hex_u64(&j, UINT64_MAX);
+	json_out_end(&j);
+	json_out_key(&j, "b");
+	json_out_object(&j);
+	json_out_key(&j, "c");
+	json_out_string(&j, "x");
+	json_out_bytes(&j, "n", "n_hex", (const uint8_t *)"\xff\x00", 2);
+	json_out_bytes(&j, "m", "m_hex", (const uint8_t *)"ok", 2);
+	json_out_end(&j);
+	json_out_key(&j, "e");
+	json_out_array(&j);
+	json_out_end(&j);
+	json_out_end(&j);
+	char *got = json_out_take(&j, 0, NULL);
+	ck_assert_ptr_nonnull(got);
+
+	json_t *want_v = json_pack("{s:[I,I,I,b,b,n,{},[],s],s:{s:s,s:s,s:s},"
+				   "s:[]}", "a\"\n", (json_int_t)1,
+				   (json_int_t)INT64_MIN, (json_int_t)INT64_MAX,
+				   1, 0, "0xffffffffffffffff", "b", "c", "x",
+				   "n_hex", "ff00", "m", "ok", "e");
+	ck_assert_ptr_nonnull(want_v);
+	char *want = json_dumps(want_v, 0);
+	ck_assert_str_eq(got, want);
+	free(want);
+	json_decref(want_v);
+	free(got);
+
+	/* an exact unsigned 64-bit integer, which jansson cannot hold */
+	json_out_uint(&j, UINT64_MAX);
+	size_t len = 0;
+	got = json_out_take(&j, 1, &len);
+	ck_assert_str_eq(got, "18446744073709551615\n");
+	ck_assert_uint_eq(len, 21);
+	free(got);
+}
+END_TEST
+
 Suite *suite_result_json(void)
 {
 	Suite *s = suite_create("result_json");
@@ -130,6 +246,8 @@ Suite *suite_result_json(void)
 	tcase_add_test(tc, advisories_explained);
 	tcase_add_test(tc, malformed_json_names_the_path);
 	tcase_add_test(tc, malformed_image_names_the_byte);
+	tcase_add_test(tc, writer_strings_as_jansson);
+	tcase_add_test(tc, writer_values_as_jansson);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,14 +28,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include <arenaguard/certify.h>
 
 #include "html_report.h"
-#include "json_text.h"
 #include "result_json.h"
-
 
 /* Largest input accepted, in bytes (1 GiB). */
 #define MAX_INPUT ((size_t)1 << 30)
@@ -297,17 +293,17 @@ static int convert(const struct options *opt, const struct ac_model *model)
 /* ---- JSON output ---- */
 
 /*
- * Prints {"file": F, "verdict": V, <rest>} on one line (result_json_line);
- * verdict NULL prints null.  rest is consumed.
+ * Closes the object open in j (result_json_begin, then its keys) and
+ * prints it on one line.
  */
-static void print_json_line(const char *file, const uint64_t *verdict,
-			    json_t *rest)
+static void print_json_line(struct json_out *j)
 {
-	char *line = result_json_line(file, verdict, rest, NULL);
+	json_out_end(j);
+	char *line = json_out_take(j, 1, NULL);
 	if (!line)  /* Out of memory: still one object per file. */
 		printf("{\"file\": null, \"verdict\": null, \"error\": \"out of memory\"}\n");
 	else
-		printf("%s\n", line);
+		fputs(line, stdout);
 	free(line);
 }
 
@@ -322,14 +318,13 @@ static void report_error(const struct options *opt, const char *file,
 		printf("%s: error: %s\n", file, text);
 		return;
 	}
-	json_t *rest = json_object();
-	json_object_set_new(rest, "error", json_text(text, strlen(text)));
+	struct json_out j = JSON_OUT_INIT;
+	result_json_begin(&j, file, NULL);
+	json_out_string_at(&j, "error", text);
 	if (err->where[0])
-		json_object_set_new(rest, "where",
-				    json_text(err->where, strlen(err->where)));
-	json_object_set_new(rest, "message",
-			    json_text(err->message, strlen(err->message)));
-	print_json_line(file, NULL, rest);
+		json_out_string_at(&j, "where", err->where);
+	json_out_string_at(&j, "message", err->message);
+	print_json_line(&j);
 }
 
 /* Prints text with every line indented, for the plain explanation. */
@@ -378,12 +373,13 @@ static void report_verdict(const struct options *opt, const char *file,
 		print_advisories(opt, program, adv);
 		return;
 	}
-	json_t *rest = result_json_fields(program, diag, text, adv->list, adv->n,
-					  !opt->quiet);
+	struct json_out j = JSON_OUT_INIT;
+	result_json_begin(&j, file, &verdict);
+	result_json_fields(&j, program, diag, text, adv->list, adv->n,
+			   !opt->quiet);
 	if (opt->strict)
-		json_object_set_new(rest, "strict",
-				    json_string(adv->n ? "fails" : "holds"));
-	print_json_line(file, &verdict, rest);
+		json_out_string_at(&j, "strict", adv->n ? "fails" : "holds");
+	print_json_line(&j);
 }
 
 /* Writes the HTML report to opt->html; reports on stderr.  0 or -1. */

@@ -5,7 +5,8 @@
  * arena-certify --json's fields and the guard's), suppression rules
  * (matched, unmatched, bad, print_suppressions, the launcher's gate),
  * records for malformed images and appends on both paths, the
- * repeats said at exit, and threads=2 giving threads=1's record.
+ * repeats said at exit, threads=2 giving threads=1's record, and an
+ * application that gives jansson an allocator of its own.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -20,6 +21,7 @@
 
 #include <arenaguard/certify.h>
 
+#include "progs.h"
 #include "spawn.h"
 #include "suites.h"
 #include "workload.h"
@@ -435,6 +437,66 @@ START_TEST(test_jansson_before_guard)
 }
 END_TEST
 
+/* An application that gives jansson its own allocator before its first
+ * request (guard-jansson-alloc), with log_format=json: its failing
+ * submissions are blocked, nothing crashes, and every record is complete
+ * and parses: the guard writes JSON with libarenacert's own writer and
+ * never calls (nor frees for) the application's allocator, whether that
+ * allocator adds a header or fails. */
+static void jansson_alloc(const char *variant)
+{
+	char log_env[300];
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("alloc.json"));
+	const char *env[] = { PRELOAD_GUARD, log_env,
+			      "ARENAGUARD_OPTIONS=log_format=json", NULL };
+	const char *argv[] = { AG_JANSSON_ALLOC, variant, NULL };
+	struct run r;
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 0, "guard-jansson-alloc %s exited %d\n"
+		      "stdout:\n%s\nstderr:\n%s", variant, r.status, r.out,
+		      r.err);
+	ck_assert_msg(!strstr(r.out, "FAIL"), "%s", r.out);
+	char *text = slurp(scratch_path("alloc.json"));
+	json_t *lines = json_lines(text);
+	ck_assert_ptr_null(event(lines, "lost"));
+	size_t i, blocked = 0;
+	json_t *o;
+	json_array_foreach(lines, i, o) {
+		if (strcmp(str(o, "event"), "blocked"))
+			continue;
+		blocked++;
+		ck_assert_str_eq(str(o, "exe"), "guard-jansson-alloc");
+		ck_assert_str_eq(str(o, "condition"),
+				 num(o, "verdict") == PROG_BAD_D_VERDICT ? "D"
+									 : "C");
+		ck_assert_msg(strlen(str(o, "explanation")) > 20, "%s", text);
+		ck_assert(json_is_array(json_object_get(o, "advisories")));
+		ck_assert_uint_eq(strlen(str(o, "digest")), 32);
+		ck_assert_ptr_nonnull(strchr(str(o, "signature"), ':'));
+		ck_assert_ptr_nonnull(strstr(str(o, "suppress"), "digest:"));
+	}
+	ck_assert_msg(blocked == 2, "%zu blocked records: %s", blocked, text);
+	json_t *sum = event(lines, "summary");
+	ck_assert_msg(sum, "%s", text);
+	ck_assert_int_eq(num(sum, "blocked"), 2);
+	json_decref(lines);
+	free(text);
+	run_free(&r);
+}
+
+START_TEST(test_jansson_alloc_header)
+{
+	jansson_alloc("header");
+}
+END_TEST
+
+START_TEST(test_jansson_alloc_fails)
+{
+	jansson_alloc("fail");
+}
+END_TEST
+
 /* log_format=json with every allocation of the guard failing in turn
  * (guard-client nomem under libarenaguard-failalloc.so): every line
  * still parses, and a record memory did not allow says which
@@ -604,6 +666,8 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_rules_nul_byte);
 	tcase_add_test(t, test_rules_too_many);
 	tcase_add_test(t, test_jansson_before_guard);
+	tcase_add_test(t, test_jansson_alloc_header);
+	tcase_add_test(t, test_jansson_alloc_fails);
 	tcase_add_test(t, test_json_nomem);
 	tcase_add_test(t, test_rules_relative_path);
 	tcase_add_test(t, test_threads_same_record);
