@@ -40,6 +40,7 @@
  * held together) and read with no lock.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -396,8 +397,10 @@ static void trim_if_over(void)
 	pthread_mutex_unlock(&program_lock);
 }
 
-struct ag_program *ag_program_get(uint8_t *image, size_t len)
+struct ag_program *ag_program_get(uint8_t *image, size_t len,
+				  const struct arena_seal *seal)
 {
+	assert(image);
 	struct ac_digest digest;
 	ac_image_digest(image, len, &digest);
 
@@ -419,7 +422,10 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	p->image = image;
 	p->len = len;
 	p->digest = digest;
-	arena_seal_program(&p->seal, image, len);
+	if (seal)
+		p->seal = *seal;
+	else
+		arena_seal_program(&p->seal, image, len);
 	atomic_store(&p->refcount, 1);
 	if (certify_program(p) != 0) {
 		program_free(p);

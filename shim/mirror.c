@@ -60,6 +60,7 @@ struct ag_file {
 	/* Set once by ag_file_seal before the file is published in the
 	 * fd table, cleared by teardown: */
 	int sealed;                 /* the driver checks seals on it */
+	uint32_t algorithms;        /* the seal algorithms it offers */
 	uint64_t context;           /* the driver's context id, or 0 */
 	struct ag_file *all_next;   /* every file ever made (fork walks) */
 };
@@ -91,7 +92,7 @@ struct ag_sched {
 	 * forwarded, its value kept current at append time so that a
 	 * submit reads it (valid while the schedule is recorded). */
 	struct arena_seal seal;
-	uint64_t seal_value;
+	struct arena_seal_value seal_value;
 };
 
 #ifndef NDEBUG
@@ -217,11 +218,23 @@ int ag_file_fd(const struct ag_file *f)
 	return f->fd;
 }
 
-void ag_file_seal(struct ag_file *f, uint64_t context)
+void ag_file_seal(struct ag_file *f, uint64_t context, uint32_t algorithms)
 {
 	assert(f && context != 0 && !f->sealed);
 	f->sealed = 1;
+	f->algorithms = algorithms;
 	f->context = context;
+}
+
+uint32_t ag_file_seal_algorithm(const struct ag_file *f, uint32_t *offered)
+{
+	assert(f && offered);
+	*offered = f->algorithms;
+	/* An unsealed file: a sealed request the application makes itself
+	 * goes to the driver with the one algorithm the guard computes
+	 * (its answer, EINVAL from a driver without seals, is the
+	 * application's). */
+	return f->sealed ? arena_seal_pick(f->algorithms) : ARENA_SEAL_SHA256;
 }
 
 int ag_file_sealed(const struct ag_file *f)
@@ -299,6 +312,33 @@ static int create_unread(struct ag_file *f, int fd,
 	return rc;
 }
 
+/* Chunks of the image copied and then hashed: small enough that a chunk
+ * is still in the (L2) cache when the seal reads it. */
+#define IMAGE_CHUNK ((size_t)64 << 10)
+
+/*
+ * Copies len bytes of the application's image at `user` to image and
+ * computes uapi.h's seal state of it in the same pass: each chunk is
+ * hashed (SHA-256) right after it is copied, from the guard's copy while
+ * it is hot in the cache, so the seal costs no second read of the
+ * application's memory nor of a copy evicted meanwhile.  (The cache
+ * digest, XXH3, reads the copy in ag_program_get as before.)  0, or
+ * -EFAULT when a byte cannot be read.
+ */
+static int copy_image(uint8_t *image, uint64_t user, size_t len,
+		      struct arena_seal *seal)
+{
+	assert(image && seal);
+	arena_seal_begin(seal, len);
+	for (size_t off = 0, n; off < len; off += n) {
+		n = len - off < IMAGE_CHUNK ? len - off : IMAGE_CHUNK;
+		if (copy_from_user(image + off, user + off, n) != 0)
+			return -EFAULT;
+		arena_seal_image(seal, image + off, n);
+	}
+	return 0;
+}
+
 int ag_mirror_program_create(struct ag_file *f, int fd,
 			     struct drm_arena_program_create *arg)
 {
@@ -311,11 +351,12 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 		return ag_no_memory("PROGRAM_CREATE");
 	/* The one read of the application's image: what is certified is
 	 * what the driver gets, whatever other threads write meanwhile. */
-	if (copy_from_user(image, arg->image, len) != 0) {
+	struct arena_seal seal;
+	if (copy_image(image, arg->image, len, &seal) != 0) {
 		free(image);
 		return create_unread(f, fd, arg);
 	}
-	struct ag_program *p = ag_program_get(image, len);
+	struct ag_program *p = ag_program_get(image, len, &seal);
 	if (!p)
 		return ag_no_memory("PROGRAM_CREATE");
 
@@ -394,7 +435,7 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 	atomic_fetch_add(&p->refcount, 1);
 	s->program = p;
 	s->seal = p->seal;
-	s->seal_value = arena_seal_value(&s->seal);
+	arena_seal_value(&s->seal, &s->seal_value);
 	return s;
 }
 
@@ -619,10 +660,10 @@ int ag_sched_lazy(const struct ag_sched *s)
 	return s->sched == NULL;
 }
 
-uint64_t ag_sched_seal(const struct ag_sched *s)
+const struct arena_seal_value *ag_sched_seal(const struct ag_sched *s)
 {
 	assert(locked_sched(s));
-	return s->seal_value;
+	return &s->seal_value;
 }
 
 void ag_sched_poison(struct ag_sched *s, const char *why)
@@ -760,9 +801,13 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 	memcpy(&s->refv->v[s->n_refs], refs, n * sizeof(*refs));
 	s->n_refs += n;
 	push_prefix(s, &d);
-	/* The driver's seal after this batch, read by every submit. */
+	/* The driver's seal after this batch, read by every submit (which
+	 * then costs a copy, not a SHA-256 finalization).  The batch is the
+	 * guard's copy, just read by the digester, (D) and the memcpy above:
+	 * it is hashed while it is still in the cache, not in another pass
+	 * over the application's memory. */
 	arena_seal_refs(&s->seal, (const struct drm_arena_ref *)refs, n);
-	s->seal_value = arena_seal_value(&s->seal);
+	arena_seal_value(&s->seal, &s->seal_value);
 	return 0;
 }
 
@@ -861,6 +906,7 @@ static void file_teardown(struct ag_file *f)
 	ag_handles_free(&f->schedules);
 	ag_handles_free(&f->programs);
 	f->sealed = 0;
+	f->algorithms = 0;
 	f->context = 0;
 	pthread_mutex_unlock(&f->lock);
 }
