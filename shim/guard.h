@@ -276,13 +276,11 @@ struct ag_verdict {
 
 /*
  * Copies image[0, len) into a program (the caller gives up `image`, a
- * malloc'ed buffer) and certifies it, or finds an equal image certified
- * before.  `seal` is uapi.h's seal state after exactly image[0, len)
- * (computed as the caller copied the image), or NULL to compute it here.
- * NULL only when memory runs out.
+ * malloc'ed buffer) and certifies it and computes its seal state, or
+ * finds an equal image certified before.  NULL only when memory runs
+ * out.
  */
-struct ag_program *ag_program_get(uint8_t *image, size_t len,
-				  const struct arena_seal *seal);
+struct ag_program *ag_program_get(uint8_t *image, size_t len);
 /* A program the guard could not read at all (not cached). */
 struct ag_program *ag_program_unreadable(const char *why);
 void ag_program_unref(struct ag_program *p);

@@ -312,33 +312,6 @@ static int create_unread(struct ag_file *f, int fd,
 	return rc;
 }
 
-/* Chunks of the image copied and then hashed: small enough that a chunk
- * is still in the (L2) cache when the seal reads it. */
-#define IMAGE_CHUNK ((size_t)64 << 10)
-
-/*
- * Copies len bytes of the application's image at `user` to image and
- * computes uapi.h's seal state of it in the same pass: each chunk is
- * hashed (SHA-256) right after it is copied, from the guard's copy while
- * it is hot in the cache, so the seal costs no second read of the
- * application's memory nor of a copy evicted meanwhile.  (The cache
- * digest, XXH3, reads the copy in ag_program_get as before.)  0, or
- * -EFAULT when a byte cannot be read.
- */
-static int copy_image(uint8_t *image, uint64_t user, size_t len,
-		      struct arena_seal *seal)
-{
-	assert(image && seal);
-	arena_seal_begin(seal, len);
-	for (size_t off = 0, n; off < len; off += n) {
-		n = len - off < IMAGE_CHUNK ? len - off : IMAGE_CHUNK;
-		if (copy_from_user(image + off, user + off, n) != 0)
-			return -EFAULT;
-		arena_seal_image(seal, image + off, n);
-	}
-	return 0;
-}
-
 int ag_mirror_program_create(struct ag_file *f, int fd,
 			     struct drm_arena_program_create *arg)
 {
@@ -351,12 +324,11 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 		return ag_no_memory("PROGRAM_CREATE");
 	/* The one read of the application's image: what is certified is
 	 * what the driver gets, whatever other threads write meanwhile. */
-	struct arena_seal seal;
-	if (copy_image(image, arg->image, len, &seal) != 0) {
+	if (copy_from_user(image, arg->image, len) != 0) {
 		free(image);
 		return create_unread(f, fd, arg);
 	}
-	struct ag_program *p = ag_program_get(image, len, &seal);
+	struct ag_program *p = ag_program_get(image, len);
 	if (!p)
 		return ag_no_memory("PROGRAM_CREATE");
 

@@ -60,7 +60,7 @@ static size_t resident(void)
 
 static struct ag_program *program_of(uint8_t *image, size_t len)
 {
-	struct ag_program *p = ag_program_get(image, len, NULL);
+	struct ag_program *p = ag_program_get(image, len);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_null(p->error);
 	return p;

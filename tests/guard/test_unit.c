@@ -119,7 +119,7 @@ static struct ag_program *good_program(void)
 {
 	size_t len;
 	uint8_t *image = prog_image(PROG_GOOD, &len);
-	struct ag_program *p = ag_program_get(image, len, NULL);
+	struct ag_program *p = ag_program_get(image, len);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_null(p->error);
 	return p;
@@ -223,13 +223,13 @@ START_TEST(test_program_cache)
 	ck_assert_uint_eq(atomic_load(&ag_stats.programs_certified), before + 1);
 	size_t len;
 	uint8_t *image = prog_image(PROG_BAD_C, &len);
-	struct ag_program *c = ag_program_get(image, len, NULL);
+	struct ag_program *c = ag_program_get(image, len);
 	ck_assert_ptr_ne(a, c);
 	ck_assert_uint_eq(ac_program_verdict(c->prog), PROG_BAD_C_VERDICT);
 	/* A malformed image: an error that says where. */
 	image = prog_image(PROG_GOOD, &len);
 	image[16] ^= 8;
-	struct ag_program *d = ag_program_get(image, len, NULL);
+	struct ag_program *d = ag_program_get(image, len);
 	ck_assert_ptr_nonnull(d->error);
 	ck_assert_msg(strstr(d->error, "malformed program image: byte 16 "
 			     "(header.image_size)"), "%s", d->error);
@@ -268,7 +268,7 @@ START_TEST(test_program_with_schedule)
 	for (size_t i = 0; i < 2; i++) {
 		size_t len;
 		uint8_t *image = image_with_refs(alignments[i], &len);
-		struct ag_program *p = ag_program_get(image, len, NULL);
+		struct ag_program *p = ag_program_get(image, len);
 		ck_assert_ptr_nonnull(p);
 		ck_assert_ptr_null(p->prog);
 		ck_assert_ptr_nonnull(p->error);
@@ -287,7 +287,7 @@ START_TEST(test_program_with_schedule)
 	ck_assert_ptr_nonnull(image);
 	ac_model_free(m);
 	free(good);
-	struct ag_program *p = ag_program_get(image, len, NULL);
+	struct ag_program *p = ag_program_get(image, len);
 	ck_assert_ptr_null(p->prog);
 	ck_assert_msg(strstr(p->error, "malformed program: alignment: "),
 		      "%s", p->error);
@@ -322,7 +322,7 @@ START_TEST(test_verdict_cache_compares_bytes)
 	ck_assert_ptr_null(ag_verdict_find(&v->digest, p, copy, 3));
 	size_t len;
 	uint8_t *image = prog_image(PROG_BAD_C, &len);
-	struct ag_program *other = ag_program_get(image, len, NULL);
+	struct ag_program *other = ag_program_get(image, len);
 	ck_assert_ptr_null(ag_verdict_find(&v->digest, other,
 					   prog_bad_d_refs, 4));
 	ag_program_unref(other);
