@@ -188,6 +188,25 @@ END_TEST
 
 /* ---- sealed submissions ---- */
 
+/* A plain io_uring submit of schedule on FAKE_FD through the guard's
+ * check, run by the fake driver: its result; *op is the command the
+ * guard left in the SQE. */
+static int uring_submit(uint32_t schedule, uint32_t *op)
+{
+	struct io_uring ring;
+	ring_open(&ring);
+	struct arena_uring_submit u = { .schedule = schedule };
+	struct io_uring_sqe *sqe = cmd_sqe(&ring, FAKE_FD,
+					   ARENA_URING_CMD_SUBMIT, &u,
+					   sizeof(u));
+	struct ag_held *held = ag_uring_check(&ring);
+	*op = sqe->cmd_op;
+	int rc = fake_run_sqe(sqe);
+	handed_over(&ring, held);
+	io_uring_queue_exit(&ring);
+	return rc;
+}
+
 /* Every approved submit reaches the driver sealed with the mirror's
  * seal, whatever the application put in its own sealed request (which
  * it gets back as it was); a failing one is still blocked. */
@@ -221,18 +240,10 @@ START_TEST(test_submits_are_sealed)
 	ck_assert_int_eq(fake_ran().n, 2);
 
 	/* The same by io_uring: the SQE becomes the sealed submit. */
-	struct io_uring ring;
-	ring_open(&ring);
-	struct arena_uring_submit u = { .schedule = good };
-	struct io_uring_sqe *sqe = cmd_sqe(&ring, FAKE_FD,
-					   ARENA_URING_CMD_SUBMIT, &u,
-					   sizeof(u));
-	struct ag_held *held = ag_uring_check(&ring);
-	ck_assert_uint_eq(sqe->cmd_op, ARENA_URING_CMD_SUBMIT_SEALED);
-	ck_assert_int_eq(fake_run_sqe(sqe), 0);
-	handed_over(&ring, held);
+	uint32_t op;
+	ck_assert_int_eq(uring_submit(good, &op), 0);
+	ck_assert_uint_eq(op, ARENA_URING_CMD_SUBMIT_SEALED);
 	ck_assert_int_eq(fake_ran().n, 3);
-	io_uring_queue_exit(&ring);
 	forget(FAKE_FD, f);
 }
 END_TEST
@@ -291,17 +302,9 @@ START_TEST(test_no_known_seal_algorithm)
 	ck_assert_uint_eq(atomic_load(&ag_stats.blocked), blocked + 2);
 
 	/* The same by io_uring: the SQE never reaches the driver. */
-	struct io_uring ring;
-	ring_open(&ring);
-	struct arena_uring_submit u = { .schedule = good };
-	struct io_uring_sqe *sqe = cmd_sqe(&ring, FAKE_FD,
-					   ARENA_URING_CMD_SUBMIT, &u,
-					   sizeof(u));
-	struct ag_held *held = ag_uring_check(&ring);
-	ck_assert_int_eq(fake_run_sqe(sqe), -EPERM);
-	handed_over(&ring, held);
+	uint32_t op;
+	ck_assert_int_eq(uring_submit(good, &op), -EPERM);
 	ck_assert_int_eq(fake_ran().n, 0);
-	io_uring_queue_exit(&ring);
 
 	char *log = slurp(scratch_path("log"));
 	char want[160];
