@@ -259,10 +259,13 @@ static void report_cannot_seal(const struct ag_submit *sub, struct ag_sched *s,
 }
 
 /*
- * A submit, plain or sealed (arg in the sealed layout, its seal 0 for a
- * plain one): decided, and if approved forwarded with the mirror's seal
- * (never the application's), the schedule locked from the decision to
- * the forward so that nothing is appended in between.
+ * A submit, plain or sealed (arg in the sealed layout, its algorithm,
+ * pad and seal 0 for a plain one): decided, and if approved forwarded
+ * with the file's algorithm and the mirror's seal (never the
+ * application's, which it gets back), the schedule locked from the
+ * decision to the forward so that nothing is appended in between.  On a
+ * sealed file whose driver offers no algorithm the guard computes,
+ * blocked: it can be neither sealed nor run unsealed.
  */
 static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed *a,
 		     int sealed_request)
