@@ -11,7 +11,8 @@
  *
  * Errors (returned as -1/errno by ioctl, as -errno in a CQE's res):
  *   EINVAL  malformed argument: nonzero padding, unknown flags, a program
- *           image that does not parse, a reference outside the program;
+ *           image that does not parse, a reference outside the program,
+ *           a seal algorithm the driver does not offer;
  *           an unknown ioctl number in the driver's range (as drm_ioctl)
  *   EFAULT  a user pointer that cannot be read or written
  *   ENOENT  an unknown handle
