@@ -15,6 +15,17 @@
  *                         enforce vs ARENAGUARD=off, microseconds extra
  *   rebuild               the same schedule created, appended, submitted
  *                         and destroyed again; microseconds extra
+ *   create 1 MB           PROGRAM_CREATE and PROGRAM_DESTROY of one
+ *                         1 MB image again and again (the guard's copy
+ *                         and cache digest of every byte; its program
+ *                         cache spares the certification and the seal):
+ *                         enforce vs ARENAGUARD=off; ratio
+ *   create 1 MB, new      the same with an image the guard has not seen
+ *                         (one word changed each time): its copy, digest,
+ *                         certification and seal; ratio
+ *   append 1 MB           a schedule created, 65,536 references (1 MiB)
+ *                         appended in one batch, destroyed: the guard's
+ *                         copy, seal, digest and (D); ratio
  *   decode loop           arena-infer --decode K (ioctl, --uring) on the
  *                         simulator, with the guard vs without; ratio
  *   registering files     one IORING_OP_FILES_UPDATE SQE of 16,384
@@ -288,6 +299,92 @@ static double child_rebuild(long n)
 	return time_submits(n, CP_IOCTL, rebuild);
 }
 
+/* ---- the bytes of PROGRAM_CREATE and SCHEDULE_APPEND ---- */
+
+#define BYTES_LAUNCHES 17500          /* a 1.05 MB program image */
+#define BYTES_REFS 65536              /* 1 MiB of references */
+
+struct bytes {
+	struct cdev d;
+	uint8_t *image;
+	size_t len;
+	uint32_t prog;
+	struct ac_ref *refs;
+	uint8_t *fill_value;        /* launch 0's fill value in the image */
+};
+
+static void create_destroy(void *ctx);
+
+static void bytes_setup(struct bytes *b)
+{
+	b->image = prog_image_wide(BYTES_LAUNCHES, 0x3f800000u, &b->len);
+	b->refs = malloc(BYTES_REFS * sizeof(*b->refs));
+	if (!b->refs || cdev_open(&b->d, CP_IOCTL) != 0 ||
+	    cdev_program(&b->d, b->image, b->len, &b->prog) != 0)
+		die("setting up the device", ENODEV);
+	for (uint32_t k = 0; k < BYTES_REFS; k++)
+		b->refs[k] = (struct ac_ref){ 0, 1 };  /* certified */
+	/* The first word (8-byte aligned) holding the fill value 1.0f. */
+	const uint8_t one[8] = { 0x00, 0x00, 0x80, 0x3f };
+	b->fill_value = NULL;
+	for (size_t at = 0; !b->fill_value && at + 8 <= b->len; at += 8)
+		if (!memcmp(b->image + at, one, sizeof(one)))
+			b->fill_value = b->image + at;
+	if (!b->fill_value)
+		die("the image's fill value", ENOENT);
+}
+
+/* A new image each time: a word no other field depends on changed. */
+static void create_new(void *ctx)
+{
+	struct bytes *b = ctx;
+	uint32_t v;
+	memcpy(&v, b->fill_value, sizeof(v));
+	v++;
+	memcpy(b->fill_value, &v, sizeof(v));
+	create_destroy(ctx);
+}
+
+static void create_destroy(void *ctx)
+{
+	struct bytes *b = ctx;
+	uint32_t prog;
+	if (cdev_program(&b->d, b->image, b->len, &prog) != 0 ||
+	    cdev_destroy_program(&b->d, prog) != 0)
+		die("create", EIO);
+}
+
+static void append_batch(void *ctx)
+{
+	struct bytes *b = ctx;
+	uint32_t s;
+	if (cdev_schedule(&b->d, b->prog, &s) != 0 ||
+	    cdev_append(&b->d, s, b->refs, BYTES_REFS) != 0 ||
+	    cdev_destroy_schedule(&b->d, s) != 0)
+		die("append", EIO);
+}
+
+static double child_create(long n)
+{
+	static struct bytes b;
+	bytes_setup(&b);
+	return time_op(create_destroy, &b, n);
+}
+
+static double child_create_new(long n)
+{
+	static struct bytes b;
+	bytes_setup(&b);
+	return time_op(create_new, &b, n);
+}
+
+static double child_append(long n)
+{
+	static struct bytes b;
+	bytes_setup(&b);
+	return time_op(append_batch, &b, n);
+}
+
 /* ---- a large program, for the memory figure ---- */
 
 /* A workload's program image with an empty schedule section (schedules
@@ -446,6 +543,9 @@ static int child(const char *what, long n)
 		{ "submit-heap", child_submit_heap },
 		{ "submit-uring", child_submit_uring },
 		{ "rebuild", child_rebuild },
+		{ "create", child_create },
+		{ "create-new", child_create_new },
+		{ "append", child_append },
 		{ "files-update", child_files_update },
 	};
 	for (size_t i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
@@ -617,6 +717,15 @@ static const struct measure measures[] = {
 	{ "rebuild: create, append, submit, destroy",
 	  { "rebuild", "rebuild" }, NULL, { &off, &enforce }, EXTRA_US, 0,
 	  50000, 5000, 1 },
+	{ "PROGRAM_CREATE + DESTROY, 1.05 MB image",
+	  { "create", "create" }, NULL, { &off, &enforce }, RATIO, 0,
+	  2000, 400, 1 },
+	{ "PROGRAM_CREATE + DESTROY, 1.05 MB, new",
+	  { "create-new", "create-new" }, NULL, { &off, &enforce }, RATIO, 0,
+	  400, 100, 1 },
+	{ "SCHEDULE_APPEND 1 MiB (+create, destroy)",
+	  { "append", "append" }, NULL, { &off, &enforce }, RATIO, 0,
+	  1000, 200, 1 },
 	{ "registering files: FILES_UPDATE of 16,384",
 	  { "files-update", "files-update" }, NULL, { &no_guard, &guard },
 	  RATIO, 2.0, 101, 101, 1 },

@@ -252,23 +252,27 @@ static int schedule_submit_plain(int file, uint32_t handle, uint32_t flags,
 
 /* A sealed submit runs only what the seal names (on any open file). */
 static int schedule_submit_sealed(int file, uint32_t handle, uint32_t flags,
-				  uint64_t seqno_user, uint64_t seal)
+				  uint64_t seqno_user, uint32_t algorithm,
+				  uint32_t pad, const uint8_t *seal)
 {
-	if (!seals || flags)
+	if (!seals || flags || pad || algorithm != ARENA_SEAL_SHA256)
 		return -EINVAL;
 	const struct fake_schedule *s = get(files[file].schedules, handle);
 	if (!s)
 		return -ENOENT;
-	if (arena_seal_value(&s->seal) != seal)
+	struct arena_seal_value v;
+	arena_seal_value(&s->seal, &v);
+	if (!arena_seal_equal(&v, seal))
 		return -EKEYREJECTED;
 	return schedule_submit(file, handle, flags, seqno_user);
 }
 
 static int seal_file(int file, struct drm_arena_seal *a)
 {
-	if (!seals || a->flags || a->pad)
+	if (!seals || a->flags)
 		return -EINVAL;
 	files[file].sealed = 1;
+	a->algorithms = 1u << ARENA_SEAL_SHA256;
 	a->context = (uint64_t)file + 1;
 	return 0;
 }
@@ -348,7 +352,7 @@ static int dispatch(int file, unsigned int cmd, void *arg)
 	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED: {
 		struct drm_arena_schedule_submit_sealed *s = arg;
 		int rc = schedule_submit_sealed(file, s->schedule, s->flags, 0,
-						s->seal);
+						s->algorithm, s->pad, s->seal);
 		if (rc == 0)
 			s->seqno = 1;
 		return rc;
@@ -404,7 +408,8 @@ int fake_uring_cmd(int file, int sqe128, const struct io_uring_sqe *sqe)
 		if (!all_zero(sqe->cmd + sizeof(ss), CMD_BYTES - sizeof(ss)))
 			return -EINVAL;
 		return schedule_submit_sealed(file, ss.schedule, ss.flags,
-					      ss.seqno, ss.seal);
+					      ss.seqno, ss.algorithm, ss.pad,
+					      ss.seal);
 	default:
 		return -ENOTTY;
 	}

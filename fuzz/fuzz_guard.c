@@ -353,20 +353,23 @@ static void read_sqe(struct fuzz_in *in, struct io_uring_sqe *sqe)
 
 /* An approved submit becomes the sealed submit of the same schedule,
  * flags and sequence number pointer (or stays the plain one on a file
- * without seals): only cmd_op and the seal may change. */
+ * without seals): only cmd_op and the seal (algorithm, pad, seal) may
+ * change. */
 static void check_submit_rewrite(const struct io_uring_sqe *was,
 				 const struct io_uring_sqe *now)
 {
 	size_t op_at = offsetof(struct io_uring_sqe, cmd_op);
 	size_t seal_at = offsetof(struct io_uring_sqe, cmd) +
-			 offsetof(struct arena_uring_submit_sealed, seal);
+			 offsetof(struct arena_uring_submit_sealed, algorithm);
+	size_t seal_end = offsetof(struct io_uring_sqe, cmd) +
+			  sizeof(struct arena_uring_submit_sealed);
 	const uint8_t *a = (const void *)was, *b = (const void *)now;
 	FUZZ_CHECK((now->cmd_op == ARENA_URING_CMD_SUBMIT_SEALED ||
 		    now->cmd_op == ARENA_URING_CMD_SUBMIT) &&
 		   memcmp(a, b, op_at) == 0 &&
 		   memcmp(a + op_at + 4, b + op_at + 4, seal_at - op_at - 4) == 0 &&
-		   memcmp(a + seal_at + 8, b + seal_at + 8,
-			  sqe_size() - seal_at - 8) == 0,
+		   memcmp(a + seal_end, b + seal_end,
+			  sqe_size() - seal_end) == 0,
 		   "a submit changed beyond its command and seal");
 }
 

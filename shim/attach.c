@@ -62,8 +62,10 @@ static struct ag_file *by_context(uint64_t id)
 	return NULL;
 }
 
-/* DRM_IOCTL_ARENA_SEAL on fd: 0 with *id, or -errno (EINTR retried). */
-static int seal_fd(int fd, uint64_t *id)
+/* DRM_IOCTL_ARENA_SEAL on fd: 0 with *id and the driver's seal
+ * *algorithms (0 from a driver that predates them: its context is sealed
+ * all the same), or -errno (EINTR retried). */
+static int seal_fd(int fd, uint64_t *id, uint32_t *algorithms)
 {
 	struct drm_arena_seal s = { 0 };
 	int rc;
@@ -74,7 +76,21 @@ static int seal_fd(int fd, uint64_t *id)
 	if (rc == 0 && s.context == 0)
 		rc = -EPROTO;               /* uapi.h: never 0 */
 	*id = s.context;
+	*algorithms = s.algorithms;
 	return rc;
+}
+
+/* Once per process: a sealed open file whose seals the guard cannot
+ * compute.  Its submits are blocked, each with a record (request.c). */
+static void report_no_algorithm(int fd, uint32_t algorithms)
+{
+	ag_report_once("no seal algorithm", "the driver sealed fd %d but "
+		       "offers no seal algorithm the guard computes "
+		       "(DRM_IOCTL_ARENA_SEAL's algorithms: 0x%x; the guard "
+		       "computes ARENA_SEAL_SHA256, 0x%x): every submission "
+		       "on it is blocked, since it can neither be sealed nor "
+		       "run unsealed", fd, algorithms,
+		       1u << ARENA_SEAL_SHA256);
 }
 
 /* Once per process: what an unsealed open file leaves to chance. */
@@ -98,11 +114,14 @@ struct ag_file *ag_file_attach(int fd)
 	assert(fd >= 0);
 	pthread_once(&atfork_once, register_atfork);
 	uint64_t id = 0;
-	int rc = seal_fd(fd, &id);
+	uint32_t algorithms = 0;
+	int rc = seal_fd(fd, &id, &algorithms);
 	if (rc != 0) {
 		report_unsealed(fd, rc);
 		return ag_file_new();
 	}
+	if (!arena_seal_pick(algorithms))
+		report_no_algorithm(fd, algorithms);
 	pthread_mutex_lock(&context_lock);
 	struct ag_file *f = by_context(id);
 	pthread_mutex_unlock(&context_lock);
@@ -115,7 +134,7 @@ struct ag_file *ag_file_attach(int fd)
 		free(c);
 		return NULL;
 	}
-	ag_file_seal(f, id);
+	ag_file_seal(f, id, algorithms);
 	pthread_mutex_lock(&context_lock);
 	struct ag_file *first = by_context(id);     /* another thread's */
 	if (!first) {

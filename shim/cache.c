@@ -40,6 +40,7 @@
  * held together) and read with no lock.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -398,6 +399,7 @@ static void trim_if_over(void)
 
 struct ag_program *ag_program_get(uint8_t *image, size_t len)
 {
+	assert(image);
 	struct ac_digest digest;
 	ac_image_digest(image, len, &digest);
 
@@ -419,6 +421,17 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	p->image = image;
 	p->len = len;
 	p->digest = digest;
+	/*
+	 * The seal (SHA-256, common/seal.c) of an image new to the cache,
+	 * from the guard's copy (what the driver gets), never from the
+	 * application's memory; an equal image found in the cache has this
+	 * very seal already.  Not folded into the copy: SHA-256 runs at
+	 * about 1 GB/s with the CPU's SHA extensions, a tenth of what the
+	 * copy and XXH3 run at, so reading the bytes from the cache rather
+	 * than from memory saves nothing measurable, and hashing during the
+	 * copy would cost every cache hit a SHA-256 of its image
+	 * (docs/performance.md, "The seal's cost").
+	 */
 	arena_seal_program(&p->seal, image, len);
 	atomic_store(&p->refcount, 1);
 	if (certify_program(p) != 0) {

@@ -276,8 +276,9 @@ struct ag_verdict {
 
 /*
  * Copies image[0, len) into a program (the caller gives up `image`, a
- * malloc'ed buffer) and certifies it, or finds an equal image certified
- * before.  NULL only when memory runs out.
+ * malloc'ed buffer) and certifies it and computes its seal state, or
+ * finds an equal image certified before.  NULL only when memory runs
+ * out.
  */
 struct ag_program *ag_program_get(uint8_t *image, size_t len);
 /* A program the guard could not read at all (not cached). */
@@ -345,7 +346,12 @@ void ag_file_seen_on(struct ag_file *f, int fd);
 int ag_file_fd(const struct ag_file *f);
 /* attach.c: f, new and not yet in the fd table, is sealed under context
  * id `context` (never 0). */
-void ag_file_seal(struct ag_file *f, uint64_t context);
+void ag_file_seal(struct ag_file *f, uint64_t context, uint32_t algorithms);
+/* The seal algorithm the guard uses on f: ARENA_SEAL_SHA256, or 0 when f
+ * is sealed and its driver offers none the guard computes (every submit
+ * is then blocked: it cannot be sealed, and an unsealed one is not the
+ * driver's to run).  *offered gets the driver's algorithms, for records. */
+uint32_t ag_file_seal_algorithm(const struct ag_file *f, uint32_t *offered);
 /* Whether the driver checks seals on f; its context id (0: unsealed).
  * No lock: set before f is published, cleared when it is emptied. */
 int ag_file_sealed(const struct ag_file *f);
@@ -440,7 +446,7 @@ int ag_sched_lazy(const struct ag_sched *s);
 /* uapi.h's seal value of exactly what the guard forwarded for s
  * (locked; exact only while ag_sched_recorded: a warn-mode submit of
  * another schedule forwards whatever it is). */
-uint64_t ag_sched_seal(const struct ag_sched *s);
+const struct arena_seal_value *ag_sched_seal(const struct ag_sched *s);
 /* The verdict on what s (locked, recorded) holds now, referenced: the
  * one of its last submit when nothing was appended since, else the
  * cached one (bytes compared), else computed once and published; NULL

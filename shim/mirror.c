@@ -60,6 +60,7 @@ struct ag_file {
 	/* Set once by ag_file_seal before the file is published in the
 	 * fd table, cleared by teardown: */
 	int sealed;                 /* the driver checks seals on it */
+	uint32_t algorithms;        /* the seal algorithms it offers */
 	uint64_t context;           /* the driver's context id, or 0 */
 	struct ag_file *all_next;   /* every file ever made (fork walks) */
 };
@@ -91,7 +92,7 @@ struct ag_sched {
 	 * forwarded, its value kept current at append time so that a
 	 * submit reads it (valid while the schedule is recorded). */
 	struct arena_seal seal;
-	uint64_t seal_value;
+	struct arena_seal_value seal_value;
 };
 
 #ifndef NDEBUG
@@ -217,11 +218,23 @@ int ag_file_fd(const struct ag_file *f)
 	return f->fd;
 }
 
-void ag_file_seal(struct ag_file *f, uint64_t context)
+void ag_file_seal(struct ag_file *f, uint64_t context, uint32_t algorithms)
 {
 	assert(f && context != 0 && !f->sealed);
 	f->sealed = 1;
+	f->algorithms = algorithms;
 	f->context = context;
+}
+
+uint32_t ag_file_seal_algorithm(const struct ag_file *f, uint32_t *offered)
+{
+	assert(f && offered);
+	*offered = f->algorithms;
+	/* An unsealed file: a sealed request the application makes itself
+	 * goes to the driver with the one algorithm the guard computes
+	 * (its answer, EINVAL from a driver without seals, is the
+	 * application's). */
+	return f->sealed ? arena_seal_pick(f->algorithms) : ARENA_SEAL_SHA256;
 }
 
 int ag_file_sealed(const struct ag_file *f)
@@ -394,7 +407,7 @@ static struct ag_sched *sched_new(uint32_t program_handle,
 	atomic_fetch_add(&p->refcount, 1);
 	s->program = p;
 	s->seal = p->seal;
-	s->seal_value = arena_seal_value(&s->seal);
+	arena_seal_value(&s->seal, &s->seal_value);
 	return s;
 }
 
@@ -619,10 +632,10 @@ int ag_sched_lazy(const struct ag_sched *s)
 	return s->sched == NULL;
 }
 
-uint64_t ag_sched_seal(const struct ag_sched *s)
+const struct arena_seal_value *ag_sched_seal(const struct ag_sched *s)
 {
 	assert(locked_sched(s));
-	return s->seal_value;
+	return &s->seal_value;
 }
 
 void ag_sched_poison(struct ag_sched *s, const char *why)
@@ -760,9 +773,13 @@ int ag_sched_append(struct ag_sched *s, const struct ac_ref *refs,
 	memcpy(&s->refv->v[s->n_refs], refs, n * sizeof(*refs));
 	s->n_refs += n;
 	push_prefix(s, &d);
-	/* The driver's seal after this batch, read by every submit. */
+	/* The driver's seal after this batch, read by every submit (which
+	 * then costs a copy, not a SHA-256 finalization).  The batch is the
+	 * guard's copy, just read by the digester, (D) and the memcpy above:
+	 * it is hashed while it is still in the cache, not in another pass
+	 * over the application's memory. */
 	arena_seal_refs(&s->seal, (const struct drm_arena_ref *)refs, n);
-	s->seal_value = arena_seal_value(&s->seal);
+	arena_seal_value(&s->seal, &s->seal_value);
 	return 0;
 }
 
@@ -861,6 +878,7 @@ static void file_teardown(struct ag_file *f)
 	ag_handles_free(&f->schedules);
 	ag_handles_free(&f->programs);
 	f->sealed = 0;
+	f->algorithms = 0;
 	f->context = 0;
 	pthread_mutex_unlock(&f->lock);
 }

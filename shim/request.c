@@ -243,11 +243,29 @@ static void report_refused(const struct ag_submit *sub, struct ag_sched *s,
 		1);
 }
 
+/* The open file is sealed with algorithms the guard does not compute
+ * (uapi.h: no weaker fallback): the submit is blocked. */
+static void report_cannot_seal(const struct ag_submit *sub, struct ag_sched *s,
+			       uint32_t offered)
+{
+	char why[200];
+	snprintf(why, sizeof(why), "the open file is sealed and the driver "
+		 "offers no seal algorithm the guard computes (algorithms "
+		 "0x%x, the guard's: SHA-256, 0x%x): the submission can be "
+		 "neither sealed nor run unsealed", offered,
+		 1u << ARENA_SEAL_SHA256);
+	atomic_fetch_add(&ag_stats.blocked, 1);
+	ag_report_submission(sub, s, NULL, why, 1);
+}
+
 /*
- * A submit, plain or sealed (arg in the sealed layout, its seal 0 for a
- * plain one): decided, and if approved forwarded with the mirror's seal
- * (never the application's), the schedule locked from the decision to
- * the forward so that nothing is appended in between.
+ * A submit, plain or sealed (arg in the sealed layout, its algorithm,
+ * pad and seal 0 for a plain one): decided, and if approved forwarded
+ * with the file's algorithm and the mirror's seal (never the
+ * application's, which it gets back), the schedule locked from the
+ * decision to the forward so that nothing is appended in between.  On a
+ * sealed file whose driver offers no algorithm the guard computes,
+ * blocked: it can be neither sealed nor run unsealed.
  */
 static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed *a,
 		     int sealed_request)
@@ -257,17 +275,34 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 	int rc = ag_decide(s, &sub);
 	if (rc == 0 && s && c->front->keep)
 		rc = c->front->keep(c, s);
+	uint32_t offered;
+	uint32_t algorithm = ag_file_seal_algorithm(c->f, &offered);
+	/* A sealed context whose seals the guard cannot compute: the
+	 * submit can be neither sealed nor run unsealed.  Blocked, and
+	 * said why, rather than left to the driver's ENOKEY. */
+	if (rc == 0 && !algorithm) {
+		rc = -EPERM;
+		report_cannot_seal(&sub, s, offered);
+	}
 	if (rc == 0) {
-		uint64_t user_seal = a->seal;
+		struct drm_arena_schedule_submit_sealed user = *a;
 		/* A schedule unknown to the guard (warn mode) has no seal
 		 * to give: the driver answers whatever the request carries. */
 		int sealed = ag_file_sealed(c->f) || sealed_request;
-		if (sealed && s)
-			a->seal = ag_sched_seal(s);
+		if (sealed)
+			a->algorithm = algorithm;
+		if (sealed && s) {
+			a->pad = 0;
+			memcpy(a->seal, ag_sched_seal(s)->bytes,
+			       sizeof(a->seal));
+		}
 		rc = c->front->forward(c, s, sealed
 				       ? DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED
 				       : DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, a);
-		a->seal = user_seal;
+		/* The application's fields back (seqno is the driver's). */
+		a->algorithm = user.algorithm;
+		a->pad = user.pad;
+		memcpy(a->seal, user.seal, sizeof(a->seal));
 		if (rc == -EKEYREJECTED || rc == -ENOKEY)
 			report_refused(&sub, s, rc);
 	}
@@ -303,6 +338,11 @@ _Static_assert(offsetof(struct drm_arena_schedule_submit_sealed, seqno) ==
 		       offsetof(struct drm_arena_schedule_submit, seqno) &&
 	       offsetof(struct arena_uring_submit_sealed, seal) ==
 		       offsetof(struct drm_arena_schedule_submit_sealed, seal) &&
+	       offsetof(struct arena_uring_submit_sealed, algorithm) ==
+		       offsetof(struct drm_arena_schedule_submit_sealed,
+				algorithm) &&
+	       sizeof(struct arena_uring_submit_sealed) ==
+		       sizeof(struct drm_arena_schedule_submit_sealed) &&
 	       sizeof(struct arena_uring_submit) ==
 		       sizeof(struct drm_arena_schedule_submit),
 	       "every submit reads the sealed layout");

@@ -101,7 +101,7 @@ static int h_schedule_append(struct sim_file *f, void *arg)
 static int h_schedule_submit(struct sim_file *f, void *arg)
 {
 	struct drm_arena_schedule_submit *s = arg;
-	const struct sim_seal_check unsealed = { 0, 0 };
+	const struct sim_seal_check unsealed = { 0, 0, 0, NULL };
 	uint64_t seqno = 0;
 	int rc = schedule_submit(f, s->schedule, s->flags, &unsealed,
 				 &seqno, 0);
@@ -118,7 +118,8 @@ static int h_seal(struct sim_file *f, void *arg)
 static int h_schedule_submit_sealed(struct sim_file *f, void *arg)
 {
 	struct drm_arena_schedule_submit_sealed *s = arg;
-	const struct sim_seal_check check = { 1, s->seal };
+	const struct sim_seal_check check = { 1, s->algorithm, s->pad,
+					      s->seal };
 	uint64_t seqno = 0;
 	int rc = schedule_submit(f, s->schedule, s->flags, &check, &seqno, 0);
 	if (!rc)

@@ -146,6 +146,10 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 	struct sim_ctx *c = f->ctx;
 	if (flags)
 		return -EINVAL;
+	if (check->sealed && (check->pad || check->algorithm > 31 ||
+			      !(SIM_SEAL_ALGORITHMS &
+				(1u << check->algorithm))))
+		return -EINVAL;
 	if (!check->sealed && c->sealed)
 		return -ENOKEY;
 	struct sim_schedule *s = schedule_get(f, schedule);
@@ -153,8 +157,14 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 		return -ENOENT;
 	if (s->busy)
 		return -EBUSY;
-	if (check->sealed && check->seal != arena_seal_value(&s->seal))
-		return -EKEYREJECTED;
+	if (check->sealed) {
+		/* A copy of the schedule's state is finalized: it keeps
+		 * taking references. */
+		struct arena_seal_value v;
+		arena_seal_value(&s->seal, &v);
+		if (!arena_seal_equal(&v, check->seal))
+			return -EKEYREJECTED;
+	}
 	/* Everything that can fail, before anything runs. */
 	struct sim_program_rec *rec;
 	const struct sim_program *p;
@@ -216,9 +226,10 @@ int schedule_destroy(struct sim_file *f, const struct drm_arena_handle *arg)
 
 int file_seal(struct sim_file *f, struct drm_arena_seal *arg)
 {
-	if (arg->flags || arg->pad)
+	if (arg->flags)
 		return -EINVAL;
 	f->ctx->sealed = 1;
+	arg->algorithms = SIM_SEAL_ALGORITHMS;
 	arg->context = f->ctx->context;
 	return 0;
 }

@@ -282,7 +282,7 @@ static int cmd_append(struct sim_file *f, const uint8_t *cmd)
 static int cmd_submit(struct sim_file *f, const uint8_t *cmd)
 {
 	struct arena_uring_submit s;
-	const struct sim_seal_check unsealed = { 0, 0 };
+	const struct sim_seal_check unsealed = { 0, 0, 0, NULL };
 	uint64_t seqno;
 	memcpy(&s, cmd, sizeof(s));
 	if (!all_zero(cmd + sizeof(s), URING_CMD_BYTES - sizeof(s)))
@@ -298,7 +298,7 @@ static int cmd_submit_sealed(struct sim_file *f, const uint8_t *cmd)
 	memcpy(&s, cmd, sizeof(s));
 	if (!all_zero(cmd + sizeof(s), URING_CMD_BYTES - sizeof(s)))
 		return -EINVAL;
-	const struct sim_seal_check check = { 1, s.seal };
+	const struct sim_seal_check check = { 1, s.algorithm, s.pad, s.seal };
 	return schedule_submit(f, s.schedule, s.flags, &check, &seqno,
 			       s.seqno);
 }

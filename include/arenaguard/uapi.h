@@ -11,7 +11,8 @@
  *
  * Errors (returned as -1/errno by ioctl, as -errno in a CQE's res):
  *   EINVAL  malformed argument: nonzero padding, unknown flags, a program
- *           image that does not parse, a reference outside the program;
+ *           image that does not parse, a reference outside the program,
+ *           a seal algorithm the driver does not offer;
  *           an unknown ioctl number in the driver's range (as drm_ioctl)
  *   EFAULT  a user pointer that cannot be read or written
  *   ENOENT  an unknown handle
@@ -24,7 +25,7 @@
  *           the program failed the device-arena certificate
  *   ENOKEY  an unsealed submission on a sealed context (see "Sealed
  *           submissions" below)
- *   EKEYREJECTED  a sealed submission whose seal is not the digest of the
+ *   EKEYREJECTED  a sealed submission whose seal is not the SHA-256 of the
  *           program and references the driver holds for that schedule
  *
  * Programs are the binary program image (docs/program-image.md).  The
@@ -143,17 +144,27 @@ struct drm_arena_schedule_submit {
  * saw, another process sharing the open file, a raced SQE) causes a
  * refused submission, never an uncertified run.
  *
- * The seal of a schedule is XXH64 with seed ARENA_SEAL_SEED over the
+ * The seal of a schedule is SHA-256 (FIPS 180-4, no key or seed) of the
  * byte string
  *
  *     le64(size) || image[0, size) || ref_0 || ref_1 || ... || ref_{n-1}
  *
  * where `image`/`size` are exactly the bytes given to PROGRAM_CREATE for
  * the schedule's program and ref_i is the i-th reference appended (and
- * accepted) so far, as le64(first) || le64(count).  A driver keeps an
- * XXH64 state per program (after the image) and per schedule (updated
- * as batches are accepted), so a sealed submit costs one xxh64_digest;
- * the kernel's lib/xxhash provides exactly these functions.
+ * accepted) so far, as le64(first) || le64(count).  A driver keeps a
+ * SHA-256 state per program (after the image) and per schedule (fed as
+ * batches are accepted), so a sealed submit finalizes a copy of the
+ * schedule's state; the kernel's lib/crypto/sha256 provides exactly
+ * these functions.  The algorithm is collision-resistant: a second
+ * program or schedule with the seal of a certified one cannot be made,
+ * so a checker's picture that diverged (through its own requests too:
+ * another process recreating a handle) is refused, never run.
+ *
+ * Seals are named by an algorithm (ARENA_SEAL_*); DRM_IOCTL_ARENA_SEAL
+ * says which a driver offers and a sealed submit says which it used, so
+ * that another can be added without a new ioctl.  There is no weaker
+ * algorithm to fall back to: a checker that knows none of those a driver
+ * offers cannot seal, and must not submit on that context.
  *
  * The seal is an integrity check against divergence, not a secret: any
  * code in the process can compute it, as any code in the process can
@@ -177,22 +188,48 @@ struct drm_arena_schedule_submit {
  * (nothing runs, no sequence number is consumed).  They are accepted on
  * any context, sealed or not.
  */
-#define ARENA_SEAL_SEED 0x6172656e61736c31ull   /* "arenasl1" */
+#define ARENA_SEAL_SHA256 1    /* SHA-256: 32 bytes */
+#define ARENA_SEAL_BYTES 32    /* the seal field; a shorter seal is zero padded */
 
+/**
+ * struct drm_arena_seal - DRM_IOCTL_ARENA_SEAL: seal the context, and
+ * learn its identity and the seal algorithms the driver offers.
+ * @flags: must be 0 (EINVAL otherwise).
+ * @algorithms: out (its input is ignored): bit (1u << ARENA_SEAL_x) for
+ *	each algorithm the driver computes seals with; never 0.  A driver
+ *	that answers 0 here predates algorithms (its seal is not one a
+ *	checker can compute): its context is sealed all the same.
+ * @context: out: the context's identity, the same on every fd (in any
+ *	process) of this open file description and never that of another
+ *	one while either is open; never 0.
+ *
+ * Errors: EINVAL (flags), EFAULT (the argument).
+ */
 struct drm_arena_seal {
-	__u32 flags;          /* must be 0 */
-	__u32 pad;
-	__u64 context;        /* out: the context's identity, the same on
-			       * every fd (in any process) of this open file
-			       * description and never that of another one
-			       * while either is open; never 0 */
+	__u32 flags;
+	__u32 algorithms;
+	__u64 context;
 };
 
+/**
+ * struct drm_arena_schedule_submit_sealed - DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED
+ * @schedule: the schedule's handle (ENOENT if unknown).
+ * @flags: must be 0 (EINVAL otherwise).
+ * @seqno: out: the submission's sequence number.
+ * @algorithm: the algorithm @seal was computed with: one the driver
+ *	offers (struct drm_arena_seal's @algorithms), EINVAL otherwise.
+ * @pad: must be 0 (EINVAL otherwise).
+ * @seal: the seal of the schedule ("Sealed submissions") under
+ *	@algorithm; EKEYREJECTED (nothing runs, no sequence number is
+ *	consumed) when it is not the seal of what the driver holds.
+ */
 struct drm_arena_schedule_submit_sealed {
 	__u32 schedule;
-	__u32 flags;          /* must be 0 */
-	__u64 seqno;          /* out */
-	__u64 seal;
+	__u32 flags;
+	__u64 seqno;
+	__u32 algorithm;
+	__u32 pad;
+	__u8  seal[ARENA_SEAL_BYTES];
 };
 
 /* Waits until the submission `seqno` has completed, at most timeout_ns
@@ -269,12 +306,16 @@ struct arena_uring_submit {
 	__u64 seqno;          /* user pointer to a __u64, or 0 */
 };
 
-/* The sealed variant (see "Sealed submissions"). */
+/* The sealed variant (see "Sealed submissions" and struct
+ * drm_arena_schedule_submit_sealed, whose fields these are, but for
+ * `seqno`); errors as that ioctl's. */
 struct arena_uring_submit_sealed {
 	__u32 schedule;
 	__u32 flags;          /* must be 0 */
 	__u64 seqno;          /* user pointer to a __u64, or 0 */
-	__u64 seal;
+	__u32 algorithm;      /* ARENA_SEAL_SHA256 */
+	__u32 pad;            /* must be 0 */
+	__u8  seal[ARENA_SEAL_BYTES];
 };
 
 /* ---- Kernels ----------------------------------------------------------

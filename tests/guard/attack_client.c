@@ -17,6 +17,9 @@
  *   reprogram    a program destroyed and made again, failing, under the
  *                same handle, then a schedule of it
  *   reprogramfork  the same, the program remade by another process
+ *   forge        another process remakes the certified schedule and its
+ *                program (handles reused) from a forged image with the
+ *                same XXH64 (the retired seal) and length, failing (C)
  *   linked       io_uring appends linked to each other and to the submit
  *   procfd       the open file reached again through /proc/self/fd/N
  *   storm [SEED] threads on rings and ioctls, dups, closes and forks
@@ -38,6 +41,8 @@
 #include "checks.h"
 #include "progs.h"
 #include "seal.h"
+
+#include <xxhash.h>
 
 /* Submits s on d (by d->path): the good schedule must run, any other
  * must be refused with EPERM (blocked by the guard).  Alone on the
@@ -212,16 +217,18 @@ static void cmd_scm(void)
 
 /* ---- appseal ---- */
 
-static uint64_t seal_of(enum prog_kind kind, const struct ac_ref *refs,
-			uint32_t n)
+static struct arena_seal_value seal_of(enum prog_kind kind,
+				       const struct ac_ref *refs, uint32_t n)
 {
 	size_t len;
 	uint8_t *image = prog_image(kind, &len);
 	struct arena_seal s;
+	struct arena_seal_value v;
 	arena_seal_program(&s, image, len);
 	arena_seal_refs(&s, (const struct drm_arena_ref *)refs, n);
+	arena_seal_value(&s, &v);
 	free(image);
-	return arena_seal_value(&s);
+	return v;
 }
 
 static void cmd_appseal(void)
@@ -231,27 +238,34 @@ static void cmd_appseal(void)
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
-	uint64_t seal = seal_of(PROG_GOOD, prog_bad_d_refs, 4);
+	struct arena_seal_value seal = seal_of(PROG_GOOD, prog_bad_d_refs, 4);
 
 	cdev_zero(&d);
-	struct drm_arena_schedule_submit_sealed s = { .schedule = bad,
-						      .seal = seal };
+	struct drm_arena_schedule_submit_sealed s = {
+		.schedule = bad, .algorithm = ARENA_SEAL_SHA256 };
+	memcpy(s.seal, seal.bytes, sizeof(s.seal));
 	int rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED, &s);
 	check(rc == -EPERM, "ioctl SUBMIT_SEALED with the right seal of a "
 	      "failing schedule: %d", rc);
-	struct arena_uring_submit_sealed u = { .schedule = bad, .seal = seal };
+	struct arena_uring_submit_sealed u = {
+		.schedule = bad, .algorithm = ARENA_SEAL_SHA256 };
+	memcpy(u.seal, seal.bytes, sizeof(u.seal));
 	rc = cdev_uring_cmd(&d, ARENA_URING_CMD_SUBMIT_SEALED, &u, sizeof(u));
 	check(rc == -EPERM, "URING SUBMIT_SEALED with the right seal of a "
 	      "failing schedule: %d", rc);
 	check(cdev_all(&d, PROG_OUT, PROG_FLOATS, 0.0f),
 	      "nothing ran");
 	/* A wrong seal on a certified schedule: the guard gives its own. */
-	struct drm_arena_schedule_submit_sealed g = { .schedule = good,
-						      .seal = 12345 };
+	struct drm_arena_schedule_submit_sealed g = {
+		.schedule = good, .algorithm = 7, .pad = 3 };
+	memset(g.seal, 0x5a, sizeof(g.seal));
 	rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED, &g);
-	check(rc == 0 && g.seal == 12345, "ioctl SUBMIT_SEALED with a wrong "
-	      "seal of a certified schedule: %d (seal given back %llu)", rc,
-	      (unsigned long long)g.seal);
+	int given_back = g.algorithm == 7 && g.pad == 3;
+	for (size_t i = 0; i < sizeof(g.seal); i++)
+		given_back &= g.seal[i] == 0x5a;
+	check(rc == 0 && given_back, "ioctl SUBMIT_SEALED with a wrong "
+	      "seal (and algorithm) of a certified schedule: %d (given back: "
+	      "%d)", rc, given_back);
 	cdev_close(&d);
 }
 
@@ -305,6 +319,184 @@ static void cmd_reprogramfork(void)
 	check(cdev_all(&d, PROG_CANARY, PROG_FLOATS, 0.0f) &&
 	      cdev_all(&d, PROG_OUT, PROG_FLOATS, 0.0f), "nothing ran");
 	cdev_close(&d);
+}
+
+/* ---- forge ---- */
+
+/* main's ARENA_SEAL_SEED: the XXH64 seal this attack forges. */
+#define XXH64_SEAL_SEED 0x6172656e61736c31ull
+#define XXH_P1 0x9E3779B185EBCA87ull
+#define XXH_P2 0xC2B2AE3D27D4EB4Full
+
+static uint64_t rotl64(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+/* The inverse of an odd number modulo 2^64 (Newton's iteration). */
+static uint64_t inverse64(uint64_t a)
+{
+	uint64_t x = a;                  /* right to 3 bits */
+	for (int i = 0; i < 5; i++)
+		x *= 2 - a * x;
+	return x;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void set_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* XXH64's accumulator of lane `lane` after the stripes [0, stripes) of
+ * s: acc = rotl(acc + word * P2, 31) * P1 per stripe, a bijection in
+ * the word. */
+static uint64_t xxh64_lane(const uint8_t *s, int lane, size_t stripes)
+{
+	const uint64_t start[4] = { XXH64_SEAL_SEED + XXH_P1 + XXH_P2,
+				    XXH64_SEAL_SEED + XXH_P2, XXH64_SEAL_SEED,
+				    XXH64_SEAL_SEED - XXH_P1 };
+	uint64_t acc = start[lane];
+	for (size_t t = 0; t < stripes; t++)
+		acc = rotl64(acc + get_le64(s + 32 * t + 8 * lane) * XXH_P2,
+			     31) * XXH_P1;
+	return acc;
+}
+
+/* The word that takes lane accumulator `from` to `to` in one stripe. */
+static uint64_t xxh64_solve(uint64_t from, uint64_t to)
+{
+	uint64_t rotated = to * inverse64(XXH_P1);
+	return (rotl64(rotated, 33) - from) * inverse64(XXH_P2);
+}
+
+/* The main-era seal (XXH64 of le64(size) || image || refs). */
+static uint64_t xxh64_seal(const uint8_t *image, size_t len,
+			   const struct ac_ref *refs, uint32_t n)
+{
+	XXH64_state_t *st = XXH64_createState();
+	uint8_t size[8];
+	set_le64(size, len);
+	XXH64_reset(st, XXH64_SEAL_SEED);
+	XXH64_update(st, size, sizeof(size));
+	XXH64_update(st, image, len);
+	XXH64_update(st, refs, n * sizeof(*refs));
+	uint64_t v = XXH64_digest(st);
+	XXH64_freeState(st);
+	return v;
+}
+
+/*
+ * The issue's second preimage of PROG_GOOD's image: launch 0's FILL
+ * address (words[1]) becomes the canary's, PROG_BAD_C's change (fails
+ * (C)); launch 3's destination (words[13], the same XXH64 lane three
+ * stripes later) is solved so that the lane's accumulator after its
+ * stripe is the good image's again: same length, same XXH64 state, same
+ * tail, so the same XXH64 seal with any references.  (Launch 3 then
+ * faults on the device, after launch 0 filled the canary.)
+ */
+static uint8_t *forge_image(const uint8_t *good, size_t len)
+{
+	/* The byte string XXH64 read: le64(len) || image. */
+	uint8_t *s = malloc(len + 8);
+	uint8_t *f = malloc(len + 8);
+	if (!s || !f)
+		exit(1);
+	set_le64(s, len);
+	memcpy(s + 8, good, len);
+	/* Find the words section: launch 0's words are FILL 0x10000 64
+	 * 1.0f, then launch 1's COPY 0x10100 0x10000. */
+	uint8_t pattern[8 * 7];
+	const uint64_t words[7] = { ARENA_K_FILL, 0x10000, 64, 0x3f800000,
+				    ARENA_K_COPY, 0x10100, 0x10000 };
+	for (int i = 0; i < 7; i++)
+		set_le64(pattern + 8 * i, words[i]);
+	uint8_t *at = memmem(s, len + 8, pattern, sizeof(pattern));
+	check(at && (at - s) % 8 == 0, "forge: the words found");
+	if (!at)
+		exit(1);
+	size_t bad = (size_t)(at - s) + 8 * 1;      /* words[1] */
+	size_t fix = bad + 3 * 32;                  /* words[13] */
+	check(fix + 8 <= (len + 8) / 32 * 32, "forge: both in full stripes");
+	int lane = (int)(bad % 32 / 8);
+	memcpy(f, s, len + 8);
+	set_le64(f + bad, PROG_CANARY);
+	uint64_t want = xxh64_lane(s, lane, fix / 32 + 1);
+	uint64_t from = xxh64_lane(f, lane, fix / 32);
+	set_le64(f + fix, xxh64_solve(from, want));
+	uint8_t *image = malloc(len);
+	if (!image)
+		exit(1);
+	memcpy(image, f + 8, len);
+	free(s);
+	free(f);
+	return image;
+}
+
+/* A forked child, every request through its own guard, destroys the
+ * certified schedule and its program and makes both again (the handles
+ * reused) from the forged image; this process then submits its
+ * certified schedule again.  Its guard's picture is the good program;
+ * the driver holds the forged one: the seal must tell them apart. */
+static void cmd_forge(void)
+{
+	size_t len;
+	uint8_t *good = prog_image(PROG_GOOD, &len);
+	uint8_t *forged = forge_image(good, len);
+	check(memcmp(good, forged, len) != 0, "forge: the images differ");
+	check(xxh64_seal(good, len, prog_good_refs, 2) ==
+	      xxh64_seal(forged, len, prog_good_refs, 2),
+	      "forge: the same XXH64 seal");
+	uint64_t verdict = prog_verdict(forged, len, prog_good_refs, 2);
+	check(verdict != UINT64_MAX && (verdict & PROG_BAD_C_VERDICT),
+	      "forge: the forged image fails (C) (verdict %llu)",
+	      (unsigned long long)verdict);
+
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	uint32_t prog = program(&d, PROG_GOOD);
+	uint32_t s = schedule(&d, prog, prog_good_refs, 2);
+	expect_run(&d, s, 1, "forge: before");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		uint32_t p2 = 0, s2 = 0;
+		int rc = cdev_destroy_schedule(&d, s);
+		if (rc == 0)
+			rc = cdev_destroy_program(&d, prog);
+		if (rc == 0)
+			rc = cdev_program(&d, forged, len, &p2);
+		if (rc == 0)
+			rc = cdev_schedule(&d, p2, &s2);
+		if (rc == 0)
+			rc = cdev_append(&d, s2, prog_good_refs, 2);
+		_exit(rc == 0 && p2 == prog && s2 == s ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "forge: the other process remade program %u and schedule %u "
+	      "from the forged image", prog, s);
+	cdev_zero(&d);
+	uint64_t seqno = 0;
+	int rc = cdev_submit(&d, s, &seqno);
+	if (rc == 0)
+		rc = cdev_wait(&d, seqno);
+	check(rc == -EKEYREJECTED, "forge: the resubmission refused by the "
+	      "seal: %d (EIO: the forged program ran and faulted)", rc);
+	check(cdev_all(&d, PROG_CANARY, PROG_FLOATS, 0.0f) &&
+	      cdev_all(&d, PROG_OUT, PROG_FLOATS, 0.0f), "forge: nothing ran");
+	cdev_close(&d);
+	free(good);
+	free(forged);
 }
 
 /* ---- linked ---- */
@@ -534,6 +726,8 @@ int main(int argc, char **argv)
 		cmd_reprogram();
 	else if (!strcmp(cmd, "reprogramfork"))
 		cmd_reprogramfork();
+	else if (!strcmp(cmd, "forge"))
+		cmd_forge();
 	else if (!strcmp(cmd, "linked"))
 		cmd_linked();
 	else if (!strcmp(cmd, "storm"))

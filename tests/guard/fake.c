@@ -29,6 +29,7 @@ struct object {
 /* The driver's state, shared with forked children. */
 struct state {
 	int no_seals;
+	uint32_t algorithms;          /* SEAL's answer */
 	int sealed[2];                /* per open file */
 	struct object obj[OBJECTS];   /* handle h is obj[h - 1] */
 	struct fake_ran ran;
@@ -138,12 +139,17 @@ static int submit(int open, uint32_t handle)
 	return st->sealed[open] ? -ENOKEY : run(handle);
 }
 
-static int submit_sealed(uint32_t handle, uint64_t seal)
+static int submit_sealed(uint32_t handle, uint32_t algorithm,
+			 const uint8_t *seal)
 {
-	if (st->no_seals)
+	if (st->no_seals || algorithm > 31 ||
+	    !(st->algorithms & (1u << algorithm)))
 		return -EINVAL;
 	struct object *s = get(handle, SCHEDULE);
-	if (!s || !s->seal_known || arena_seal_value(&s->seal) != seal)
+	struct arena_seal_value v;
+	if (s && s->seal_known)
+		arena_seal_value(&s->seal, &v);
+	if (!s || !s->seal_known || !arena_seal_equal(&v, seal))
 		return -EKEYREJECTED;
 	return run(handle);
 }
@@ -178,7 +184,7 @@ static int fake_ioctl(int fd, unsigned int cmd, void *arg)
 	}
 	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED: {
 		struct drm_arena_schedule_submit_sealed *s = arg;
-		int rc = submit_sealed(s->schedule, s->seal);
+		int rc = submit_sealed(s->schedule, s->algorithm, s->seal);
 		if (rc == 0)
 			s->seqno = 1;
 		return rc;
@@ -187,6 +193,7 @@ static int fake_ioctl(int fd, unsigned int cmd, void *arg)
 		if (st->no_seals)
 			return -EINVAL;
 		st->sealed[open] = 1;
+		((struct drm_arena_seal *)arg)->algorithms = st->algorithms;
 		((struct drm_arena_seal *)arg)->context = 1000 + (uint64_t)open;
 		return 0;
 	default:
@@ -210,7 +217,7 @@ int fake_run_sqe(const struct io_uring_sqe *sqe)
 	case ARENA_URING_CMD_SUBMIT:
 		return submit(open, s.schedule);
 	case ARENA_URING_CMD_SUBMIT_SEALED:
-		return submit_sealed(s.schedule, s.seal);
+		return submit_sealed(s.schedule, s.algorithm, s.seal);
 	default:
 		return -ENOTTY;
 	}
@@ -229,6 +236,7 @@ void fake_setup(void)
 		ck_assert_ptr_ne(st, MAP_FAILED);
 	}
 	memset(st, 0, sizeof(*st));
+	st->algorithms = 1u << ARENA_SEAL_SHA256;
 	ag_driver_ioctl = fake_ioctl;
 	append_hook = NULL;
 	create_hook = NULL;
@@ -246,6 +254,11 @@ void fake_setup(void)
 void fake_without_seals(void)
 {
 	st->no_seals = 1;
+}
+
+void fake_seal_algorithms(uint32_t algorithms)
+{
+	st->algorithms = algorithms;
 }
 
 void fake_on_append(void (*fn)(void))

@@ -36,6 +36,10 @@ void fake_setup(void);
  * EINVAL, as a driver without them (an unknown number in its range). */
 void fake_without_seals(void);
 
+/* From now on SEAL seals and answers these `algorithms` (uapi.h's bit
+ * set; fake_setup: SHA-256 alone), and SUBMIT_SEALED takes only them. */
+void fake_seal_algorithms(uint32_t algorithms);
+
 /* fn (NULL: none) runs at the start of every SCHEDULE_APPEND the driver
  * gets, before it looks the schedule up: another thread's request
  * landing in the middle of one. */

@@ -188,6 +188,25 @@ END_TEST
 
 /* ---- sealed submissions ---- */
 
+/* A plain io_uring submit of schedule on FAKE_FD through the guard's
+ * check, run by the fake driver: its result; *op is the command the
+ * guard left in the SQE. */
+static int uring_submit(uint32_t schedule, uint32_t *op)
+{
+	struct io_uring ring;
+	ring_open(&ring);
+	struct arena_uring_submit u = { .schedule = schedule };
+	struct io_uring_sqe *sqe = cmd_sqe(&ring, FAKE_FD,
+					   ARENA_URING_CMD_SUBMIT, &u,
+					   sizeof(u));
+	struct ag_held *held = ag_uring_check(&ring);
+	*op = sqe->cmd_op;
+	int rc = fake_run_sqe(sqe);
+	handed_over(&ring, held);
+	io_uring_queue_exit(&ring);
+	return rc;
+}
+
 /* Every approved submit reaches the driver sealed with the mirror's
  * seal, whatever the application put in its own sealed request (which
  * it gets back as it was); a failing one is still blocked. */
@@ -203,11 +222,16 @@ START_TEST(test_submits_are_sealed)
 	ck_assert_int_eq(fake_calls[DRM_ARENA_SCHEDULE_SUBMIT], 0);
 	ck_assert_int_eq(fake_calls[DRM_ARENA_SCHEDULE_SUBMIT_SEALED], 1);
 
+	/* The application's own seal and algorithm (both wrong) are
+	 * replaced by the mirror's for the driver, and given back. */
 	struct drm_arena_schedule_submit_sealed own = { .schedule = good,
-							.seal = 12345 };
+							.algorithm = 9 };
+	memset(own.seal, 0x5a, sizeof(own.seal));
 	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
 				   &own), 0);
-	ck_assert_uint_eq(own.seal, 12345);
+	ck_assert_uint_eq(own.algorithm, 9);
+	ck_assert_uint_eq(own.seal[0], 0x5a);
+	ck_assert_uint_eq(own.seal[ARENA_SEAL_BYTES - 1], 0x5a);
 	ck_assert_uint_eq(own.seqno, 1);
 	own.schedule = bad;
 	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
@@ -216,18 +240,10 @@ START_TEST(test_submits_are_sealed)
 	ck_assert_int_eq(fake_ran().n, 2);
 
 	/* The same by io_uring: the SQE becomes the sealed submit. */
-	struct io_uring ring;
-	ring_open(&ring);
-	struct arena_uring_submit u = { .schedule = good };
-	struct io_uring_sqe *sqe = cmd_sqe(&ring, FAKE_FD,
-					   ARENA_URING_CMD_SUBMIT, &u,
-					   sizeof(u));
-	struct ag_held *held = ag_uring_check(&ring);
-	ck_assert_uint_eq(sqe->cmd_op, ARENA_URING_CMD_SUBMIT_SEALED);
-	ck_assert_int_eq(fake_run_sqe(sqe), 0);
-	handed_over(&ring, held);
+	uint32_t op;
+	ck_assert_int_eq(uring_submit(good, &op), 0);
+	ck_assert_uint_eq(op, ARENA_URING_CMD_SUBMIT_SEALED);
 	ck_assert_int_eq(fake_ran().n, 3);
-	io_uring_queue_exit(&ring);
 	forget(FAKE_FD, f);
 }
 END_TEST
@@ -254,6 +270,50 @@ START_TEST(test_divergence_refused)
 	ck_assert_msg(count(log, "arenaguard: blocked submission of") == 1 &&
 		      strstr(log, "the driver refused the sealed submission "
 			     "(EKEYREJECTED)"), "%s", log);
+	free(log);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+/* A driver that seals the open file but offers no seal algorithm the
+ * guard computes (0: one from before algorithms, with the XXH64 seal;
+ * bit 5: one unknown): the guard cannot seal, and the driver would
+ * refuse an unsealed submit.  It blocks every submit (EPERM, the driver
+ * not asked), a certified one too, with a record saying why; it never
+ * falls back to an unsealed submit. */
+START_TEST(test_no_known_seal_algorithm)
+{
+	const uint32_t offers[] = { 0, 1u << 5 };
+	fake_setup();
+	fake_seal_algorithms(offers[_i]);
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert(ag_file_sealed(f));
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 1);
+	unsigned long long blocked = atomic_load(&ag_stats.blocked);
+	ck_assert_int_eq(fake_submit(f, good), -EPERM);
+	struct drm_arena_schedule_submit_sealed own = {
+		.schedule = good, .algorithm = ARENA_SEAL_SHA256 };
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
+				   &own), -EPERM);
+	ck_assert_int_eq(fake_calls[DRM_ARENA_SCHEDULE_SUBMIT], 0);
+	ck_assert_int_eq(fake_calls[DRM_ARENA_SCHEDULE_SUBMIT_SEALED], 0);
+	ck_assert_int_eq(fake_ran().n, 0);
+	ck_assert_uint_eq(atomic_load(&ag_stats.blocked), blocked + 2);
+
+	/* The same by io_uring: the SQE never reaches the driver. */
+	uint32_t op;
+	ck_assert_int_eq(uring_submit(good, &op), -EPERM);
+	ck_assert_int_eq(fake_ran().n, 0);
+
+	char *log = slurp(scratch_path("log"));
+	char want[160];
+	snprintf(want, sizeof(want), "offers no seal algorithm the guard "
+		 "computes (algorithms 0x%x", offers[_i]);
+	ck_assert_msg(strstr(log, "arenaguard: blocked submission of") &&
+		      strstr(log, want), "%s", log);
+	ck_assert_msg(count(log, "offers no seal algorithm the guard computes "
+			    "(DRM_IOCTL_ARENA_SEAL") == 1, "%s", log);
 	free(log);
 	forget(FAKE_FD, f);
 }
@@ -1014,6 +1074,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_submits_are_sealed);
 	tcase_add_test(t, test_divergence_refused);
 	tcase_add_test(t, test_driver_without_seals);
+	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
 	tcase_add_test(t, test_fd_copy_shares_mirror);
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);

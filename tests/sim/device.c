@@ -94,11 +94,25 @@ int dev_seal(int fd, uint64_t *context)
 	return rc;
 }
 
-int sched_submit_sealed(int fd, uint32_t schedule, uint64_t seal,
+struct arena_seal_value seal_now(const struct arena_seal *s)
+{
+	struct arena_seal_value v;
+	arena_seal_value(s, &v);
+	return v;
+}
+
+struct arena_seal_value seal_wrong(struct arena_seal_value seal)
+{
+	seal.bytes[0] ^= 1;
+	return seal;
+}
+
+int sched_submit_sealed(int fd, uint32_t schedule, struct arena_seal_value seal,
 			uint64_t *seqno)
 {
-	struct drm_arena_schedule_submit_sealed a = { .schedule = schedule,
-						      .seal = seal };
+	struct drm_arena_schedule_submit_sealed a = {
+		.schedule = schedule, .algorithm = ARENA_SEAL_SHA256 };
+	memcpy(a.seal, seal.bytes, sizeof(a.seal));
 	int rc = xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED, &a);
 	*seqno = a.seqno;
 	return rc;

@@ -10,6 +10,7 @@
 #include <arenaguard/uapi.h>
 
 #include "builder.h"
+#include "seal.h"
 
 /* A pointer no process has mapped: every copy through it faults. */
 #define BAD ((void *)16)
@@ -50,8 +51,12 @@ uint64_t sched_submit(int fd, uint32_t schedule);
 /* DRM_IOCTL_ARENA_SEAL's errno; *context gets its out field. */
 int dev_seal(int fd, uint64_t *context);
 /* DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED's errno; *seqno its out field. */
-int sched_submit_sealed(int fd, uint32_t schedule, uint64_t seal,
+int sched_submit_sealed(int fd, uint32_t schedule, struct arena_seal_value seal,
 			uint64_t *seqno);
+/* The seal of what s was fed so far (common/seal.c's), by value. */
+struct arena_seal_value seal_now(const struct arena_seal *s);
+/* seal with its first byte changed: a wrong seal. */
+struct arena_seal_value seal_wrong(struct arena_seal_value seal);
 /* The image of two FILL launches: 1.0 at 0x10000, 2.0 at 0x10010. */
 uint8_t *two_fills_image(size_t *len);
 /* DRM_IOCTL_ARENA_WAIT's errno. */

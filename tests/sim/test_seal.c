@@ -70,10 +70,13 @@ static int submit_plain(int fd, uint32_t schedule, uint64_t *seqno)
 START_TEST(seal_ioctl)
 {
 	int fd = dev_open();
-	struct drm_arena_seal bad[] = { { .flags = 1 }, { .pad = 1 } };
-	for (size_t i = 0; i < 2; i++)
-		ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SEAL, &bad[i]),
-				 EINVAL);
+	struct drm_arena_seal bad = { .flags = 1 };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SEAL, &bad), EINVAL);
+	/* algorithms is out only: its input is ignored, and it says
+	 * SHA-256 (the one algorithm). */
+	struct drm_arena_seal in = { .algorithms = 0xffffffffu };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SEAL, &in), 0);
+	ck_assert_uint_eq(in.algorithms, 1u << ARENA_SEAL_SHA256);
 	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SEAL, BAD), EFAULT);
 	uint64_t c1, c2, c3, other;
 	ck_assert_int_eq(dev_seal(fd, &c1), 0);
@@ -103,7 +106,7 @@ START_TEST(unsealed_context)
 	ck_assert_int_eq(submit_plain(s.fd, s.schedule, &seqno), 0);
 	ck_assert_uint_eq(seqno, 1);
 	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule,
-				       arena_seal_value(&s.seal), &seqno), 0);
+				       seal_now(&s.seal), &seqno), 0);
 	ck_assert_uint_eq(seqno, 2);
 	ck_assert(at(&s, 0) == 1.0f);
 	sealed_fini(&s);
@@ -126,8 +129,8 @@ START_TEST(sealed_context)
 	close(d);
 	ck_assert(at(&s, 0) == 0.0f);
 	/* A wrong seal: nothing runs, no sequence number is consumed. */
-	uint64_t right = arena_seal_value(&s.seal);
-	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule, right ^ 1, &seqno),
+	struct arena_seal_value right = seal_now(&s.seal);
+	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule, seal_wrong(right), &seqno),
 			 EKEYREJECTED);
 	ck_assert(at(&s, 0) == 0.0f);
 	ck_assert_int_eq(dev_wait(s.fd, 1), EINVAL);
@@ -139,10 +142,25 @@ START_TEST(sealed_context)
 	/* Other errors keep their errno. */
 	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule + 9, right, &seqno),
 			 ENOENT);
-	struct drm_arena_schedule_submit_sealed flags = {
-		.schedule = s.schedule, .flags = 1, .seal = right };
-	ck_assert_int_eq(xioctl(s.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
-				&flags), EINVAL);
+	/* EINVAL: flags, pad, an algorithm the driver does not offer (0,
+	 * and the retired XXH64 is none), even with the right seal. */
+	struct drm_arena_schedule_submit_sealed bad[] = {
+		{ .schedule = s.schedule, .flags = 1,
+		  .algorithm = ARENA_SEAL_SHA256 },
+		{ .schedule = s.schedule, .pad = 1,
+		  .algorithm = ARENA_SEAL_SHA256 },
+		{ .schedule = s.schedule, .algorithm = 0 },
+		{ .schedule = s.schedule, .algorithm = 2 },
+		{ .schedule = s.schedule, .algorithm = 32 },
+		{ .schedule = s.schedule, .algorithm = ~0u },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(bad[i].seal, right.bytes, sizeof(bad[i].seal));
+		ck_assert_int_eq(xioctl(s.fd,
+					DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
+					&bad[i]), EINVAL);
+	}
+	ck_assert_int_eq(dev_wait(s.fd, 2), EINVAL);     /* none ran */
 	sealed_fini(&s);
 }
 END_TEST
@@ -154,11 +172,11 @@ START_TEST(seal_follows_appends)
 	uint64_t seqno, context;
 	ck_assert_int_eq(dev_seal(s.fd, &context), 0);
 	/* An empty schedule's seal is its program's. */
-	uint64_t empty = arena_seal_value(&s.seal);
+	struct arena_seal_value empty = seal_now(&s.seal);
 	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule, empty, &seqno), 0);
 	sealed_append(&s, 0, 1);
-	uint64_t one = arena_seal_value(&s.seal);
-	ck_assert_uint_ne(one, empty);
+	struct arena_seal_value one = seal_now(&s.seal);
+	ck_assert(memcmp(&one, &empty, sizeof(one)) != 0);
 	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule, empty, &seqno),
 			 EKEYREJECTED);
 	/* A refused batch does not change the seal. */
@@ -172,7 +190,7 @@ START_TEST(seal_follows_appends)
 	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule, one, &seqno),
 			 EKEYREJECTED);
 	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule,
-				       arena_seal_value(&s.seal), &seqno), 0);
+				       seal_now(&s.seal), &seqno), 0);
 	ck_assert_uint_eq(seqno, 3);
 	ck_assert(at(&s, 16) == 2.0f);
 	/* Two schedules of one program with the same references have the
@@ -181,13 +199,71 @@ START_TEST(seal_follows_appends)
 	ck_assert_int_eq(sched_submit_sealed(s.fd, other, empty, &seqno), 0);
 	struct drm_arena_ref both[] = { { 0, 1 }, { 1, 1 } };
 	ck_assert_int_eq(sched_append(s.fd, other, both, 2), 0);
-	ck_assert_int_eq(sched_submit_sealed(s.fd, other, arena_seal_value(&s.seal),
+	ck_assert_int_eq(sched_submit_sealed(s.fd, other, seal_now(&s.seal),
 				       &seqno), 0);
 	sealed_fini(&s);
 }
 END_TEST
 
 /* ---- ARENASIM_REQUIRE_SEAL ---- */
+
+/* ---- common/seal.c against known SHA-256 values ---- */
+
+/* The hex of a seal. */
+static void hex(const struct arena_seal_value *v, char out[65])
+{
+	for (int i = 0; i < ARENA_SEAL_BYTES; i++)
+		snprintf(out + 2 * i, 3, "%02x", v->bytes[i]);
+}
+
+static void expect(const struct arena_seal *s, const char *want)
+{
+	char got[65];
+	struct arena_seal_value v = seal_now(s);
+	hex(&v, got);
+	ck_assert_str_eq(got, want);
+}
+
+/* The values are SHA-256 of uapi.h's byte string computed independently
+ * (Python's hashlib: sha256(struct.pack('<Q', size) + image +
+ * struct.pack('<QQ...', first, count, ...))). */
+START_TEST(seal_vectors)
+{
+	struct arena_seal s;
+	/* le64(0): an empty image. */
+	arena_seal_program(&s, "", 0);
+	expect(&s, "af5570f5a1810b7af78caf4bc70a660f0df51e42baf91d4de5b2328de0e83dfc");
+	/* le64(3) || "abc". */
+	arena_seal_program(&s, "abc", 3);
+	const char *abc = "ce91dc5eec0139adf091900d225971d6ad246a845bad791b5693a9d0d55dd391";
+	expect(&s, abc);
+	expect(&s, abc);              /* reading changes nothing */
+	/* ... || ref {1, 2} || ref {3, 4}, fed in two batches. */
+	const struct drm_arena_ref refs[] = { { 1, 2 }, { 3, 4 } };
+	arena_seal_refs(&s, refs, 1);
+	arena_seal_refs(&s, refs + 1, 1);
+	expect(&s, "b60e3ce81f7f8e06dd342bb4dafc4223b5ba113f6585607f75c256b49596bda6");
+	/* 100 bytes (past one SHA-256 block), whole and in chunks. */
+	uint8_t img[100];
+	for (int i = 0; i < 100; i++)
+		img[i] = (uint8_t)i;
+	const char *hundred = "7b8ca8743e5237991821a89ebea5e9fd22c711277134e37f4514842d514af7c9";
+	arena_seal_program(&s, img, sizeof(img));
+	expect(&s, hundred);
+	arena_seal_begin(&s, sizeof(img));
+	arena_seal_image(&s, img, 1);
+	arena_seal_image(&s, img + 1, 0);
+	arena_seal_image(&s, img + 1, 63);
+	arena_seal_image(&s, img + 64, 36);
+	expect(&s, hundred);
+	/* The one algorithm, picked from a driver's offer. */
+	ck_assert_uint_eq(arena_seal_pick(1u << ARENA_SEAL_SHA256),
+			  ARENA_SEAL_SHA256);
+	ck_assert_uint_eq(arena_seal_pick(~0u), ARENA_SEAL_SHA256);
+	ck_assert_uint_eq(arena_seal_pick(0), 0);
+	ck_assert_uint_eq(arena_seal_pick(~(1u << ARENA_SEAL_SHA256)), 0);
+}
+END_TEST
 
 /* `sim-tests --require-seal-demo`: run with ARENASIM_REQUIRE_SEAL=1;
  * exits 0 when every open is sealed from the start. */
@@ -199,7 +275,7 @@ int require_seal_demo(void)
 	uint64_t seqno, context;
 	ck_assert_int_eq(submit_plain(s.fd, s.schedule, &seqno), ENOKEY);
 	ck_assert_int_eq(sched_submit_sealed(s.fd, s.schedule,
-				       arena_seal_value(&s.seal), &seqno), 0);
+				       seal_now(&s.seal), &seqno), 0);
 	ck_assert_uint_eq(seqno, 1);
 	ck_assert_int_eq(dev_seal(s.fd, &context), 0);
 	ck_assert_uint_ne(context, 0);
@@ -239,6 +315,7 @@ Suite *suite_seal(void)
 {
 	Suite *s = suite_create("seal");
 	TCase *tc = tcase_create("seal");
+	tcase_add_test(tc, seal_vectors);
 	tcase_add_test(tc, seal_ioctl);
 	tcase_add_test(tc, unsealed_context);
 	tcase_add_test(tc, sealed_context);

@@ -33,13 +33,13 @@
 	} while (0)
 
 /* The seal of a schedule of image holding the one reference ref. */
-static uint64_t seal_of(const uint8_t *img, size_t len,
+static struct arena_seal_value seal_of(const uint8_t *img, size_t len,
 			struct drm_arena_ref ref)
 {
 	struct arena_seal s;
 	arena_seal_program(&s, img, len);
 	arena_seal_refs(&s, &ref, 1);
-	return arena_seal_value(&s);
+	return seal_now(&s);
 }
 
 static uint64_t context_of(int fd)
@@ -99,7 +99,7 @@ START_TEST(fork_replaces_schedule)
 	one_setup(&o);
 	int fd = o.fd;
 	struct drm_arena_ref first = { 0, 1 }, second = { 1, 1 };
-	uint64_t old_seal = seal_of(o.img, o.len, first);
+	struct arena_seal_value old_seal = seal_of(o.img, o.len, first);
 	uint64_t context = context_of(fd);          /* sealed from here */
 	ck_assert_uint_ne(context, 0);
 
@@ -216,7 +216,7 @@ START_TEST(fork_concurrent)
 	for (int i = 0; i < 1 + 2 * EACH; i++)
 		arena_seal_refs(&want, &first, 1);
 	uint64_t seqno;
-	ck_assert_int_eq(sched_submit_sealed(o.fd, 1, arena_seal_value(&want),
+	ck_assert_int_eq(sched_submit_sealed(o.fd, 1, seal_now(&want),
 					     &seqno), 0);
 	ck_assert_uint_eq(seqno, 2 + 2 * EACH);
 	free(o.img);
@@ -365,7 +365,7 @@ START_TEST(scm_rights_shares_context)
 	arena_seal_program(&both, o.img, o.len);
 	arena_seal_refs(&both, refs, 2);
 	uint64_t got;
-	ck_assert_int_eq(sched_submit_sealed(fd, 1, arena_seal_value(&both), &got), 0);
+	ck_assert_int_eq(sched_submit_sealed(fd, 1, seal_now(&both), &got), 0);
 	ck_assert_uint_eq(got, 3);
 	free(o.img);
 	close(fd);

@@ -279,11 +279,14 @@ END_TEST
  * without consuming a number or writing the seqno, when it is not. */
 static struct io_uring_sqe *submit_sealed(struct io_uring *ring, int fd,
 					  uint32_t schedule, uint64_t *seqno,
-					  uint64_t seal, uint64_t user_data)
+					  struct arena_seal_value seal,
+					  uint64_t user_data)
 {
-	struct arena_uring_submit_sealed s = { .schedule = schedule,
+	struct arena_uring_submit_sealed s = { .algorithm = ARENA_SEAL_SHA256,
+					       .schedule = schedule,
 					       .seqno = (uintptr_t)seqno,
-					       .seal = seal };
+					       };
+	memcpy(s.seal, seal.bytes, sizeof(s.seal));
 	return cmd(ring, fd, ARENA_URING_CMD_SUBMIT_SEALED, &s, sizeof(s),
 		   user_data);
 }
@@ -299,7 +302,7 @@ START_TEST(sealed_submits)
 	struct arena_seal want;
 	arena_seal_program(&want, img, len);
 	arena_seal_refs(&want, &ref, 1);
-	uint64_t seal = arena_seal_value(&want);
+	struct arena_seal_value seal = seal_now(&want);
 	struct io_uring ring;
 	ring_init(&ring, IORING_SETUP_SQE128);
 	uint64_t seq_plain = 0, seq_unsealed = 0, seq_wrong = 55, seq_right = 0;
@@ -322,7 +325,7 @@ START_TEST(sealed_submits)
 	const float zero = 0.0f;
 	bo_put(fd, bo, 0, &zero, sizeof(zero));
 	submit(&ring, fd, schedule, &seq_plain, 3);
-	submit_sealed(&ring, fd, schedule, &seq_wrong, seal + 1, 4);
+	submit_sealed(&ring, fd, schedule, &seq_wrong, seal_wrong(seal), 4);
 	ck_assert_int_eq(io_uring_submit(&ring), 2);
 	reap(&ring, 2, res);
 	ck_assert_int_eq(res[3], -ENOKEY);
@@ -335,7 +338,7 @@ START_TEST(sealed_submits)
 	ck_assert_int_eq(dev_wait(fd, 3), EINVAL);   /* no number consumed */
 	submit_sealed(&ring, fd, schedule, &seq_right, seal, 5);
 	/* Nonzero bytes after the struct are padding: EINVAL. */
-	submit_sealed(&ring, fd, schedule, &seq_right, seal, 6)->cmd[40] = 1;
+	submit_sealed(&ring, fd, schedule, &seq_right, seal, 6)->cmd[60] = 1;
 	ck_assert_int_eq(io_uring_submit(&ring), 2);
 	reap(&ring, 2, res);
 	ck_assert_int_eq(res[5], 0);
