@@ -27,6 +27,9 @@
  *              first seen and at exit: its SQEs pass unchecked)
  *   io_uring_enter, io_uring_enter2
  *              check SQEs written to the ring by hand
+ *   __register_atfork
+ *              (pthread_atfork's) registers the guard's fork handlers
+ *              before the caller's: see "start-up and fork"
  *
  * The functions of a liburing newer than the one the guard is built
  * against are declared here and resolved like the others: absent from
@@ -38,6 +41,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -71,6 +75,41 @@ static int forward_ioctl(int fd, unsigned int cmd, void *arg)
 
 /* ---- start-up and fork ---- */
 
+/*
+ * fork: the guard's prepare handler takes every lock it has, in the one
+ * order (docs/guard.md "Threads and fork"), so that the child's copies
+ * are consistent; the parent and child handlers release them (the
+ * child's also resets what threads it does not have held).
+ *
+ * Other libraries' fork handlers may issue guarded requests (a runtime
+ * that quiesces the device before fork, or re-opens it in the child), so
+ * the guard's must be the last prepare handler to run and the first
+ * parent and child handler: pthread_atfork runs prepare handlers in the
+ * reverse order of registration, parent and child in that order.  The
+ * guard's are therefore registered before any other library's: by
+ * __register_atfork (which pthread_atfork calls: it is in the static
+ * part of libc, linked into each caller) interposed below, whose first
+ * call, however early (another library's constructor, which runs before
+ * the guard's), registers the guard's first, and by start-up when nobody
+ * registered before.  The handlers then run with the guard unlocked, and
+ * their requests are decided as usual; between the guard's prepare
+ * handler and its parent or child handler nothing else runs in the
+ * forking thread but fork itself.  What this needs of the handlers: none
+ * lives in the guard's own registration; a library that calls the
+ * internal registration function without its PLT (a static libc) or
+ * registers with clone/syscall tricks is not covered.
+ *
+ * The handlers need nothing resolved: every lock and list they walk is
+ * static or made by a request, so they are registered with no other
+ * start-up (a sanitizer runtime or the simulator may register, and so
+ * call this, before the environment is set up).
+ */
+typedef int (*register_atfork_fn)(void (*)(void), void (*)(void),
+				  void (*)(void), void *);
+extern void *__dso_handle __attribute__((weak, visibility("hidden")));
+static register_atfork_fn next_register_atfork;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
 static void fork_prepare(void)
 {
 	ag_uring_lock_all();
@@ -78,10 +117,12 @@ static void fork_prepare(void)
 	ag_cache_lock_all();
 	ag_report_lock_all();
 	ag_suppress_lock_all();
+	ag_attach_lock_all();
 }
 
 static void fork_parent(void)
 {
+	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(0);
 	ag_cache_unlock_all(0);
@@ -91,6 +132,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(1);
 	ag_cache_unlock_all(1);
@@ -98,6 +140,26 @@ static void fork_child(void)
 	ag_devices_forked();
 	ag_uring_unlock_all(1);
 	ag_output_forked();
+}
+
+static void register_fork_handlers(void)
+{
+	next_register_atfork = (register_atfork_fn)dlsym(RTLD_NEXT,
+							 "__register_atfork");
+	if (next_register_atfork)
+		next_register_atfork(fork_prepare, fork_parent, fork_child,
+				     __dso_handle);
+}
+
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+		      void (*child)(void), void *dso);
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+		      void (*child)(void), void *dso)
+{
+	pthread_once(&fork_once, register_fork_handlers);
+	if (!next_register_atfork)
+		return ENOMEM;
+	return next_register_atfork(prepare, parent, child, dso);
 }
 
 static void resolve(void)
@@ -111,8 +173,7 @@ static void resolve(void)
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
 	ag_driver_ioctl = forward_ioctl;
-	if (ag_cfg.mode != AG_OFF)
-		pthread_atfork(fork_prepare, fork_parent, fork_child);
+	pthread_once(&fork_once, register_fork_handlers);
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)dlsym(RTLD_NEXT, "ioctl"),

@@ -76,6 +76,20 @@ START_TEST(test_seccomp)
 }
 END_TEST
 
+START_TEST(test_atfork)
+{
+	struct run r;
+	hostile(&r, (const char *[]){ "atfork", NULL });
+	char *log = slurp(scratch_path("guard.log"));
+	ck_assert_msg(count(log, "arenaguard: blocked submission of") == 1,
+		      "%s", log);
+	ck_assert_msg(strstr(log, "(C) fails at launch 0"), "%s", log);
+	ck_assert_msg(!strstr(log, "did not see"), "%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -88,6 +102,7 @@ Suite *suite_hostile(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_add_loop_test(t, test_seccomp, 0, 3);
+	tcase_add_test(t, test_atfork);
 	suite_add_tcase(s, t);
 	return s;
 }
