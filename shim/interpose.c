@@ -41,7 +41,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -50,6 +49,7 @@
 
 #include <liburing.h>
 
+#include "atfork_first.h"
 #include "guard.h"
 #include "liburing_newer.h"
 #include "symbols.h"
@@ -81,35 +81,19 @@ static int forward_ioctl(int fd, unsigned int cmd, void *arg)
  * are consistent; the parent and child handlers release them (the
  * child's also resets what threads it does not have held).
  *
- * Other libraries' fork handlers may issue guarded requests (a runtime
- * that quiesces the device before fork, or re-opens it in the child), so
- * the guard's must be the last prepare handler to run and the first
- * parent and child handler: pthread_atfork runs prepare handlers in the
- * reverse order of registration, parent and child in that order.  The
- * guard's are therefore registered before any other library's: by
- * __register_atfork (which pthread_atfork calls: it is in the static
- * part of libc, linked into each caller) interposed below, whose first
- * call, however early (another library's constructor, which runs before
- * the guard's), registers the guard's first, and by start-up when nobody
- * registered before.  The handlers then run with the guard unlocked, and
- * their requests are decided as usual; between the guard's prepare
- * handler and its parent or child handler nothing else runs in the
- * forking thread but fork itself.  What this needs of the handlers: none
- * lives in the guard's own registration; a library that calls the
- * internal registration function without its PLT (a static libc) or
- * registers with clone/syscall tricks is not covered.
- *
- * The handlers need nothing resolved: every lock and list they walk is
- * static or made by a request, so they are registered with no other
- * start-up (a sanitizer runtime or the simulator may register, and so
- * call this, before the environment is set up).
+ * They are registered before any other library's (atfork_first.h), so
+ * that other libraries' fork handlers, which may issue guarded requests
+ * (a runtime quiescing the device before fork, or resubmitting in the
+ * child), run with the guard unlocked and are decided as usual.  Only
+ * the handlers of the driver below (the simulator's, registered the same
+ * way, so that its lock is taken after the guard's as every request
+ * takes them) run while the guard holds its locks, and they never come
+ * back into the guard.  The handlers need nothing resolved (every lock
+ * and list they walk is static or made by a request): they are
+ * registered on the first registration by anyone, however early, and at
+ * start-up, with ARENAGUARD=off too (they then find nothing to lock but
+ * the static locks).
  */
-typedef int (*register_atfork_fn)(void (*)(void), void (*)(void),
-				  void (*)(void), void *);
-extern void *__dso_handle __attribute__((weak, visibility("hidden")));
-static register_atfork_fn next_register_atfork;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-
 static void fork_prepare(void)
 {
 	ag_uring_lock_all();
@@ -142,25 +126,7 @@ static void fork_child(void)
 	ag_output_forked();
 }
 
-static void register_fork_handlers(void)
-{
-	next_register_atfork = (register_atfork_fn)dlsym(RTLD_NEXT,
-							 "__register_atfork");
-	if (next_register_atfork)
-		next_register_atfork(fork_prepare, fork_parent, fork_child,
-				     __dso_handle);
-}
-
-int __register_atfork(void (*prepare)(void), void (*parent)(void),
-		      void (*child)(void), void *dso);
-int __register_atfork(void (*prepare)(void), void (*parent)(void),
-		      void (*child)(void), void *dso)
-{
-	pthread_once(&fork_once, register_fork_handlers);
-	if (!next_register_atfork)
-		return ENOMEM;
-	return next_register_atfork(prepare, parent, child, dso);
-}
+ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 
 static void resolve(void)
 {
@@ -173,7 +139,7 @@ static void resolve(void)
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
 	ag_driver_ioctl = forward_ioctl;
-	pthread_once(&fork_once, register_fork_handlers);
+	atfork_first();
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)dlsym(RTLD_NEXT, "ioctl"),

@@ -11,11 +11,11 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "atfork_first.h"
 #include "sim.h"
 
 struct sim_real sim_real;
@@ -41,44 +41,11 @@ static void fork_done(void)
 	pthread_mutex_unlock(&lock);
 }
 
-/*
- * A kernel driver serves whatever runs around fork, so the device's
- * fork handlers must be registered before any other's: pthread_atfork
- * runs prepare handlers in the reverse order of registration, parent
- * and child in that order, and other libraries' handlers (a runtime
- * quiescing the device) submit.  pthread_atfork calls __register_atfork
- * (the guard's first, when it is preloaded before: it registers its own
- * handlers through this one, so the device's lock is taken after the
- * guard's, the order every request takes them in).  The first call,
- * however early, registers the device's handlers, then forwards.
- */
-typedef int (*register_atfork_fn)(void (*)(void), void (*)(void),
-				  void (*)(void), void *);
-extern void *__dso_handle __attribute__((weak, visibility("hidden")));
-static register_atfork_fn next_register_atfork;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-
-static void register_fork_handlers(void)
-{
-	next_register_atfork = (register_atfork_fn)sim_next(
-		"__register_atfork");
-	/* A fork while another thread holds the lock must not leave the
-	 * child's copy locked forever. */
-	if (next_register_atfork)
-		next_register_atfork(fork_prepare, fork_done, fork_done,
-				     __dso_handle);
-}
-
-int __register_atfork(void (*prepare)(void), void (*parent)(void),
-		      void (*child)(void), void *dso);
-int __register_atfork(void (*prepare)(void), void (*parent)(void),
-		      void (*child)(void), void *dso)
-{
-	pthread_once(&fork_once, register_fork_handlers);
-	if (!next_register_atfork)
-		return ENOMEM;
-	return next_register_atfork(prepare, parent, child, dso);
-}
+/* A kernel driver serves whatever runs around fork: the device's fork
+ * handlers are registered before any other library's (atfork_first.h),
+ * whose handlers may submit, and before the guard's, whose registration
+ * goes through this module's when the guard is preloaded before it. */
+ATFORK_FIRST(fork_prepare, fork_done, fork_done)
 
 static void resolve(void)
 {
@@ -88,7 +55,9 @@ static void resolve(void)
 	sim_real.mmap = (void *(*)(void *, size_t, int, int, int, off_t))
 		sim_next("mmap");
 	interpose_resolve();
-	pthread_once(&fork_once, register_fork_handlers);
+	/* A fork while another thread holds the lock must not leave the
+	 * child's copy locked forever. */
+	atfork_first();
 	sim_depth--;
 }
 
