@@ -24,7 +24,8 @@
  *
  *   static void atfork_first(void)
  *       registers the handlers unless done (call it at start-up too);
- *       needs nothing else initialised, and is safe to call early
+ *       needs nothing else initialised, and is safe to call early (a
+ *       sanitizer's runtime starting)
  *   int __register_atfork(...)
  *       the interposed registration (the module exports it)
  */
@@ -33,33 +34,54 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 typedef int (*atfork_register_fn)(void (*)(void), void (*)(void),
 				  void (*)(void), void *);
 extern void *__dso_handle __attribute__((weak, visibility("hidden")));
 
+/* A sanitizer's runtime registers its own fork handlers while it starts,
+ * before its per-thread state exists, and that call comes here first:
+ * the registration runs no instrumented code and calls no intercepted
+ * function (no pthread_once: a flag of its own). */
+#if defined(__clang__)
+#define ATFORK_PLAIN __attribute__((disable_sanitizer_instrumentation))
+#else
+#define ATFORK_PLAIN __attribute__((no_sanitize("thread", "address",   \
+						"undefined")))
+#endif
+
 #define ATFORK_FIRST(prepare, parent, child)                                 \
 	static atfork_register_fn atfork_next;                               \
-	static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;               \
+	/* 0 not yet, 1 under way (others wait), 2 done */                   \
+	static _Atomic int atfork_state;                                     \
                                                                              \
-	static void atfork_register_own(void)                                \
+	ATFORK_PLAIN static void atfork_first(void)                          \
 	{                                                                    \
-		atfork_next = (atfork_register_fn)dlsym(                     \
-			RTLD_NEXT, "__register_atfork");                     \
-		if (atfork_next)                                             \
-			atfork_next(prepare, parent, child, __dso_handle);   \
-	}                                                                    \
-                                                                             \
-	static void atfork_first(void)                                       \
-	{                                                                    \
-		pthread_once(&atfork_once, atfork_register_own);             \
+		int was = 0;                                                 \
+		if (atomic_load_explicit(&atfork_state,                      \
+					 memory_order_acquire) == 2)         \
+			return;                                              \
+		if (atomic_compare_exchange_strong(&atfork_state, &was, 1)) { \
+			atfork_next = (atfork_register_fn)dlsym(             \
+				RTLD_NEXT, "__register_atfork");             \
+			if (atfork_next)                                     \
+				atfork_next(prepare, parent, child,          \
+					    __dso_handle);                   \
+			atomic_store_explicit(&atfork_state, 2,              \
+					      memory_order_release);         \
+			return;                                              \
+		}                                                            \
+		while (atomic_load_explicit(&atfork_state,                   \
+					    memory_order_acquire) != 2)      \
+			sched_yield();                                       \
 	}                                                                    \
                                                                              \
 	int __register_atfork(void (*p)(void), void (*pa)(void),             \
 			      void (*c)(void), void *dso);                   \
-	int __register_atfork(void (*p)(void), void (*pa)(void),             \
-			      void (*c)(void), void *dso)                    \
+	ATFORK_PLAIN int __register_atfork(void (*p)(void), void (*pa)(void), \
+					   void (*c)(void), void *dso)       \
 	{                                                                    \
 		atfork_first();                                              \
 		return atfork_next ? atfork_next(p, pa, c, dso) : ENOMEM;    \
