@@ -17,8 +17,10 @@
  * in a row nest: the first one's registration goes through the next
  * one's, whose handlers therefore come before (take their locks after)
  * the first one's, the order in which requests go down the chain.  A
- * registration that does not go through the dynamic symbol (a static
- * libc) is not seen.
+ * sanitizer's runtime, preloaded ahead of all, is the exception: its
+ * registration passes through without the module's, so that its
+ * handlers stay first.  A registration that does not go through the
+ * dynamic symbol (a static libc) is not seen.
  *
  * ATFORK_FIRST(prepare, parent, child), once in a module, defines:
  *
@@ -37,6 +39,8 @@
 #include <sched.h>
 #include <stdatomic.h>
 
+#include "sanitizer_runtime.h"
+
 typedef int (*atfork_register_fn)(void (*)(void), void (*)(void),
 				  void (*)(void), void *);
 extern void *__dso_handle __attribute__((weak, visibility("hidden")));
@@ -52,10 +56,35 @@ extern void *__dso_handle __attribute__((weak, visibility("hidden")));
 						"undefined")))
 #endif
 
+/* Whether the registration comes from a sanitizer's runtime (by its
+ * dso handle): its handlers stay the first registered (they take the
+ * runtime's own locks, which every intercepted call needs, so they must
+ * be the last prepare handler), and it registers no others. */
+ATFORK_PLAIN static inline int atfork_from_sanitizer(void *dso)
+{
+	Dl_info info;
+	return dso && dladdr(dso, &info) && info.dli_fname &&
+	       sanitizer_runtime(info.dli_fname);
+}
+
 #define ATFORK_FIRST(prepare, parent, child)                                 \
-	static atfork_register_fn atfork_next;                               \
+	static _Atomic(atfork_register_fn) atfork_next_fn;                   \
 	/* 0 not yet, 1 under way (others wait), 2 done */                   \
 	static _Atomic int atfork_state;                                     \
+                                                                             \
+	/* The next __register_atfork (the driver's below, or libc's). */    \
+	ATFORK_PLAIN static atfork_register_fn atfork_next(void)             \
+	{                                                                    \
+		atfork_register_fn f = atomic_load_explicit(                 \
+			&atfork_next_fn, memory_order_acquire);              \
+		if (!f) {                                                    \
+			f = (atfork_register_fn)dlsym(RTLD_NEXT,             \
+						      "__register_atfork");  \
+			atomic_store_explicit(&atfork_next_fn, f,            \
+					      memory_order_release);         \
+		}                                                            \
+		return f;                                                    \
+	}                                                                    \
                                                                              \
 	ATFORK_PLAIN static void atfork_first(void)                          \
 	{                                                                    \
@@ -64,11 +93,9 @@ extern void *__dso_handle __attribute__((weak, visibility("hidden")));
 					 memory_order_acquire) == 2)         \
 			return;                                              \
 		if (atomic_compare_exchange_strong(&atfork_state, &was, 1)) { \
-			atfork_next = (atfork_register_fn)dlsym(             \
-				RTLD_NEXT, "__register_atfork");             \
-			if (atfork_next)                                     \
-				atfork_next(prepare, parent, child,          \
-					    __dso_handle);                   \
+			atfork_register_fn next = atfork_next();             \
+			if (next)                                            \
+				next(prepare, parent, child, __dso_handle);  \
 			atomic_store_explicit(&atfork_state, 2,              \
 					      memory_order_release);         \
 			return;                                              \
@@ -83,8 +110,10 @@ extern void *__dso_handle __attribute__((weak, visibility("hidden")));
 	ATFORK_PLAIN int __register_atfork(void (*p)(void), void (*pa)(void), \
 					   void (*c)(void), void *dso)       \
 	{                                                                    \
-		atfork_first();                                              \
-		return atfork_next ? atfork_next(p, pa, c, dso) : ENOMEM;    \
+		if (!atfork_from_sanitizer(dso))                             \
+			atfork_first();                                      \
+		atfork_register_fn next = atfork_next();                     \
+		return next ? next(p, pa, c, dso) : ENOMEM;                  \
 	}
 
 #endif
