@@ -9,8 +9,9 @@
  *                denies process_vm_readv with EPERM (readv), and
  *                process_vm_writev too (both), or both with ENOSYS
  *                (enosys); then a certified program from an image on the
- *                stack runs, a failing program and a failing schedule
- *                are blocked, bad pointers get EFAULT
+ *                stack runs (its argument and output on the heap too), a
+ *                failing program and a failing schedule are blocked, bad
+ *                pointers get EFAULT
  *   atfork       libguard-atfork.so (linked: its constructor runs before
  *                the guard's) submits in its fork handlers; the process
  *                forks: fork returns, the handlers' certified submits
@@ -114,6 +115,37 @@ static void bad_pointers(struct cdev *d, const uint8_t *image, size_t len)
 	munmap(two, 2 * (size_t)page);
 }
 
+/* Off the stack, both ways: the submit's argument (copied in and out by
+ * the guard, and read by the device from the guard's copy) and the
+ * output read into the heap (written by the device); into a page
+ * without access, EFAULT. */
+static void heap_copies(struct cdev *d, uint32_t s)
+{
+	struct drm_arena_schedule_submit *sub = calloc(1, sizeof(*sub));
+	sub->schedule = s;
+	int rc = cdev_ioctl(d->fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, sub);
+	check(rc == 0 && sub->seqno != 0,
+	      "submit with its argument on the heap: %d, seqno %llu", rc,
+	      (unsigned long long)sub->seqno);
+	if (rc == 0)
+		cdev_wait(d, sub->seqno);
+	free(sub);
+	float *out = malloc(PROG_FLOATS * sizeof(float));
+	rc = cdev_read(d, PROG_OUT, out, PROG_FLOATS * sizeof(float));
+	int all = rc == 0;
+	for (int i = 0; all && i < PROG_FLOATS; i++)
+		all = out[i] == 1.0f;
+	check(all, "output read into the heap: %d", rc);
+	free(out);
+	long page = sysconf(_SC_PAGESIZE);
+	void *none = mmap(NULL, (size_t)page, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rc = cdev_read(d, PROG_OUT, none, 64);
+	check(rc == -EFAULT, "output read into a page without access: %d",
+	      rc);
+	munmap(none, (size_t)page);
+}
+
 static void cmd_seccomp(const char *variant)
 {
 	int both = strcmp(variant, "readv") != 0;
@@ -141,6 +173,7 @@ static void cmd_seccomp(const char *variant)
 	rc = cdev_run(&d, s);
 	check(rc == 0, "certified schedule runs: %d", rc);
 	check(cdev_all(&d, PROG_OUT, 64, 1.0f), "its output is right");
+	heap_copies(&d, s);
 
 	uint32_t bad_d = schedule(&d, good, prog_bad_d_refs, 4);
 	uint64_t seqno = 0;
