@@ -16,12 +16,24 @@
  *    checks every page and reports EFAULT for unmapped or protected ones,
  *    so no signal handler (which would not be thread- or library-safe)
  *    is needed.
+ *
+ *  - Where those calls are denied (a seccomp profile that refuses system
+ *    calls the application never makes, with EPERM, ENOSYS or another
+ *    errno): the range goes through a pipe made for that one copy.  The
+ *    kernel's write() from, and read() into, the application's range
+ *    check every page as process_vm_* do (EFAULT, no signal), honour its
+ *    protections (unlike /proc/self/mem, which reads PROT_NONE pages and
+ *    writes read-only ones), and need no /proc.  Which way works is
+ *    learnt once per process, per direction (see vm_denied).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,14 +103,20 @@ static uint64_t this_process(void)
 	       ? fresh : tag;
 }
 
+/* The bytes moved, or -errno.  errno is left as the caller had it: the
+ * sanitizers and the guard call this inside the application's calls. */
 static ssize_t vm_call(pid_t tid, struct iovec *l, struct iovec *r,
 		       unsigned long n, int write)
 {
+	int saved = errno;
 	ssize_t got;
 	do
 		got = write ? process_vm_writev(tid, l, n, r, n, 0)
 			    : process_vm_readv(tid, l, n, r, n, 0);
 	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		got = -errno;
+	errno = saved;
 	return got;
 }
 
@@ -112,7 +130,8 @@ static ssize_t copy_as_self(void *local, uint64_t remote, size_t len,
 }
 
 /* [remote, remote + len) read as task `tid`, our tag first: the bytes
- * read (fewer than len up to a bad page), or -1 when tid is not us. */
+ * read (fewer than len up to a bad page), or -errno (-ESRCH too when
+ * tid is not us). */
 static ssize_t read_as(pid_t tid, uint64_t tag, void *local,
 		       uint64_t remote, size_t len)
 {
@@ -121,11 +140,16 @@ static ssize_t read_as(pid_t tid, uint64_t tag, void *local,
 	struct iovec r[2] = { { (void *)process_tag, sizeof(seen) },
 			      { (void *)(uintptr_t)remote, len } };
 	ssize_t got = vm_call(tid, l, r, 2, 0);
+	if (got < 0)
+		return got;
 	if (got < (ssize_t)sizeof(seen) || seen != tag)
-		return -1;
+		return -ESRCH;
 	return got - (ssize_t)sizeof(seen);
 }
 
+/* The bytes read, or -errno.  A failure with the cached id proves
+ * nothing (another process's task answers EPERM or ESRCH): only the
+ * answer for gettid(), which is us, is returned. */
 static ssize_t read_some(void *local, uint64_t remote, size_t len)
 {
 	uint64_t tag = this_process();
@@ -133,7 +157,7 @@ static ssize_t read_some(void *local, uint64_t remote, size_t len)
 		return copy_as_self(local, remote, len, 0);
 	ssize_t got = cached_tid ? read_as(cached_tid, tag, local, remote,
 					   len)
-				 : -1;
+				 : -ESRCH;
 	if (got < 0) {
 		cached_tid = gettid();
 		got = read_as(cached_tid, tag, local, remote, len);
@@ -189,22 +213,140 @@ static void copy_plain(void *dst, const void *src, size_t len)
 		*d++ = *s++;
 }
 
+/* ---- where process_vm_readv/writev are denied: a pipe ---- */
+
+/*
+ * Per direction (0 read, 1 write), the errno with which our own
+ * process_vm_* call was refused (a seccomp filter's: on ourselves the
+ * kernel answers only EFAULT, ENOMEM or EINTR), or 0 while it works.
+ * It only ever goes from 0 to an errno, as filters are only ever added:
+ * every thread, a forked child (which inherits the filter) and a vfork
+ * child sharing this memory may all read and set it; exec starts afresh
+ * with a new copy of this code.
+ */
+static _Atomic int vm_denied[2];
+
+/* The lowest number the pipe's ends take: high, away from the numbers
+ * the application uses and reuses (as the guard's own descriptors). */
+static int pipe_fd_base(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8)
+		return 3;
+	return rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
+}
+
+/* close(2) itself: an interposed close (the guard's) must not see it. */
+static void close_pipe_end(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+/* A pipe of ours for one copy, close-on-exec and non-blocking (a range
+ * longer than it holds goes in parts, never waits), its ends moved high
+ * when the descriptor limit allows.  0 or -errno. */
+static int open_pipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -errno;
+	int base = pipe_fd_base();
+	for (int i = 0; i < 2; i++) {
+		int high = p[i] < base ? fcntl(p[i], F_DUPFD_CLOEXEC, base)
+				       : -1;
+		if (high >= 0) {
+			close_pipe_end(p[i]);
+			p[i] = high;
+		}
+	}
+	return 0;
+}
+
+/* [remote, remote + len) through a fresh pipe: write() of the source,
+ * read() into the destination, a pipe's capacity at a time.  0,
+ * -EFAULT at the first page that cannot be read (or written), or the
+ * errno of a pipe that cannot be made (denied too: the caller says so).
+ * Async-signal-safe, no state shared with other threads or processes.
+ */
+static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
+{
+	int saved = errno;
+	int p[2];
+	int rc = open_pipe(p);
+	if (rc != 0) {
+		errno = saved;
+		return rc;
+	}
+	int cap = fcntl(p[0], F_GETPIPE_SZ);
+	size_t chunk = cap > 0 ? (size_t)cap : 4096;
+	char *here = local;
+	char *there = (char *)(uintptr_t)remote;
+	while (rc == 0 && len > 0) {
+		size_t want = len < chunk ? len : chunk;
+		/* In: the source's bytes, as many as fit (a bad page stops
+		 * it there); out: exactly those, to the destination. */
+		ssize_t in = write ? TEMP_FAILURE_RETRY(
+					     (ssize_t)syscall(SYS_write, p[1],
+							      here, want))
+				   : TEMP_FAILURE_RETRY(
+					     (ssize_t)syscall(SYS_write, p[1],
+							      there, want));
+		if (in <= 0) {
+			rc = in == 0 || errno == EFAULT ? -EFAULT : -errno;
+			break;
+		}
+		size_t out = 0;
+		while (out < (size_t)in) {
+			char *to = write ? there + out : here + out;
+			ssize_t got = TEMP_FAILURE_RETRY(
+				(ssize_t)syscall(SYS_read, p[0], to,
+						 (size_t)in - out));
+			if (got <= 0) {
+				rc = got == 0 || errno == EFAULT ? -EFAULT
+								 : -errno;
+				break;
+			}
+			out += (size_t)got;
+		}
+		here += in;
+		there += in;
+		len -= (size_t)in;
+	}
+	close_pipe_end(p[0]);
+	close_pipe_end(p[1]);
+	errno = saved;
+	return rc;
+}
+
 /* ---- copies ---- */
 
 /* One direction: a short transfer means a bad page further on; retrying
- * from there either makes progress or fails on that page. */
+ * from there either makes progress or fails on that page.  Where our
+ * process_vm_* call is refused with anything but EFAULT, the rest goes
+ * through a pipe; a refusal other than for want of memory is kept, and
+ * later copies go there directly. */
 static int copy_user(void *local, uint64_t remote, size_t len, int write)
 {
-	while (len > 0) {
+	while (len > 0 &&
+	       !atomic_load_explicit(&vm_denied[write], memory_order_relaxed)) {
 		ssize_t n = write ? copy_as_self(local, remote, len, 1)
 				  : read_some(local, remote, len);
-		if (n <= 0)
+		if (n == 0 || n == -EFAULT)
 			return -EFAULT;
+		if (n < 0) {
+			if (n != -ENOMEM)
+				atomic_store_explicit(&vm_denied[write],
+						      (int)-n,
+						      memory_order_relaxed);
+			break;
+		}
 		local = (char *)local + n;
 		remote += (uint64_t)n;
 		len -= (size_t)n;
 	}
-	return 0;
+	if (len == 0)
+		return 0;
+	int rc = copy_by_pipe(local, remote, len, write);
+	return rc == 0 || rc == -EFAULT ? rc : -EFAULT;
 }
 
 int copy_from_user(void *dst, uint64_t src, size_t len)

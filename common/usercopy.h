@@ -4,6 +4,9 @@
  * for code that plays the kernel's part inside the application's own
  * process (the simulated device, the guard).  A bad pointer gives -EFAULT,
  * as copy_from_user() does in a driver, instead of a SIGSEGV in the host.
+ * Both work where a seccomp profile denies process_vm_readv/writev (a
+ * pipe instead; -EFAULT also when pipe2 is denied as well).
+ * Async-signal-safe after a thread's first call.
  */
 #ifndef ARENAGUARD_USERCOPY_H
 #define ARENAGUARD_USERCOPY_H

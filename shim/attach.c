@@ -34,23 +34,18 @@ struct context {
 
 static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct context *contexts;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static void lock_contexts(void)
+/* fork (interpose.c's handlers): the leaf, taken last and released
+ * first, so that a child never inherits it held by a thread it does not
+ * have. */
+void ag_attach_lock_all(void)
 {
 	pthread_mutex_lock(&context_lock);
 }
 
-static void unlock_contexts(void)
+void ag_attach_unlock_all(void)
 {
 	pthread_mutex_unlock(&context_lock);
-}
-
-/* A fork while another thread holds the lock must not leave the child
- * a lock nobody will release. */
-static void register_atfork(void)
-{
-	pthread_atfork(lock_contexts, unlock_contexts, unlock_contexts);
 }
 
 /* The file known under context id (referenced), or NULL.  Lock held. */
@@ -112,7 +107,6 @@ static void report_unsealed(int fd, int rc)
 struct ag_file *ag_file_attach(int fd)
 {
 	assert(fd >= 0);
-	pthread_once(&atfork_once, register_atfork);
 	uint64_t id = 0;
 	uint32_t algorithms = 0;
 	int rc = seal_fd(fd, &id, &algorithms);

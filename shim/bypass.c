@@ -14,20 +14,8 @@
 #include <string.h>
 
 #include "guard.h"
+#include "sanitizer_runtime.h"
 #include "symbols.h"
-
-/* A sanitizer's runtime, whose interceptors forward to the guard. */
-static int forwards(const char *path)
-{
-	static const char *const names[] = { "libasan", "libtsan", "libubsan",
-					      "liblsan", "libhwasan" };
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strncmp(base, names[i], strlen(names[i])))
-			return 1;
-	return 0;
-}
 
 void ag_bypass_check(void)
 {
@@ -47,7 +35,7 @@ void ag_bypass_check(void)
 		void *fn = dlsym(RTLD_DEFAULT, names[i]);
 		if (!fn || !dladdr(fn, &first) || !first.dli_fname ||
 		    first.dli_fbase == self.dli_fbase ||
-		    forwards(first.dli_fname))
+		    sanitizer_runtime(first.dli_fname))
 			continue;
 		int known = 0;
 		for (size_t k = 0; k < n_said; k++)

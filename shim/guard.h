@@ -554,6 +554,9 @@ const struct ag_request *ag_request_by_uring_op(uint32_t op);
 struct ag_file *ag_file_attach(int fd);
 /* f is being emptied: its context id is no longer matched to it. */
 void ag_file_detach(struct ag_file *f);
+/* fork: the list of contexts, a leaf (last in fork_prepare). */
+void ag_attach_lock_all(void);
+void ag_attach_unlock_all(void);
 
 /* ---- report.c ----------------------------------------------------------- */
 

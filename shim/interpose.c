@@ -27,6 +27,9 @@
  *              first seen and at exit: its SQEs pass unchecked)
  *   io_uring_enter, io_uring_enter2
  *              check SQEs written to the ring by hand
+ *   __register_atfork
+ *              (pthread_atfork's) registers the guard's fork handlers
+ *              before the caller's: see "start-up and fork"
  *
  * The functions of a liburing newer than the one the guard is built
  * against are declared here and resolved like the others: absent from
@@ -46,6 +49,7 @@
 
 #include <liburing.h>
 
+#include "atfork_first.h"
 #include "guard.h"
 #include "liburing_newer.h"
 #include "symbols.h"
@@ -71,6 +75,25 @@ static int forward_ioctl(int fd, unsigned int cmd, void *arg)
 
 /* ---- start-up and fork ---- */
 
+/*
+ * fork: the guard's prepare handler takes every lock it has, in the one
+ * order (docs/guard.md "Threads and fork"), so that the child's copies
+ * are consistent; the parent and child handlers release them (the
+ * child's also resets what threads it does not have held).
+ *
+ * They are registered before any other library's (atfork_first.h), so
+ * that other libraries' fork handlers, which may issue guarded requests
+ * (a runtime quiescing the device before fork, or resubmitting in the
+ * child), run with the guard unlocked and are decided as usual.  Only
+ * the handlers of the driver below (the simulator's, registered the same
+ * way, so that its lock is taken after the guard's as every request
+ * takes them) run while the guard holds its locks, and they never come
+ * back into the guard.  The handlers need nothing resolved (every lock
+ * and list they walk is static or made by a request): they are
+ * registered on the first registration by anyone, however early, and at
+ * start-up, with ARENAGUARD=off too (they then find nothing to lock but
+ * the static locks).
+ */
 static void fork_prepare(void)
 {
 	ag_uring_lock_all();
@@ -78,10 +101,12 @@ static void fork_prepare(void)
 	ag_cache_lock_all();
 	ag_report_lock_all();
 	ag_suppress_lock_all();
+	ag_attach_lock_all();
 }
 
 static void fork_parent(void)
 {
+	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(0);
 	ag_cache_unlock_all(0);
@@ -91,6 +116,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(1);
 	ag_cache_unlock_all(1);
@@ -99,6 +125,8 @@ static void fork_child(void)
 	ag_uring_unlock_all(1);
 	ag_output_forked();
 }
+
+ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 
 static void resolve(void)
 {
@@ -110,8 +138,7 @@ static void resolve(void)
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
 	ag_driver_ioctl = forward_ioctl;
-	if (ag_cfg.mode != AG_OFF)
-		pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atfork_first();
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)dlsym(RTLD_NEXT, "ioctl"),

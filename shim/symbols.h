@@ -11,8 +11,10 @@
 #ifndef ARENAGUARD_SYMBOLS_H
 #define ARENAGUARD_SYMBOLS_H
 
-/* ioctl: the fast path's own atomic pointer (interpose.c). */
-#define AG_OWN_SYMBOLS(X) X(ioctl)
+/* ioctl: the fast path's own atomic pointer (interpose.c);
+ * __register_atfork (which pthread_atfork calls): the guard's fork
+ * handlers registered before any other library's (interpose.c). */
+#define AG_OWN_SYMBOLS(X) X(ioctl) X(__register_atfork)
 
 /* The others, each with a next_<name> pointer of its type. */
 #define AG_NEXT_SYMBOLS(X) \

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atfork_first.h"
 #include "sim.h"
 
 struct sim_real sim_real;
@@ -40,6 +41,12 @@ static void fork_done(void)
 	pthread_mutex_unlock(&lock);
 }
 
+/* A kernel driver serves whatever runs around fork: the device's fork
+ * handlers are registered before any other library's (atfork_first.h),
+ * whose handlers may submit, and before the guard's, whose registration
+ * goes through this module's when the guard is preloaded before it. */
+ATFORK_FIRST(fork_prepare, fork_done, fork_done)
+
 static void resolve(void)
 {
 	sim_depth++;
@@ -50,7 +57,7 @@ static void resolve(void)
 	interpose_resolve();
 	/* A fork while another thread holds the lock must not leave the
 	 * child's copy locked forever. */
-	pthread_atfork(fork_prepare, fork_done, fork_done);
+	atfork_first();
 	sim_depth--;
 }
 

@@ -23,6 +23,11 @@
 	X(getxattr) X(lgetxattr) X(listxattr) X(llistxattr) \
 	X(ioctl) X(mmap) X(mmap64)
 
+/* init.c: pthread_atfork's registration, so that the device's fork
+ * handlers come before those of anything that registers through it
+ * (whose handlers may then submit: see init.c). */
+#define SIM_OWN_SYMBOLS(X) X(__register_atfork)
+
 /* liburing's: uring.c, next_<name>. */
 #define SIM_URING_SYMBOLS(X) \
 	X(io_uring_submit) X(io_uring_submit_and_wait) \

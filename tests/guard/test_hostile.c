@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guard-hostile-client (hostile_client.c) under the guard: hosts that
+ * restrict or hook the process around it.
+ *
+ *   seccomp   a profile denying process_vm_readv (and _writev; with
+ *             EPERM or ENOSYS): the guard's copies of the application's
+ *             memory still serve it (common/usercopy.c)
+ *   atfork    another library's fork handlers submit on the device:
+ *             fork returns, their requests are decided as usual
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "suites.h"
+
+#ifndef AG_HOSTILE_CLIENT
+#error "AG_HOSTILE_CLIENT: the build defines it"
+#endif
+
+static char log_env[300];
+
+static const char *log_to_scratch(void)
+{
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("guard.log"));
+	return log_env;
+}
+
+/* A client that hangs is killed (SIGALRM survives the exec): the test
+ * fails instead of waiting for Check's timeout. */
+static void bounded(void *arg)
+{
+	(void)arg;
+	alarm(10);
+}
+
+static void hostile(struct run *r, const char *const args[])
+{
+	const char *env[] = { PRELOAD_GUARD, log_to_scratch(), NULL };
+	const char *argv[8] = { AG_HOSTILE_CLIENT };
+	for (int i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	spawn_setup(r, env, argv, bounded, NULL);
+	ck_assert_msg(r->status == 0, "guard-hostile-client exited %d\n"
+		      "stdout:\n%s\nstderr:\n%s", r->status, r->out, r->err);
+	ck_assert_msg(!strstr(r->out, "FAIL"), "%s", r->out);
+}
+
+/* Two blocked submissions, each with its own record, and no other. */
+static void assert_two_records(const char *log)
+{
+	ck_assert_msg(count(log, "arenaguard: blocked submission of") == 2,
+		      "%s", log);
+	ck_assert_msg(strstr(log, "verdict 8 (D)"), "%s", log);
+	ck_assert_msg(strstr(log, "(C) fails at launch 0"), "%s", log);
+	ck_assert_msg(!strstr(log, "did not see"), "%s", log);
+}
+
+/* _i: 0 process_vm_readv denied (EPERM), 1 both calls (EPERM), 2 both
+ * (ENOSYS). */
+START_TEST(test_seccomp)
+{
+	static const char *const variant[] = { "readv", "both", "enosys" };
+	struct run r;
+	hostile(&r, (const char *[]){ "seccomp", variant[_i], NULL });
+	char *log = slurp(scratch_path("guard.log"));
+	assert_two_records(log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
+START_TEST(test_atfork)
+{
+	struct run r;
+	hostile(&r, (const char *[]){ "atfork", NULL });
+	char *log = slurp(scratch_path("guard.log"));
+	ck_assert_msg(count(log, "arenaguard: blocked submission of") == 1,
+		      "%s", log);
+	ck_assert_msg(strstr(log, "(C) fails at launch 0"), "%s", log);
+	ck_assert_msg(!strstr(log, "did not see"), "%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
+static void teardown(void)
+{
+	scratch_remove();
+}
+
+Suite *suite_hostile(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *t = tcase_create("hostile");
+	tcase_set_timeout(t, 60);
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_add_loop_test(t, test_seccomp, 0, 3);
+	tcase_add_test(t, test_atfork);
+	suite_add_tcase(s, t);
+	return s;
+}
