@@ -525,12 +525,6 @@ static int reopen_fifo(int fd)
 	return own_fd;
 }
 
-static void say_too_long(const char *name, size_t len, const char *so)
-{
-	ag_log("arenaguard: %s is %zu bytes long, longer than a path can be "
-	       "(%d): %s", name, len, AG_PATH_MAX, so);
-}
-
 /* Expands log_path's template into ag_cfg.log_path: %p the pid, %e the
  * executable's name, %% a %; any other % is itself.  0, or the length
  * the expansion would have when it does not fit (log_path is then "").
@@ -598,6 +592,15 @@ static void tell_refusal(void)
 		return;
 	char line[64];
 	int n = snprintf(line, sizeof(line), "refused %d\n", (int)getpid());
+	append_summary_file(line, (size_t)n);
+}
+
+void ag_report_loaded(void)
+{
+	if (!ag_cfg.summary_file[0])
+		return;
+	char line[64];
+	int n = snprintf(line, sizeof(line), "loaded %d\n", (int)getpid());
 	append_summary_file(line, (size_t)n);
 }
 
@@ -677,27 +680,12 @@ void ag_output_open(void)
 		return;
 
 	/* What cannot be honoured, once, now. */
-	for (const char *l = ag_cfg.notes; *l;) {
-		const char *nl = strchr(l, '\n');
-		ag_log("%.*s", (int)(nl - l), l);
-		l = nl + 1;
-	}
+	ag_config_say(&ag_cfg, ag_log);
 	if (ag_cfg.help)
-		ag_options_help();
-	if (ag_cfg.bad_mode[0])
-		ag_log("arenaguard: ARENAGUARD=%s%s is not enforce, warn or "
-		       "off; enforcing", ag_cfg.bad_mode,
-		       ag_cfg.bad_mode_len >= sizeof(ag_cfg.bad_mode) ? "..."
-								    : "");
-	if (ag_cfg.log_too_long)
-		say_too_long("ARENAGUARD_LOG", ag_cfg.log_too_long,
-			     "records go to standard error");
+		ag_options_help(ag_log);
 	if (log_err)
 		ag_log("arenaguard: cannot open the log %s: %s; records go to "
 		       "standard error", ag_cfg.log_path, strerror(log_err));
-	if (ag_cfg.dump_too_long)
-		say_too_long("ARENAGUARD_DUMP", ag_cfg.dump_too_long,
-			     "no dumps are written");
 	if (dump_err)
 		ag_log("arenaguard: cannot use the dump directory %s: %s; no "
 		       "dumps are written", ag_cfg.dump_dir,
