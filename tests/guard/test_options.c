@@ -7,7 +7,8 @@
  * halt_on_error, threads (and ARENAGUARD_THREADS), and the launcher's
  * --error-exitcode, --quiet and --threads; the launcher under hostile
  * settings in the caller's environment, over commands that run
- * unguarded (static, file capabilities) or sanitized.
+ * unguarded (static, file capabilities) or sanitized, and a command
+ * that closes every descriptor at start.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -540,6 +541,43 @@ START_TEST(test_launcher_asan)
 END_TEST
 #endif
 
+/* An application that closes every descriptor but 0, 1 and 2 at start
+ * (close_range(3, ~0U)): the guard reopens its log by its path, takes
+ * standard error again from fd 2, and the launcher still counts. */
+START_TEST(test_close_all_keeps_records)
+{
+	struct run r;
+	const char *log = scratch_path("log");
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--log", log, "--stats",
+			       "--error-exitcode", "9", "--", AG_LAUNCHED,
+			       "--close-all", NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
+			     "blocked"), "%s", r.err);
+	char *l = slurp(log);
+	ck_assert_msg(strstr(l, "arenaguard: blocked submission of schedule"),
+		      "log: '%s'\n%s", l, r.err);
+	ck_assert_msg(strstr(l, "submissions"), "no stats line: '%s'", l);
+	free(l);
+	run_free(&r);
+	/* Without the launcher or a log: standard error, and the
+	 * guard's own SUMMARY line. */
+	const char *guard_env[] = { PRELOAD_GUARD, NULL };
+	const char *plain[] = { AG_LAUNCHED, "--close-all", NULL };
+	spawn(&r, guard_env, plain);
+	ck_assert_msg(r.status == 0, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: blocked submission of "
+			     "schedule"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
+			     "blocked"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -566,6 +604,7 @@ Suite *suite_options(void)
 #ifdef AG_ASAN_TRUE
 	tcase_add_test(t, test_launcher_asan);
 #endif
+	tcase_add_test(t, test_close_all_keeps_records);
 	suite_add_tcase(s, t);
 	return s;
 }
