@@ -562,6 +562,12 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	close(fd);
+	/* Absolute (a relative TMPDIR): a process of the command that
+	 * changed directory still finds it. */
+	char *abs_counts = realpath(counts, NULL);
+	if (abs_counts && strlen(abs_counts) < sizeof(counts))
+		strcpy(counts, abs_counts);
+	free(abs_counts);
 	char runtime[256];
 	const char *needs = needed_sanitizer(argv[optind], runtime,
 					     sizeof(runtime)) == 0 ? runtime
