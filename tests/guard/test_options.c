@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "guard.h"
+#include "needed.h"
 #include "spawn.h"
 #include "suites.h"
 
@@ -522,6 +523,83 @@ START_TEST(test_launcher_unguarded)
 }
 END_TEST
 
+/* The launcher reads the command's binary for its sanitizer runtime
+ * (tools/needed.c, linked here): any bytes are safe.  Files with an
+ * ELF header and garbage after it, program headers pointing anywhere,
+ * a real program cut short, a script: no runtime, no crash. */
+START_TEST(test_needed_reads_any_binary)
+{
+	char out[64];
+	const char *path = scratch_path("cmd");
+	unsigned seed = 12345;
+	for (int i = 0; i < 400; i++) {
+		unsigned char buf[4096];
+		size_t len = 64 + (size_t)(i * 97) % (sizeof(buf) - 64);
+		for (size_t k = 0; k < len; k++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[k] = (unsigned char)(seed >> 16);
+		}
+		/* ELF, 64-bit, little-endian; for most, program headers
+		 * (one PT_DYNAMIC, then PT_LOADs) at 64, whose offsets,
+		 * addresses and sizes are garbage. */
+		memcpy(buf, "\x7f" "ELF\x02\x01\x01", 7);
+		if (i % 4) {
+			buf[16] = 2;                       /* ET_EXEC */
+			memset(buf + 32, 0, 8);
+			buf[32] = 64;                      /* e_phoff */
+			buf[54] = 56, buf[55] = 0;         /* e_phentsize */
+			buf[56] = (unsigned char)(1 + i % 5), buf[57] = 0;
+			for (int p = 0; p < buf[56] && 64 + p * 56 + 4 <= (int)len; p++) {
+				memset(buf + 64 + p * 56, 0, 4);
+				buf[64 + p * 56] = p ? 1 : 2;
+			}
+		}
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+		close(fd);
+		ck_assert_int_eq(needed_sanitizer(path, out, sizeof(out)), -1);
+	}
+	/* A real program cut short. */
+	char *real = slurp(AG_LAUNCHED);
+	struct stat st;
+	ck_assert_int_eq(stat(AG_LAUNCHED, &st), 0);
+	for (size_t cut = 16; cut < 65536; cut = cut * 2 + 1) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+		ck_assert_int_ge(fd, 0);
+		size_t n = cut < (size_t)st.st_size ? cut : (size_t)st.st_size;
+		ck_assert_int_eq(write(fd, real, n), (ssize_t)n);
+		close(fd);
+		/* None, or (a sanitized build's client, cut after its
+		 * dynamic section) the runtime it names. */
+		int rc = needed_sanitizer(path, out, sizeof(out));
+		ck_assert_msg(rc == -1 || (rc == 0 && is_sanitizer(out,
+							strlen(out))),
+			      "cut %zu: %d %s", cut, rc, out);
+	}
+	free(real);
+	const char script[] = "#!/bin/sh\nexit 3\n";
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, script, sizeof(script) - 1),
+			 (ssize_t)sizeof(script) - 1);
+	close(fd);
+	ck_assert_int_eq(needed_sanitizer(path, out, sizeof(out)), -1);
+	ck_assert_int_eq(needed_sanitizer("/nonexistent/x", out, sizeof(out)),
+			 -1);
+	ck_assert_int_eq(needed_sanitizer("no-such-command-here", out,
+					  sizeof(out)), -1);
+	/* Found in PATH, as execvp finds it; no sanitizer in it. */
+	ck_assert_int_eq(needed_sanitizer("true", out, sizeof(out)), -1);
+#ifdef AG_ASAN_TRUE
+	ck_assert_int_eq(needed_sanitizer(AG_ASAN_TRUE, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "libasan.so", 10), "%s", out);
+	/* No room for the name: none. */
+	ck_assert_int_eq(needed_sanitizer(AG_ASAN_TRUE, out, 4), -1);
+#endif
+}
+END_TEST
+
 #ifdef AG_ASAN_TRUE
 /* A program built with AddressSanitizer: the launcher puts the runtime
  * it links against first, where ASan insists on being. */
@@ -601,6 +679,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_hostile_options);
 	tcase_add_test(t, test_launcher_flags_win);
 	tcase_add_test(t, test_launcher_unguarded);
+	tcase_add_test(t, test_needed_reads_any_binary);
 #ifdef AG_ASAN_TRUE
 	tcase_add_test(t, test_launcher_asan);
 #endif
