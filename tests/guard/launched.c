@@ -5,10 +5,11 @@
  * submitted once.  "ok: ..." / "FAIL: ..." lines; exit 0 when the
  * submission was refused with EPERM, 1 otherwise.
  *
- *   guard-launched [--close-all]
+ *   guard-launched [--close-all | --close-each]
  *
  * --close-all: close_range(3, ~0U) first, as daemons do at start: every
- * descriptor but the standard streams, the guard's own among them.
+ * descriptor but the standard streams, the guard's own among them;
+ * --close-each: close(fd) for fd from 3 to 65535, as older daemons do.
  * A copy of it with file capabilities is what ld.so runs in secure mode.
  */
 #define _GNU_SOURCE
@@ -29,6 +30,9 @@ int main(int argc, char **argv)
 		check(rc == 0, "close_range(3, ~0U): %s",
 		      rc ? strerror(errno) : "done");
 	}
+	if (argc > 1 && !strcmp(argv[1], "--close-each"))
+		for (int fd = 3; fd <= 65535; fd++)
+			close(fd);
 	struct cdev d;
 	open_or_exit(&d, CP_IOCTL);
 	uint32_t good = program(&d, PROG_GOOD);

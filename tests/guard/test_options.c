@@ -627,20 +627,26 @@ START_TEST(test_close_all_keeps_records)
 	struct run r;
 	const char *log = scratch_path("log");
 	const char *env[] = { PRELOAD_SIM, NULL };
-	const char *argv[] = { AG_ARENAGUARD, "--log", log, "--stats",
-			       "--error-exitcode", "9", "--", AG_LAUNCHED,
-			       "--close-all", NULL };
-	spawn(&r, env, argv);
-	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
-		      r.err);
-	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
-			     "blocked"), "%s", r.err);
-	char *l = slurp(log);
-	ck_assert_msg(strstr(l, "arenaguard: blocked submission of schedule"),
-		      "log: '%s'\n%s", l, r.err);
-	ck_assert_msg(strstr(l, "submissions"), "no stats line: '%s'", l);
-	free(l);
-	run_free(&r);
+	static const char *const how[] = { "--close-all", "--close-each" };
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[] = { AG_ARENAGUARD, "--log", log, "--stats",
+				       "--error-exitcode", "9", "--",
+				       AG_LAUNCHED, how[i], NULL };
+		unlink(log);
+		spawn(&r, env, argv);
+		ck_assert_msg(r.status == 9, "%s: exit %d\n%s\n%s", how[i],
+			      r.status, r.out, r.err);
+		ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, "
+				     "1 blocked"), "%s", r.err);
+		char *l = slurp(log);
+		ck_assert_msg(strstr(l, "arenaguard: blocked submission of "
+				     "schedule"), "%s: log: '%s'\n%s", how[i], l,
+			      r.err);
+		ck_assert_msg(strstr(l, "submissions"), "no stats line: '%s'",
+			      l);
+		free(l);
+		run_free(&r);
+	}
 	/* Without the launcher or a log: standard error, and the
 	 * guard's own SUMMARY line. */
 	const char *guard_env[] = { PRELOAD_GUARD, NULL };
