@@ -3,7 +3,9 @@
  * libarenaguard: the submission-time guard (docs/guard.md).  This header
  * is the seam between the files; each has one concern:
  *
- *   options.c    ARENAGUARD_OPTIONS and the ARENAGUARD* variables, read once
+ *   options.c    ARENAGUARD_OPTIONS and the ARENAGUARD* variables, parsed
+ *                (config.h: the launcher parses them with it too)
+ *   load.c       ag_cfg: the options read once, at load
  *   devices.c    which fds are the device: a lock-free fd table of
  *                struct ag_file pointers, probing
  *   handles.c    u32 handle -> object maps (per file)
@@ -33,58 +35,22 @@
 #include <arenaguard/certify.h>
 #include <arenaguard/uapi.h>
 
+#include "config.h"
 #include "seal.h"
 
 /* ---- options.c --------------------------------------------------------- */
 
-enum ag_mode { AG_OFF, AG_WARN, AG_ENFORCE };
-
-/* The longest path a setting may name (PATH_MAX less its NUL). */
-#define AG_PATH_MAX 4095
-
-struct ag_config {
-	enum ag_mode mode;
-	char log_template[AG_PATH_MAX + 1]; /* log_path as set: %p, %e */
-	char log_path[AG_PATH_MAX + 1];  /* expanded; "" : standard error */
-	char dump_dir[AG_PATH_MAX + 1];  /* "" : no dumps */
-	int stats;              /* print counters at exit */
-	int strict;             /* ARENAGUARD_STRICT: refuse programs with
-				 * advisories (spec 6) */
-	size_t cache_bytes;     /* the caches' budget (ARENAGUARD_CACHE_MB) */
-	unsigned threads;       /* threads: certify on this many (1: the
-				 * caller's alone; ARENAGUARD_THREADS) */
-	int halt_on_error;      /* halt_on_error: abort at the first block */
-	int summary;            /* summary: the SUMMARY line at exit */
-	char summary_file[AG_PATH_MAX + 1]; /* summary_file: the launcher's */
-	int help;               /* help: list the options at start */
-	int log_json;           /* log_format=json: a JSON object a line */
-	char suppressions[AG_PATH_MAX + 1]; /* the rules' file, "" : none */
-	int print_suppressions; /* list the rules' matches at exit */
-	char notes[2048];       /* lines to say at start: bad options */
-	char bad_mode[64];      /* an ARENAGUARD value not understood */
-	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
-	size_t log_too_long;    /* ARENAGUARD_LOG's length if over the max */
-	size_t dump_too_long;   /* ARENAGUARD_DUMP's length if over the max */
-};
-
+/* The options' parser and struct ag_config: config.h (the launcher
+ * links options.c too). */
 extern struct ag_config ag_cfg;
 
-/* The caches' budget when ARENAGUARD_CACHE_MB is unset or not a number
- * of MiB from 0 to AG_CACHE_MB_MAX (docs/guard.md, "Caches"). */
-#define AG_CACHE_MB_DEFAULT 256
-#define AG_CACHE_MB_MAX (1u << 20)
-/* The most threads= takes (the library starts at most 63 workers). */
-#define AG_THREADS_MAX 64
-
 /*
- * Reads the environment into ag_cfg and (re)opens the guard's outputs
- * (ag_output_open): the latest call wins.  Settings that cannot be
- * honoured are reported then, once per call.
+ * Reads the environment into ag_cfg (ag_config_read), (re)opens the
+ * guard's outputs (ag_output_open), loads the suppressions and tells
+ * the launcher the guard is loaded: the latest call wins.  Settings
+ * that cannot be honoured are reported then, once per call.
  */
 void ag_config_load(void);
-const char *ag_mode_name(enum ag_mode mode);
-/* Lists every option with its default and meaning (help=1). */
-void ag_options_help(void);
 /* ---- suppress.c: suppression rules (docs/guard.md) --------------------- */
 
 struct ag_rule;
@@ -601,7 +567,7 @@ uint64_t ag_now_ns(void);
  * - a setting that cannot be honoured is said once, at start.
  */
 /* Closes the outputs of an earlier load and opens those ag_cfg names,
- * reporting what cannot be opened or honoured (options.c calls it). */
+ * reporting what cannot be opened or honoured (load.c calls it). */
 void ag_output_open(void);
 /* In a forked child: a log_path with %p becomes the child's own log, so
  * that the workers of a prefork server do not write into one file. */
@@ -610,6 +576,10 @@ void ag_output_forked(void);
  * blocked, N warned, N suppressed", when any was refused), or,
  * under the launcher, this process's counts in summary_file. */
 void ag_report_summary(void);
+/* At load, under the launcher: "loaded PID" in summary_file, which
+ * tells the launcher that a process of its command was guarded (one
+ * that ld.so ran without the guard never says it). */
+void ag_report_loaded(void);
 /* Writes this thread's records (and dumps) composed while a schedule
  * was locked; ag_sched_unlock calls it once the lock is dropped. */
 void ag_report_flush(void);

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guard's options (docs/arenaguard.7, docs/guard.md "Options"),
- * read once at load time from one table:
+ * parsed from one table (config.h):
  *
  *   ARENAGUARD_OPTIONS="key=value:key=value"   the sanitizers' style
  *
  * and, for each option that had one before it, its own variable
  * (ARENAGUARD, ARENAGUARD_LOG, ...), which keeps working; where both
- * set an option, ARENAGUARD_OPTIONS wins.  A value may be quoted with
+ * set an option, ARENAGUARD_OPTIONS wins, and the launcher's channel
+ * (AG_LAUNCHER_VAR, same syntax) wins over both.  A value may be quoted with
  * "..." or '...' to carry a ':'.  `help=1` lists every option with its
  * default and meaning at start.
  *
  * An unknown key or a bad value is said once, at start, and the option
  * keeps its default: a typo must never switch the guard off, so a mode
  * that is not understood means enforce.  Parsing allocates nothing and
- * accepts any bytes; what it has to say waits in ag_cfg's notes until
- * report.c opens the outputs (ag_output_open) and says it.
+ * accepts any bytes; what it has to say waits in the config's notes
+ * until report.c opens the outputs (ag_output_open) and says it
+ * (ag_config_say).  The launcher links this file alone: it refers to
+ * nothing else of the guard.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -26,16 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "guard.h"
-
-struct ag_config ag_cfg = {
-	.mode = AG_ENFORCE,
-	.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20,
-	.summary = 1,
-	.threads = 1,
-};
-
-__thread int ag_inside __attribute__((tls_model("initial-exec")));
+#include "config.h"
 
 enum option_kind { MODE, PATH, FLAG, MIB, FORMAT, THREADS };
 
@@ -92,12 +86,13 @@ static const struct option options[] = {
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
 
 /* Appends a line to the notes said at start (cut when they are full). */
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(struct ag_config *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-static void note(const char *fmt, ...)
+static void note(struct ag_config *cfg, const char *fmt, ...)
 {
-	char *n = ag_cfg.notes;
-	size_t cap = sizeof(ag_cfg.notes), used = strnlen(n, cap - 1);
+	char *n = cfg->notes;
+	size_t cap = sizeof(cfg->notes), used = strnlen(n, cap - 1);
 	if (cap - used < 2)
 		return;
 	va_list ap;
@@ -143,19 +138,20 @@ static int parse_flag(const char *v, int *out)
 /* Sets option o to v (NUL-terminated, len bytes): 0, or -1 when v is
  * not a value o takes (a mode is then enforce; anything else is as it
  * was). */
-static int set(const struct option *o, const char *v, size_t len)
+static int set(struct ag_config *cfg, const struct option *o, const char *v,
+	       size_t len)
 {
-	char *dst = (char *)&ag_cfg + o->off;
+	char *dst = (char *)cfg + o->off;
 	switch (o->kind) {
 	case MODE:
 		if (!strcasecmp(v, "enforce"))
-			ag_cfg.mode = AG_ENFORCE;
+			cfg->mode = AG_ENFORCE;
 		else if (!strcasecmp(v, "warn"))
-			ag_cfg.mode = AG_WARN;
+			cfg->mode = AG_WARN;
 		else if (!strcasecmp(v, "off"))
-			ag_cfg.mode = AG_OFF;
+			cfg->mode = AG_OFF;
 		else
-			return ag_cfg.mode = AG_ENFORCE, -1;
+			return cfg->mode = AG_ENFORCE, -1;
 		return 0;
 	case FLAG:
 		return parse_flag(v, (int *)(void *)dst);
@@ -166,7 +162,7 @@ static int set(const struct option *o, const char *v, size_t len)
 		unsigned long mb = strtoul(v, &end, 10);
 		if (*end || mb > AG_CACHE_MB_MAX)
 			return -1;
-		ag_cfg.cache_bytes = (size_t)mb << 20;
+		cfg->cache_bytes = (size_t)mb << 20;
 		return 0;
 	}
 	case THREADS: {
@@ -176,14 +172,14 @@ static int set(const struct option *o, const char *v, size_t len)
 		unsigned long n = strtoul(v, &end, 10);
 		if (*end || n < 1 || n > AG_THREADS_MAX)
 			return -1;
-		ag_cfg.threads = (unsigned)n;
+		cfg->threads = (unsigned)n;
 		return 0;
 	}
 	case FORMAT:
 		if (!strcasecmp(v, "text"))
-			ag_cfg.log_json = 0;
+			cfg->log_json = 0;
 		else if (!strcasecmp(v, "json"))
-			ag_cfg.log_json = 1;
+			cfg->log_json = 1;
 		else
 			return -1;
 		return 0;
@@ -199,7 +195,7 @@ static int set(const struct option *o, const char *v, size_t len)
 
 /* The old variables: what they always meant (a flag is any value but
  * "" and "0"), with their old messages for values they cannot take. */
-static void load_env(const struct option *o)
+static void load_env(struct ag_config *cfg, const struct option *o)
 {
 	const char *v = getenv(o->env);
 	if (!v)
@@ -207,32 +203,36 @@ static void load_env(const struct option *o)
 	size_t len = strlen(v);
 	switch (o->kind) {
 	case MODE:
-		if (*v && set(o, v, len) != 0) {
-			size_t cap = sizeof(ag_cfg.bad_mode);
-			ag_cfg.bad_mode_len = len;
-			memcpy(ag_cfg.bad_mode, v, len < cap ? len : cap - 1);
-			ag_cfg.bad_mode[len < cap ? len : cap - 1] = 0;
+		if (*v && set(cfg, o, v, len) != 0) {
+			size_t cap = sizeof(cfg->bad_mode);
+			cfg->bad_mode_len = len;
+			memcpy(cfg->bad_mode, v, len < cap ? len : cap - 1);
+			cfg->bad_mode[len < cap ? len : cap - 1] = 0;
 		}
 		return;
 	case FLAG:
-		*(int *)(void *)((char *)&ag_cfg + o->off) = *v && strcmp(v, "0");
+		*(int *)(void *)((char *)cfg + o->off) = *v && strcmp(v, "0");
 		return;
 	case MIB:
-		if (set(o, v, len) != 0)
-			ag_cfg.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+		if (set(cfg, o, v, len) != 0) {
+			cfg->cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+			if (*v)
+				note(cfg, "arenaguard: %s=%.200s: not %s",
+				     o->env, v, allowed[MIB]);
+		}
 		return;
 	case THREADS:
-		if (set(o, v, len) != 0)
-			note("arenaguard: %s=%.200s: not %s", o->env, v,
+		if (set(cfg, o, v, len) != 0)
+			note(cfg, "arenaguard: %s=%.200s: not %s", o->env, v,
 			     allowed[THREADS]);
 		return;
 	case FORMAT:            /* no variable of its own has one */
-		set(o, v, len);
+		set(cfg, o, v, len);
 		return;
 	case PATH:
-		if (set(o, v, len) != 0) {
+		if (set(cfg, o, v, len) != 0) {
 			size_t *too_long = o->off == AT(dump_dir)
-				? &ag_cfg.dump_too_long : &ag_cfg.log_too_long;
+				? &cfg->dump_too_long : &cfg->log_too_long;
 			*too_long = len;
 		}
 		return;
@@ -240,10 +240,9 @@ static void load_env(const struct option *o)
 	assert(0);
 }
 
-#define PREFIX "arenaguard: ARENAGUARD_OPTIONS: "
-
 /* One "key=value" of ARENAGUARD_OPTIONS, s[0, len), quotes and all. */
-static void load_pair(const char *s, size_t len)
+static void load_pair(struct ag_config *cfg, const char *prefix,
+		      const char *s, size_t len)
 {
 	const char *eq = memchr(s, '=', len);
 	size_t klen = eq ? (size_t)(eq - s) : len;
@@ -251,15 +250,16 @@ static void load_pair(const char *s, size_t len)
 	const struct option *o = find(s, klen);
 	if (!o) {
 		if (klen)
-			note(PREFIX "%.*s is not an option (help=1 lists "
-			     "them); ignored", klen > 200 ? 200 : (int)klen, s);
+			note(cfg, "%s%.*s is not an option (help=1 lists "
+			     "them); ignored", prefix, klen > 200 ? 200 : (int)klen, s);
 		else
-			note(PREFIX "'%.*s': an option without a name; "
-			     "ignored", shown, s);
+			note(cfg, "%s'%.*s': an option without a name; "
+			     "ignored", prefix, shown, s);
 		return;
 	}
 	if (!eq) {
-		note(PREFIX "%.*s has no value (key=value); ignored", shown, s);
+		note(cfg, "%s%.*s has no value (key=value); ignored",
+		     prefix, shown, s);
 		return;
 	}
 	char v[AG_PATH_MAX + 2];
@@ -274,16 +274,17 @@ static void load_pair(const char *s, size_t len)
 			v[n++] = *p;
 	}
 	v[n] = 0;
-	if (n < sizeof(v) - 1 && set(o, v, n) == 0)
+	if (n < sizeof(v) - 1 && set(cfg, o, v, n) == 0)
 		return;
 	if (o->kind == MODE)
-		ag_cfg.mode = AG_ENFORCE;
-	note(PREFIX "%.*s%s: not %s", shown, s, len > 200 ? "..." : "",
+		cfg->mode = AG_ENFORCE;
+	note(cfg, "%s%.*s%s: not %s", prefix, shown, s, len > 200 ? "..." : "",
 	     allowed[o->kind]);
 }
 
 /* Splits ARENAGUARD_OPTIONS at the ':' outside quotes. */
-static void load_options(const char *s)
+static void load_options(struct ag_config *cfg, const char *prefix,
+			 const char *s)
 {
 	const char *start = s;
 	char quote = 0;
@@ -295,44 +296,78 @@ static void load_options(const char *s)
 		if (*p && (quote || *p != ':'))
 			continue;
 		if (quote && !*p)
-			note(PREFIX "a quote is not closed; the rest is "
-			     "taken as quoted");
+			note(cfg, "%sa quote is not closed; the rest is "
+			     "taken as quoted", prefix);
 		if (p > start)
-			load_pair(start, (size_t)(p - start));
+			load_pair(cfg, prefix, start, (size_t)(p - start));
 		if (!*p)
 			return;
 		start = p + 1;
 	}
 }
 
-void ag_config_load(void)
+void ag_config_read(struct ag_config *cfg)
 {
-	/* The defaults, then the old variables, then ARENAGUARD_OPTIONS. */
-	memset(&ag_cfg, 0, sizeof(ag_cfg));
-	ag_cfg.mode = AG_ENFORCE;
-	ag_cfg.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
-	ag_cfg.summary = 1;
-	ag_cfg.threads = 1;
+	/* The defaults, then the old variables, then ARENAGUARD_OPTIONS,
+	 * then the launcher's channel. */
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = AG_ENFORCE;
+	cfg->cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+	cfg->summary = 1;
+	cfg->threads = 1;
 	for (size_t i = 0; i < N_OPTIONS; i++)
 		if (options[i].env)
-			load_env(&options[i]);
+			load_env(cfg, &options[i]);
 	const char *s = getenv("ARENAGUARD_OPTIONS");
 	if (s)
-		load_options(s);
-	ag_output_open();
-	ag_suppress_load();
+		load_options(cfg, "arenaguard: ARENAGUARD_OPTIONS: ", s);
+	s = getenv(AG_LAUNCHER_VAR);
+	if (s)
+		load_options(cfg, "arenaguard: " AG_LAUNCHER_VAR ": ", s);
 }
 
-void ag_options_help(void)
+int ag_config_bad(const struct ag_config *cfg)
 {
-	ag_log("arenaguard: options (ARENAGUARD_OPTIONS=\"key=value:...\"; "
-	       "docs/arenaguard.7):");
+	return cfg->notes[0] || cfg->bad_mode[0] || cfg->log_too_long ||
+	       cfg->dump_too_long;
+}
+
+static void say_too_long(ag_say_fn *say, const char *name, size_t len,
+			 const char *so)
+{
+	say("arenaguard: %s is %zu bytes long, longer than a path can be "
+	    "(%d): %s", name, len, AG_PATH_MAX, so);
+}
+
+void ag_config_say(const struct ag_config *cfg, ag_say_fn *say)
+{
+	for (const char *l = cfg->notes; *l;) {
+		const char *nl = strchr(l, '\n');
+		say("%.*s", (int)(nl - l), l);
+		l = nl + 1;
+	}
+	if (cfg->bad_mode[0])
+		say("arenaguard: ARENAGUARD=%s%s is not enforce, warn or off; "
+		    "enforcing", cfg->bad_mode,
+		    cfg->bad_mode_len >= sizeof(cfg->bad_mode) ? "..." : "");
+	if (cfg->log_too_long)
+		say_too_long(say, "ARENAGUARD_LOG", cfg->log_too_long,
+			     "records go to standard error");
+	if (cfg->dump_too_long)
+		say_too_long(say, "ARENAGUARD_DUMP", cfg->dump_too_long,
+			     "no dumps are written");
+}
+
+void ag_options_help(ag_say_fn *say)
+{
+	say("arenaguard: options (ARENAGUARD_OPTIONS=\"key=value:...\"; "
+	    "docs/arenaguard.7):");
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		const struct option *o = &options[i];
-		ag_log("arenaguard:   %-18s default %-8s %s%s%s%s",
-		       o->key, *o->def ? o->def : "\"\"", o->help,
-		       o->env ? " (also " : "", o->env ? o->env : "",
-		       o->env ? ")" : "");
+		say("arenaguard:   %-18s default %-8s %s%s%s%s",
+		    o->key, *o->def ? o->def : "\"\"", o->help,
+		    o->env ? " (also " : "", o->env ? o->env : "",
+		    o->env ? ")" : "");
 	}
 }
 
@@ -343,9 +378,4 @@ const char *ag_mode_name(enum ag_mode mode)
 	case AG_WARN: return "warn";
 	default: return "enforce";
 	}
-}
-
-char *ag_strdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }

@@ -225,12 +225,16 @@ struct own_fd {
 	_Atomic int fd;          /* -1: none */
 	dev_t dev;
 	ino_t ino;
+	/* The application took the number away (closed it, or reused it):
+	 * reacquire it at the next use (reacquire), once.  Written under
+	 * out_lock. */
+	_Atomic int lost;
 };
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct own_fd log_out = { -1, 0, 0 };   /* ARENAGUARD_LOG */
-static struct own_fd err_out = { -1, 0, 0 };   /* stderr at load time */
-static struct own_fd dump_out = { -1, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
+static struct own_fd log_out = { -1, 0, 0, 0 };   /* ARENAGUARD_LOG */
+static struct own_fd err_out = { -1, 0, 0, 0 };   /* stderr at load time */
+static struct own_fd dump_out = { -1, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
 static int log_failure_said;                   /* under out_lock */
 
 /* What lock_out changed in the thread, for unlock_out to restore. */
@@ -303,26 +307,41 @@ static int keep(struct own_fd *o, int fd, int dup_only)
 	return 0;
 }
 
+static void reacquire(struct own_fd *o);
+
 /* o's number if it is still what the guard opened, else -1 (given
- * up: the application has the number now).  out_lock held. */
+ * up: the application has the number now), after reacquiring it once
+ * when the application took it (o->lost).  out_lock held. */
 static int own(struct own_fd *o)
 {
 	int fd = atomic_load(&o->fd);
 	struct stat st;
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino)
-		return fd;
-	atomic_store(&o->fd, -1);
-	return -1;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != o->dev ||
+			st.st_ino != o->ino)) {
+		/* Closed behind the guard's back (a raw close_range) and
+		 * maybe reused: never written to. */
+		atomic_store(&o->fd, -1);
+		o->lost = 1;
+		fd = -1;
+	}
+	if (fd < 0 && o->lost) {
+		o->lost = 0;
+		reacquire(o);
+		fd = atomic_load(&o->fd);
+	}
+	return fd;
 }
 
+/* Closes o and forgets it (no reacquiring).  out_lock held. */
 static void release(struct own_fd *o)
 {
-	int fd = own(o);
-	if (fd >= 0)
+	int fd = atomic_load(&o->fd);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev &&
+	    st.st_ino == o->ino)
 		close_own(fd);
 	atomic_store(&o->fd, -1);
+	o->lost = 0;
 }
 
 /* Writes a whole record: to the log, or to standard error when there is
@@ -498,16 +517,44 @@ static int reopen_fifo(int fd)
 	return own_fd;
 }
 
-static void say_too_long(const char *name, size_t len, const char *so)
-{
-	ag_log("arenaguard: %s is %zu bytes long, longer than a path can be "
-	       "(%d): %s", name, len, AG_PATH_MAX, so);
-}
-
 /* Expands log_path's template into ag_cfg.log_path: %p the pid, %e the
  * executable's name, %% a %; any other % is itself.  0, or the length
  * the expansion would have when it does not fit (log_path is then "").
  * No allocation and no stdio: a forked child calls it (ag_output_forked). */
+/* Standard error as the guard's own descriptor: its own description
+ * of a pipe or FIFO (reopen_fifo), else a duplicate; only while fd 2
+ * is open.  out_lock held. */
+static void open_err(void)
+{
+	int own_err = reopen_fifo(STDERR_FILENO);
+	if (own_err >= 0)
+		keep(&err_out, own_err, 0);
+	else if (fcntl(STDERR_FILENO, F_GETFD) >= 0)
+		keep(&err_out, STDERR_FILENO, 1);
+}
+
+/*
+ * o again after the application took its number away (closed it with
+ * the rest of a range, docs/guard.md "Descriptors"): the log and the
+ * dump directory by their paths, at a high number like the first time;
+ * standard error from fd 2 only if fd 2 is still the file the guard
+ * took at start (the application's fd 2 that it closed or replaced is
+ * its choice, never written to).  out_lock held.
+ */
+static void reacquire(struct own_fd *o)
+{
+	if (o == &log_out && ag_cfg.log_path[0])
+		open_log();
+	else if (o == &dump_out && ag_cfg.dump_dir[0])
+		open_dump_dir();
+	else if (o == &err_out) {
+		struct stat st;
+		if (fstat(STDERR_FILENO, &st) == 0 && st.st_dev == o->dev &&
+		    st.st_ino == o->ino)
+			open_err();
+	}
+}
+
 static size_t expand_log_path(void)
 {
 	const char *t = ag_cfg.log_template;
@@ -574,6 +621,15 @@ static void tell_refusal(void)
 	append_summary_file(line, (size_t)n);
 }
 
+void ag_report_loaded(void)
+{
+	if (!ag_cfg.summary_file[0])
+		return;
+	char line[64];
+	int n = snprintf(line, sizeof(line), "loaded %d\n", (int)getpid());
+	append_summary_file(line, (size_t)n);
+}
+
 void ag_report_summary(void)
 {
 	unsigned long long sub = atomic_load(&ag_stats.submissions) -
@@ -635,11 +691,8 @@ void ag_output_open(void)
 	release(&dump_out);
 	log_failure_said = 0;
 	int on = ag_cfg.mode != AG_OFF;
-	int own_err = on ? reopen_fifo(STDERR_FILENO) : -1;
-	if (own_err >= 0)
-		keep(&err_out, own_err, 0);
-	else if (on && fcntl(STDERR_FILENO, F_GETFD) >= 0)
-		keep(&err_out, STDERR_FILENO, 1);
+	if (on)
+		open_err();
 	int log_err = on && ag_cfg.log_path[0] ? open_log() : 0;
 	int dump_err = on && ag_cfg.dump_dir[0] ? open_dump_dir() : 0;
 	unlock_out(state);
@@ -647,27 +700,12 @@ void ag_output_open(void)
 		return;
 
 	/* What cannot be honoured, once, now. */
-	for (const char *l = ag_cfg.notes; *l;) {
-		const char *nl = strchr(l, '\n');
-		ag_log("%.*s", (int)(nl - l), l);
-		l = nl + 1;
-	}
+	ag_config_say(&ag_cfg, ag_log);
 	if (ag_cfg.help)
-		ag_options_help();
-	if (ag_cfg.bad_mode[0])
-		ag_log("arenaguard: ARENAGUARD=%s%s is not enforce, warn or "
-		       "off; enforcing", ag_cfg.bad_mode,
-		       ag_cfg.bad_mode_len >= sizeof(ag_cfg.bad_mode) ? "..."
-								    : "");
-	if (ag_cfg.log_too_long)
-		say_too_long("ARENAGUARD_LOG", ag_cfg.log_too_long,
-			     "records go to standard error");
+		ag_options_help(ag_log);
 	if (log_err)
 		ag_log("arenaguard: cannot open the log %s: %s; records go to "
 		       "standard error", ag_cfg.log_path, strerror(log_err));
-	if (ag_cfg.dump_too_long)
-		say_too_long("ARENAGUARD_DUMP", ag_cfg.dump_too_long,
-			     "no dumps are written");
 	if (dump_err)
 		ag_log("arenaguard: cannot use the dump directory %s: %s; no "
 		       "dumps are written", ag_cfg.dump_dir,
@@ -686,8 +724,11 @@ static void step_aside(struct own_fd *o, unsigned int first,
 	 * its next open to get 0, 1 or 2. */
 	int to = last < INT_MAX ? fcntl(fd, F_DUPFD_CLOEXEC, (int)last + 1)
 				: -1;
-	/* The application's call closes fd itself. */
+	/* The application's call closes fd itself; with no number left
+	 * above the range (close_range(3, ~0U)), o is reacquired at its
+	 * next use. */
 	atomic_store(&o->fd, to < 0 ? -1 : to);
+	o->lost = to < 0;
 }
 
 /* Whether fd is open on the file the guard's o was opened on. */
@@ -1136,7 +1177,8 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		else
 			submission_text(&p->t, sub, s, v, why, blocked);
 	}
-	int dump = atomic_load(&dump_out.fd) >= 0 && s && ag_sched_program(s);
+	int dump = (atomic_load(&dump_out.fd) >= 0 ||
+		    atomic_load(&dump_out.lost)) && s && ag_sched_program(s);
 	if (!p || (ag_cfg.log_json && p->json.failed)) {
 		/* No memory: the text on the stack, or JSON's fixed line. */
 		char small[2048];

@@ -10,17 +10,27 @@
  *              [--error-exitcode N] [--quiet] [--lib PATH]
  *              [--] COMMAND [ARG...]
  *
- * Every flag is a key of ARENAGUARD_OPTIONS (docs/arenaguard.7), which
- * the launcher appends to whatever the caller's ARENAGUARD_OPTIONS
- * says; it puts libarenaguard.so first in LD_PRELOAD (before anything
- * already there, such as the simulated device: the guard must see a
- * request before the device does), runs the command as its child and
- * waits for it.  Every guarded process of the command tells the
- * launcher its counts through a private file (summary_file): its first
- * refusal when it happens, its counts at exit.  The launcher then
- * prints the one SUMMARY line of the run (unless --quiet) and exits
- * with the command's status, or with N under --error-exitcode N when
- * any submission was blocked or warned (not suppressed).
+ * Every flag is a key of the guard's options (docs/arenaguard.7), which
+ * the launcher passes in a channel of its own, ARENAGUARD_LAUNCHER_OPTIONS
+ * (AG_LAUNCHER_VAR), that the guard reads after ARENAGUARD_OPTIONS and
+ * the old variables: the launcher's flags win whatever the caller's
+ * environment holds.  The caller's settings are first judged with the
+ * guard's own parser (shim/options.c, linked in): what the guard would
+ * not parse is said and the command is not run (exit 125).  The
+ * launcher puts libarenaguard.so first in LD_PRELOAD (after the
+ * sanitizer runtime the command's binary links against, if any, and
+ * before anything already there, such as the simulated device: the
+ * guard must see a request before the device does), runs the command
+ * as its child and waits for it.  Every guarded process of the command
+ * tells the launcher through a private file (summary_file) that it
+ * loaded the guard, its first refusal when it happens, its counts at
+ * exit.  The launcher then prints the one SUMMARY line of the run
+ * (unless --quiet) and exits with the command's status, or with N
+ * under --error-exitcode N when any submission was blocked or warned
+ * (not suppressed).  When no process of the command loaded the guard
+ * (a static binary, one ld.so runs in secure mode), it says that the
+ * command ran unguarded and exits with N, or 125 without
+ * --error-exitcode.
  *
  * The library is found in the build tree (../shim/) when this is the
  * build tree's executable, else where it was installed (AG_GUARD_LIB),
@@ -39,9 +49,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "config.h"
+#include "needed.h"
 
 #ifndef AG_GUARD_LIB
 #error "AG_GUARD_LIB (the installed libarenaguard.so) must be defined"
@@ -84,8 +98,10 @@ static const char usage_text[] =
 	"At the end: \"arenaguard: SUMMARY: N submissions, N blocked, N warned,\n"
 	"N suppressed\", over every guarded process of COMMAND.\n"
 	"Exit status: COMMAND's (128+N when a signal N ended it), N of\n"
-	"--error-exitcode when a submission was blocked or warned, 125 for a\n"
-	"usage error, 126/127 when COMMAND cannot be run.\n";
+	"--error-exitcode when a submission was blocked or warned, or when\n"
+	"no process of COMMAND loaded the guard (125 without it), 125 for a\n"
+	"usage error or guard options in the environment that do not parse,\n"
+	"126/127 when COMMAND cannot be run.\n";
 
 static int readable(const char *path)
 {
@@ -149,30 +165,23 @@ static int set(const char *name, const char *value)
 	return 0;
 }
 
-/* A sanitizer's runtime, which must stay first in the initial library
- * list (sanitized builds of the tools and tests preload it). */
-static int is_sanitizer(const char *entry, size_t len)
-{
-	static const char *const names[] = { "libasan", "libtsan", "libubsan",
-					      "liblsan", "libhwasan" };
-	const char *base = entry;
-	for (size_t i = 0; i < len; i++)
-		if (entry[i] == '/')
-			base = entry + i + 1;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strncmp(base, names[i], strlen(names[i])))
-			return 1;
-	return 0;
-}
-
-/* The guard first (after any sanitizer runtime), then whatever was
- * preloaded already: it must see a request before the device does. */
-static int preload(const char *lib)
+/*
+ * The guard first (after any sanitizer runtime), then whatever was
+ * preloaded already: it must see a request before the device does.
+ * runtime: the soname of the sanitizer runtime the command's binary
+ * needs (DT_NEEDED), or NULL; when LD_PRELOAD does not start with a
+ * sanitizer runtime already, it goes first, by that soname, which
+ * ld.so resolves exactly as it resolves the binary's DT_NEEDED entry
+ * (the same name, searched for the main program: its RUNPATH,
+ * LD_LIBRARY_PATH, the cache): the very library the binary would load.
+ */
+static int preload(const char *lib, const char *runtime)
 {
 	const char *old = getenv("LD_PRELOAD");
-	if (!old || !*old)
-		return set("LD_PRELOAD", lib);
-	size_t len = strlen(lib) + 1 + strlen(old) + 2;
+	if (!old)
+		old = "";
+	size_t len = (runtime ? strlen(runtime) : 0) + strlen(lib) +
+		     strlen(old) + 3;
 	char *v = malloc(len);
 	if (!v) {
 		fprintf(stderr, "arenaguard: out of memory\n");
@@ -187,8 +196,13 @@ static int preload(const char *lib)
 			break;
 		keep = at + n;
 	}
-	snprintf(v, len, "%.*s%s%s %s", (int)keep, old, keep ? " " : "", lib,
-		 old + keep + strspn(old + keep, " :"));
+	const char *rest = old + keep + strspn(old + keep, " :");
+	if (keep)
+		snprintf(v, len, "%.*s %s%s%s", (int)keep, old, lib,
+			 *rest ? " " : "", rest);
+	else
+		snprintf(v, len, "%s%s%s%s%s", runtime ? runtime : "",
+			 runtime ? " " : "", lib, *rest ? " " : "", rest);
 	int rc = set("LD_PRELOAD", v);
 	free(v);
 	return rc;
@@ -199,8 +213,9 @@ static int valid_mode(const char *m)
 	return !strcmp(m, "enforce") || !strcmp(m, "warn") || !strcmp(m, "off");
 }
 
-/* ARENAGUARD_OPTIONS as the caller set it, then key=value for each
- * flag, appended by add_option. */
+/* The launcher's channel (AG_LAUNCHER_VAR): what an enclosing launcher
+ * set in it (judged with the rest of the environment), then key=value
+ * for each flag, appended by add_option. */
 static char *options;
 
 /* Appends key=value, quoted so that the guard reads value back whole
@@ -233,6 +248,7 @@ static int add_option(const char *key, const char *value)
 struct run_counts {
 	unsigned long long submissions, blocked, warned, suppressed;
 	int refused;          /* a "refused" line: some process refused */
+	int loaded;           /* "loaded" lines: processes the guard loaded in */
 	int unfinished;       /* processes that refused and gave no counts */
 };
 
@@ -254,6 +270,8 @@ static void read_counts(const char *path, struct run_counts *rc)
 			for (int i = 0; i < n_refused; i++)
 				if (refused_pid[i] == pid)
 					refused_pid[i] = -1;
+		} else if (sscanf(line, "loaded %d", &pid) == 1) {
+			rc->loaded++;
 		} else if (sscanf(line, "refused %d", &pid) == 1) {
 			rc->refused = 1;
 			if (n_refused < 64)
@@ -355,6 +373,49 @@ static int parse_threads(const char *v)
 	return 0;
 }
 
+static void say_err(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void say_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* What the guard would read from the environment (static: it is big). */
+static struct ag_config cfg;
+
+/* The caller's guard settings (the old variables, ARENAGUARD_OPTIONS,
+ * an enclosing launcher's channel), judged with the guard's own parser:
+ * 0, or -1 when any of them does not parse (said, with where). */
+static int judge_environment(void)
+{
+	ag_config_read(&cfg);
+	if (!ag_config_bad(&cfg))
+		return 0;
+	ag_config_say(&cfg, say_err);
+	fprintf(stderr, "arenaguard: the guard's settings in the environment "
+		"(above) do not parse; COMMAND not run: fix or unset them\n");
+	return -1;
+}
+
+/* Whether the guard, reading the environment as set now, takes the
+ * launcher's channel: everything parses and summary_file is counts
+ * (the one thing every run needs); said if not. */
+static int options_take_effect(const char *counts)
+{
+	ag_config_read(&cfg);
+	if (!ag_config_bad(&cfg) && !strcmp(cfg.summary_file, counts))
+		return 1;
+	ag_config_say(&cfg, say_err);
+	fprintf(stderr, "arenaguard: the guard would not take the launcher's "
+		"options (%s); COMMAND not run\n", AG_LAUNCHER_VAR);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_LIB = 256, OPT_VERSION, OPT_STRICT,
@@ -378,7 +439,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *old = getenv("ARENAGUARD_OPTIONS");
+	const char *old = getenv(AG_LAUNCHER_VAR);
 	options = old && *old ? strdup(old) : NULL;
 	const char *lib = NULL, *dump = NULL;
 	int error_exitcode = -1, quiet = 0, c, bad = 0;
@@ -456,6 +517,8 @@ int main(int argc, char **argv)
 	}
 	if (bad)
 		return 125;
+	if (judge_environment() != 0)
+		return 125;
 	if (optind >= argc) {
 		fprintf(stderr, "arenaguard: no command given\n");
 		fputs(usage_text, stderr);
@@ -499,8 +562,19 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	close(fd);
+	/* Absolute (a relative TMPDIR): a process of the command that
+	 * changed directory still finds it. */
+	char *abs_counts = realpath(counts, NULL);
+	if (abs_counts && strlen(abs_counts) < sizeof(counts))
+		strcpy(counts, abs_counts);
+	free(abs_counts);
+	char runtime[256];
+	const char *needs = needed_sanitizer(argv[optind], runtime,
+					     sizeof(runtime)) == 0 ? runtime
+								   : NULL;
 	if (add_option("summary_file", counts) != 0 ||
-	    set("ARENAGUARD_OPTIONS", options) != 0 || preload(path) != 0) {
+	    set(AG_LAUNCHER_VAR, options) != 0 ||
+	    !options_take_effect(counts) || preload(path, needs) != 0) {
 		unlink(counts);
 		return 125;
 	}
@@ -512,6 +586,17 @@ int main(int argc, char **argv)
 	unlink(counts);
 	if (!ran)
 		return status;
+	if (!rc.loaded) {
+		/* Said even under --quiet: a clean-looking run that nothing
+		 * guarded must never pass for a guarded one. */
+		fprintf(stderr, "arenaguard: %s ran unguarded: no process of "
+			"it loaded the guard (a statically linked program, or "
+			"one that ld.so runs in secure mode: setuid, setgid or "
+			"file capabilities, where LD_PRELOAD entries with a "
+			"slash are dropped); see arenaguard(1)\n",
+			argv[optind]);
+		return error_exitcode >= 0 ? error_exitcode : 125;
+	}
 	if (!quiet) {
 		fprintf(stderr, "arenaguard: SUMMARY: %llu submissions, %llu "
 			"blocked, %llu warned, %llu suppressed\n",

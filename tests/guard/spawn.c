@@ -102,6 +102,7 @@ void spawn_setup(struct run *r, const char *const env[],
 		unsetenv("ARENAGUARD_STATS");
 		unsetenv("ARENAGUARD_LIB");
 		unsetenv("ARENAGUARD_OPTIONS");
+		unsetenv("ARENAGUARD_LAUNCHER_OPTIONS");
 		unsetenv("ARENAGUARD_STRICT");
 		unsetenv("ARENAGUARD_CACHE_MB");
 		unsetenv("ARENAGUARD_THREADS");

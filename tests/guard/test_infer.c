@@ -225,8 +225,11 @@ START_TEST(test_launcher_environment)
 	/* The guard first, found in the build tree. */
 	ck_assert_msg(strstr(r.out, "/shim/libarenaguard.so /some/lib.so\n"),
 		      "%s", r.out);
-	/* The flags as options, after the caller's, with the channel. */
-	ck_assert_msg(strstr(r.out, "ARENAGUARD_OPTIONS=stats=0:mode='warn':"
+	/* The caller's options as they were; the flags and the channel
+	 * in the launcher's own variable, which the guard reads last. */
+	ck_assert_msg(strstr(r.out, "\nARENAGUARD_OPTIONS=stats=0\n"), "%s",
+		      r.out);
+	ck_assert_msg(strstr(r.out, "\nARENAGUARD_LAUNCHER_OPTIONS=mode='warn':"
 			     "log_path='"), "%s", r.out);
 	char want[600];
 	snprintf(want, sizeof(want), "log_path='%s':summary_file='", log);

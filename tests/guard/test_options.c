@@ -5,7 +5,10 @@
  * enforce never lost to a typo), help=1, a log per process (log_path
  * with %p and %e, also in a forked child), the SUMMARY line,
  * halt_on_error, threads (and ARENAGUARD_THREADS), and the launcher's
- * --error-exitcode, --quiet and --threads.
+ * --error-exitcode, --quiet and --threads; the launcher under hostile
+ * settings in the caller's environment, over commands that run
+ * unguarded (static, file capabilities) or sanitized, and a command
+ * that closes every descriptor at start.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -14,9 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "guard.h"
+#include "needed.h"
 #include "spawn.h"
 #include "suites.h"
 
@@ -347,6 +354,314 @@ START_TEST(test_launcher_gate)
 }
 END_TEST
 
+/* The caller's settings that the guard would not parse: the launcher
+ * says which and where and runs nothing (125), so that its flags never
+ * end up inside a bad value. */
+START_TEST(test_launcher_hostile_options)
+{
+	static char long_log[5000 + 16] = "ARENAGUARD_LOG=";
+	memset(long_log + 15, 'x', 5000);
+	static const struct {
+		const char *env, *said;
+	} cases[] = {
+		{ "ARENAGUARD_OPTIONS=mode=warn:log_format='text",
+		  "ARENAGUARD_OPTIONS: a quote is not closed" },
+		{ "ARENAGUARD_OPTIONS=mode=warn\\",
+		  "ARENAGUARD_OPTIONS: mode=warn\\: not enforce, warn or off" },
+		{ "ARENAGUARD_OPTIONS=mode", "ARENAGUARD_OPTIONS: mode has no "
+		  "value (key=value)" },
+		{ "ARENAGUARD_OPTIONS=summary_file", "ARENAGUARD_OPTIONS: "
+		  "summary_file has no value" },
+		{ "ARENAGUARD_OPTIONS=colour=red", "ARENAGUARD_OPTIONS: colour "
+		  "is not an option" },
+		{ "ARENAGUARD=loud", "ARENAGUARD=loud is not enforce, warn or "
+		  "off" },
+		{ "ARENAGUARD_THREADS=0", "ARENAGUARD_THREADS=0: not a number "
+		  "of threads" },
+		{ "ARENAGUARD_CACHE_MB=12k", "ARENAGUARD_CACHE_MB=12k: not a "
+		  "number of MiB" },
+		{ long_log, "ARENAGUARD_LOG is 5000 bytes long" },
+		{ "ARENAGUARD_LAUNCHER_OPTIONS=summary_file='/tmp/x",
+		  "ARENAGUARD_LAUNCHER_OPTIONS: a quote is not closed" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r;
+		const char *env[] = { PRELOAD_SIM, cases[i].env, NULL };
+		const char *argv[] = { AG_ARENAGUARD, "--mode", "enforce",
+				       "--error-exitcode", "3", "--",
+				       AG_LAUNCHED, NULL };
+		spawn(&r, env, argv);
+		ck_assert_msg(r.status == 125, "%.60s: exit %d\n%s",
+			      cases[i].env, r.status, r.err);
+		ck_assert_msg(strstr(r.err, cases[i].said), "%.60s:\n%s",
+			      cases[i].env, r.err);
+		ck_assert_msg(strstr(r.err, "COMMAND not run"), "%s", r.err);
+		/* Nothing ran: no client line, no SUMMARY. */
+		ck_assert_str_eq(r.out, "");
+		ck_assert_int_eq(count(r.err, "SUMMARY"), 0);
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* Settings that parse but name what the launcher sets (its channel,
+ * the mode): the launcher's win. */
+START_TEST(test_launcher_flags_win)
+{
+	const char *theirs = scratch_path("theirs");
+	char options[600], launcher[600];
+	snprintf(options, sizeof(options), "ARENAGUARD_OPTIONS=mode=warn:"
+		 "summary_file=%s", theirs);
+	snprintf(launcher, sizeof(launcher), "ARENAGUARD_LAUNCHER_OPTIONS="
+		 "mode=off:summary_file=%s", theirs);
+	const char *envs[][4] = {
+		{ PRELOAD_SIM, options, NULL },
+		{ PRELOAD_SIM, "ARENAGUARD=warn", NULL },
+		{ PRELOAD_SIM, options, launcher, NULL },
+	};
+	for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
+		struct run r;
+		const char *argv[] = { AG_ARENAGUARD, "--mode", "enforce",
+				       "--error-exitcode", "3", "--",
+				       AG_LAUNCHED, NULL };
+		spawn(&r, envs[i], argv);
+		ck_assert_msg(r.status == 3, "%zu: exit %d\n%s\n%s", i,
+			      r.status, r.out, r.err);
+		ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 "
+				     "submissions, 1 blocked, 0 warned"),
+			      "%zu: %s", i, r.err);
+		char *t = slurp(theirs);
+		ck_assert_str_eq(t, "");
+		free(t);
+		run_free(&r);
+	}
+}
+END_TEST
+
+static void become_nobody(void *arg)
+{
+	(void)arg;
+	if (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+	    setuid(65534) != 0)
+		_exit(124);
+}
+
+/* Copies the file at from to to, executable. */
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb");
+	ck_assert_ptr_nonnull(in);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ck_assert_int_ge(out, 0);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ck_assert_int_eq(write(out, buf, n), (ssize_t)n);
+	fclose(in);
+	close(out);
+}
+
+/* Commands that no guard loads in: the launcher says the command ran
+ * unguarded and fails (125, or the --error-exitcode value). */
+START_TEST(test_launcher_unguarded)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, "TMPDIR=/tmp", NULL };
+	const char *static_run[] = { AG_ARENAGUARD, "--", AG_STATIC_TRUE,
+				     NULL };
+	spawn(&r, env, static_run);
+	ck_assert_msg(r.status == 125, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "guard-static-true ran unguarded: no "
+			     "process of it loaded the guard"), "%s", r.err);
+	ck_assert_int_eq(count(r.err, "SUMMARY"), 0);
+	run_free(&r);
+	const char *static_code[] = { AG_ARENAGUARD, "--quiet",
+				      "--error-exitcode", "7", "--",
+				      AG_STATIC_TRUE, NULL };
+	spawn(&r, env, static_code);
+	ck_assert_msg(r.status == 7, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "ran unguarded"), "%s", r.err);
+	run_free(&r);
+
+	/* A file-capability copy of a client, run by an ordinary user:
+	 * ld.so's secure mode drops every LD_PRELOAD entry with a slash. */
+	ck_assert_int_eq(chmod(scratch(), 0755), 0);
+	const char *capped = scratch_path("capped-client");
+	copy_file(AG_LAUNCHED, capped);
+	const char *setcap[] = { "/usr/sbin/setcap", "cap_net_bind_service+ep",
+				 capped, NULL };
+	spawn(&r, NULL, setcap);
+	ck_assert_msg(r.status == 0, "setcap (libcap2-bin, as root): exit %d\n"
+		      "%s", r.status, r.err);
+	run_free(&r);
+	const char *cap_run[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+				  capped, NULL };
+	spawn_setup(&r, env, cap_run, become_nobody, NULL);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "capped-client ran unguarded"), "%s",
+		      r.err);
+	run_free(&r);
+
+	/* Guarded means the guard loaded: a shell that execs an unguarded
+	 * program, a command that never touches the device. */
+	char script[600];
+	snprintf(script, sizeof(script), "exec %s", AG_STATIC_TRUE);
+	const char *via_shell[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				    "--", "/bin/sh", "-c", script, NULL };
+	spawn(&r, env, via_shell);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 0 submissions"),
+		      "%s", r.err);
+	run_free(&r);
+	const char *no_device[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				    "--", "/bin/true", NULL };
+	spawn(&r, env, no_device);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "unguarded"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* The launcher reads the command's binary for its sanitizer runtime
+ * (tools/needed.c, linked here): any bytes are safe.  Files with an
+ * ELF header and garbage after it, program headers pointing anywhere,
+ * a real program cut short, a script: no runtime, no crash. */
+START_TEST(test_needed_reads_any_binary)
+{
+	char out[64];
+	const char *path = scratch_path("cmd");
+	unsigned seed = 12345;
+	for (int i = 0; i < 400; i++) {
+		unsigned char buf[4096];
+		size_t len = 64 + (size_t)(i * 97) % (sizeof(buf) - 64);
+		for (size_t k = 0; k < len; k++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[k] = (unsigned char)(seed >> 16);
+		}
+		/* ELF, 64-bit, little-endian; for most, program headers
+		 * (one PT_DYNAMIC, then PT_LOADs) at 64, whose offsets,
+		 * addresses and sizes are garbage. */
+		memcpy(buf, "\x7f" "ELF\x02\x01\x01", 7);
+		if (i % 4) {
+			buf[16] = 2;                       /* ET_EXEC */
+			memset(buf + 32, 0, 8);
+			buf[32] = 64;                      /* e_phoff */
+			buf[54] = 56, buf[55] = 0;         /* e_phentsize */
+			buf[56] = (unsigned char)(1 + i % 5), buf[57] = 0;
+			for (int p = 0; p < buf[56] && 64 + p * 56 + 4 <= (int)len; p++) {
+				memset(buf + 64 + p * 56, 0, 4);
+				buf[64 + p * 56] = p ? 1 : 2;
+			}
+		}
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+		close(fd);
+		ck_assert_int_eq(needed_sanitizer(path, out, sizeof(out)), -1);
+	}
+	/* A real program cut short. */
+	char *real = slurp(AG_LAUNCHED);
+	struct stat st;
+	ck_assert_int_eq(stat(AG_LAUNCHED, &st), 0);
+	for (size_t cut = 16; cut < 65536; cut = cut * 2 + 1) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+		ck_assert_int_ge(fd, 0);
+		size_t n = cut < (size_t)st.st_size ? cut : (size_t)st.st_size;
+		ck_assert_int_eq(write(fd, real, n), (ssize_t)n);
+		close(fd);
+		/* None, or (a sanitized build's client, cut after its
+		 * dynamic section) the runtime it names. */
+		int rc = needed_sanitizer(path, out, sizeof(out));
+		ck_assert_msg(rc == -1 || (rc == 0 && is_sanitizer(out,
+							strlen(out))),
+			      "cut %zu: %d %s", cut, rc, out);
+	}
+	free(real);
+	const char script[] = "#!/bin/sh\nexit 3\n";
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, script, sizeof(script) - 1),
+			 (ssize_t)sizeof(script) - 1);
+	close(fd);
+	ck_assert_int_eq(needed_sanitizer(path, out, sizeof(out)), -1);
+	ck_assert_int_eq(needed_sanitizer("/nonexistent/x", out, sizeof(out)),
+			 -1);
+	ck_assert_int_eq(needed_sanitizer("no-such-command-here", out,
+					  sizeof(out)), -1);
+	/* Found in PATH, as execvp finds it; no sanitizer in it. */
+	ck_assert_int_eq(needed_sanitizer("true", out, sizeof(out)), -1);
+#ifdef AG_ASAN_TRUE
+	ck_assert_int_eq(needed_sanitizer(AG_ASAN_TRUE, out, sizeof(out)), 0);
+	ck_assert_msg(!strncmp(out, "libasan.so", 10), "%s", out);
+	/* No room for the name: none. */
+	ck_assert_int_eq(needed_sanitizer(AG_ASAN_TRUE, out, 4), -1);
+#endif
+}
+END_TEST
+
+#ifdef AG_ASAN_TRUE
+/* A program built with AddressSanitizer: the launcher puts the runtime
+ * it links against first, where ASan insists on being. */
+START_TEST(test_launcher_asan)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       AG_ASAN_TRUE, NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "does not come first"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 0 submissions"),
+		      "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+#endif
+
+/* An application that closes every descriptor but 0, 1 and 2 at start
+ * (close_range(3, ~0U)): the guard reopens its log by its path, takes
+ * standard error again from fd 2, and the launcher still counts. */
+START_TEST(test_close_all_keeps_records)
+{
+	struct run r;
+	const char *log = scratch_path("log");
+	const char *env[] = { PRELOAD_SIM, NULL };
+	static const char *const how[] = { "--close-all", "--close-each" };
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[] = { AG_ARENAGUARD, "--log", log, "--stats",
+				       "--error-exitcode", "9", "--",
+				       AG_LAUNCHED, how[i], NULL };
+		unlink(log);
+		spawn(&r, env, argv);
+		ck_assert_msg(r.status == 9, "%s: exit %d\n%s\n%s", how[i],
+			      r.status, r.out, r.err);
+		ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, "
+				     "1 blocked"), "%s", r.err);
+		char *l = slurp(log);
+		ck_assert_msg(strstr(l, "arenaguard: blocked submission of "
+				     "schedule"), "%s: log: '%s'\n%s", how[i], l,
+			      r.err);
+		ck_assert_msg(strstr(l, "submissions"), "no stats line: '%s'",
+			      l);
+		free(l);
+		run_free(&r);
+	}
+	/* Without the launcher or a log: standard error, and the
+	 * guard's own SUMMARY line. */
+	const char *guard_env[] = { PRELOAD_GUARD, NULL };
+	const char *plain[] = { AG_LAUNCHED, "--close-all", NULL };
+	spawn(&r, guard_env, plain);
+	ck_assert_msg(r.status == 0, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: blocked submission of "
+			     "schedule"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
+			     "blocked"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -367,6 +682,14 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_summary_line);
 	tcase_add_test(t, test_halt_on_error);
 	tcase_add_test(t, test_launcher_gate);
+	tcase_add_test(t, test_launcher_hostile_options);
+	tcase_add_test(t, test_launcher_flags_win);
+	tcase_add_test(t, test_launcher_unguarded);
+	tcase_add_test(t, test_needed_reads_any_binary);
+#ifdef AG_ASAN_TRUE
+	tcase_add_test(t, test_launcher_asan);
+#endif
+	tcase_add_test(t, test_close_all_keeps_records);
 	suite_add_tcase(s, t);
 	return s;
 }

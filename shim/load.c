@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guard's configuration, read once at load (and again by a test):
+ * ag_cfg from the environment with the options' parser (options.c,
+ * config.h), then the outputs opened and what did not parse said
+ * (report.c), the suppressions loaded (suppress.c), and the launcher
+ * told that this process is guarded (report.c, ag_report_loaded).
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+
+struct ag_config ag_cfg = {
+	.mode = AG_ENFORCE,
+	.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20,
+	.summary = 1,
+	.threads = 1,
+};
+
+__thread int ag_inside __attribute__((tls_model("initial-exec")));
+
+void ag_config_load(void)
+{
+	ag_config_read(&ag_cfg);
+	ag_output_open();
+	ag_suppress_load();
+	ag_report_loaded();
+}
+
+char *ag_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
