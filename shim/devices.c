@@ -268,6 +268,18 @@ void ag_fd_set_notdev(int fd, const struct stat *st)
 		atomic_compare_exchange_strong(s, &unknown, notdev_of(st));
 }
 
+/* A probe's answer p for this request only: a child that shares the
+ * guard's memory but not its fd table (vfork) has its own fd numbers,
+ * which must not enter the parent's table.  A file of it is new (its
+ * creations are not kept: its schedules are unknown, and refused). */
+static struct ag_file *unkept(uintptr_t p)
+{
+	if (is_file(p))
+		return (struct ag_file *)p;
+	errno = 0;
+	return NULL;
+}
+
 struct ag_file *ag_fd_file(int fd)
 {
 	slot_t *s = slot(fd, 1);
@@ -305,6 +317,8 @@ struct ag_file *ag_fd_file(int fd)
 			uintptr_t p = probe(fd);
 			if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
 				return NULL;     /* errno: refuse, or pass */
+			if (!ag_process_shares_fds())
+				return unkept(p);
 			if (is_file(p))
 				ag_file_ref((struct ag_file *)p); /* ours */
 			uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;

@@ -137,6 +137,23 @@ extern int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
  */
 extern __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
+/* ---- process.c: the guard's process, or a child sharing its memory ----- */
+
+/* This process is the one whose state the guard keeps (at load, and in
+ * a fork()'s child from its atfork handler). */
+void ag_process_mark(void);
+/*
+ * Whether a close or dup made now acts on the fd table the guard keeps
+ * state for: 1 in the guard's process (any thread), and in a child that
+ * shares its memory and its fd table (clone(CLONE_VM|CLONE_FILES)) or
+ * when kcmp(2) cannot say (fail closed: taken as shared); 0 in a child
+ * that shares its memory but has its own copy of the table (vfork,
+ * posix_spawn): its closes are its own, and change nothing of the
+ * guard's.  One getpid(2), and a kcmp(2) in such a child: call it only
+ * when the call touches a descriptor the guard tracks.
+ */
+int ag_process_shares_fds(void);
+
 /* ---- devices.c: the fd table ---------------------------------------------- */
 
 struct ag_file;
@@ -614,6 +631,9 @@ void ag_report_flush(void);
  * (close, dup2, dup3, close_range): the guard's own descriptors among
  * them move out of the way first (or are given up). */
 void ag_report_fds_taken(unsigned int first, unsigned int last);
+/* Whether [first, last] holds one of the guard's descriptors, or
+ * standard error while the guard keeps a copy of it (a few loads). */
+int ag_report_fds_in(unsigned int first, unsigned int last);
 
 /* One record for a failing or uncertifiable submission (deduplicated by
  * program and verdict).  v may be NULL for the cases without a verdict,
@@ -743,6 +763,8 @@ void ag_ring_forget(struct io_uring *ring);
 /* fds first .. last were closed: a ring known by one of them is no
  * longer reachable so (a walk of the few rings, no lock). */
 void ag_ring_fds_closed(unsigned int first, unsigned int last);
+/* Whether a known ring's fd is in [first, last] (the same walk). */
+int ag_ring_fds_in(unsigned int first, unsigned int last);
 /* io_uring_resize_rings moved ring's SQ ring from old_sq_ring. */
 void ag_ring_moved(void *old_sq_ring, struct io_uring *ring);
 /* The generic io_uring_register(), after the kernel answered rc: the

@@ -91,6 +91,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	ag_process_mark();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(1);
 	ag_cache_unlock_all(1);
@@ -111,8 +112,10 @@ static void resolve(void)
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
 	ag_driver_ioctl = forward_ioctl;
-	if (ag_cfg.mode != AG_OFF)
+	if (ag_cfg.mode != AG_OFF) {
+		ag_process_mark();
 		pthread_atfork(fork_prepare, fork_parent, fork_child);
+	}
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)dlsym(RTLD_NEXT, "ioctl"),
@@ -215,6 +218,27 @@ static int loaded(void)
 	return atomic_load_explicit(&next_ioctl, memory_order_acquire) != NULL;
 }
 
+/*
+ * Whether a close of, or a dup onto, [first, last] (and a dup from
+ * `from`, -1 for none) is to be followed in the guard's tables.  Yes,
+ * without asking, when none of them is a descriptor the guard tracks
+ * (a device fd or one being closed, one of its own, standard error, a
+ * ring's): following it only marks the slots' closes, as before.  Else
+ * the kernel is asked which process this is (ag_process_shares_fds): a
+ * vfork or posix_spawn child has its own copy of the fd table, and its
+ * closes and dups, made in the parent's memory, must change nothing of
+ * the parent's guard (docs/guard.md, "Threads and fork").
+ */
+static int followed(unsigned int first, unsigned int last, int from)
+{
+	int tracked = first != last ||                 /* a range: ask */
+		      ag_fd_peek((int)first) > AG_FD_NOTDEV ||
+		      (from >= 0 && ag_fd_peek(from) > AG_FD_NOTDEV) ||
+		      ag_report_fds_in(first, last) ||
+		      ag_ring_fds_in(first, last);
+	return !tracked || ag_process_shares_fds();
+}
+
 /* close before the guard has loaded (another library's constructor,
  * which runs first) has nothing of the guard's to keep track of, and
  * must not load it: jansson seeding its hashes closes /dev/urandom, and
@@ -225,7 +249,8 @@ int close(int fd)
 	if (__builtin_expect(!loaded(), 0))
 		return (int)syscall(SYS_close, fd);
 	NEED(close, (errno = ENOSYS, -1));
-	if (ag_cfg.mode == AG_OFF)
+	if (ag_cfg.mode == AG_OFF ||
+	    !followed((unsigned int)fd, (unsigned int)fd, -1))
 		return next_close(fd);
 	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
@@ -240,7 +265,8 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	if (__builtin_expect(!loaded(), 0))     /* as close */
 		return (int)syscall(SYS_close_range, first, last, flags);
 	NEED(close_range, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
+	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC) &&
+	    followed(first, last, -1)) {
 		ag_report_fds_taken(first, last);
 		ag_fd_forget_range(first, last);
 		ag_ring_fds_closed(first, last);
@@ -252,34 +278,43 @@ int dup(int fd)
 {
 	NEED(dup, (errno = ENOSYS, -1));
 	int rc = next_dup(fd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+	if (rc >= 0 && ag_cfg.mode != AG_OFF &&
+	    followed((unsigned int)rc, (unsigned int)rc, fd))
 		ag_fd_dup(fd, rc);
 	return rc;
+}
+
+/* dup2 and dup3 onto newfd (which they close first), when followed:
+ * after the call succeeded. */
+static void dup_after(int oldfd, int newfd)
+{
+	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
+	ag_fd_dup(oldfd, newfd);
 }
 
 int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && oldfd != newfd)
+	int follow = ag_cfg.mode != AG_OFF && oldfd != newfd &&
+		     followed((unsigned int)newfd, (unsigned int)newfd, oldfd);
+	if (follow)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup2(oldfd, newfd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd) {
-		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
-		ag_fd_dup(oldfd, newfd);
-	}
+	if (rc >= 0 && follow)
+		dup_after(oldfd, newfd);
 	return rc;
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF)
+	int follow = ag_cfg.mode != AG_OFF &&
+		     followed((unsigned int)newfd, (unsigned int)newfd, oldfd);
+	if (follow)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup3(oldfd, newfd, flags);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
-		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
-		ag_fd_dup(oldfd, newfd);
-	}
+	if (rc >= 0 && follow)
+		dup_after(oldfd, newfd);
 	return rc;
 }
 
