@@ -230,6 +230,19 @@ static int still_notdev(int fd, uintptr_t v)
 	       (!S_ISCHR(st.st_mode));   /* never the device either */
 }
 
+int ag_fd_maybe_device(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	uintptr_t v = s ? atomic_load(s) : (uintptr_t)AG_FD_UNKNOWN;
+	if (is_notdev(v))
+		return !still_notdev(fd, v);
+	if (v != (uintptr_t)AG_FD_UNKNOWN)
+		return 1;            /* a file, or a close under way */
+	struct stat st;
+	return ag_fstatat(fd, NULL, &st) == 0 && S_ISCHR(st.st_mode) &&
+	       major(st.st_rdev) == ARENA_ACCEL_MAJOR;
+}
+
 struct ag_file *ag_fd_peek(int fd)
 {
 	slot_t *s = slot(fd, 0);

@@ -130,10 +130,15 @@ void ag_bypass_check(void);
 extern int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
 
 /*
- * Nonzero while this thread runs guard code that may call back into the
- * interposed functions (libdrm's ioctls, the next io_uring_submit): those
- * calls go straight to the next function.  initial-exec: the library is
- * preloaded, and a TLS access must never allocate.
+ * How deep this thread is in the guard's code: a guarded request, a
+ * checked submit or enter, the ring bookkeeping, a probe, the start-up.
+ * The guard's own calls to the driver go to it directly (ag_driver_ioctl,
+ * the next functions), never through the interposed ones, so a guarded
+ * request that arrives while it is nonzero comes from a signal handler
+ * that interrupted the guard (its thread may hold the guard's locks):
+ * it is refused with EDEADLK and a record (ag_report_reentered), never
+ * forwarded.  initial-exec: the library is preloaded, and a TLS access
+ * must never allocate.
  */
 extern __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
@@ -209,6 +214,11 @@ void ag_fd_closed(int fd);
 void ag_fd_forget_range(unsigned int first, unsigned int last);
 /* newfd is now a dup of oldfd. */
 void ag_fd_dup(int oldfd, int newfd);
+/* Whether fd may be the device, without a lock, an allocation or a
+ * probe (async-signal-safe: a signal handler's request while its thread
+ * is inside the guard): 0 only when the table says "not the device" and
+ * fstat still agrees, or fd is no character device of the accel major. */
+int ag_fd_maybe_device(int fd);
 /* Whether fd is the arena device (DRM_IOCTL_VERSION name), without
  * caching: 1, 0, or -1 for a closed fd. */
 int ag_probe_device(int fd);
@@ -631,6 +641,11 @@ void ag_report_flush(void);
  * (close, dup2, dup3, close_range): the guard's own descriptors among
  * them move out of the way first (or are given up). */
 void ag_report_fds_taken(unsigned int first, unsigned int last);
+/* A guarded request (what, on fd, -1 for none) made while its thread
+ * was inside the guard: refused with EDEADLK, and said in one record
+ * each, written without an allocation or a lock its thread may hold
+ * (async-signal-safe); counted as blocked.  Returns -EDEADLK. */
+int ag_report_reentered(const char *what, int fd);
 /* Whether [first, last] holds one of the guard's descriptors, or
  * standard error while the guard keeps a copy of it (a few loads). */
 int ag_report_fds_in(unsigned int first, unsigned int last);
@@ -733,6 +748,8 @@ struct ag_reg {
 	const void *arg;        /* io_uring_register: what the kernel reads */
 	uint64_t copy[4];
 };
+/* ag_ring_reg_begin (and ag_ring_register_begin) to ag_ring_reg_end
+ * count as inside the guard (ag_inside). */
 void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
 		       unsigned int off, unsigned int nr);
 void ag_ring_reg_end(struct ag_reg *g);
@@ -742,6 +759,9 @@ void ag_ring_reg_end(struct ag_reg *g);
 const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 				   unsigned int opcode, const void *arg,
 				   unsigned int nr_args);
+/* Whether io_uring_register's opcode changes the registered files,
+ * which the guard follows (the others pass untouched). */
+int ag_ring_register_follows(unsigned int opcode);
 
 /* Registered files (called after the next function succeeded). */
 void ag_ring_files_set(struct io_uring *ring, const int *files,
@@ -763,6 +783,9 @@ void ag_ring_forget(struct io_uring *ring);
 /* fds first .. last were closed: a ring known by one of them is no
  * longer reachable so (a walk of the few rings, no lock). */
 void ag_ring_fds_closed(unsigned int first, unsigned int last);
+/* Whether the SQEs ring has not handed to the kernel yet hold a
+ * URING_CMD (lock-free, async-signal-safe). */
+int ag_uring_pending_cmd(struct io_uring *ring);
 /* Whether a known ring's fd is in [first, last] (the same walk). */
 int ag_ring_fds_in(unsigned int first, unsigned int last);
 /* io_uring_resize_rings moved ring's SQ ring from old_sq_ring. */

@@ -149,7 +149,14 @@ __attribute__((destructor)) static void guard_unload(void)
 
 static int off(void)
 {
-	return ag_cfg.mode == AG_OFF || ag_inside;
+	return ag_cfg.mode == AG_OFF;
+}
+
+/* Whether this thread is inside the guard already: a request now comes
+ * from a signal handler that interrupted it (guard.h, ag_inside). */
+static int reentered(void)
+{
+	return __builtin_expect(ag_inside != 0, 0);
 }
 
 /* Some liburing functions may be missing (an older liburing, or none in
@@ -164,28 +171,47 @@ static int off(void)
 
 /* ---- ioctl ---- */
 
-static int guarded_ioctl(int fd, unsigned long request, void *arg,
-			 ioctl_fn next)
+static int guarded_ioctl_in(int fd, unsigned long request, void *arg,
+			    ioctl_fn next)
 {
 	int saved = errno;
 	struct ag_file *f = ag_fd_file(fd);
 	int refuse = f ? 0 : errno;
 	errno = saved;
-	if (refuse) {         /* maybe the device, unchecked: never passed */
-		errno = refuse == ENOMEM
-			? -ag_no_memory("a request on a device fd") : refuse;
-		return -1;
+	if (refuse)           /* maybe the device, unchecked: never passed */
+		return refuse == ENOMEM
+			? ag_no_memory("a request on a device fd") : -refuse;
+	if (!f) {
+		int rc = next(fd, request, arg);
+		return rc < 0 ? -errno : rc;
 	}
-	if (!f)
-		return next(fd, request, arg);
 	/* The kernel's ioctl takes an unsigned int command. */
 	int rc = ag_ioctl(f, fd, (unsigned int)request, (uintptr_t)arg);
 	ag_file_unref(f);
+	errno = saved;
+	return rc;
+}
+
+/* A guarded request: decided inside the guard (ag_inside counted), or,
+ * when this thread is inside it already (a signal handler), refused on
+ * what may be the device, never forwarded unchecked. */
+static int guarded_ioctl(int fd, unsigned long request, void *arg,
+			 ioctl_fn next)
+{
+	int rc;
+	if (reentered()) {
+		if (!ag_fd_maybe_device(fd))
+			return next(fd, request, arg);
+		rc = ag_report_reentered("a device ioctl", fd);
+	} else {
+		ag_inside++;
+		rc = guarded_ioctl_in(fd, request, arg, next);
+		ag_inside--;
+	}
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
 	}
-	errno = saved;
 	return rc;
 }
 
@@ -252,11 +278,13 @@ int close(int fd)
 	if (ag_cfg.mode == AG_OFF ||
 	    !followed((unsigned int)fd, (unsigned int)fd, -1))
 		return next_close(fd);
+	ag_inside++;          /* a device's close may free its mirror */
 	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
 	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
 	int rc = next_close(fd);
 	ag_fd_closed(fd);
+	ag_inside--;
 	return rc;
 }
 
@@ -267,9 +295,11 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	NEED(close_range, (errno = ENOSYS, -1));
 	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC) &&
 	    followed(first, last, -1)) {
+		ag_inside++;
 		ag_report_fds_taken(first, last);
 		ag_fd_forget_range(first, last);
 		ag_ring_fds_closed(first, last);
+		ag_inside--;
 	}
 	return next_close_range(first, last, flags);
 }
@@ -279,8 +309,11 @@ int dup(int fd)
 	NEED(dup, (errno = ENOSYS, -1));
 	int rc = next_dup(fd);
 	if (rc >= 0 && ag_cfg.mode != AG_OFF &&
-	    followed((unsigned int)rc, (unsigned int)rc, fd))
+	    followed((unsigned int)rc, (unsigned int)rc, fd)) {
+		ag_inside++;
 		ag_fd_dup(fd, rc);
+		ag_inside--;
+	}
 	return rc;
 }
 
@@ -288,8 +321,10 @@ int dup(int fd)
  * after the call succeeded. */
 static void dup_after(int oldfd, int newfd)
 {
+	ag_inside++;
 	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
 	ag_fd_dup(oldfd, newfd);
+	ag_inside--;
 }
 
 int dup2(int oldfd, int newfd)
@@ -437,11 +472,24 @@ static int call_wait_cqe_timeout(const struct submit_args *a)
 	return next_io_uring_wait_cqe_timeout(a->ring, a->cqe_ptr, a->ts);
 }
 
-/* A variant through the core, or (guard off) as it is. */
+/* A variant through the core (ag_inside counted), or (guard off) as it
+ * is; in a signal handler that interrupted the guard, refused when it
+ * would hand the kernel a device command (URING_CMD), which could not be
+ * checked without the locks its thread may hold. */
 static int submit(const struct submit_args *a, submit_variant variant,
 		  enum submit_shape shape)
 {
-	return off() ? variant(a) : submit_core(a, variant, shape);
+	if (off())
+		return variant(a);
+	if (reentered())
+		return ag_uring_pending_cmd(a->ring)
+			? ag_report_reentered("an io_uring submit of a device "
+					      "command", a->ring->ring_fd)
+			: variant(a);
+	ag_inside++;
+	int rc = submit_core(a, variant, shape);
+	ag_inside--;
+	return rc;
 }
 
 int io_uring_submit(struct io_uring *ring)
@@ -521,7 +569,7 @@ int io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 				 .sigmask = sigmask };
 	if (!wait_submits(ring, ts))
 		return call_wait_cqes(&a);
-	return submit_core(&a, call_wait_cqes, SUBMIT_HELD);
+	return submit(&a, call_wait_cqes, SUBMIT_HELD);
 }
 
 int io_uring_wait_cqe_timeout(struct io_uring *ring,
@@ -532,7 +580,16 @@ int io_uring_wait_cqe_timeout(struct io_uring *ring,
 	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr, .ts = ts };
 	if (!wait_submits(ring, ts))
 		return call_wait_cqe_timeout(&a);
-	return submit_core(&a, call_wait_cqe_timeout, SUBMIT_HELD);
+	return submit(&a, call_wait_cqe_timeout, SUBMIT_HELD);
+}
+
+/* SQEs handed to the kernel by io_uring_enter from a signal handler that
+ * interrupted the guard: the ring's SQEs cannot be read without its
+ * locks, so the call is refused whatever they are (-errno, as
+ * liburing's io_uring_enter returns). */
+static int enter_reentered(unsigned int fd)
+{
+	return ag_report_reentered("an io_uring_enter that submits", (int)fd);
 }
 
 int io_uring_enter(unsigned int fd, unsigned int to_submit,
@@ -542,9 +599,15 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
 		return next_io_uring_enter(fd, to_submit, min_complete, flags,
 					   sig);
+	if (reentered())
+		return to_submit ? enter_reentered(fd)
+				 : next_io_uring_enter(fd, 0, min_complete,
+						       flags, sig);
+	ag_inside++;
 	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
 	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
 	ag_uring_release(NULL, held);
+	ag_inside--;
 	return rc;
 }
 
@@ -556,14 +619,30 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
 		return next_io_uring_enter2(fd, to_submit, min_complete, flags,
 					    sig, sz);
+	if (reentered())
+		return to_submit ? enter_reentered(fd)
+				 : next_io_uring_enter2(fd, 0, min_complete,
+							flags, sig, sz);
+	ag_inside++;
 	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
 	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
 				      sz);
 	ag_uring_release(NULL, held);
+	ag_inside--;
 	return rc;
 }
 
 /* ---- registered files ---- */
+
+/* What the guard must follow (a registration of files, a ring's resize)
+ * asked for by a signal handler that interrupted the guard:
+ * following it takes locks its thread may hold, and not following it
+ * would leave the guard's picture of the ring wrong, so it is refused
+ * (-EDEADLK, as liburing's functions return errors). */
+static int locked_out(const char *what, int fd)
+{
+	return ag_report_reentered(what, fd);
+}
 
 int io_uring_register_files(struct io_uring *ring, const int *files,
 			    unsigned int nr)
@@ -571,6 +650,8 @@ int io_uring_register_files(struct io_uring *ring, const int *files,
 	NEED(io_uring_register_files, -ENOSYS);
 	if (off())
 		return next_io_uring_register_files(ring, files, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files(ring, files, nr);
@@ -586,6 +667,8 @@ int io_uring_register_files_tags(struct io_uring *ring, const int *files,
 	NEED(io_uring_register_files_tags, -ENOSYS);
 	if (off())
 		return next_io_uring_register_files_tags(ring, files, tags, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
@@ -600,6 +683,8 @@ int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
 	NEED(io_uring_register_files_sparse, -ENOSYS);
 	if (off())
 		return next_io_uring_register_files_sparse(ring, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files_sparse(ring, nr);
@@ -616,6 +701,8 @@ int io_uring_register_files_update(struct io_uring *ring, unsigned int off_,
 	if (off())
 		return next_io_uring_register_files_update(ring, off_, files,
 							   nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, off_, nr);
 	int rc = next_io_uring_register_files_update(ring, off_, files, nr);
@@ -633,6 +720,8 @@ int io_uring_register_files_update_tag(struct io_uring *ring,
 	if (off())
 		return next_io_uring_register_files_update_tag(ring, off_,
 							       files, tags, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, off_, nr);
 	int rc = next_io_uring_register_files_update_tag(ring, off_, files,
@@ -648,6 +737,8 @@ int io_uring_unregister_files(struct io_uring *ring)
 	NEED(io_uring_unregister_files, -ENOSYS);
 	if (off())
 		return next_io_uring_unregister_files(ring);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_unregister_files(ring);
@@ -663,6 +754,10 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 	NEED(io_uring_register, -ENOSYS);
 	if (off())
 		return next_io_uring_register(fd, opcode, arg, nr_args);
+	if (reentered() && !ag_ring_register_follows(opcode))
+		return next_io_uring_register(fd, opcode, arg, nr_args);
+	if (reentered())
+		return locked_out("an io_uring registration", (int)fd);
 	struct ag_reg g;
 	arg = ag_ring_register_begin(&g, fd, opcode, arg, nr_args);
 	int rc = next_io_uring_register(fd, opcode, arg, nr_args);
@@ -674,6 +769,8 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 {
 	NEED(io_uring_resize_rings, -ENOSYS);
+	if (!off() && reentered())
+		return locked_out("an io_uring ring resize", ring->ring_fd);
 	void *old = ring->sq.ring_ptr;
 	int rc = next_io_uring_resize_rings(ring, p);
 	if (rc == 0 && !off())
@@ -687,7 +784,7 @@ int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 			unsigned int flags)
 {
 	NEED(io_uring_queue_init, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init(entries, ring, flags);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init(entries, ring, flags);
@@ -699,7 +796,7 @@ int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 			       struct io_uring_params *p)
 {
 	NEED(io_uring_queue_init_params, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_params(entries, ring, p);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_params(entries, ring, p);
@@ -712,7 +809,7 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 			    size_t buf_size)
 {
 	NEED(io_uring_queue_init_mem, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
@@ -724,7 +821,7 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 			struct io_uring *ring)
 {
 	NEED(io_uring_queue_mmap, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_mmap(fd, p, ring);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_mmap(fd, p, ring);
@@ -735,7 +832,12 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 void io_uring_queue_exit(struct io_uring *ring)
 {
 	NEED(io_uring_queue_exit);
-	if (off()) {
+	/* From a handler that interrupted the guard (or liburing's own
+	 * calls within a set-up): set up or unmapped untracked (the ring
+	 * list's lock may be held); a ring set up so is made known at its
+	 * first checked submit, one unmapped so keeps its state
+	 * (docs/guard.md, "Async-signal safety"). */
+	if (off() || reentered()) {
 		next_io_uring_queue_exit(ring);
 		return;
 	}

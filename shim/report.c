@@ -840,6 +840,29 @@ void ag_report_once(const char *key, const char *fmt, ...)
 	ag_log("arenaguard: %s", msg);
 }
 
+int ag_report_reentered(const char *what, int fd)
+{
+	/* Neither the dedup table (report_lock) nor jansson (malloc): the
+	 * interrupted thread may hold either.  emit() takes the output
+	 * lock, which no thread holds with signals unblocked. */
+	static const char why[] = "made while its thread was inside the "
+		"guard (a signal handler interrupted it, and may wait for a "
+		"lock its own thread holds): not checked, not run";
+	char line[512];
+	int n = ag_cfg.log_json
+		? snprintf(line, sizeof(line), "{\"event\": \"refused\", "
+			   "\"pid\": %d, \"request\": \"%s\", \"fd\": %d, "
+			   "\"errno\": \"EDEADLK\", \"why\": \"%s\"}\n",
+			   (int)getpid(), what, fd, why)
+		: snprintf(line, sizeof(line), "arenaguard: refused %s on fd "
+			   "%d with EDEADLK (pid %d): %s\n", what, fd,
+			   (int)getpid(), why);
+	atomic_fetch_add(&ag_stats.blocked, 1);
+	atomic_fetch_add(&ag_stats.records, 1);
+	emit(line, n > 0 && (size_t)n < sizeof(line) ? (size_t)n : 0);
+	return -EDEADLK;
+}
+
 int ag_no_memory(const char *request)
 {
 	char key[96];

@@ -12,7 +12,10 @@
  *   the parent's certified schedule runs and the failing one is refused
  *   with a record, on the log or on standard error;
  * - a clone(CLONE_VM|CLONE_FILES) child's close is the parent's: the
- *   guard follows it.
+ *   guard follows it;
+ * - a handler submitting while its thread is in the guard's probe, or
+ *   in the driver's submit of a schedule the guard holds: refused with
+ *   EDEADLK and a record, never run, no deadlock.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -31,61 +34,55 @@
 
 #define BLOCKED "arenaguard: blocked submission of"
 
-/* guard-share-client cmd under the guard (preload: the LD_PRELOAD
- * entry), its records in the log unless to_stderr; asserts a clean run
- * and one blocked submission recorded.  The output, to free. */
-static char *share(const char *cmd, const char *preload, int to_stderr)
+/* argv under the guard (preload: the LD_PRELOAD entry) on a driver
+ * without seals, its records in the log unless to_stderr; asserts a
+ * clean run and a blocked submission recorded.  The records, to free. */
+static char *guarded(const char *const argv[], const char *preload,
+		     int to_stderr)
 {
 	char log_env[1100];
 	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
 		 scratch_path("guard.log"));
 	const char *env[] = { preload, "ARENASIM_REQUIRE_SEAL=0",
 			      to_stderr ? NULL : log_env, NULL };
-	const char *argv[] = { AG_SHARE_CLIENT, cmd, NULL };
 	struct run r;
 	spawn(&r, env, argv);
 	char *log = to_stderr ? strdup(r.err) : slurp(scratch_path("guard.log"));
 	ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL"),
-		      "%s exited %d\nstdout:\n%s\nstderr:\n%s\nrecords:\n%s",
-		      cmd, r.status, r.out, r.err, log);
-	ck_assert_msg(count(log, BLOCKED) >= 1, "%s: no record:\n%s\n%s", cmd,
-		      log, r.out);
+		      "%s %s exited %d\nstdout:\n%s\nstderr:\n%s\nrecords:\n%s",
+		      argv[0], argv[1], r.status, r.out, r.err, log);
+	ck_assert_msg(count(log, BLOCKED) >= 1, "%s: no record:\n%s\n%s",
+		      argv[1], log, r.out);
 	run_free(&r);
 	return log;
 }
 
-START_TEST(test_vfork_close)
+/* guard-share-client cmd, as guarded() runs it. */
+static char *share(const char *cmd, const char *preload, int to_stderr)
 {
-	free(share("vfork", PRELOAD_GUARD, 0));
+	const char *argv[] = { AG_SHARE_CLIENT, cmd, NULL };
+	return guarded(argv, preload, to_stderr);
 }
-END_TEST
 
-/* Its records on standard error: the guard's copy of it must survive
- * the child's dup2 onto 2 and close_range. */
-START_TEST(test_vfork_like_subprocess)
-{
-	free(share("vforkrange", PRELOAD_GUARD, 1));
-	free(share("vforkrange", PRELOAD_GUARD, 0));
-}
-END_TEST
+/* The subcommands of children sharing the memory, each run with its
+ * records on the log and on standard error (the guard's copy of it must
+ * survive the child's dup2 onto 2 and close_range). */
+static const char *const children[] = {
+	"vfork",         /* a vfork child's close */
+	"vforkrange",    /* CPython's subprocess, in a vfork child */
+	"clonevm",       /* the same in a clone(CLONE_VM) child */
+	"clonefiles",    /* clone(CLONE_VM|CLONE_FILES): the parent's close */
+	"spawn",         /* posix_spawn with close actions */
+};
 
-START_TEST(test_clone_vm)
-{
-	free(share("clonevm", PRELOAD_GUARD, 0));
-	free(share("clonevm", PRELOAD_GUARD, 1));
-}
-END_TEST
+#define N_CHILDREN (sizeof(children) / sizeof(children[0]))
 
-START_TEST(test_clone_vm_files)
+/* _i: child * 2 + whether the records go to standard error. */
+START_TEST(test_children)
 {
-	free(share("clonefiles", PRELOAD_GUARD, 0));
-}
-END_TEST
-
-START_TEST(test_posix_spawn)
-{
-	free(share("spawn", PRELOAD_GUARD, 0));
-	free(share("spawn", PRELOAD_GUARD, 1));
+	printf("share %s, records on %s\n", children[_i / 2],
+	       _i % 2 ? "stderr" : "the log");
+	free(share(children[_i / 2], PRELOAD_GUARD, _i % 2));
 }
 END_TEST
 
@@ -101,22 +98,19 @@ START_TEST(test_python_subprocess)
 		"sys.exit(lib.share_check())\n";
 	ck_assert_msg(access("/usr/bin/python3", X_OK) == 0,
 		      "/usr/bin/python3 is needed (scripts/bootstrap)");
-	char log_env[1100];
-	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
-		 scratch_path("guard.log"));
-	const char *env[] = { PRELOAD_GUARD, "ARENASIM_REQUIRE_SEAL=0",
-			      log_env, NULL };
 	const char *argv[] = { "/usr/bin/python3", "-c", script, AG_SHARE_LIB,
 			       NULL };
-	struct run r;
-	spawn(&r, env, argv);
-	char *log = slurp(scratch_path("guard.log"));
-	ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL"),
-		      "python3 exited %d\nstdout:\n%s\nstderr:\n%s\nlog:\n%s",
-		      r.status, r.out, r.err, log);
-	ck_assert_msg(count(log, BLOCKED) == 1, "%s", log);
+	free(guarded(argv, PRELOAD_GUARD, 0));
+}
+END_TEST
+
+START_TEST(test_handler_inside_guard)
+{
+	char *log = share("handler", "LD_PRELOAD=" AG_PRELOAD_FIRST
+			  AG_GUARD_LIB " " AG_SIGHOOK " " AG_ARENASIM, 0);
+	ck_assert_msg(strstr(log, "while its thread was inside the guard"),
+		      "%s", log);
 	free(log);
-	run_free(&r);
 }
 END_TEST
 
@@ -131,12 +125,9 @@ Suite *suite_share(void)
 	TCase *t = tcase_create("share");
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_set_timeout(t, 60);
-	tcase_add_test(t, test_vfork_close);
-	tcase_add_test(t, test_vfork_like_subprocess);
-	tcase_add_test(t, test_clone_vm);
-	tcase_add_test(t, test_clone_vm_files);
-	tcase_add_test(t, test_posix_spawn);
+	tcase_add_loop_test(t, test_children, 0, (int)(2 * N_CHILDREN));
 	tcase_add_test(t, test_python_subprocess);
+	tcase_add_test(t, test_handler_inside_guard);
 	suite_add_tcase(s, t);
 	return s;
 }
