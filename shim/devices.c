@@ -374,18 +374,47 @@ void ag_fd_set(int fd, struct ag_file *f)
 	replace(s, (uintptr_t)f);
 }
 
-void ag_fd_forget(int fd)
+/*
+ * Puts v in the slot for a close or dup this process made, unless the
+ * slot holds a file (or a close under way) and this is a child that
+ * shares the guard's memory but has its own copy of the fd table
+ * (vfork): its descriptors are not the ones the table is kept for.
+ * *asked is that answer once asked (-1 before): a descriptor the guard
+ * does not track costs no system call.  0 when the slot was left.
+ */
+static int change(slot_t *s, uintptr_t v, int *asked)
+{
+	uintptr_t old = atomic_load_explicit(s, memory_order_relaxed);
+	if (is_file(old) || old == (uintptr_t)AG_FD_CLOSING) {
+		if (*asked < 0)
+			*asked = ag_process_shares_fds();
+		if (!*asked)
+			return 0;
+	}
+	replace(s, v);
+	return 1;
+}
+
+/* ag_fd_forget, with *asked as in change(). */
+static void forget(int fd, int *asked)
 {
 	slot_t *s = slot(fd, 0);
 	if (s && atomic_load_explicit(s, memory_order_relaxed) != 0)
-		replace(s, (uintptr_t)AG_FD_UNKNOWN);
+		change(s, (uintptr_t)AG_FD_UNKNOWN, asked);
+}
+
+void ag_fd_forget(int fd)
+{
+	int asked = -1;
+	forget(fd, &asked);
 }
 
 void ag_fd_closing(int fd)
 {
 	slot_t *s = slot(fd, 0);
+	int asked = -1;
 	if (s)
-		replace(s, (uintptr_t)AG_FD_CLOSING);
+		change(s, (uintptr_t)AG_FD_CLOSING, &asked);
 }
 
 void ag_fd_closed(int fd)
@@ -399,6 +428,7 @@ void ag_fd_closed(int fd)
 
 void ag_fd_forget_range(unsigned int first, unsigned int last)
 {
+	int asked = -1;
 	for (unsigned int c = first >> CHUNK_BITS;
 	     c < MAX_CHUNKS && c <= last >> CHUNK_BITS; c++) {
 		if (!atomic_load(&chunks[c]))
@@ -409,7 +439,7 @@ void ag_fd_forget_range(unsigned int first, unsigned int last)
 		if (hi > last)
 			hi = last;
 		for (unsigned int fd = lo; fd <= hi; fd++)
-			ag_fd_forget((int)fd);
+			forget((int)fd, &asked);
 	}
 }
 
@@ -419,6 +449,9 @@ void ag_fd_dup(int oldfd, int newfd)
 		return;
 	struct ag_file *f = ag_fd_peek(oldfd);
 	if (f > AG_FD_NOTDEV) {
+		/* newfd becomes the device: not in a vfork child's copy. */
+		if (!ag_process_shares_fds())
+			return;
 		f = ag_fd_file(oldfd);      /* referenced, checked */
 		ag_fd_set(newfd, f);
 		ag_file_unref(f);

@@ -646,9 +646,6 @@ void ag_report_fds_taken(unsigned int first, unsigned int last);
  * each, written without an allocation or a lock its thread may hold
  * (async-signal-safe); counted as blocked.  Returns -EDEADLK. */
 int ag_report_reentered(const char *what, int fd);
-/* Whether [first, last] holds one of the guard's descriptors, or
- * standard error while the guard keeps a copy of it (a few loads). */
-int ag_report_fds_in(unsigned int first, unsigned int last);
 
 /* One record for a failing or uncertifiable submission (deduplicated by
  * program and verdict).  v may be NULL for the cases without a verdict,
@@ -786,8 +783,6 @@ void ag_ring_fds_closed(unsigned int first, unsigned int last);
 /* Whether the SQEs ring has not handed to the kernel yet hold a
  * URING_CMD (lock-free, async-signal-safe). */
 int ag_uring_pending_cmd(struct io_uring *ring);
-/* Whether a known ring's fd is in [first, last] (the same walk). */
-int ag_ring_fds_in(unsigned int first, unsigned int last);
 /* io_uring_resize_rings moved ring's SQ ring from old_sq_ring. */
 void ag_ring_moved(void *old_sq_ring, struct io_uring *ring);
 /* The generic io_uring_register(), after the kernel answered rc: the

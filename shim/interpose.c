@@ -245,25 +245,17 @@ static int loaded(void)
 }
 
 /*
- * Whether a close of, or a dup onto, [first, last] (and a dup from
- * `from`, -1 for none) is to be followed in the guard's tables.  Yes,
- * without asking, when none of them is a descriptor the guard tracks
- * (a device fd or one being closed, one of its own, standard error, a
- * ring's): following it only marks the slots' closes, as before.  Else
- * the kernel is asked which process this is (ag_process_shares_fds): a
- * vfork or posix_spawn child has its own copy of the fd table, and its
- * closes and dups, made in the parent's memory, must change nothing of
- * the parent's guard (docs/guard.md, "Threads and fork").
+ * The wrappers below keep the guard's tables in step with the
+ * application's descriptors.  Each table, before it changes for a
+ * descriptor it tracks (a device fd, the guard's own, standard error, a
+ * ring's), asks whether this process's closes and dups are the guard's
+ * to follow (ag_process_shares_fds): a vfork or posix_spawn child has its
+ * own copy of the fd table, and what it does to it, in the parent's
+ * memory, must change nothing of the parent's guard (docs/guard.md,
+ * "Threads and fork").  A descriptor the guard does not track costs no
+ * such question.  ag_inside: a device's close may free its mirror, under
+ * locks a signal handler's request must not wait for.
  */
-static int followed(unsigned int first, unsigned int last, int from)
-{
-	int tracked = first != last ||                 /* a range: ask */
-		      ag_fd_peek((int)first) > AG_FD_NOTDEV ||
-		      (from >= 0 && ag_fd_peek(from) > AG_FD_NOTDEV) ||
-		      ag_report_fds_in(first, last) ||
-		      ag_ring_fds_in(first, last);
-	return !tracked || ag_process_shares_fds();
-}
 
 /* close before the guard has loaded (another library's constructor,
  * which runs first) has nothing of the guard's to keep track of, and
@@ -275,10 +267,9 @@ int close(int fd)
 	if (__builtin_expect(!loaded(), 0))
 		return (int)syscall(SYS_close, fd);
 	NEED(close, (errno = ENOSYS, -1));
-	if (ag_cfg.mode == AG_OFF ||
-	    !followed((unsigned int)fd, (unsigned int)fd, -1))
+	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
-	ag_inside++;          /* a device's close may free its mirror */
+	ag_inside++;
 	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
 	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
@@ -293,8 +284,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	if (__builtin_expect(!loaded(), 0))     /* as close */
 		return (int)syscall(SYS_close_range, first, last, flags);
 	NEED(close_range, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC) &&
-	    followed(first, last, -1)) {
+	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		ag_inside++;
 		ag_report_fds_taken(first, last);
 		ag_fd_forget_range(first, last);
@@ -308,8 +298,7 @@ int dup(int fd)
 {
 	NEED(dup, (errno = ENOSYS, -1));
 	int rc = next_dup(fd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF &&
-	    followed((unsigned int)rc, (unsigned int)rc, fd)) {
+	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
 		ag_inside++;
 		ag_fd_dup(fd, rc);
 		ag_inside--;
@@ -317,9 +306,9 @@ int dup(int fd)
 	return rc;
 }
 
-/* dup2 and dup3 onto newfd (which they close first), when followed:
- * after the call succeeded. */
-static void dup_after(int oldfd, int newfd)
+/* dup2 and dup3 onto newfd, which they close first: after the call
+ * succeeded. */
+static void duped(int oldfd, int newfd)
 {
 	ag_inside++;
 	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
@@ -330,26 +319,22 @@ static void dup_after(int oldfd, int newfd)
 int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, (errno = ENOSYS, -1));
-	int follow = ag_cfg.mode != AG_OFF && oldfd != newfd &&
-		     followed((unsigned int)newfd, (unsigned int)newfd, oldfd);
-	if (follow)
+	if (ag_cfg.mode != AG_OFF && oldfd != newfd)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup2(oldfd, newfd);
-	if (rc >= 0 && follow)
-		dup_after(oldfd, newfd);
+	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd)
+		duped(oldfd, newfd);
 	return rc;
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, (errno = ENOSYS, -1));
-	int follow = ag_cfg.mode != AG_OFF &&
-		     followed((unsigned int)newfd, (unsigned int)newfd, oldfd);
-	if (follow)
+	if (ag_cfg.mode != AG_OFF)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup3(oldfd, newfd, flags);
-	if (rc >= 0 && follow)
-		dup_after(oldfd, newfd);
+	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+		duped(oldfd, newfd);
 	return rc;
 }
 

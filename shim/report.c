@@ -728,8 +728,7 @@ static int same_file(int fd, const struct own_fd *o)
 	       st.st_ino == o->ino;
 }
 
-/* Whether one of the guard's descriptors is in [first, last]. */
-static int own_in(unsigned int first, unsigned int last)
+void ag_report_fds_taken(unsigned int first, unsigned int last)
 {
 	struct own_fd *all[] = { &log_out, &err_out, &dump_out };
 	int mine = 0;
@@ -739,27 +738,11 @@ static int own_in(unsigned int first, unsigned int last)
 		mine |= fd >= 0 && (unsigned int)fd >= first &&
 			(unsigned int)fd <= last;
 	}
-	return mine;
-}
-
-/* Whether standard error, which the guard holds a copy of, is in
- * [first, last]. */
-static int stderr_in(unsigned int first, unsigned int last)
-{
-	return first <= STDERR_FILENO && STDERR_FILENO <= last &&
-	       atomic_load_explicit(&err_out.fd, memory_order_relaxed) >= 0;
-}
-
-int ag_report_fds_in(unsigned int first, unsigned int last)
-{
-	return own_in(first, last) || stderr_in(first, last);
-}
-
-void ag_report_fds_taken(unsigned int first, unsigned int last)
-{
-	struct own_fd *all[] = { &log_out, &err_out, &dump_out };
-	int stderr_too = stderr_in(first, last);
-	if (!own_in(first, last) && !stderr_too)
+	int stderr_too = first <= STDERR_FILENO && STDERR_FILENO <= last &&
+			 atomic_load_explicit(&err_out.fd,
+					      memory_order_relaxed) >= 0;
+	/* A child with its own fd table (vfork) takes only its copies. */
+	if ((!mine && !stderr_too) || !ag_process_shares_fds())
 		return;
 	int saved = errno;
 	struct out_state state = lock_out();

@@ -467,30 +467,20 @@ void ag_ring_forget(struct io_uring *ring)
 	pthread_mutex_unlock(&ring_lock);
 }
 
-/* r's fd when it is in [first, last], else -1. */
-static int fd_in(struct ring_state *r, unsigned int first, unsigned int last)
-{
-	int fd = atomic_load_explicit(&r->ring_fd, memory_order_relaxed);
-	return fd >= 0 && (unsigned int)fd >= first && (unsigned int)fd <= last
-		? fd : -1;
-}
-
-int ag_ring_fds_in(unsigned int first, unsigned int last)
-{
-	for (struct ring_state *r = atomic_load(&rings); r;
-	     r = atomic_load(&r->next))
-		if (fd_in(r, first, last) >= 0)
-			return 1;
-	return 0;
-}
-
 void ag_ring_fds_closed(unsigned int first, unsigned int last)
 {
+	int asked = -1;           /* ag_process_shares_fds, once asked */
 	for (struct ring_state *r = atomic_load(&rings); r;
 	     r = atomic_load(&r->next)) {
-		int fd = fd_in(r, first, last);
-		if (fd >= 0)
-			atomic_compare_exchange_strong(&r->ring_fd, &fd, -1);
+		int fd = atomic_load_explicit(&r->ring_fd, memory_order_relaxed);
+		if (fd < 0 || (unsigned int)fd < first ||
+		    (unsigned int)fd > last)
+			continue;
+		if (asked < 0)
+			asked = ag_process_shares_fds();
+		if (!asked)
+			return;   /* a vfork child's copy: not the guard's */
+		atomic_compare_exchange_strong(&r->ring_fd, &fd, -1);
 	}
 }
 
