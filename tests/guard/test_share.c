@@ -87,6 +87,14 @@ START_TEST(test_children)
 {
 	printf("share %s, records on %s\n", children[_i / 2],
 	       _i % 2 ? "stderr" : "the log");
+	/* ThreadSanitizer's runtime cannot run instrumented code in a
+	 * clone(CLONE_VM) child (it crashes there, guard or not); the
+	 * other builds run these. */
+	if (strstr(AG_PRELOAD_FIRST, "tsan") &&
+	    !strncmp(children[_i / 2], "clone", 5)) {
+		printf("not under ThreadSanitizer\n");
+		return;
+	}
 	free(share(children[_i / 2], PRELOAD_GUARD, _i % 2));
 }
 END_TEST
