@@ -171,47 +171,49 @@ static int reentered(void)
 
 /* ---- ioctl ---- */
 
-static int guarded_ioctl_in(int fd, unsigned long request, void *arg,
-			    ioctl_fn next)
+/* A guarded request from a signal handler whose thread is inside the
+ * guard: refused on what may be the device, never forwarded unchecked,
+ * never waiting (guard.h, ag_inside). */
+__attribute__((noinline, cold))
+static int reentered_ioctl(int fd, unsigned long request, void *arg,
+			   ioctl_fn next)
 {
+	if (!ag_fd_maybe_device(fd))
+		return next(fd, request, arg);
+	errno = -ag_report_reentered("a device ioctl", fd);
+	return -1;
+}
+
+/* A guarded request, decided inside the guard (ag_inside counted). */
+static int guarded_ioctl(int fd, unsigned long request, void *arg,
+			 ioctl_fn next)
+{
+	if (reentered())
+		return reentered_ioctl(fd, request, arg, next);
 	int saved = errno;
+	ag_inside++;
 	struct ag_file *f = ag_fd_file(fd);
 	int refuse = f ? 0 : errno;
 	errno = saved;
-	if (refuse)           /* maybe the device, unchecked: never passed */
-		return refuse == ENOMEM
-			? ag_no_memory("a request on a device fd") : -refuse;
+	if (refuse) {         /* maybe the device, unchecked: never passed */
+		errno = refuse == ENOMEM
+			? -ag_no_memory("a request on a device fd") : refuse;
+		ag_inside--;
+		return -1;
+	}
 	if (!f) {
-		int rc = next(fd, request, arg);
-		return rc < 0 ? -errno : rc;
+		ag_inside--;
+		return next(fd, request, arg);
 	}
 	/* The kernel's ioctl takes an unsigned int command. */
 	int rc = ag_ioctl(f, fd, (unsigned int)request, (uintptr_t)arg);
 	ag_file_unref(f);
-	errno = saved;
-	return rc;
-}
-
-/* A guarded request: decided inside the guard (ag_inside counted), or,
- * when this thread is inside it already (a signal handler), refused on
- * what may be the device, never forwarded unchecked. */
-static int guarded_ioctl(int fd, unsigned long request, void *arg,
-			 ioctl_fn next)
-{
-	int rc;
-	if (reentered()) {
-		if (!ag_fd_maybe_device(fd))
-			return next(fd, request, arg);
-		rc = ag_report_reentered("a device ioctl", fd);
-	} else {
-		ag_inside++;
-		rc = guarded_ioctl_in(fd, request, arg, next);
-		ag_inside--;
-	}
+	ag_inside--;
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
 	}
+	errno = saved;
 	return rc;
 }
 
