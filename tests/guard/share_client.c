@@ -23,6 +23,7 @@
  *                the certified schedule (libguard-sighook.so, preloaded
  *                between guard and simulator, raises the signal there):
  *                refused, never run, never a hang (alarm: 10 s)
+ *   handleruring the same in the probe, the handler submitting by io_uring
  *
  * It is also a library (libguard-share.so) for python3's ctypes:
  * share_setup() then share_check(), with subprocess.run in between.
@@ -152,16 +153,46 @@ static void cmd_spawn(void)
 
 static volatile sig_atomic_t handled;
 static int handler_rc[2];
+/* What the handler submits on: the failing schedule, then the good one
+ * (dev's, or another open file's whose path is io_uring). */
+static struct cdev *handler_dev = &dev;
+static uint32_t handler_sched[2];
 
 static void submit_in_handler(int sig)
 {
 	(void)sig;
 	int saved = errno;
 	uint64_t seqno = 0;
-	handler_rc[0] = cdev_submit(&dev, failing, &seqno);
-	handler_rc[1] = cdev_submit(&dev, good, &seqno);
+	for (int i = 0; i < 2; i++)
+		handler_rc[i] = cdev_submit(handler_dev, handler_sched[i],
+					    &seqno);
 	handled++;
 	errno = saved;
+}
+
+/* libguard-sighook.so's sighook_arm, or NULL with a FAIL line. */
+static void (*sighook(void))(int)
+{
+	void (*arm)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "sighook_arm");
+	check(arm != NULL, "libguard-sighook.so is preloaded");
+	if (arm) {
+		struct sigaction sa = { .sa_handler = submit_in_handler };
+		sigaction(SIGUSR1, &sa, NULL);
+	}
+	return arm;
+}
+
+/* The handler raised in the guard's probe of a new open file (the hook
+ * raises in DRM_IOCTL_VERSION, asked at its first guarded request). */
+static void raise_in_probe(void (*arm)(int))
+{
+	struct cdev other;
+	open_or_exit(&other, CP_IOCTL);
+	handled = 0;
+	arm(1);
+	program(&other, PROG_GOOD);
+	arm(0);
+	cdev_close(&other);
 }
 
 /* The handler ran once, in `where`, and both its submits were refused
@@ -177,25 +208,15 @@ static void handler_refused(const char *where)
 
 static void cmd_handler(void)
 {
-	void (*arm)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "sighook_arm");
-	if (!arm) {
-		check(0, "libguard-sighook.so is preloaded");
+	void (*arm)(int) = sighook();
+	if (!arm)
 		return;
-	}
 	alarm(10);                       /* a deadlock ends the run */
-	struct sigaction sa = { .sa_handler = submit_in_handler };
-	sigaction(SIGUSR1, &sa, NULL);
+	handler_sched[0] = failing;
+	handler_sched[1] = good;
 	for (int round = 0; round < 10; round++) {
-		/* In a probe: a second open file of the device, first seen
-		 * by its first request (the hook raises in DRM_IOCTL_VERSION). */
-		struct cdev other;
-		open_or_exit(&other, CP_IOCTL);
-		handled = 0;
-		arm(1);
-		program(&other, PROG_GOOD);
-		arm(0);
+		raise_in_probe(arm);
 		handler_refused("the probe");
-		cdev_close(&other);
 		/* In the driver's submit of the certified schedule: its
 		 * thread holds the guard's locks (the hook raises in the
 		 * submit). */
@@ -211,6 +232,28 @@ static void cmd_handler(void)
 		check(share_check() == 0, "round %d: outside the handler, "
 		      "decided as usual", round);
 	}
+	alarm(0);
+}
+
+/* The same by io_uring: the handler's submits (liburing's
+ * submit_and_wait of a URING_CMD) while its thread is in the probe. */
+static void cmd_handler_uring(void)
+{
+	void (*arm)(int) = sighook();
+	if (!arm)
+		return;
+	alarm(10);
+	struct cdev ring_dev;
+	open_or_exit(&ring_dev, CP_URING);
+	uint32_t prog = program(&ring_dev, PROG_GOOD);
+	handler_sched[0] = schedule(&ring_dev, prog, prog_bad_d_refs, 4);
+	handler_sched[1] = schedule(&ring_dev, prog, prog_good_refs, 2);
+	handler_dev = &ring_dev;
+	raise_in_probe(arm);
+	handler_refused("the probe, by io_uring");
+	check(cdev_all(&ring_dev, PROG_OUT, 64, 0.0f), "neither ran");
+	/* Its SQEs stay queued in that ring (liburing's way with a
+	 * failed submit); the ring is not used again. */
 	alarm(0);
 }
 
@@ -234,6 +277,8 @@ int main(int argc, char **argv)
 		cmd_spawn();
 	else if (!strcmp(cmd, "handler"))
 		cmd_handler();
+	else if (!strcmp(cmd, "handleruring"))
+		cmd_handler_uring();
 	else {
 		fprintf(stderr, "guard-share-client: no subcommand %s\n", cmd);
 		return 2;

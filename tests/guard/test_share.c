@@ -121,8 +121,9 @@ END_TEST
 
 START_TEST(test_handler_inside_guard)
 {
-	char *log = share("handler", "LD_PRELOAD=" AG_PRELOAD_FIRST
-			  AG_GUARD_LIB " " AG_SIGHOOK " " AG_ARENASIM, 0);
+	char *log = share(_i ? "handleruring" : "handler",
+			  "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			  AG_SIGHOOK " " AG_ARENASIM, 0);
 	ck_assert_msg(strstr(log, "while its thread was inside the guard"),
 		      "%s", log);
 	free(log);
@@ -142,7 +143,7 @@ Suite *suite_share(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_loop_test(t, test_children, 0, (int)(2 * N_CHILDREN));
 	tcase_add_test(t, test_python_subprocess);
-	tcase_add_test(t, test_handler_inside_guard);
+	tcase_add_loop_test(t, test_handler_inside_guard, 0, 2);
 	suite_add_tcase(s, t);
 	return s;
 }
