@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,42 @@ START_TEST(test_handler_inside_guard)
 }
 END_TEST
 
+/* Under log_format=json: each refusal a "refused" line that parses. */
+START_TEST(test_handler_json)
+{
+	char log_env[1100];
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("guard.log"));
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_SIGHOOK " " AG_ARENASIM,
+			      "ARENASIM_REQUIRE_SEAL=0",
+			      "ARENAGUARD_OPTIONS=log_format=json", log_env,
+			      NULL };
+	const char *argv[] = { AG_SHARE_CLIENT, "handleruring", NULL };
+	struct run r;
+	spawn(&r, env, argv);
+	char *log = slurp(scratch_path("guard.log"));
+	ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL"),
+		      "exited %d\n%s\n%s\n%s", r.status, r.out, r.err, log);
+	int refused = 0;
+	for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+		json_error_t err;
+		json_t *o = json_loads(line, 0, &err);
+		ck_assert_msg(o, "not JSON: %s (%s)", line, err.text);
+		const char *event = json_string_value(json_object_get(o, "event"));
+		if (event && !strcmp(event, "refused")) {
+			refused++;
+			ck_assert_str_eq(json_string_value(json_object_get(
+						 o, "errno")), "EDEADLK");
+		}
+		json_decref(o);
+	}
+	ck_assert_int_eq(refused, 2);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -144,6 +181,7 @@ Suite *suite_share(void)
 	tcase_add_loop_test(t, test_children, 0, (int)(2 * N_CHILDREN));
 	tcase_add_test(t, test_python_subprocess);
 	tcase_add_loop_test(t, test_handler_inside_guard, 0, 2);
+	tcase_add_test(t, test_handler_json);
 	suite_add_tcase(s, t);
 	return s;
 }
