@@ -3,12 +3,12 @@
  * Which process is running the guard's code.  The guard keeps its state
  * (the fd table, the mirrors, its own descriptors) for one process: the
  * one that loaded it, or the child of a fork(), which gets a copy and
- * is marked again by the atfork child handler.  A child that shares the
- * guard's memory without being a thread of it (vfork, posix_spawn,
- * clone(CLONE_VM) without CLONE_THREAD, and a raw fork system call,
- * which runs no atfork handler) runs the wrappers on that same state
- * until it execs: what it does to its own descriptors must not be
- * taken for what the guard's process did to its (docs/guard.md,
+ * is marked again by the atfork child handler (or, without one, when
+ * kcmp(KCMP_VM) first says its memory is its own).  A child that shares
+ * the guard's memory without being a thread of it (vfork, posix_spawn,
+ * clone(CLONE_VM) without CLONE_THREAD) runs the wrappers on that same
+ * state until it execs: what it does to its own descriptors must not
+ * be taken for what the guard's process did to its (docs/guard.md,
  * "Threads and fork").
  *
  * Nothing in memory tells such a child from its parent (it shares the
@@ -41,10 +41,20 @@ int ag_process_shares_fds(void)
 	if (self == own || own == 0)      /* the guard's process (or unmarked) */
 		return 1;
 	int saved = errno;
-	/* 0: one fd table (clone(CLONE_VM|CLONE_FILES)); 1 or 2: two (a
-	 * vfork child's copy); -1: kcmp denied (seccomp, ptrace access) or
-	 * absent, so the guard cannot tell and takes it as shared (fail
-	 * closed: the parent forgets the descriptors and probes again). */
+	/* Another address space: a copy of the guard's memory, its own (a
+	 * fork whose atfork handler has not run yet, another library's
+	 * child handler closing first; a raw fork system call, _Fork):
+	 * this process is the one whose state it is. */
+	if (syscall(SYS_kcmp, self, own, KCMP_VM, 0, 0) > 0) {
+		ag_process_mark();
+		errno = saved;
+		return 1;
+	}
+	/* The same memory.  0: one fd table (clone(CLONE_VM|CLONE_FILES));
+	 * 1 or 2: two (a vfork child's copy); -1: kcmp denied (seccomp,
+	 * ptrace access) or absent, so the guard cannot tell and takes it
+	 * as shared (fail closed: the parent forgets the descriptors and
+	 * probes again). */
 	long rc = syscall(SYS_kcmp, self, own, KCMP_FILES, 0, 0);
 	errno = saved;
 	return rc <= 0;
