@@ -136,6 +136,23 @@ static double child_fionread(long n)
 	return time_op(fionread, &p[0], n);
 }
 
+/* An unrelated close: a dup of a pipe's end, closed (the guard's dup
+ * and close wrappers, neither fd a device). */
+static void dup_close(void *ctx)
+{
+	int fd = dup(*(int *)ctx);
+	if (fd < 0 || close(fd) != 0)
+		die("dup and close", errno);
+}
+
+static double child_dup_close(long n)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		die("pipe", errno);
+	return time_op(dup_close, &p[0], n);
+}
+
 struct reader {
 	struct io_uring ring;
 	int fd;
@@ -538,6 +555,7 @@ static int child(const char *what, long n)
 		double (*fn)(long);
 	} timed[] = {
 		{ "fionread", child_fionread },
+		{ "dup-close", child_dup_close },
 		{ "uring-read", child_uring_read },
 		{ "submit-ioctl", child_submit_ioctl },
 		{ "submit-heap", child_submit_heap },
@@ -703,6 +721,9 @@ struct measure {
 static const struct measure measures[] = {
 	{ "unrelated ioctl (FIONREAD, pipe)", { "fionread", "fionread" },
 	  NULL, { &no_guard, &guard }, RATIO, 1.05, 100000, 20000, 3 },
+	{ "unrelated close (dup and close of a pipe fd)",
+	  { "dup-close", "dup-close" }, NULL, { &no_guard, &guard }, RATIO,
+	  0, 100000, 20000, 3 },
 	{ "unrelated io_uring read (/dev/zero)",
 	  { "uring-read", "uring-read" }, NULL, { &no_guard, &guard }, RATIO,
 	  1.05, 100000, 10000, 3 },

@@ -113,12 +113,12 @@ static int ag_probe_device_err(int fd, int *err)
 {
 	char name[sizeof(ARENA_DRIVER_NAME)];
 	struct drm_version v = { .name_len = sizeof(name), .name = name };
-	ag_inside++;
+	/* Not a guarded request: the interposed ioctl hands it on after
+	 * one compare (ag_is_guarded_request), with no flag to consult. */
 	int saved = errno;
 	int rc = ioctl(fd, DRM_IOCTL_VERSION, &v);
 	*err = rc != 0 ? errno : 0;
 	errno = saved;
-	ag_inside--;
 	if (rc != 0)
 		return *err == ENOTTY || *err == EINVAL ? 0 : -1;
 	return v.name_len == sizeof(name) - 1 &&
@@ -161,9 +161,7 @@ static struct ag_file *find_alias(int fd)
 int ag_fstatat(int dirfd, const char *path, struct stat *st)
 {
 	int saved = errno;
-	ag_inside++;
 	int rc = path ? fstatat(dirfd, path, st, 0) : fstat(dirfd, st);
-	ag_inside--;
 	errno = saved;
 	return rc;
 }
@@ -230,6 +228,19 @@ static int still_notdev(int fd, uintptr_t v)
 	       (!S_ISCHR(st.st_mode));   /* never the device either */
 }
 
+int ag_fd_maybe_device(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	uintptr_t v = s ? atomic_load(s) : (uintptr_t)AG_FD_UNKNOWN;
+	if (is_notdev(v))
+		return !still_notdev(fd, v);
+	if (v != (uintptr_t)AG_FD_UNKNOWN)
+		return 1;            /* a file, or a close under way */
+	struct stat st;
+	return ag_fstatat(fd, NULL, &st) == 0 && S_ISCHR(st.st_mode) &&
+	       major(st.st_rdev) == ARENA_ACCEL_MAJOR;
+}
+
 struct ag_file *ag_fd_peek(int fd)
 {
 	slot_t *s = slot(fd, 0);
@@ -266,6 +277,18 @@ void ag_fd_set_notdev(int fd, const struct stat *st)
 	uintptr_t unknown = (uintptr_t)AG_FD_UNKNOWN;
 	if (s)
 		atomic_compare_exchange_strong(s, &unknown, notdev_of(st));
+}
+
+/* A probe's answer p for this request only: a child that shares the
+ * guard's memory but not its fd table (vfork) has its own fd numbers,
+ * which must not enter the parent's table.  A file of it is new (its
+ * creations are not kept: its schedules are unknown, and refused). */
+static struct ag_file *unkept(uintptr_t p)
+{
+	if (is_file(p))
+		return (struct ag_file *)p;
+	errno = 0;
+	return NULL;
 }
 
 struct ag_file *ag_fd_file(int fd)
@@ -305,6 +328,8 @@ struct ag_file *ag_fd_file(int fd)
 			uintptr_t p = probe(fd);
 			if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
 				return NULL;     /* errno: refuse, or pass */
+			if (!ag_process_shares_fds())
+				return unkept(p);
 			if (is_file(p))
 				ag_file_ref((struct ag_file *)p); /* ours */
 			uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
@@ -347,18 +372,47 @@ void ag_fd_set(int fd, struct ag_file *f)
 	replace(s, (uintptr_t)f);
 }
 
-void ag_fd_forget(int fd)
+/*
+ * Puts v in the slot for a close or dup this process made, unless the
+ * slot holds a file (or a close under way) and this is a child that
+ * shares the guard's memory but has its own copy of the fd table
+ * (vfork): its descriptors are not the ones the table is kept for.
+ * *asked is that answer once asked (-1 before): a descriptor the guard
+ * does not track costs no system call.  0 when the slot was left.
+ */
+static int change(slot_t *s, uintptr_t v, int *asked)
+{
+	uintptr_t old = atomic_load_explicit(s, memory_order_relaxed);
+	if (is_file(old) || old == (uintptr_t)AG_FD_CLOSING) {
+		if (*asked < 0)
+			*asked = ag_process_shares_fds();
+		if (!*asked)
+			return 0;
+	}
+	replace(s, v);
+	return 1;
+}
+
+/* ag_fd_forget, with *asked as in change(). */
+static void forget(int fd, int *asked)
 {
 	slot_t *s = slot(fd, 0);
 	if (s && atomic_load_explicit(s, memory_order_relaxed) != 0)
-		replace(s, (uintptr_t)AG_FD_UNKNOWN);
+		change(s, (uintptr_t)AG_FD_UNKNOWN, asked);
+}
+
+void ag_fd_forget(int fd)
+{
+	int asked = -1;
+	forget(fd, &asked);
 }
 
 void ag_fd_closing(int fd)
 {
 	slot_t *s = slot(fd, 0);
+	int asked = -1;
 	if (s)
-		replace(s, (uintptr_t)AG_FD_CLOSING);
+		change(s, (uintptr_t)AG_FD_CLOSING, &asked);
 }
 
 void ag_fd_closed(int fd)
@@ -372,6 +426,7 @@ void ag_fd_closed(int fd)
 
 void ag_fd_forget_range(unsigned int first, unsigned int last)
 {
+	int asked = -1;
 	for (unsigned int c = first >> CHUNK_BITS;
 	     c < MAX_CHUNKS && c <= last >> CHUNK_BITS; c++) {
 		if (!atomic_load(&chunks[c]))
@@ -382,7 +437,7 @@ void ag_fd_forget_range(unsigned int first, unsigned int last)
 		if (hi > last)
 			hi = last;
 		for (unsigned int fd = lo; fd <= hi; fd++)
-			ag_fd_forget((int)fd);
+			forget((int)fd, &asked);
 	}
 }
 
@@ -392,6 +447,9 @@ void ag_fd_dup(int oldfd, int newfd)
 		return;
 	struct ag_file *f = ag_fd_peek(oldfd);
 	if (f > AG_FD_NOTDEV) {
+		/* newfd becomes the device: not in a vfork child's copy. */
+		if (!ag_process_shares_fds())
+			return;
 		f = ag_fd_file(oldfd);      /* referenced, checked */
 		ag_fd_set(newfd, f);
 		ag_file_unref(f);

@@ -96,12 +96,34 @@ void ag_bypass_check(void);
 extern int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
 
 /*
- * Nonzero while this thread runs guard code that may call back into the
- * interposed functions (libdrm's ioctls, the next io_uring_submit): those
- * calls go straight to the next function.  initial-exec: the library is
- * preloaded, and a TLS access must never allocate.
+ * How deep this thread is in the guard's code: a guarded request, a
+ * checked submit or enter, the ring bookkeeping, a probe, the start-up.
+ * The guard's own calls to the driver go to it directly (ag_driver_ioctl,
+ * the next functions), never through the interposed ones, so a guarded
+ * request that arrives while it is nonzero comes from a signal handler
+ * that interrupted the guard (its thread may hold the guard's locks):
+ * it is refused with EDEADLK and a record (ag_report_reentered), never
+ * forwarded.  initial-exec: the library is preloaded, and a TLS access
+ * must never allocate.
  */
 extern __thread int ag_inside __attribute__((tls_model("initial-exec")));
+
+/* ---- process.c: the guard's process, or a child sharing its memory ----- */
+
+/* This process is the one whose state the guard keeps (at load, and in
+ * a fork()'s child from its atfork handler). */
+void ag_process_mark(void);
+/*
+ * Whether a close or dup made now acts on the fd table the guard keeps
+ * state for: 1 in the guard's process (any thread), and in a child that
+ * shares its memory and its fd table (clone(CLONE_VM|CLONE_FILES)) or
+ * when kcmp(2) cannot say (fail closed: taken as shared); 0 in a child
+ * that shares its memory but has its own copy of the table (vfork,
+ * posix_spawn): its closes are its own, and change nothing of the
+ * guard's.  One getpid(2), and a kcmp(2) in such a child: call it only
+ * when the call touches a descriptor the guard tracks.
+ */
+int ag_process_shares_fds(void);
 
 /* ---- devices.c: the fd table ---------------------------------------------- */
 
@@ -158,6 +180,11 @@ void ag_fd_closed(int fd);
 void ag_fd_forget_range(unsigned int first, unsigned int last);
 /* newfd is now a dup of oldfd. */
 void ag_fd_dup(int oldfd, int newfd);
+/* Whether fd may be the device, without a lock, an allocation or a
+ * probe (async-signal-safe: a signal handler's request while its thread
+ * is inside the guard): 0 only when the table says "not the device" and
+ * fstat still agrees, or fd is no character device of the accel major. */
+int ag_fd_maybe_device(int fd);
 /* Whether fd is the arena device (DRM_IOCTL_VERSION name), without
  * caching: 1, 0, or -1 for a closed fd. */
 int ag_probe_device(int fd);
@@ -587,6 +614,11 @@ void ag_report_flush(void);
  * (close, dup2, dup3, close_range): the guard's own descriptors among
  * them move out of the way first (or are given up). */
 void ag_report_fds_taken(unsigned int first, unsigned int last);
+/* A guarded request (what, on fd, -1 for none) made while its thread
+ * was inside the guard: refused with EDEADLK, and said in one record
+ * each, written without an allocation or a lock its thread may hold
+ * (async-signal-safe); counted as blocked.  Returns -EDEADLK. */
+int ag_report_reentered(const char *what, int fd);
 
 /* One record for a failing or uncertifiable submission (deduplicated by
  * program and verdict).  v may be NULL for the cases without a verdict,
@@ -686,6 +718,8 @@ struct ag_reg {
 	const void *arg;        /* io_uring_register: what the kernel reads */
 	uint64_t copy[4];
 };
+/* ag_ring_reg_begin (and ag_ring_register_begin) to ag_ring_reg_end
+ * count as inside the guard (ag_inside). */
 void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
 		       unsigned int off, unsigned int nr);
 void ag_ring_reg_end(struct ag_reg *g);
@@ -695,6 +729,9 @@ void ag_ring_reg_end(struct ag_reg *g);
 const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 				   unsigned int opcode, const void *arg,
 				   unsigned int nr_args);
+/* Whether io_uring_register's opcode changes the registered files,
+ * which the guard follows (the others pass untouched). */
+int ag_ring_register_follows(unsigned int opcode);
 
 /* Registered files (called after the next function succeeded). */
 void ag_ring_files_set(struct io_uring *ring, const int *files,
@@ -716,6 +753,9 @@ void ag_ring_forget(struct io_uring *ring);
 /* fds first .. last were closed: a ring known by one of them is no
  * longer reachable so (a walk of the few rings, no lock). */
 void ag_ring_fds_closed(unsigned int first, unsigned int last);
+/* Whether the SQEs ring has not handed to the kernel yet hold a
+ * URING_CMD (lock-free, async-signal-safe). */
+int ag_uring_pending_cmd(struct io_uring *ring);
 /* io_uring_resize_rings moved ring's SQ ring from old_sq_ring. */
 void ag_ring_moved(void *old_sq_ring, struct io_uring *ring);
 /* The generic io_uring_register(), after the kernel answered rc: the

@@ -116,6 +116,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	ag_process_mark();
 	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(1);
@@ -138,6 +139,7 @@ static void resolve(void)
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
 	ag_driver_ioctl = forward_ioctl;
+	ag_process_mark();
 	atfork_first();
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
@@ -172,7 +174,14 @@ __attribute__((destructor)) static void guard_unload(void)
 
 static int off(void)
 {
-	return ag_cfg.mode == AG_OFF || ag_inside;
+	return ag_cfg.mode == AG_OFF;
+}
+
+/* Whether this thread is inside the guard already: a request now comes
+ * from a signal handler that interrupted it (guard.h, ag_inside). */
+static int reentered(void)
+{
+	return __builtin_expect(ag_inside != 0, 0);
 }
 
 /* Some liburing functions may be missing (an older liburing, or none in
@@ -187,23 +196,44 @@ static int off(void)
 
 /* ---- ioctl ---- */
 
+/* A guarded request from a signal handler whose thread is inside the
+ * guard: refused on what may be the device, never forwarded unchecked,
+ * never waiting (guard.h, ag_inside). */
+__attribute__((noinline, cold))
+static int reentered_ioctl(int fd, unsigned long request, void *arg,
+			   ioctl_fn next)
+{
+	if (!ag_fd_maybe_device(fd))
+		return next(fd, request, arg);
+	errno = -ag_report_reentered("a device ioctl", fd);
+	return -1;
+}
+
+/* A guarded request, decided inside the guard (ag_inside counted). */
 static int guarded_ioctl(int fd, unsigned long request, void *arg,
 			 ioctl_fn next)
 {
+	if (reentered())
+		return reentered_ioctl(fd, request, arg, next);
 	int saved = errno;
+	ag_inside++;
 	struct ag_file *f = ag_fd_file(fd);
 	int refuse = f ? 0 : errno;
 	errno = saved;
 	if (refuse) {         /* maybe the device, unchecked: never passed */
 		errno = refuse == ENOMEM
 			? -ag_no_memory("a request on a device fd") : refuse;
+		ag_inside--;
 		return -1;
 	}
-	if (!f)
+	if (!f) {
+		ag_inside--;
 		return next(fd, request, arg);
+	}
 	/* The kernel's ioctl takes an unsigned int command. */
 	int rc = ag_ioctl(f, fd, (unsigned int)request, (uintptr_t)arg);
 	ag_file_unref(f);
+	ag_inside--;
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
@@ -241,6 +271,19 @@ static int loaded(void)
 	return atomic_load_explicit(&next_ioctl, memory_order_acquire) != NULL;
 }
 
+/*
+ * The wrappers below keep the guard's tables in step with the
+ * application's descriptors.  Each table, before it changes for a
+ * descriptor it tracks (a device fd, the guard's own, standard error, a
+ * ring's), asks whether this process's closes and dups are the guard's
+ * to follow (ag_process_shares_fds): a vfork or posix_spawn child has its
+ * own copy of the fd table, and what it does to it, in the parent's
+ * memory, must change nothing of the parent's guard (docs/guard.md,
+ * "Threads and fork").  A descriptor the guard does not track costs no
+ * such question.  ag_inside: a device's close may free its mirror, under
+ * locks a signal handler's request must not wait for.
+ */
+
 /* close before the guard has loaded (another library's constructor,
  * which runs first: jansson seeding its hashes closes /dev/urandom) has
  * nothing of the guard's to keep track of, and does not load it from
@@ -252,11 +295,13 @@ int close(int fd)
 	NEED(close, (errno = ENOSYS, -1));
 	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
+	ag_inside++;
 	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
 	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
 	int rc = next_close(fd);
 	ag_fd_closed(fd);
+	ag_inside--;
 	return rc;
 }
 
@@ -266,9 +311,11 @@ int close_range(unsigned int first, unsigned int last, int flags)
 		return (int)syscall(SYS_close_range, first, last, flags);
 	NEED(close_range, (errno = ENOSYS, -1));
 	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
+		ag_inside++;
 		ag_report_fds_taken(first, last);
 		ag_fd_forget_range(first, last);
 		ag_ring_fds_closed(first, last);
+		ag_inside--;
 	}
 	return next_close_range(first, last, flags);
 }
@@ -277,9 +324,22 @@ int dup(int fd)
 {
 	NEED(dup, (errno = ENOSYS, -1));
 	int rc = next_dup(fd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
+		ag_inside++;
 		ag_fd_dup(fd, rc);
+		ag_inside--;
+	}
 	return rc;
+}
+
+/* dup2 and dup3 onto newfd, which they close first: after the call
+ * succeeded. */
+static void duped(int oldfd, int newfd)
+{
+	ag_inside++;
+	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
+	ag_fd_dup(oldfd, newfd);
+	ag_inside--;
 }
 
 int dup2(int oldfd, int newfd)
@@ -288,10 +348,8 @@ int dup2(int oldfd, int newfd)
 	if (ag_cfg.mode != AG_OFF && oldfd != newfd)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup2(oldfd, newfd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd) {
-		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
-		ag_fd_dup(oldfd, newfd);
-	}
+	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd)
+		duped(oldfd, newfd);
 	return rc;
 }
 
@@ -301,10 +359,8 @@ int dup3(int oldfd, int newfd, int flags)
 	if (ag_cfg.mode != AG_OFF)
 		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	int rc = next_dup3(oldfd, newfd, flags);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
-		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
-		ag_fd_dup(oldfd, newfd);
-	}
+	if (rc >= 0 && ag_cfg.mode != AG_OFF)
+		duped(oldfd, newfd);
 	return rc;
 }
 
@@ -427,11 +483,24 @@ static int call_wait_cqe_timeout(const struct submit_args *a)
 	return next_io_uring_wait_cqe_timeout(a->ring, a->cqe_ptr, a->ts);
 }
 
-/* A variant through the core, or (guard off) as it is. */
+/* A variant through the core (ag_inside counted), or (guard off) as it
+ * is; in a signal handler that interrupted the guard, refused when it
+ * would hand the kernel a device command (URING_CMD), which could not be
+ * checked without the locks its thread may hold. */
 static int submit(const struct submit_args *a, submit_variant variant,
 		  enum submit_shape shape)
 {
-	return off() ? variant(a) : submit_core(a, variant, shape);
+	if (off())
+		return variant(a);
+	if (reentered())
+		return ag_uring_pending_cmd(a->ring)
+			? ag_report_reentered("an io_uring submit of a device "
+					      "command", a->ring->ring_fd)
+			: variant(a);
+	ag_inside++;
+	int rc = submit_core(a, variant, shape);
+	ag_inside--;
+	return rc;
 }
 
 int io_uring_submit(struct io_uring *ring)
@@ -511,7 +580,7 @@ int io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 				 .sigmask = sigmask };
 	if (!wait_submits(ring, ts))
 		return call_wait_cqes(&a);
-	return submit_core(&a, call_wait_cqes, SUBMIT_HELD);
+	return submit(&a, call_wait_cqes, SUBMIT_HELD);
 }
 
 int io_uring_wait_cqe_timeout(struct io_uring *ring,
@@ -522,7 +591,16 @@ int io_uring_wait_cqe_timeout(struct io_uring *ring,
 	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr, .ts = ts };
 	if (!wait_submits(ring, ts))
 		return call_wait_cqe_timeout(&a);
-	return submit_core(&a, call_wait_cqe_timeout, SUBMIT_HELD);
+	return submit(&a, call_wait_cqe_timeout, SUBMIT_HELD);
+}
+
+/* SQEs handed to the kernel by io_uring_enter from a signal handler that
+ * interrupted the guard: the ring's SQEs cannot be read without its
+ * locks, so the call is refused whatever they are (-errno, as
+ * liburing's io_uring_enter returns). */
+static int enter_reentered(unsigned int fd)
+{
+	return ag_report_reentered("an io_uring_enter that submits", (int)fd);
 }
 
 int io_uring_enter(unsigned int fd, unsigned int to_submit,
@@ -532,9 +610,15 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
 		return next_io_uring_enter(fd, to_submit, min_complete, flags,
 					   sig);
+	if (reentered())
+		return to_submit ? enter_reentered(fd)
+				 : next_io_uring_enter(fd, 0, min_complete,
+						       flags, sig);
+	ag_inside++;
 	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
 	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
 	ag_uring_release(NULL, held);
+	ag_inside--;
 	return rc;
 }
 
@@ -546,14 +630,30 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
 		return next_io_uring_enter2(fd, to_submit, min_complete, flags,
 					    sig, sz);
+	if (reentered())
+		return to_submit ? enter_reentered(fd)
+				 : next_io_uring_enter2(fd, 0, min_complete,
+							flags, sig, sz);
+	ag_inside++;
 	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
 	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
 				      sz);
 	ag_uring_release(NULL, held);
+	ag_inside--;
 	return rc;
 }
 
 /* ---- registered files ---- */
+
+/* What the guard must follow (a registration of files, a ring's resize)
+ * asked for by a signal handler that interrupted the guard:
+ * following it takes locks its thread may hold, and not following it
+ * would leave the guard's picture of the ring wrong, so it is refused
+ * (-EDEADLK, as liburing's functions return errors). */
+static int locked_out(const char *what, int fd)
+{
+	return ag_report_reentered(what, fd);
+}
 
 int io_uring_register_files(struct io_uring *ring, const int *files,
 			    unsigned int nr)
@@ -561,6 +661,8 @@ int io_uring_register_files(struct io_uring *ring, const int *files,
 	NEED(io_uring_register_files, -ENOSYS);
 	if (off())
 		return next_io_uring_register_files(ring, files, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files(ring, files, nr);
@@ -576,6 +678,8 @@ int io_uring_register_files_tags(struct io_uring *ring, const int *files,
 	NEED(io_uring_register_files_tags, -ENOSYS);
 	if (off())
 		return next_io_uring_register_files_tags(ring, files, tags, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
@@ -590,6 +694,8 @@ int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
 	NEED(io_uring_register_files_sparse, -ENOSYS);
 	if (off())
 		return next_io_uring_register_files_sparse(ring, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_register_files_sparse(ring, nr);
@@ -606,6 +712,8 @@ int io_uring_register_files_update(struct io_uring *ring, unsigned int off_,
 	if (off())
 		return next_io_uring_register_files_update(ring, off_, files,
 							   nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, off_, nr);
 	int rc = next_io_uring_register_files_update(ring, off_, files, nr);
@@ -623,6 +731,8 @@ int io_uring_register_files_update_tag(struct io_uring *ring,
 	if (off())
 		return next_io_uring_register_files_update_tag(ring, off_,
 							       files, tags, nr);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, off_, nr);
 	int rc = next_io_uring_register_files_update_tag(ring, off_, files,
@@ -638,6 +748,8 @@ int io_uring_unregister_files(struct io_uring *ring)
 	NEED(io_uring_unregister_files, -ENOSYS);
 	if (off())
 		return next_io_uring_unregister_files(ring);
+	if (reentered())
+		return locked_out("an io_uring registration", ring->ring_fd);
 	struct ag_reg g;
 	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
 	int rc = next_io_uring_unregister_files(ring);
@@ -653,6 +765,10 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 	NEED(io_uring_register, -ENOSYS);
 	if (off())
 		return next_io_uring_register(fd, opcode, arg, nr_args);
+	if (reentered() && !ag_ring_register_follows(opcode))
+		return next_io_uring_register(fd, opcode, arg, nr_args);
+	if (reentered())
+		return locked_out("an io_uring registration", (int)fd);
 	struct ag_reg g;
 	arg = ag_ring_register_begin(&g, fd, opcode, arg, nr_args);
 	int rc = next_io_uring_register(fd, opcode, arg, nr_args);
@@ -664,6 +780,8 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 {
 	NEED(io_uring_resize_rings, -ENOSYS);
+	if (!off() && reentered())
+		return locked_out("an io_uring ring resize", ring->ring_fd);
 	void *old = ring->sq.ring_ptr;
 	int rc = next_io_uring_resize_rings(ring, p);
 	if (rc == 0 && !off())
@@ -677,7 +795,7 @@ int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 			unsigned int flags)
 {
 	NEED(io_uring_queue_init, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init(entries, ring, flags);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init(entries, ring, flags);
@@ -689,7 +807,7 @@ int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 			       struct io_uring_params *p)
 {
 	NEED(io_uring_queue_init_params, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_params(entries, ring, p);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_params(entries, ring, p);
@@ -702,7 +820,7 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 			    size_t buf_size)
 {
 	NEED(io_uring_queue_init_mem, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
@@ -714,7 +832,7 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 			struct io_uring *ring)
 {
 	NEED(io_uring_queue_mmap, -ENOSYS);
-	if (off())
+	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_mmap(fd, p, ring);
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_mmap(fd, p, ring);
@@ -725,7 +843,12 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 void io_uring_queue_exit(struct io_uring *ring)
 {
 	NEED(io_uring_queue_exit);
-	if (off()) {
+	/* From a handler that interrupted the guard (or liburing's own
+	 * calls within a set-up): set up or unmapped untracked (the ring
+	 * list's lock may be held); a ring set up so is made known at its
+	 * first checked submit, one unmapped so keeps its state
+	 * (docs/guard.md, "Async-signal safety"). */
+	if (off() || reentered()) {
 		next_io_uring_queue_exit(ring);
 		return;
 	}

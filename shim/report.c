@@ -752,7 +752,8 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 	int stderr_too = first <= STDERR_FILENO && STDERR_FILENO <= last &&
 			 atomic_load_explicit(&err_out.fd,
 					      memory_order_relaxed) >= 0;
-	if (!mine && !stderr_too)
+	/* A child with its own fd table (vfork) takes only its copies. */
+	if ((!mine && !stderr_too) || !ag_process_shares_fds())
 		return;
 	int saved = errno;
 	struct out_state state = lock_out();
@@ -831,6 +832,29 @@ void ag_report_once(const char *key, const char *fmt, ...)
 	va_end(ap);
 	atomic_fetch_add(&ag_stats.records, 1);
 	ag_log("arenaguard: %s", msg);
+}
+
+int ag_report_reentered(const char *what, int fd)
+{
+	/* Neither the dedup table (report_lock) nor jansson (malloc): the
+	 * interrupted thread may hold either.  emit() takes the output
+	 * lock, which no thread holds with signals unblocked. */
+	static const char why[] = "made while its thread was inside the "
+		"guard (a signal handler interrupted it, and may wait for a "
+		"lock its own thread holds): not checked, not run";
+	char line[512];
+	int n = ag_cfg.log_json
+		? snprintf(line, sizeof(line), "{\"event\": \"refused\", "
+			   "\"pid\": %d, \"request\": \"%s\", \"fd\": %d, "
+			   "\"errno\": \"EDEADLK\", \"why\": \"%s\"}\n",
+			   (int)getpid(), what, fd, why)
+		: snprintf(line, sizeof(line), "arenaguard: refused %s on fd "
+			   "%d with EDEADLK (pid %d): %s\n", what, fd,
+			   (int)getpid(), why);
+	atomic_fetch_add(&ag_stats.blocked, 1);
+	atomic_fetch_add(&ag_stats.records, 1);
+	emit(line, n > 0 && (size_t)n < sizeof(line) ? (size_t)n : 0);
+	return -EDEADLK;
 }
 
 int ag_no_memory(const char *request)

@@ -469,12 +469,18 @@ void ag_ring_forget(struct io_uring *ring)
 
 void ag_ring_fds_closed(unsigned int first, unsigned int last)
 {
+	int asked = -1;           /* ag_process_shares_fds, once asked */
 	for (struct ring_state *r = atomic_load(&rings); r;
 	     r = atomic_load(&r->next)) {
 		int fd = atomic_load_explicit(&r->ring_fd, memory_order_relaxed);
-		if (fd >= 0 && (unsigned int)fd >= first &&
-		    (unsigned int)fd <= last)
-			atomic_compare_exchange_strong(&r->ring_fd, &fd, -1);
+		if (fd < 0 || (unsigned int)fd < first ||
+		    (unsigned int)fd > last)
+			continue;
+		if (asked < 0)
+			asked = ag_process_shares_fds();
+		if (!asked)
+			return;   /* a vfork child's copy: not the guard's */
+		atomic_compare_exchange_strong(&r->ring_fd, &fd, -1);
 	}
 }
 
@@ -813,6 +819,7 @@ static void reg_mark(struct ag_reg *g, struct ring_state *r,
 void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
 		       unsigned int off, unsigned int nr)
 {
+	ag_inside++;
 	reg_mark(g, ring_of(ring), off, nr);
 }
 
@@ -839,6 +846,7 @@ static void reg_overlapped(struct ring_state *r, const struct ag_reg *g)
 void ag_ring_reg_end(struct ag_reg *g)
 {
 	struct ring_state *r = g->state;
+	ag_inside--;                 /* from ag_ring_reg_begin: no lock left */
 	if (!r)
 		return;
 	pthread_mutex_lock(&r->slots_lock);
@@ -875,6 +883,11 @@ static void registered_ring_files(void)
 	all_slots_lost();
 }
 
+int ag_ring_register_follows(unsigned int opcode)
+{
+	return files_op(opcode & ~IORING_REGISTER_USE_REGISTERED_RING);
+}
+
 const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 				   unsigned int opcode, const void *arg,
 				   unsigned int nr_args)
@@ -884,6 +897,7 @@ const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 		       sizeof(g->copy) >= sizeof(struct io_uring_files_update),
 		       "the argument structs fit the copy");
 	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
+	ag_inside++;                 /* until ag_ring_reg_end */
 	g->state = NULL;
 	g->arg = arg;
 	if (!files_op(op))
@@ -1615,6 +1629,19 @@ static void check_unseen(struct walk *w)
 	}
 	check_range(w, from, ktail);
 	atomic_store_explicit(&sh->tail, ktail, memory_order_relaxed);
+}
+
+int ag_uring_pending_cmd(struct io_uring *ring)
+{
+	unsigned int from = io_uring_smp_load_acquire(ring->sq.khead);
+	unsigned int n = ring->sq.sqe_tail - from;
+	unsigned int entries = *ring->sq.kring_entries;
+	for (unsigned int i = 0; i < n && i < entries; i++) {
+		struct io_uring_sqe *sqe = sqe_at(ring, from + i);
+		if (sqe && sqe->opcode == IORING_OP_URING_CMD)
+			return 1;
+	}
+	return 0;
 }
 
 struct ag_held *ag_uring_check(struct io_uring *ring)

@@ -24,5 +24,6 @@ int main(void)
 	srunner_add_suite(sr, suite_options());
 	srunner_add_suite(sr, suite_records());
 	srunner_add_suite(sr, suite_hostile());
+	srunner_add_suite(sr, suite_share());
 	return run_and_summarize(sr);
 }

@@ -22,18 +22,14 @@
 
 #include <arenaguard/uapi.h>
 
+#include "hook.h"
+
 static atomic_int left = -2;          /* -2: not read yet */
 
 int ioctl(int fd, unsigned long request, ...)
 {
-	va_list ap;
-	va_start(ap, request);
-	void *arg = va_arg(ap, void *);
-	va_end(ap);
-	static int (*next)(int, unsigned long, ...);
-	if (!next)
-		next = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT,
-							       "ioctl");
+	HOOK_IOCTL_ARG(request, arg);
+	hook_ioctl_fn next = hook_next_ioctl();
 	if (request == DRM_IOCTL_VERSION) {
 		const char *log = getenv("PROBEFAIL_LOG");
 		if (log) {

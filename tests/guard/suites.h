@@ -21,6 +21,7 @@ Suite *suite_api(void);       /* test_api.c: guard_api.h for applications */
 Suite *suite_options(void);   /* test_options.c: options, logs, SUMMARY, gate */
 Suite *suite_records(void);   /* test_records.c: JSON, suppressions, malformed */
 Suite *suite_hostile(void);   /* test_hostile.c: seccomp, fork handlers */
+Suite *suite_share(void);     /* test_share.c: vfork, clone, spawn; handlers */
 
 /* Set by meson: the built binaries and libraries. */
 #if !defined(AG_GUARD_LIB) || !defined(AG_ARENASIM) || \

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which process is running the guard's code.  The guard keeps its state
+ * (the fd table, the mirrors, its own descriptors) for one process: the
+ * one that loaded it, or the child of a fork(), which gets a copy and
+ * is marked again by the atfork child handler (or, without one, when
+ * kcmp(KCMP_VM) first says its memory is its own).  A child that shares
+ * the guard's memory without being a thread of it (vfork, posix_spawn,
+ * clone(CLONE_VM) without CLONE_THREAD) runs the wrappers on that same
+ * state until it execs: what it does to its own descriptors must not
+ * be taken for what the guard's process did to its (docs/guard.md,
+ * "Threads and fork").
+ *
+ * Nothing in memory tells such a child from its parent (it shares the
+ * parent thread's TLS, and glibc >= 2.25 caches no pid), so the kernel
+ * is asked: getpid(2) against the pid marked here.  That costs a system
+ * call, so the wrappers ask only when a call would change the guard's
+ * state (a close or dup of a descriptor it tracks), never on a request's
+ * way through.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/kcmp.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "guard.h"
+
+static _Atomic pid_t own_pid;
+
+void ag_process_mark(void)
+{
+	atomic_store(&own_pid, (pid_t)syscall(SYS_getpid));
+}
+
+int ag_process_shares_fds(void)
+{
+	pid_t self = (pid_t)syscall(SYS_getpid);
+	pid_t own = atomic_load(&own_pid);
+	if (self == own || own == 0)      /* the guard's process (or unmarked) */
+		return 1;
+	int saved = errno;
+	/* Another address space: a copy of the guard's memory, its own (a
+	 * fork whose atfork handler has not run yet, another library's
+	 * child handler closing first; a raw fork system call, _Fork):
+	 * this process is the one whose state it is. */
+	if (syscall(SYS_kcmp, self, own, KCMP_VM, 0, 0) > 0) {
+		ag_process_mark();
+		errno = saved;
+		return 1;
+	}
+	/* The same memory.  0: one fd table (clone(CLONE_VM|CLONE_FILES));
+	 * 1 or 2: two (a vfork child's copy); -1: kcmp denied (seccomp,
+	 * ptrace access) or absent, so the guard cannot tell and takes it
+	 * as shared (fail closed: the parent forgets the descriptors and
+	 * probes again). */
+	long rc = syscall(SYS_kcmp, self, own, KCMP_FILES, 0, 0);
+	errno = saved;
+	return rc <= 0;
+}

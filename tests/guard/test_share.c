@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Children that share the guard's memory, and signal handlers inside
+ * the guard (guard-share-client, share_client.c; docs/guard.md, "Threads
+ * and fork" and "Async-signal safety"), on a driver without seals
+ * (ARENASIM_REQUIRE_SEAL=0), where a failing submit the guard lets
+ * through would run:
+ *
+ * - a vfork child's close, CPython's subprocess (dup2, close_range) in
+ *   a vfork and in a clone(CLONE_VM) child, posix_spawn's close actions,
+ *   and Debian's python3 running subprocess.run(["true"]): afterwards
+ *   the parent's certified schedule runs and the failing one is refused
+ *   with a record, on the log or on standard error;
+ * - a clone(CLONE_VM|CLONE_FILES) child's close is the parent's: the
+ *   guard follows it;
+ * - a handler submitting while its thread is in the guard's probe, or
+ *   in the driver's submit of a schedule the guard holds: refused with
+ *   EDEADLK and a record, never run, no deadlock.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "suites.h"
+
+#if !defined(AG_SHARE_CLIENT) || !defined(AG_SHARE_LIB) || \
+    !defined(AG_SIGHOOK)
+#error "the paths of guard-share-client and its libraries must be defined"
+#endif
+
+#define BLOCKED "arenaguard: blocked submission of"
+
+/* argv under the guard (preload: the LD_PRELOAD entry) on a driver
+ * without seals, its records in the log unless to_stderr, with `extra`
+ * in its environment (or NULL); asserts a clean run and a blocked
+ * submission recorded.  The records, to free. */
+static char *guarded(const char *const argv[], const char *preload,
+		     int to_stderr, const char *extra)
+{
+	char log_env[1100];
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("guard.log"));
+	const char *env[] = { preload, "ARENASIM_REQUIRE_SEAL=0", extra,
+			      to_stderr ? NULL : log_env, NULL };
+	if (!extra) {
+		env[2] = env[3];
+		env[3] = NULL;
+	}
+	struct run r;
+	spawn(&r, env, argv);
+	char *log = to_stderr ? strdup(r.err) : slurp(scratch_path("guard.log"));
+	ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL"),
+		      "%s %s exited %d\nstdout:\n%s\nstderr:\n%s\nrecords:\n%s",
+		      argv[0], argv[1], r.status, r.out, r.err, log);
+	ck_assert_msg(count(log, BLOCKED) >= 1, "%s: no record:\n%s\n%s",
+		      argv[1], log, r.out);
+	run_free(&r);
+	return log;
+}
+
+/* guard-share-client cmd, as guarded() runs it. */
+static char *share(const char *cmd, const char *preload, int to_stderr)
+{
+	const char *argv[] = { AG_SHARE_CLIENT, cmd, NULL };
+	return guarded(argv, preload, to_stderr, NULL);
+}
+
+/* The subcommands of children sharing the memory, each run with its
+ * records on the log and on standard error (the guard's copy of it must
+ * survive the child's dup2 onto 2 and close_range). */
+static const char *const children[] = {
+	"vfork",         /* a vfork child's close */
+	"vforkrange",    /* CPython's subprocess, in a vfork child */
+	"clonevm",       /* the same in a clone(CLONE_VM) child */
+	"clonefiles",    /* clone(CLONE_VM|CLONE_FILES): the parent's close */
+	"spawn",         /* posix_spawn with close actions */
+};
+
+#define N_CHILDREN (sizeof(children) / sizeof(children[0]))
+
+/* _i: child * 2 + whether the records go to standard error. */
+START_TEST(test_children)
+{
+	printf("share %s, records on %s\n", children[_i / 2],
+	       _i % 2 ? "stderr" : "the log");
+	/* ThreadSanitizer's runtime cannot run instrumented code in a
+	 * clone(CLONE_VM) child (it crashes there, guard or not); the
+	 * other builds run these. */
+	if (strstr(AG_PRELOAD_FIRST, "tsan") &&
+	    !strncmp(children[_i / 2], "clone", 5)) {
+		printf("not under ThreadSanitizer\n");
+		return;
+	}
+	free(share(children[_i / 2], PRELOAD_GUARD, _i % 2));
+}
+END_TEST
+
+/* CPython 3.11's subprocess forks with vfork; Debian's python3 drives
+ * the device through ctypes and libguard-share.so. */
+START_TEST(test_python_subprocess)
+{
+	static const char script[] =
+		"import ctypes, subprocess, sys\n"
+		"lib = ctypes.CDLL(sys.argv[1])\n"
+		"if lib.share_setup() != 0: sys.exit(1)\n"
+		"for i in range(3): subprocess.run(['true'], check=True)\n"
+		"sys.exit(lib.share_check())\n";
+	ck_assert_msg(access("/usr/bin/python3", X_OK) == 0,
+		      "/usr/bin/python3 is needed (scripts/bootstrap)");
+	const char *argv[] = { "/usr/bin/python3", "-c", script, AG_SHARE_LIB,
+			       NULL };
+	/* The interpreter's own leaks are not the guard's (an ASan build
+	 * preloads its runtime into python3 too). */
+	free(guarded(argv, PRELOAD_GUARD, 0, "ASAN_OPTIONS=detect_leaks=0"));
+}
+END_TEST
+
+START_TEST(test_handler_inside_guard)
+{
+	char *log = share(_i ? "handleruring" : "handler",
+			  "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			  AG_SIGHOOK " " AG_ARENASIM, 0);
+	ck_assert_msg(strstr(log, "while its thread was inside the guard"),
+		      "%s", log);
+	free(log);
+}
+END_TEST
+
+/* Under log_format=json: each refusal a "refused" line that parses. */
+START_TEST(test_handler_json)
+{
+	char log_env[1100];
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("guard.log"));
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_SIGHOOK " " AG_ARENASIM,
+			      "ARENASIM_REQUIRE_SEAL=0",
+			      "ARENAGUARD_OPTIONS=log_format=json", log_env,
+			      NULL };
+	const char *argv[] = { AG_SHARE_CLIENT, "handleruring", NULL };
+	struct run r;
+	spawn(&r, env, argv);
+	char *log = slurp(scratch_path("guard.log"));
+	ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL"),
+		      "exited %d\n%s\n%s\n%s", r.status, r.out, r.err, log);
+	int refused = 0;
+	for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+		json_error_t err;
+		json_t *o = json_loads(line, 0, &err);
+		ck_assert_msg(o, "not JSON: %s (%s)", line, err.text);
+		const char *event = json_string_value(json_object_get(o, "event"));
+		if (event && !strcmp(event, "refused")) {
+			refused++;
+			ck_assert_str_eq(json_string_value(json_object_get(
+						 o, "errno")), "EDEADLK");
+		}
+		json_decref(o);
+	}
+	ck_assert_int_eq(refused, 2);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
+static void teardown(void)
+{
+	scratch_remove();
+}
+
+Suite *suite_share(void)
+{
+	Suite *s = suite_create("share");
+	TCase *t = tcase_create("share");
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, test_children, 0, (int)(2 * N_CHILDREN));
+	tcase_add_test(t, test_python_subprocess);
+	tcase_add_loop_test(t, test_handler_inside_guard, 0, 2);
+	tcase_add_test(t, test_handler_json);
+	suite_add_tcase(s, t);
+	return s;
+}
