@@ -14,7 +14,10 @@
  * wait for the requests in flight.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,16 +287,65 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
 	}
 }
 
-int http_start(struct server *s, int listen_fd, int threads)
+/*
+ * libmicrohttpd's messages, on standard error, LOG_BURST a second at
+ * most: past a connection limit it says one line per connection it
+ * closes, and a flood of connections must not become a flood of log.
+ * The lines left out are counted at the next one said.
+ */
+#define LOG_BURST 10
+
+static void log_limited(void *cls, const char *fmt, va_list ap)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static uint64_t second;
+	static unsigned long said, dropped;
+	(void)cls;
+	pthread_mutex_lock(&lock);
+	uint64_t now = serve_now_ns() / 1000000000u;
+	if (now != second) {
+		if (dropped)
+			fprintf(stderr, "arena-serve: %lu more libmicrohttpd "
+				"messages left out\n", dropped);
+		second = now;
+		said = dropped = 0;
+	}
+	if (said < LOG_BURST) {
+		said++;
+		fputs("arena-serve: ", stderr);
+		vfprintf(stderr, fmt, ap);
+	} else {
+		dropped++;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * epoll, so that descriptors past FD_SETSIZE serve.  At the connection
+ * limit (libmicrohttpd divides it among the pool's threads) a thread
+ * stops accepting: a new connection waits in the listen backlog until
+ * one closes, an idle one at the latest after the idle timeout.  Over
+ * the per-client limit a connection is accepted and closed at once, so
+ * that one address cannot take the whole limit.
+ */
+int http_start(struct server *s, int listen_fd, const struct http_config *cfg)
+{
+	assert(cfg->threads >= 1 && cfg->max_connections >= cfg->threads);
+	assert(cfg->per_client >= 0 && cfg->idle_timeout_s >= 0);
 	s->daemon = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 		MHD_USE_ITC | MHD_USE_ERROR_LOG,
 		0, NULL, NULL, answer, s,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
 		MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+		MHD_OPTION_EXTERNAL_LOGGER, log_limited, NULL,
+		MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)cfg->max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)cfg->per_client,
+		MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned int)cfg->idle_timeout_s,
 		MHD_OPTION_END);
 	if (!s->daemon) {
 		fprintf(stderr, "arena-serve: MHD_start_daemon failed\n");

@@ -6,6 +6,8 @@
  *   arena-serve [--port P] [--threads N] [--sequences M] [--workers W]
  *               [--uring] [--layers L] [--max-context T]
  *               [--buggy-shape S] [--drain-seconds D]
+ *               [--max-connections C] [--per-client-connections K]
+ *               [--idle-timeout I]
  *
  * Listens on 127.0.0.1:P (0: a port the kernel picks) and prints
  * "arena-serve: listening on http://127.0.0.1:PORT" once it serves.
@@ -14,7 +16,9 @@
  * open file and the listening socket, each with a pool of N threads.
  * SIGTERM (or SIGINT): stop accepting, let the requests in flight
  * finish (for D seconds at most), destroy the schedules and programs,
- * exit 0.
+ * exit 0.  The connection limits and the idle timeout are per process
+ * (each worker has its own); the descriptor limit (RLIMIT_NOFILE) is
+ * raised to what --max-connections needs, within the hard limit.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -25,14 +29,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "serve.h"
 
+/* Descriptors a process needs besides its connections: the listening
+ * socket, the device, the rings, epoll and its eventfds, the guard's. */
+#define FD_RESERVE 64
+
 struct options {
-	int port, threads, workers;
+	int port, workers;
+	struct http_config http;
 	int drain_s;          /* SIGTERM: how long requests in flight get */
 	struct engine_config engine;
 };
@@ -41,7 +51,8 @@ static const char usage_text[] =
 	"Usage: arena-serve [--port P] [--threads N] [--sequences M]\n"
 	"                   [--workers W] [--uring] [--layers L]\n"
 	"                   [--max-context T] [--buggy-shape S]\n"
-	"                   [--drain-seconds D]\n"
+	"                   [--drain-seconds D] [--max-connections C]\n"
+	"                   [--per-client-connections K] [--idle-timeout I]\n"
 	"Serve the example transformer over HTTP on 127.0.0.1, on the arena\n"
 	"device (/dev/accel/accel0).\n"
 	"\n"
@@ -58,6 +69,14 @@ static const char usage_text[] =
 	"  --buggy-shape S  plan prompts of S tokens with the buggy planner\n"
 	"  --drain-seconds D  at SIGTERM, wait at most D seconds for the\n"
 	"                   requests in flight (default 60)\n"
+	"  --max-connections C  connections open at once, per process\n"
+	"                   (default 512); past it a new one waits in the\n"
+	"                   listen backlog until one closes\n"
+	"  --per-client-connections K  connections open at once from one IP\n"
+	"                   address, per process (default 32; 0: no limit);\n"
+	"                   past it a new one is closed at once\n"
+	"  --idle-timeout I  close a connection idle for I seconds (default\n"
+	"                   15; 0: never)\n"
 	"  --help, -h       show this help\n"
 	"\n"
 	"POST /v1/completions {\"prompt\": [tokens], \"max_tokens\": n},\n"
@@ -82,7 +101,7 @@ static int parse_int(const char *option, const char *arg, int lo, int hi,
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_PORT = 256, O_THREADS, O_SEQ, O_WORKERS, O_LAYERS, O_CTX,
-	       O_BUGGY, O_DRAIN };
+	       O_BUGGY, O_DRAIN, O_MAXCONN, O_PERCLIENT, O_IDLE };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, O_PORT },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -93,11 +112,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "max-context", required_argument, NULL, O_CTX },
 		{ "buggy-shape", required_argument, NULL, O_BUGGY },
 		{ "drain-seconds", required_argument, NULL, O_DRAIN },
+		{ "max-connections", required_argument, NULL, O_MAXCONN },
+		{ "per-client-connections", required_argument, NULL,
+		  O_PERCLIENT },
+		{ "idle-timeout", required_argument, NULL, O_IDLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	*o = (struct options){ .port = 8080, .threads = 4, .workers = 0,
-		.drain_s = 60,
+	*o = (struct options){ .port = 8080, .workers = 0, .drain_s = 60,
+		.http = { .threads = 4, .max_connections = 512,
+			  .per_client = 32, .idle_timeout_s = 15 },
 		.engine = { .layers = 2, .max_context = MODEL_MAX_TOKENS,
 			    .sequences = 8, .path = DEVICE_IOCTL } };
 	int c, rc = 0;
@@ -108,7 +132,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			rc = parse_int("--port", optarg, 0, 65535, &o->port);
 			break;
 		case O_THREADS:
-			rc = parse_int("--threads", optarg, 1, 256, &o->threads);
+			rc = parse_int("--threads", optarg, 1, 256,
+				       &o->http.threads);
 			break;
 		case O_SEQ:
 			rc = parse_int("--sequences", optarg, 1, 1024,
@@ -137,6 +162,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 			rc = parse_int("--drain-seconds", optarg, 0, 86400,
 				       &o->drain_s);
 			break;
+		case O_MAXCONN:
+			rc = parse_int("--max-connections", optarg, 1, 1000000,
+				       &o->http.max_connections);
+			break;
+		case O_PERCLIENT:
+			rc = parse_int("--per-client-connections", optarg, 0,
+				       1000000, &o->http.per_client);
+			break;
+		case O_IDLE:
+			rc = parse_int("--idle-timeout", optarg, 0, 86400,
+				       &o->http.idle_timeout_s);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -150,7 +187,41 @@ static int parse_options(int argc, char **argv, struct options *o)
 			argv[optind]);
 		return -1;
 	}
+	if (rc == 0 && o->http.max_connections < o->http.threads) {
+		fprintf(stderr, "arena-serve: --max-connections %d is fewer "
+			"than --threads %d (each thread takes its share)\n",
+			o->http.max_connections, o->http.threads);
+		return -1;
+	}
 	return rc;
+}
+
+/* Raises the soft descriptor limit to what `max_connections` needs;
+ * 0, or -1 (said) when the hard limit is lower. */
+static int raise_fd_limit(int max_connections)
+{
+	struct rlimit r;
+	rlim_t need = (rlim_t)max_connections + FD_RESERVE;
+	if (getrlimit(RLIMIT_NOFILE, &r) != 0) {
+		perror("arena-serve: getrlimit");
+		return -1;
+	}
+	if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < need) {
+		if (r.rlim_max != RLIM_INFINITY && r.rlim_max < need) {
+			fprintf(stderr, "arena-serve: --max-connections %d "
+				"needs %llu descriptors; the hard limit "
+				"(RLIMIT_NOFILE) is %llu\n", max_connections,
+				(unsigned long long)need,
+				(unsigned long long)r.rlim_max);
+			return -1;
+		}
+		r.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &r) != 0) {
+			perror("arena-serve: setrlimit RLIMIT_NOFILE");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* A listening TCP socket on 127.0.0.1:port; its port in *bound. */
@@ -190,11 +261,11 @@ static int wait_signal(const sigset_t *set)
 }
 
 /* One process serving: the thread pool until SIGTERM. */
-static int serve(struct engine *e, int fd, int threads, int drain_s,
-		 const sigset_t *set)
+static int serve(struct engine *e, int fd, const struct http_config *http,
+		 int drain_s, const sigset_t *set)
 {
 	struct server s = { .engine = e };
-	if (http_start(&s, fd, threads) != 0)
+	if (http_start(&s, fd, http) != 0)
 		return 2;
 	int sig;
 	do
@@ -233,7 +304,7 @@ static int master(struct engine *e, int fd, const struct options *o,
 			int rc = engine_after_fork(e);
 			if (rc == 0) {
 				metrics_set_slot(&e->shared->metrics, n + 1);
-				rc = serve(e, fd, o->threads, o->drain_s, set);
+				rc = serve(e, fd, &o->http, o->drain_s, set);
 			}
 			engine_close(e);
 			exit(rc);
@@ -277,7 +348,8 @@ static int master(struct engine *e, int fd, const struct options *o,
 int main(int argc, char **argv)
 {
 	struct options o;
-	if (parse_options(argc, argv, &o) != 0)
+	if (parse_options(argc, argv, &o) != 0 ||
+	    raise_fd_limit(o.http.max_connections) != 0)
 		return 2;
 	if (o.engine.buggy_shape > o.engine.max_context) {
 		fprintf(stderr, "arena-serve: --buggy-shape %d is longer than "
@@ -312,7 +384,7 @@ int main(int argc, char **argv)
 	} else {
 		metrics_set_slot(&e.shared->metrics, 0);
 		struct server s = { .engine = &e };
-		status = http_start(&s, fd, o.threads) != 0 ? 2 : 0;
+		status = http_start(&s, fd, &o.http) != 0 ? 2 : 0;
 		if (status == 0) {
 			announce(port, 0);
 			while (wait_signal(&set) == SIGCHLD)

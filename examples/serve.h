@@ -132,8 +132,19 @@ struct server {
 	atomic_ullong ids;
 };
 
-/* Starts the thread pool of `threads` on the listening socket. */
-int http_start(struct server *s, int listen_fd, int threads);
+/* How the front end treats connections (serve.c's flags). */
+struct http_config {
+	int threads;           /* the pool, per process */
+	int max_connections;   /* open at once, per process (>= threads) */
+	int per_client;        /* open at once from one IP address, per
+				  process; 0: no limit */
+	int idle_timeout_s;    /* a connection with nothing to read or
+				  write for this long is closed; 0: never */
+};
+
+/* Starts the thread pool on the listening socket.  0 or -1 (said). */
+int http_start(struct server *s, int listen_fd,
+	       const struct http_config *cfg);
 /* Stops accepting, lets the requests in flight finish (at most
  * timeout_s), then stops. */
 void http_stop(struct server *s, int timeout_s);

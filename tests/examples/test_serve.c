@@ -8,20 +8,25 @@
  * the guard's diagnostic, every other request is unaffected, and the
  * guard's counters in /metrics are exactly the submissions made and
  * blocked.  Thread pool with ioctl and with io_uring, prefork, warn and
- * off modes, bad requests, and SIGTERM with requests in flight.
+ * off modes, bad requests, SIGTERM with requests in flight, a flood of
+ * idle connections and the idle timeout.
  *
  * Prompts and lengths come from a fixed-seed generator (the seed is
  * printed), so a failure repeats.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,6 +533,154 @@ START_TEST(sigterm_in_flight)
 }
 END_TEST
 
+/* ---- connections ---- */
+
+#define FLOOD 2000
+#define DEFAULT_PER_CLIENT 32     /* serve.c's --per-client-connections */
+#define LOOPBACK_2 0x7f000002u    /* 127.0.0.2: another client address */
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Raises the soft descriptor limit towards `want` within the hard
+ * limit; the limit in effect. */
+static rlim_t fd_limit(rlim_t want)
+{
+	struct rlimit r;
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &r), 0);
+	if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < want) {
+		r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want
+			     ? want : r.rlim_max;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &r), 0);
+	}
+	return r.rlim_cur;
+}
+
+/* 1 when the server closed the connection (EOF or reset). */
+static int closed_by_peer(int fd)
+{
+	char b;
+	ssize_t k = recv(fd, &b, 1, MSG_DONTWAIT);
+	return k == 0 || (k < 0 && (errno == ECONNRESET || errno == EPIPE));
+}
+
+/* Thousands of idle connections from 127.0.0.1 (connected, nothing
+ * sent), with the server's default limits: a request from another
+ * address (127.0.0.2) is served meanwhile, and the flood's address is
+ * cut to its per-client limit, and the log says so in a few lines.
+ * Without limits, libmicrohttpd stops
+ * accepting at FD_SETSIZE - 4 connections and the request waits behind
+ * the idle ones for the idle timeout. */
+START_TEST(idle_flood)
+{
+	rlim_t limit = fd_limit(FLOOD + 256);
+	int n = limit < FLOOD + 256 ? (int)limit - 256 : FLOOD;
+	ck_assert_msg(n > 1100, "RLIMIT_NOFILE's hard limit %llu is too low "
+		      "for a flood past FD_SETSIZE", (unsigned long long)limit);
+	struct server s;
+	start_server(&s, "enforce", NULL);
+	int *fd = malloc((size_t)n * sizeof(int));
+	char *closed = calloc((size_t)n, 1);
+	ck_assert(fd && closed);
+	for (int i = 0; i < n; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+			       SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(fd[i], 0);
+		struct sockaddr_in a = { .sin_family = AF_INET,
+			.sin_port = htons((uint16_t)s.port),
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int rc = connect(fd[i], (struct sockaddr *)&a, sizeof(a));
+		ck_assert_msg(rc == 0 || errno == EINPROGRESS,
+			      "connection %d: %s", i, strerror(errno));
+	}
+	printf("serve: %d idle connections from 127.0.0.1\n", n);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	c.source = LOOPBACK_2;
+	c.timeout_ms = 5000;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = http_call(&c, "GET", "/health", NULL);
+	double waited = since(&t0);
+	ck_assert_msg(rc == 0, "127.0.0.2 got no answer in %.1f s (%s) while "
+		      "%d connections idle", waited, strerror(errno), n);
+	ck_assert_int_eq(c.status, 200);
+	http_client_close(&c);
+	/* The flood's address keeps its per-client share, no more. */
+	int cut = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (cut < n - DEFAULT_PER_CLIENT && since(&t0) < 5) {
+		for (int i = 0; i < n; i++)
+			if (!closed[i] && closed_by_peer(fd[i])) {
+				closed[i] = 1;
+				cut++;
+			}
+		usleep(10000);
+	}
+	ck_assert_msg(cut >= n - DEFAULT_PER_CLIENT, "%d of %d idle "
+		      "connections from one address closed; expected all but "
+		      "%d", cut, n, DEFAULT_PER_CLIENT);
+	for (int i = 0; i < n; i++)
+		close(fd[i]);
+	free(fd);
+	free(closed);
+	ck_assert_int_eq(stop_server(&s), 0);
+	/* A line per connection cut would be a flood of its own. */
+	int lines = 0;
+	for (const char *p = read_log(&s); (p = strchr(p, '\n')); p++)
+		lines++;
+	ck_assert_msg(lines < 200, "%d lines of log for the flood", lines);
+}
+END_TEST
+
+/* Waits (5 s at most) for the server to close c's connection; the
+ * seconds it took, or -1. */
+static double wait_closed(struct http_client *c)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	char b;
+	ssize_t k = recv(c->fd, &b, 1, 0);   /* c->timeout_ms bounds it */
+	int closed = k == 0 || (k < 0 && errno == ECONNRESET);
+	return closed ? since(&t0) : -1;
+}
+
+/* --idle-timeout 1: a connection that sends nothing, and one kept alive
+ * after its response, are closed after about a second. */
+START_TEST(idle_timeout)
+{
+	struct server s;
+	const char *const extra[] = { "--idle-timeout", "1", NULL };
+	start_server(&s, "enforce", extra);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	c.timeout_ms = 5000;
+	ck_assert_int_eq(http_connect(&c), 0);
+	double t = wait_closed(&c);
+	ck_assert_msg(t >= 0.5 && t < 5, "a silent connection closed after "
+		      "%.2f s (-1: not in 5 s); expected about 1", t);
+	http_client_close(&c);
+	http_client_init(&c, s.port);
+	c.timeout_ms = 5000;
+	ck_assert_int_eq(http_call(&c, "POST", "/v1/completions",
+				   "{\"prompt\": [1], \"max_tokens\": 1}"), 0);
+	ck_assert_msg(c.status == 200 && c.fd >= 0, "%d %s (fd %d)", c.status,
+		      c.buf, c.fd);
+	t = wait_closed(&c);
+	ck_assert_msg(t >= 0.5 && t < 5, "an idle keep-alive connection "
+		      "closed after %.2f s (-1: not in 5 s); expected about 1",
+		      t);
+	http_client_close(&c);
+	ck_assert_int_eq(stop_server(&s), 0);
+	read_log(&s);
+}
+END_TEST
+
 Suite *suite_serve(void)
 {
 	Suite *s = suite_create("serve");
@@ -541,6 +694,8 @@ Suite *suite_serve(void)
 	tcase_add_test(tc, off_mode);
 	tcase_add_test(tc, bad_requests);
 	tcase_add_test(tc, sigterm_in_flight);
+	tcase_add_test(tc, idle_flood);
+	tcase_add_test(tc, idle_timeout);
 	suite_add_tcase(s, tc);
 	return s;
 }
