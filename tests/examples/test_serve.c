@@ -58,8 +58,12 @@ struct server {
 	char log[64];          /* its standard error */
 };
 
-static void start_server(struct server *s, const char *mode,
-			 const char *const extra[])
+/* The server in ARENAGUARD=mode, with the variables of env
+ * ("NAME=value", NULL-terminated, or NULL) set last and the options of
+ * extra. */
+static void start_server_env(struct server *s, const char *mode,
+			     const char *const env[],
+			     const char *const extra[])
 {
 	char *argv[32];
 	int n = 0;
@@ -100,6 +104,8 @@ static void start_server(struct server *s, const char *mode,
 			setenv("ARENASIM_REQUIRE_SEAL", "1", 1);
 		else
 			unsetenv("ARENASIM_REQUIRE_SEAL");
+		for (int i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
 		execv(AG_ARENA_SERVE, argv);
 		_exit(127);
 	}
@@ -111,6 +117,12 @@ static void start_server(struct server *s, const char *mode,
 	ck_assert_msg(s->port >= 0,
 		      "the server did not say its port: '%s' (log %s)", line,
 		      s->log);
+}
+
+static void start_server(struct server *s, const char *mode,
+			 const char *const extra[])
+{
+	start_server_env(s, mode, NULL, extra);
 }
 
 /* SIGTERM, then its exit status (-1: killed by a signal). */
@@ -313,6 +325,28 @@ static long long metric(int port, const char *name)
 	return v;
 }
 
+/* /health's status and what it says of the guard in `mode` (loaded);
+ * with 503, its reason must name the device's refusal. */
+static void expect_health(int port, const char *mode, int status)
+{
+	struct http_client c;
+	http_client_init(&c, port);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	char want[64];
+	snprintf(want, sizeof(want), "\"mode\":\"%s\"", mode);
+	ck_assert_msg(c.status == status && strstr(c.buf, want) &&
+		      strstr(c.buf, "\"loaded\":true") &&
+		      strstr(c.buf, status == 200 ? "\"status\":\"ok\""
+						  : "\"status\":\"unavailable\""),
+		      "expected %d, %s: %d %s", status, want, c.status, c.buf);
+	http_client_close(&c);
+	snprintf(want, sizeof(want), "arenaguard_mode{mode=\"%s\"}", mode);
+	ck_assert_int_eq(metric(port, want), 1);
+	ck_assert_int_eq(metric(port, "arena_serve_ready"), status == 200);
+	ck_assert_int_eq(metric(port, "arenaguard_strict"), 0);
+	ck_assert_int_eq(metric(port, "arenaguard_suppressions_loaded"), 0);
+}
+
 /* Requests each client made of the buggy shape. */
 static int buggy_requests(void)
 {
@@ -333,13 +367,15 @@ static void enforce_run(const char *const extra[])
 	int b = buggy_requests();
 	ck_assert_int_eq(t.blocked, b);
 	ck_assert_int_eq(t.ok, CLIENTS * PER_CLIENT - b);
-	/* One submission per token of every served request, and the first
-	 * (blocked) of every buggy one. */
+	/* One submission per token of every served request, the first
+	 * (blocked) of every buggy one, and the start-up probe's. */
 	ck_assert_int_eq(metric(s.port, "arenaguard_loaded"), 1);
 	ck_assert_int_eq(metric(s.port, "arenaguard_blocked_total"), b);
 	ck_assert_int_eq(metric(s.port, "arenaguard_warned_total"), 0);
 	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"),
-			 t.tokens + b);
+			 t.tokens + b + 1);
+	/* The blocked requests are the guard's doing: still ready. */
+	expect_health(s.port, "enforce", 200);
 	ck_assert_int_eq(metric(s.port, "arena_serve_generated_tokens_total"),
 			 t.tokens);
 	int status = stop_server(&s);
@@ -396,10 +432,11 @@ static void lenient_run(const char *mode)
 	ck_assert_int_eq(metric(s.port, "arenaguard_blocked_total"), 0);
 	long long warned = metric(s.port, "arenaguard_warned_total");
 	long long subs = metric(s.port, "arenaguard_submissions_total");
+	expect_health(s.port, mode, 200);
 	if (strcmp(mode, "warn") == 0) {
 		/* every submission of a buggy request fails its verdict */
 		ck_assert_int_ge(warned, b);
-		ck_assert_int_eq(subs, t.tokens);
+		ck_assert_int_eq(subs, t.tokens + 1);   /* and the probe */
 	} else {
 		ck_assert_int_eq(warned, 0);
 		ck_assert_int_eq(subs, 0);
@@ -464,15 +501,13 @@ START_TEST(bad_requests)
 	ck_assert_int_eq(http_call(&c, "POST", "/v1/completions", big), 0);
 	ck_assert_int_eq(c.status, 413);
 	free(big);
-	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
-	ck_assert_int_eq(c.status, 200);
-	ck_assert_ptr_nonnull(strstr(c.buf, "\"guard\":true"));
 	struct tally t = { 0 };
 	uint64_t rng = SEED;
 	one(&c, &rng, 5, 3, 0, &t);
 	ck_assert_msg(!t.failure[0], "%s", t.failure);
 	http_client_close(&c);
-	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"), 3);
+	/* and the start-up probe's */
+	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"), 4);
 	ck_assert_int_eq(stop_server(&s), 0);
 	read_log(&s);
 }
@@ -514,14 +549,15 @@ START_TEST(sigterm_in_flight)
 		ck_assert_int_eq(pthread_create(&th[i], NULL, long_client,
 						&a[i]), 0);
 	}
-	/* Until all three are being served. */
+	/* Until all three are being served (the probe's schedule is the
+	 * first). */
 	for (int tries = 0; tries < 2000; tries++) {
-		if (metric(s.port, "arena_serve_schedules_created_total") == 3)
+		if (metric(s.port, "arena_serve_schedules_created_total") == 4)
 			break;
 		usleep(1000);
 	}
 	ck_assert_int_eq(metric(s.port, "arena_serve_schedules_created_total"),
-			 3);
+			 4);
 	int status = stop_server(&s);
 	for (int i = 0; i < 3; i++) {
 		pthread_join(th[i], NULL);
@@ -530,6 +566,52 @@ START_TEST(sigterm_in_flight)
 	}
 	char *log = read_log(&s);
 	ck_assert_msg(status == 0, "exit status %d; log:\n%s", status, log);
+}
+END_TEST
+
+/* ---- health ---- */
+
+/* Unguarded (ARENAGUARD=off) on a driver that requires sealed
+ * submissions: every submission fails (ENOKEY).  The server says so at
+ * start and /health answers 503 with why, also after the completions
+ * that fail, and it says the guard is off. */
+START_TEST(unguarded_sealed_device)
+{
+	struct server s;
+	const char *const env[] = { "ARENASIM_REQUIRE_SEAL=1", NULL };
+	start_server_env(&s, "off", env, NULL);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_msg(c.status == 503 &&
+		      strstr(c.buf, "\"status\":\"unavailable\"") &&
+		      strstr(c.buf, "Required key not available") &&
+		      strstr(c.buf, "\"mode\":\"off\""), "%d %s", c.status,
+		      c.buf);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(http_call(&c, "POST", "/v1/completions",
+			"{\"prompt\": [1, 2, 3], \"max_tokens\": 2}"), 0);
+		ck_assert_msg(c.status == 500 && strstr(c.buf, "device_error"),
+			      "%d %s", c.status, c.buf);
+	}
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_msg(c.status == 503 &&
+		      strstr(c.buf, "completions in a row (probes included) "
+			     "failed on the device; the last: device error "
+			     "at step 0: Required key not available"),
+		      "%d %s", c.status, c.buf);
+	http_client_close(&c);
+	ck_assert_int_eq(metric(s.port, "arena_serve_ready"), 0);
+	ck_assert_int_eq(metric(s.port, "arenaguard_loaded"), 1);
+	ck_assert_int_eq(metric(s.port, "arenaguard_mode{mode=\"off\"}"), 1);
+	ck_assert_int_eq(metric(s.port, "arenaguard_mode{mode=\"enforce\"}"),
+			 0);
+	ck_assert_int_ge(metric(s.port, "arena_serve_requests_total{endpoint="
+				"\"health\",code=\"503\"}"), 2);
+	ck_assert_int_eq(stop_server(&s), 0);
+	char *log = read_log(&s);
+	ck_assert_msg(strstr(log, "the device refuses the server's "
+			     "submissions"), "%s", log);
 }
 END_TEST
 
@@ -694,6 +776,7 @@ Suite *suite_serve(void)
 	tcase_add_test(tc, off_mode);
 	tcase_add_test(tc, bad_requests);
 	tcase_add_test(tc, sigterm_in_flight);
+	tcase_add_test(tc, unguarded_sealed_device);
 	tcase_add_test(tc, idle_flood);
 	tcase_add_test(tc, idle_timeout);
 	suite_add_tcase(s, tc);
