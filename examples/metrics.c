@@ -93,7 +93,6 @@ void metrics_set_slot(struct serve_metrics *mx, int slot)
 		memset(baseline, 0, sizeof(baseline));
 	else
 		read_guard(baseline);
-	atomic_store(&mx->guard_loaded, get_counters != NULL);
 	metrics_publish_guard(mx);
 }
 
@@ -225,11 +224,11 @@ char *metrics_render(struct serve_metrics *mx, struct serve_health *health,
 	    "# TYPE arena_serve_ready gauge\narena_serve_ready %d\n",
 	    health_ready(health, why, sizeof(why)));
 
-	int loaded = atomic_load(&mx->guard_loaded);
-	say(&o, "# HELP arenaguard_loaded whether libarenaguard is loaded\n"
-	    "# TYPE arenaguard_loaded gauge\narenaguard_loaded %d\n", loaded);
 	struct guard_view gv;
 	metrics_guard_view(&gv);
+	say(&o, "# HELP arenaguard_loaded whether libarenaguard is loaded\n"
+	    "# TYPE arenaguard_loaded gauge\narenaguard_loaded %d\n",
+	    gv.loaded);
 	say(&o, "# HELP arenaguard_mode the guard's mode (ARENAGUARD; off "
 	    "when it is not loaded)\n# TYPE arenaguard_mode gauge\n");
 	for (uint32_t m = ARENAGUARD_MODE_OFF; m <= ARENAGUARD_MODE_ENFORCE;
@@ -244,7 +243,7 @@ char *metrics_render(struct serve_metrics *mx, struct serve_health *health,
 		    "in effect\n# TYPE arenaguard_suppressions_loaded gauge\n"
 		    "arenaguard_suppressions_loaded %u\n", gv.strict,
 		    gv.suppressions);
-	for (size_t i = 0; loaded && i < SERVE_GUARD_FIELDS; i++) {
+	for (size_t i = 0; gv.loaded && i < SERVE_GUARD_FIELDS; i++) {
 		unsigned long long sum = 0;
 		for (int w = 0; w <= SERVE_MAX_WORKERS; w++)
 			sum += atomic_load(&mx->guard[w][i]);

@@ -50,7 +50,6 @@ struct serve_metrics {
 	atomic_ullong latency_sum_ns;
 	atomic_ullong device_ns;          /* inside the device lock */
 	atomic_ullong programs_created, schedules_created;
-	atomic_int guard_loaded;
 	/* Per process: its guard counters less those it started with
 	 * (a forked worker inherits its master's). */
 	atomic_ullong guard[SERVE_MAX_WORKERS + 1][SERVE_GUARD_FIELDS];
