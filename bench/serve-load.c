@@ -90,7 +90,9 @@ static void start_server(struct server *s, enum mode m,
 	snprintf(seqs, sizeof(seqs), "%d", o->connections);
 	char *argv[] = { (char *)AG_ARENA_SERVE, "--port", "0", "--layers",
 			 "1", "--max-context", "16", "--threads", threads,
-			 "--sequences", seqs, NULL };
+			 "--sequences", seqs,
+			 /* every connection is from 127.0.0.1 */
+			 "--per-client-connections", "0", NULL };
 	int out[2];
 	if (pipe(out) != 0)
 		die("pipe");

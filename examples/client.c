@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -34,17 +35,27 @@ void http_client_close(struct http_client *c)
 	c->cap = c->len = 0;
 }
 
-static int connect_to(struct http_client *c)
+int http_connect(struct http_client *c)
 {
+	assert(c->fd < 0 && c->timeout_ms >= 0);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((uint16_t)c->port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in from = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(c->source) };
+	struct timeval tv = { .tv_sec = c->timeout_ms / 1000,
+			      .tv_usec = c->timeout_ms % 1000 * 1000 };
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	if ((c->source && bind(fd, (struct sockaddr *)&from,
+			       sizeof(from)) != 0) ||
+	    (c->timeout_ms &&
+	     (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)) ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		int err = errno;
 		close(fd);
 		errno = err;
@@ -77,6 +88,8 @@ static int read_head(int fd, char *head, size_t *got, size_t *end)
 		ssize_t k = recv(fd, head + *got, HEAD_MAX - 1 - *got, 0);
 		if (k < 0 && errno == EINTR)
 			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return -1;   /* the client's timeout */
 		if (k <= 0) {
 			errno = *got ? EPROTO : ECONNRESET;
 			return -1;
@@ -170,7 +183,7 @@ int http_call(struct http_client *c, const char *method, const char *path,
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int fresh = c->fd < 0;
-		if (fresh && connect_to(c) != 0)
+		if (fresh && http_connect(c) != 0)
 			return -1;
 		if (send_all(c->fd, head, (size_t)n) == 0 &&
 		    send_all(c->fd, body ? body : "", blen) == 0 &&

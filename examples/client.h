@@ -15,16 +15,27 @@ struct http_client {
 	char *buf;          /* the last response's body, NUL-terminated */
 	size_t cap, len;
 	int status;         /* the last response's status */
+	/* Set after http_client_init, before the first call: */
+	unsigned int source;  /* the local IPv4 address to connect from
+				 (host order; 0: the kernel's choice) */
+	int timeout_ms;       /* each send and receive, at most (0: none) */
 };
 
 void http_client_init(struct http_client *c, int port);
+
+/*
+ * Connects (from c->source, with c->timeout_ms) without sending: 0, or
+ * -1 with errno.  http_call connects by itself; this is for a caller
+ * that holds a connection open.
+ */
+int http_connect(struct http_client *c);
 
 /*
  * Sends one request (body NULL: none) and reads the response into
  * c->status and c->buf/c->len.  Connects first when not connected, and
  * once more if the server closed an idle connection before answering.
  * 0, or -1 with errno (ECONNRESET, EPROTO for a response it cannot
- * read, ENOMEM).
+ * read, ENOMEM, EAGAIN when c->timeout_ms passed).
  */
 int http_call(struct http_client *c, const char *method, const char *path,
 	      const char *body);

@@ -99,7 +99,8 @@ static int init_shared(struct engine *e)
 	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
 	int rc = pthread_mutex_init(&e->shared->device_lock, &a);
 	pthread_mutexattr_destroy(&a);
-	return -rc;
+	return rc ? -rc : health_init(&e->shared->health,
+				      e->cfg.unhealthy_after);
 }
 
 int engine_open(struct engine *e, const struct engine_config *cfg)
@@ -152,7 +153,14 @@ int engine_open(struct engine *e, const struct engine_config *cfg)
 int engine_after_fork(struct engine *e)
 {
 	e->owner = 0;
-	memset(e->shapes, 0, sizeof(e->shapes));
+	/* The master's programs (the probe's) stay the master's to
+	 * destroy; their plans here are a copy to free. */
+	for (int t = 0; t <= MODEL_MAX_TOKENS; t++) {
+		if (e->shapes[t])
+			plan_free(&e->shapes[t]->plan);
+		free(e->shapes[t]);
+		e->shapes[t] = NULL;
+	}
 	sem_destroy(&e->sequences);
 	return init_locks(e);
 }
@@ -354,6 +362,19 @@ void engine_generate(struct engine *e, const int *prompt, int t, int n,
 	}
 	sem_post(&e->sequences);
 	g->total_ns = serve_now_ns() - start;
+}
+
+void engine_probe(struct engine *e, struct generation *g)
+{
+	/* One token, or two where one is the buggy shape (a buggy
+	 * planner's program failing says nothing of the device; with
+	 * --max-context 1 there is no other, and the probe fails as every
+	 * request would). */
+	int t = e->cfg.buggy_shape == 1 && e->cfg.max_context > 1 ? 2 : 1;
+	static const int prompt[2];
+	atomic_store(&e->shared->health.last_probe_ns, serve_now_ns());
+	engine_generate(e, prompt, t, 1, g);
+	health_note(&e->shared->health, g, 1);
 }
 
 void engine_close(struct engine *e)

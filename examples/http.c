@@ -6,7 +6,8 @@
  *
  *   POST /v1/completions  {"prompt": [tokens], "max_tokens": n}
  *                         -> {"tokens": [...], "usage": ..., "timings": ...}
- *   GET  /health          -> {"status": "ok", ...}
+ *   GET  /health          -> {"status": "ok", ...}, or 503 with
+ *                            {"status": "unavailable", "reason", ...}
  *   GET  /metrics         -> Prometheus text (metrics.c)
  *
  * A request's state (its body as it arrives) lives from its first call
@@ -14,7 +15,10 @@
  * wait for the requests in flight.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +164,7 @@ static enum MHD_Result completions(struct server *s, struct MHD_Connection *c,
 	if (!g)
 		return MHD_NO;
 	engine_generate(e, q.prompt, q.t, q.n, g);
+	health_note(&e->shared->health, g, 0);
 	metrics_publish_guard(mx);
 	uint64_t total = serve_now_ns() - r->start;
 	json_t *v;
@@ -191,15 +196,41 @@ static enum MHD_Result completions(struct server *s, struct MHD_Connection *c,
 
 /* ---- GET ---- */
 
+/* Ready (200) or not (503, with why): health.c.  A server not ready
+ * probes the device again first, once a second at most, so that it
+ * becomes ready when the device does, without traffic. */
 static enum MHD_Result health(struct server *s, struct MHD_Connection *c)
 {
 	struct engine *e = s->engine;
-	metrics_request(&e->shared->metrics, OUT_HEALTH, 0);
-	return reply_json(c, MHD_HTTP_OK, json_pack("{s:s,s:s,s:i,s:i,s:b}",
-		"status", "ok", "device", e->dev.version,
-		"max_context", e->cfg.max_context, "vocabulary",
-		tokens_vocabulary(&e->shape), "guard",
-		atomic_load(&e->shared->metrics.guard_loaded)));
+	struct serve_health *h = &e->shared->health;
+	char reason[sizeof(h->reason) + 128];
+	int ready = health_ready(h, reason, sizeof(reason));
+	if (!ready && health_probe_due(h)) {
+		struct generation *g = malloc(sizeof(*g));
+		if (g)
+			engine_probe(e, g);
+		free(g);
+		ready = health_ready(h, reason, sizeof(reason));
+	}
+	metrics_request(&e->shared->metrics, ready ? OUT_HEALTH : OUT_UNREADY,
+			0);
+	struct guard_view gv;
+	metrics_guard_view(&gv);
+	json_t *guard = json_pack("{s:b,s:s}", "loaded", gv.loaded, "mode",
+				  metrics_mode_name(gv.mode));
+	if (guard && gv.config_known) {
+		json_object_set_new(guard, "strict", json_boolean(gv.strict));
+		json_object_set_new(guard, "suppressions",
+				    json_integer(gv.suppressions));
+	}
+	json_t *v = json_pack("{s:s,s:s,s:i,s:i,s:o?}",
+		"status", ready ? "ok" : "unavailable",
+		"device", e->dev.version, "max_context", e->cfg.max_context,
+		"vocabulary", tokens_vocabulary(&e->shape), "guard", guard);
+	if (v && !ready)
+		json_object_set_new(v, "reason", json_string(reason));
+	return reply_json(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+			  v);
 }
 
 static enum MHD_Result metrics(struct server *s, struct MHD_Connection *c)
@@ -207,7 +238,7 @@ static enum MHD_Result metrics(struct server *s, struct MHD_Connection *c)
 	struct serve_metrics *mx = &s->engine->shared->metrics;
 	metrics_request(mx, OUT_METRICS, 0);
 	size_t len;
-	char *text = metrics_render(mx, &len);
+	char *text = metrics_render(mx, &s->engine->shared->health, &len);
 	if (!text)
 		return MHD_NO;
 	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4", text, len);
@@ -284,16 +315,66 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
 	}
 }
 
-int http_start(struct server *s, int listen_fd, int threads)
+/*
+ * libmicrohttpd's messages, on standard error, LOG_BURST a second at
+ * most: past a connection limit it says one line per connection it
+ * closes, and a flood of connections must not become a flood of log.
+ * The lines left out are counted at the next one said.
+ */
+#define LOG_BURST 10
+
+static void log_limited(void *cls, const char *fmt, va_list ap)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static uint64_t second;
+	static unsigned long said, dropped;
+	(void)cls;
+	pthread_mutex_lock(&lock);
+	uint64_t now = serve_now_ns() / 1000000000u;
+	if (now != second) {
+		if (dropped)
+			fprintf(stderr, "arena-serve: %lu more libmicrohttpd "
+				"messages left out\n", dropped);
+		second = now;
+		said = dropped = 0;
+	}
+	if (said < LOG_BURST) {
+		said++;
+		fputs("arena-serve: ", stderr);
+		vfprintf(stderr, fmt, ap);
+	} else {
+		dropped++;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * epoll, so that descriptors past FD_SETSIZE serve.  At the connection
+ * limit (libmicrohttpd divides it among the pool's threads) a thread
+ * stops accepting: a new connection waits in the listen backlog until
+ * one closes, an idle one at the latest after the idle timeout.  Over
+ * the per-client limit a connection is accepted and closed at once, so
+ * that one address cannot take the whole limit.
+ */
+int http_start(struct server *s, int listen_fd, const struct http_config *cfg)
+{
+	assert(cfg->threads >= 1 && cfg->max_connections >= cfg->threads);
+	assert(cfg->per_client >= 0 && cfg->idle_timeout_s >= 0);
 	s->daemon = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 		MHD_USE_ITC | MHD_USE_ERROR_LOG,
 		0, NULL, NULL, answer, s,
+		/* first: the options after it log through it */
+		MHD_OPTION_EXTERNAL_LOGGER, log_limited, NULL,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
 		MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+		MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)cfg->max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)cfg->per_client,
+		MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned int)cfg->idle_timeout_s,
 		MHD_OPTION_END);
 	if (!s->daemon) {
 		fprintf(stderr, "arena-serve: MHD_start_daemon failed\n");

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 static arenaguard_get_counters_fn *get_counters;
 static arenaguard_last_refusal_fn *last_refusal;
+static arenaguard_get_config_fn *get_config;
 static int my_slot;
 static uint64_t baseline[SERVE_GUARD_FIELDS];   /* at fork */
 
@@ -44,7 +46,33 @@ int metrics_find_guard(void)
 		dlsym(RTLD_DEFAULT, ARENAGUARD_GET_COUNTERS);
 	last_refusal = (arenaguard_last_refusal_fn *)
 		dlsym(RTLD_DEFAULT, ARENAGUARD_LAST_REFUSAL);
+	get_config = (arenaguard_get_config_fn *)
+		dlsym(RTLD_DEFAULT, ARENAGUARD_GET_CONFIG);
 	return get_counters != NULL;
+}
+
+void metrics_guard_view(struct guard_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->mode = ARENAGUARD_MODE_OFF;
+	struct arenaguard_counters c;
+	if (!get_counters || get_counters(&c, sizeof(c)) < 8)
+		return;
+	v->loaded = 1;
+	v->mode = c.mode;
+	struct arenaguard_config g;
+	if (get_config && get_config(&g, sizeof(g)) >=
+	    (int)(offsetof(struct arenaguard_config, suppressions) + 4)) {
+		v->config_known = 1;
+		v->strict = g.strict != 0;
+		v->suppressions = g.suppressions;
+	}
+}
+
+const char *metrics_mode_name(uint32_t mode)
+{
+	return mode == ARENAGUARD_MODE_ENFORCE ? "enforce" :
+	       mode == ARENAGUARD_MODE_WARN ? "warn" : "off";
 }
 
 /* The guard's counters as an array (0s without a guard). */
@@ -65,7 +93,6 @@ void metrics_set_slot(struct serve_metrics *mx, int slot)
 		memset(baseline, 0, sizeof(baseline));
 	else
 		read_guard(baseline);
-	atomic_store(&mx->guard_loaded, get_counters != NULL);
 	metrics_publish_guard(mx);
 }
 
@@ -138,7 +165,8 @@ static void counter(struct out *o, const char *name, const char *help,
 	    name, v);
 }
 
-char *metrics_render(struct serve_metrics *mx, size_t *len)
+char *metrics_render(struct serve_metrics *mx, struct serve_health *health,
+		     size_t *len)
 {
 	struct out o = { malloc(8192), 0, 8192, 0 };
 	if (!o.buf)
@@ -150,6 +178,7 @@ char *metrics_render(struct serve_metrics *mx, size_t *len)
 		[OUT_FAILED] = "completion\",code=\"500\",reason=\"device",
 		[OUT_BAD] = "any\",code=\"4xx",
 		[OUT_HEALTH] = "health\",code=\"200",
+		[OUT_UNREADY] = "health\",code=\"503",
 		[OUT_METRICS] = "metrics\",code=\"200",
 	};
 	say(&o, "# HELP arena_serve_requests_total HTTP requests answered\n"
@@ -189,10 +218,32 @@ char *metrics_render(struct serve_metrics *mx, size_t *len)
 	    "arena_serve_request_duration_seconds_count %llu\n",
 	    (double)atomic_load(&mx->latency_sum_ns) * 1e-9, cum);
 
-	int loaded = atomic_load(&mx->guard_loaded);
+	char why[8];
+	say(&o, "# HELP arena_serve_ready whether /health answers 200 (the "
+	    "device accepts the server's submissions)\n"
+	    "# TYPE arena_serve_ready gauge\narena_serve_ready %d\n",
+	    health_ready(health, why, sizeof(why)));
+
+	struct guard_view gv;
+	metrics_guard_view(&gv);
 	say(&o, "# HELP arenaguard_loaded whether libarenaguard is loaded\n"
-	    "# TYPE arenaguard_loaded gauge\narenaguard_loaded %d\n", loaded);
-	for (size_t i = 0; loaded && i < SERVE_GUARD_FIELDS; i++) {
+	    "# TYPE arenaguard_loaded gauge\narenaguard_loaded %d\n",
+	    gv.loaded);
+	say(&o, "# HELP arenaguard_mode the guard's mode (ARENAGUARD; off "
+	    "when it is not loaded)\n# TYPE arenaguard_mode gauge\n");
+	for (uint32_t m = ARENAGUARD_MODE_OFF; m <= ARENAGUARD_MODE_ENFORCE;
+	     m++)
+		say(&o, "arenaguard_mode{mode=\"%s\"} %d\n",
+		    metrics_mode_name(m), gv.mode == m);
+	if (gv.config_known)
+		say(&o, "# HELP arenaguard_strict whether programs with "
+		    "advisories are refused (ARENAGUARD_STRICT)\n"
+		    "# TYPE arenaguard_strict gauge\narenaguard_strict %d\n"
+		    "# HELP arenaguard_suppressions_loaded suppression rules "
+		    "in effect\n# TYPE arenaguard_suppressions_loaded gauge\n"
+		    "arenaguard_suppressions_loaded %u\n", gv.strict,
+		    gv.suppressions);
+	for (size_t i = 0; gv.loaded && i < SERVE_GUARD_FIELDS; i++) {
 		unsigned long long sum = 0;
 		for (int w = 0; w <= SERVE_MAX_WORKERS; w++)
 			sum += atomic_load(&mx->guard[w][i]);

@@ -6,6 +6,8 @@
  *   arena-serve [--port P] [--threads N] [--sequences M] [--workers W]
  *               [--uring] [--layers L] [--max-context T]
  *               [--buggy-shape S] [--drain-seconds D]
+ *               [--max-connections C] [--per-client-connections K]
+ *               [--idle-timeout I] [--unhealthy-after F]
  *
  * Listens on 127.0.0.1:P (0: a port the kernel picks) and prints
  * "arena-serve: listening on http://127.0.0.1:PORT" once it serves.
@@ -14,7 +16,12 @@
  * open file and the listening socket, each with a pool of N threads.
  * SIGTERM (or SIGINT): stop accepting, let the requests in flight
  * finish (for D seconds at most), destroy the schedules and programs,
- * exit 0.
+ * exit 0.  The connection limits and the idle timeout are per process
+ * (each worker has its own); the descriptor limit (RLIMIT_NOFILE) is
+ * raised to what --max-connections needs, within the hard limit.
+ * Before it announces itself it probes the device (engine_probe): when
+ * the device refuses the probe, it says why and serves, with /health
+ * answering 503 until a probe or a completion succeeds (health.c).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -25,14 +32,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "serve.h"
 
+/* Descriptors a process needs besides its connections: the listening
+ * socket, the device, the rings, epoll and its eventfds, the guard's. */
+#define FD_RESERVE 64
+
 struct options {
-	int port, threads, workers;
+	int port, workers;
+	struct http_config http;
 	int drain_s;          /* SIGTERM: how long requests in flight get */
 	struct engine_config engine;
 };
@@ -41,7 +54,9 @@ static const char usage_text[] =
 	"Usage: arena-serve [--port P] [--threads N] [--sequences M]\n"
 	"                   [--workers W] [--uring] [--layers L]\n"
 	"                   [--max-context T] [--buggy-shape S]\n"
-	"                   [--drain-seconds D]\n"
+	"                   [--drain-seconds D] [--max-connections C]\n"
+	"                   [--per-client-connections K] [--idle-timeout I]\n"
+	"                   [--unhealthy-after F]\n"
 	"Serve the example transformer over HTTP on 127.0.0.1, on the arena\n"
 	"device (/dev/accel/accel0).\n"
 	"\n"
@@ -58,11 +73,23 @@ static const char usage_text[] =
 	"  --buggy-shape S  plan prompts of S tokens with the buggy planner\n"
 	"  --drain-seconds D  at SIGTERM, wait at most D seconds for the\n"
 	"                   requests in flight (default 60)\n"
+	"  --max-connections C  connections open at once, per process\n"
+	"                   (default 512); past it a new one waits in the\n"
+	"                   listen backlog until one closes\n"
+	"  --per-client-connections K  connections open at once from one IP\n"
+	"                   address, per process (default 32; 0: no limit);\n"
+	"                   past it a new one is closed at once\n"
+	"  --idle-timeout I  close a connection idle for I seconds (default\n"
+	"                   15; 0: never)\n"
+	"  --unhealthy-after F  /health answers 503 after F completions in a\n"
+	"                   row failed on the device (default 3), or after\n"
+	"                   the start-up probe failed, until one succeeds\n"
 	"  --help, -h       show this help\n"
 	"\n"
 	"POST /v1/completions {\"prompt\": [tokens], \"max_tokens\": n},\n"
-	"GET /health, GET /metrics (Prometheus).  Exit status: 0 after\n"
-	"SIGTERM, 2 a usage or device error.\n";
+	"GET /health (503 when the device refuses the server's work),\n"
+	"GET /metrics (Prometheus).  Exit status: 0 after SIGTERM, 2 a\n"
+	"usage error or a device that cannot be opened.\n";
 
 static int parse_int(const char *option, const char *arg, int lo, int hi,
 		     int *out)
@@ -71,7 +98,7 @@ static int parse_int(const char *option, const char *arg, int lo, int hi,
 	errno = 0;
 	long v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < lo || v > hi) {
-		fprintf(stderr, "arena-serve: %s takes a number in %d..%d\n",
+		fprintf(stderr, "arena-serve: --%s takes a number in %d..%d\n",
 			option, lo, hi);
 		return -1;
 	}
@@ -79,68 +106,57 @@ static int parse_int(const char *option, const char *arg, int lo, int hi,
 	return 0;
 }
 
+/* The options that take a number: one line each. */
+struct int_option {
+	const char *name;
+	int lo, hi;
+	int *out;
+};
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { O_PORT = 256, O_THREADS, O_SEQ, O_WORKERS, O_LAYERS, O_CTX,
-	       O_BUGGY, O_DRAIN };
-	static const struct option longopts[] = {
-		{ "port", required_argument, NULL, O_PORT },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "sequences", required_argument, NULL, O_SEQ },
-		{ "workers", required_argument, NULL, O_WORKERS },
-		{ "uring", no_argument, NULL, 'u' },
-		{ "layers", required_argument, NULL, O_LAYERS },
-		{ "max-context", required_argument, NULL, O_CTX },
-		{ "buggy-shape", required_argument, NULL, O_BUGGY },
-		{ "drain-seconds", required_argument, NULL, O_DRAIN },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	*o = (struct options){ .port = 8080, .threads = 4, .workers = 0,
-		.drain_s = 60,
+	*o = (struct options){ .port = 8080, .workers = 0, .drain_s = 60,
+		.http = { .threads = 4, .max_connections = 512,
+			  .per_client = 32, .idle_timeout_s = 15 },
 		.engine = { .layers = 2, .max_context = MODEL_MAX_TOKENS,
-			    .sequences = 8, .path = DEVICE_IOCTL } };
+			    .sequences = 8, .path = DEVICE_IOCTL,
+			    .unhealthy_after = 3 } };
+	const struct int_option ints[] = {
+		{ "port", 0, 65535, &o->port },
+		{ "threads", 1, 256, &o->http.threads },
+		{ "sequences", 1, 1024, &o->engine.sequences },
+		{ "workers", 0, SERVE_MAX_WORKERS, &o->workers },
+		{ "layers", 1, MODEL_MAX_LAYERS, &o->engine.layers },
+		{ "max-context", 1, MODEL_MAX_TOKENS, &o->engine.max_context },
+		{ "buggy-shape", 1, MODEL_MAX_TOKENS, &o->engine.buggy_shape },
+		{ "drain-seconds", 0, 86400, &o->drain_s },
+		{ "max-connections", 1, 1000000, &o->http.max_connections },
+		{ "per-client-connections", 0, 1000000, &o->http.per_client },
+		{ "idle-timeout", 0, 86400, &o->http.idle_timeout_s },
+		{ "unhealthy-after", 1, 1000000, &o->engine.unhealthy_after },
+	};
+	enum { N_INTS = sizeof(ints) / sizeof(ints[0]), O_INT = 256 };
+	struct option longopts[N_INTS + 3];
+	for (int i = 0; i < N_INTS; i++)
+		longopts[i] = (struct option){ ints[i].name, required_argument,
+					       NULL, O_INT + i };
+	longopts[N_INTS] = (struct option){ "uring", no_argument, NULL, 'u' };
+	longopts[N_INTS + 1] = (struct option){ "help", no_argument, NULL,
+						'h' };
+	longopts[N_INTS + 2] = (struct option){ NULL, 0, NULL, 0 };
 	int c, rc = 0;
 	while (rc == 0 &&
 	       (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_PORT:
-			rc = parse_int("--port", optarg, 0, 65535, &o->port);
-			break;
-		case O_THREADS:
-			rc = parse_int("--threads", optarg, 1, 256, &o->threads);
-			break;
-		case O_SEQ:
-			rc = parse_int("--sequences", optarg, 1, 1024,
-				       &o->engine.sequences);
-			break;
-		case O_WORKERS:
-			rc = parse_int("--workers", optarg, 0,
-				       SERVE_MAX_WORKERS, &o->workers);
-			break;
-		case 'u':
+		if (c >= O_INT && c < O_INT + N_INTS) {
+			const struct int_option *io = &ints[c - O_INT];
+			rc = parse_int(io->name, optarg, io->lo, io->hi,
+				       io->out);
+		} else if (c == 'u') {
 			o->engine.path = DEVICE_URING;
-			break;
-		case O_LAYERS:
-			rc = parse_int("--layers", optarg, 1, MODEL_MAX_LAYERS,
-				       &o->engine.layers);
-			break;
-		case O_CTX:
-			rc = parse_int("--max-context", optarg, 1,
-				       MODEL_MAX_TOKENS, &o->engine.max_context);
-			break;
-		case O_BUGGY:
-			rc = parse_int("--buggy-shape", optarg, 1,
-				       MODEL_MAX_TOKENS, &o->engine.buggy_shape);
-			break;
-		case O_DRAIN:
-			rc = parse_int("--drain-seconds", optarg, 0, 86400,
-				       &o->drain_s);
-			break;
-		case 'h':
+		} else if (c == 'h') {
 			fputs(usage_text, stdout);
 			exit(0);
-		default:
+		} else {
 			fputs(usage_text, stderr);
 			return -1;
 		}
@@ -150,7 +166,41 @@ static int parse_options(int argc, char **argv, struct options *o)
 			argv[optind]);
 		return -1;
 	}
+	if (rc == 0 && o->http.max_connections < o->http.threads) {
+		fprintf(stderr, "arena-serve: --max-connections %d is fewer "
+			"than --threads %d (each thread takes its share)\n",
+			o->http.max_connections, o->http.threads);
+		return -1;
+	}
 	return rc;
+}
+
+/* Raises the soft descriptor limit to what `max_connections` needs;
+ * 0, or -1 (said) when the hard limit is lower. */
+static int raise_fd_limit(int max_connections)
+{
+	struct rlimit r;
+	rlim_t need = (rlim_t)max_connections + FD_RESERVE;
+	if (getrlimit(RLIMIT_NOFILE, &r) != 0) {
+		perror("arena-serve: getrlimit");
+		return -1;
+	}
+	if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < need) {
+		if (r.rlim_max != RLIM_INFINITY && r.rlim_max < need) {
+			fprintf(stderr, "arena-serve: --max-connections %d "
+				"needs %llu descriptors; the hard limit "
+				"(RLIMIT_NOFILE) is %llu\n", max_connections,
+				(unsigned long long)need,
+				(unsigned long long)r.rlim_max);
+			return -1;
+		}
+		r.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &r) != 0) {
+			perror("arena-serve: setrlimit RLIMIT_NOFILE");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* A listening TCP socket on 127.0.0.1:port; its port in *bound. */
@@ -190,11 +240,11 @@ static int wait_signal(const sigset_t *set)
 }
 
 /* One process serving: the thread pool until SIGTERM. */
-static int serve(struct engine *e, int fd, int threads, int drain_s,
-		 const sigset_t *set)
+static int serve(struct engine *e, int fd, const struct http_config *http,
+		 int drain_s, const sigset_t *set)
 {
 	struct server s = { .engine = e };
-	if (http_start(&s, fd, threads) != 0)
+	if (http_start(&s, fd, http) != 0)
 		return 2;
 	int sig;
 	do
@@ -202,6 +252,22 @@ static int serve(struct engine *e, int fd, int threads, int drain_s,
 	while (sig == SIGCHLD);
 	http_stop(&s, drain_s);
 	return 0;
+}
+
+/* The start-up probe, before any worker or thread: its outcome is in
+ * the health (and its submission in the master's guard counters). */
+static void probe(struct engine *e)
+{
+	struct generation *g = malloc(sizeof(*g));
+	char why[sizeof(e->shared->health.reason) + 128];
+	if (!g)
+		return;   /* no memory: the completions will tell */
+	engine_probe(e, g);
+	if (!health_ready(&e->shared->health, why, sizeof(why)))
+		fprintf(stderr, "arena-serve: the device refuses the server's "
+			"submissions (%s); serving, with /health 503 until a "
+			"probe or a completion succeeds\n", why);
+	free(g);
 }
 
 static void announce(int port, int workers)
@@ -233,7 +299,7 @@ static int master(struct engine *e, int fd, const struct options *o,
 			int rc = engine_after_fork(e);
 			if (rc == 0) {
 				metrics_set_slot(&e->shared->metrics, n + 1);
-				rc = serve(e, fd, o->threads, o->drain_s, set);
+				rc = serve(e, fd, &o->http, o->drain_s, set);
 			}
 			engine_close(e);
 			exit(rc);
@@ -277,7 +343,8 @@ static int master(struct engine *e, int fd, const struct options *o,
 int main(int argc, char **argv)
 {
 	struct options o;
-	if (parse_options(argc, argv, &o) != 0)
+	if (parse_options(argc, argv, &o) != 0 ||
+	    raise_fd_limit(o.http.max_connections) != 0)
 		return 2;
 	if (o.engine.buggy_shape > o.engine.max_context) {
 		fprintf(stderr, "arena-serve: --buggy-shape %d is longer than "
@@ -306,13 +373,14 @@ int main(int argc, char **argv)
 		close(fd);
 		return 2;
 	}
+	probe(&e);
 	int status;
 	if (o.workers) {
 		status = master(&e, fd, &o, &set, port);
 	} else {
 		metrics_set_slot(&e.shared->metrics, 0);
 		struct server s = { .engine = &e };
-		status = http_start(&s, fd, o.threads) != 0 ? 2 : 0;
+		status = http_start(&s, fd, &o.http) != 0 ? 2 : 0;
 		if (status == 0) {
 			announce(port, 0);
 			while (wait_signal(&set) == SIGCHLD)

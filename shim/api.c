@@ -5,7 +5,9 @@
  * of the calling thread.  Found with dlsym, never linked; exported by
  * libarenaguard.map.
  *
- * The counters are read from ag_stats (atomics: no lock).  A refusal is
+ * The counters are read from ag_stats (atomics: no lock); the
+ * configuration from ag_cfg and the suppression rules, set before the
+ * application runs.  A refusal is
  * noted by decide.c (ag_api_note_refusal) into a buffer of the thread's
  * own, allocated at its first refusal and freed when the thread exits;
  * without memory the refusal is not kept (the report still is written).
@@ -97,6 +99,30 @@ long arenaguard_last_refusal(char *buf, size_t size, int clear)
 	return (long)len;
 }
 
+/* The API's mode of the guard's. */
+static uint32_t api_mode(void)
+{
+	return ag_cfg.mode == AG_ENFORCE ? ARENAGUARD_MODE_ENFORCE :
+	       ag_cfg.mode == AG_WARN ? ARENAGUARD_MODE_WARN :
+	       ARENAGUARD_MODE_OFF;
+}
+
+int arenaguard_get_config(struct arenaguard_config *out, size_t size)
+{
+	if (!out || size < offsetof(struct arenaguard_config, strict))
+		return -1;
+	struct arenaguard_config c = {
+		.mode = api_mode(),
+		.strict = ag_cfg.strict != 0,
+		.suppressions = ag_suppress_count(),
+	};
+	/* Whole fields only: every field is 4 bytes. */
+	size_t n = size < sizeof(c) ? size / 4 * 4 : sizeof(c);
+	c.size = (uint32_t)n;
+	memcpy(out, &c, n);
+	return (int)n;
+}
+
 int arenaguard_get_counters(struct arenaguard_counters *out, size_t size)
 {
 	if (!out || size < offsetof(struct arenaguard_counters,
@@ -104,9 +130,7 @@ int arenaguard_get_counters(struct arenaguard_counters *out, size_t size)
 		return -1;
 	struct arenaguard_counters c = {
 		.size = sizeof(c),
-		.mode = ag_cfg.mode == AG_ENFORCE ? ARENAGUARD_MODE_ENFORCE :
-			ag_cfg.mode == AG_WARN ? ARENAGUARD_MODE_WARN :
-			ARENAGUARD_MODE_OFF,
+		.mode = api_mode(),
 #define LOAD(name, help) .name = atomic_load(&ag_stats.name),
 		ARENAGUARD_COUNTERS(LOAD)
 #undef LOAD

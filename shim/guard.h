@@ -68,6 +68,8 @@ const struct ag_rule *ag_suppress_match(const struct ag_program *p,
 int ag_suppress_hint(const struct ag_program *p, const struct ag_verdict *v,
 		     char *out, size_t len);
 const char *ag_rule_text(const struct ag_rule *r);
+/* The rules in effect (0 before ag_suppress_load, or in mode off). */
+unsigned ag_suppress_count(void);
 unsigned ag_rule_line(const struct ag_rule *r);
 /* At exit: the rules that matched nothing (when the process submitted
  * anything), every rule's count under print_suppressions, and digest

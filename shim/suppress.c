@@ -211,6 +211,11 @@ static FILE *open_rules(const char *path)
 	return f;
 }
 
+unsigned ag_suppress_count(void)
+{
+	return n_rules;
+}
+
 void ag_suppress_load(void)
 {
 	n_rules = 0;

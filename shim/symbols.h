@@ -35,6 +35,7 @@
 /* The application's interface (include/arenaguard/guard_api.h, api.c):
  * found with dlsym, never interposed. */
 #define AG_API_SYMBOLS(X) \
-	X(arenaguard_get_counters) X(arenaguard_last_refusal)
+	X(arenaguard_get_counters) X(arenaguard_last_refusal) \
+	X(arenaguard_get_config)
 
 #endif

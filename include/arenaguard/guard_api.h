@@ -92,6 +92,32 @@ long arenaguard_last_refusal(char *buf, size_t size, int clear);
 typedef long arenaguard_last_refusal_fn(char *buf, size_t size, int clear);
 #define ARENAGUARD_LAST_REFUSAL "arenaguard_last_refusal"
 
+/*
+ * How the guard is set up in this process, for an operator's view (a
+ * server's /metrics and /health): what decides its submissions.  Set
+ * when the guard loads; the same in a forked child.  Grows only at the
+ * end, a 4-byte field at a time, as the counters do.
+ */
+struct arenaguard_config {
+	uint32_t size;          /* out: bytes of this struct the guard filled */
+	uint32_t mode;          /* out: enum arenaguard_mode (ARENAGUARD) */
+	uint32_t strict;        /* out: 1 when ARENAGUARD_STRICT refuses
+				 * programs with advisories, else 0 */
+	uint32_t suppressions;  /* out: suppression rules in effect (read
+				 * from the suppressions file; 0 when none,
+				 * or in mode off) */
+};
+
+/*
+ * Fills out[0, min(size, sizeof) ) with the configuration, whole fields
+ * only, and returns the bytes filled, also in out->size; -1 when size < 8
+ * or out is NULL.  Safe as arenaguard_get_counters is.
+ */
+int arenaguard_get_config(struct arenaguard_config *out, size_t size);
+typedef int arenaguard_get_config_fn(struct arenaguard_config *out,
+				     size_t size);
+#define ARENAGUARD_GET_CONFIG "arenaguard_get_config"
+
 #ifdef __cplusplus
 }
 #endif

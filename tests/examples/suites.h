@@ -10,5 +10,7 @@ Suite *suite_host(void);     /* test_host.c: plans run by interp.c */
 Suite *suite_device(void);   /* test_device.c: arena-infer on the sim */
 Suite *suite_serve(void);    /* test_serve.c: arena-serve under the guard
                                 (serve-tests, serve_main.c) */
+Suite *suite_health(void);   /* test_health.c: arena-serve's readiness
+                                (serve-tests) */
 
 #endif

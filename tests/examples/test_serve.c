@@ -8,20 +8,25 @@
  * the guard's diagnostic, every other request is unaffected, and the
  * guard's counters in /metrics are exactly the submissions made and
  * blocked.  Thread pool with ioctl and with io_uring, prefork, warn and
- * off modes, bad requests, and SIGTERM with requests in flight.
+ * off modes, bad requests, SIGTERM with requests in flight, a flood of
+ * idle connections and the idle timeout.
  *
  * Prompts and lengths come from a fixed-seed generator (the seed is
  * printed), so a failure repeats.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,8 +58,12 @@ struct server {
 	char log[64];          /* its standard error */
 };
 
-static void start_server(struct server *s, const char *mode,
-			 const char *const extra[])
+/* The server in ARENAGUARD=mode, with the variables of env
+ * ("NAME=value", NULL-terminated, or NULL) set last and the options of
+ * extra. */
+static void start_server_env(struct server *s, const char *mode,
+			     const char *const env[],
+			     const char *const extra[])
 {
 	char *argv[32];
 	int n = 0;
@@ -95,6 +104,8 @@ static void start_server(struct server *s, const char *mode,
 			setenv("ARENASIM_REQUIRE_SEAL", "1", 1);
 		else
 			unsetenv("ARENASIM_REQUIRE_SEAL");
+		for (int i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
 		execv(AG_ARENA_SERVE, argv);
 		_exit(127);
 	}
@@ -106,6 +117,12 @@ static void start_server(struct server *s, const char *mode,
 	ck_assert_msg(s->port >= 0,
 		      "the server did not say its port: '%s' (log %s)", line,
 		      s->log);
+}
+
+static void start_server(struct server *s, const char *mode,
+			 const char *const extra[])
+{
+	start_server_env(s, mode, NULL, extra);
 }
 
 /* SIGTERM, then its exit status (-1: killed by a signal). */
@@ -308,6 +325,28 @@ static long long metric(int port, const char *name)
 	return v;
 }
 
+/* /health's status and what it says of the guard in `mode` (loaded);
+ * with 503, its reason must name the device's refusal. */
+static void expect_health(int port, const char *mode, int status)
+{
+	struct http_client c;
+	http_client_init(&c, port);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	char want[64];
+	snprintf(want, sizeof(want), "\"mode\":\"%s\"", mode);
+	ck_assert_msg(c.status == status && strstr(c.buf, want) &&
+		      strstr(c.buf, "\"loaded\":true") &&
+		      strstr(c.buf, status == 200 ? "\"status\":\"ok\""
+						  : "\"status\":\"unavailable\""),
+		      "expected %d, %s: %d %s", status, want, c.status, c.buf);
+	http_client_close(&c);
+	snprintf(want, sizeof(want), "arenaguard_mode{mode=\"%s\"}", mode);
+	ck_assert_int_eq(metric(port, want), 1);
+	ck_assert_int_eq(metric(port, "arena_serve_ready"), status == 200);
+	ck_assert_int_eq(metric(port, "arenaguard_strict"), 0);
+	ck_assert_int_eq(metric(port, "arenaguard_suppressions_loaded"), 0);
+}
+
 /* Requests each client made of the buggy shape. */
 static int buggy_requests(void)
 {
@@ -328,13 +367,15 @@ static void enforce_run(const char *const extra[])
 	int b = buggy_requests();
 	ck_assert_int_eq(t.blocked, b);
 	ck_assert_int_eq(t.ok, CLIENTS * PER_CLIENT - b);
-	/* One submission per token of every served request, and the first
-	 * (blocked) of every buggy one. */
+	/* One submission per token of every served request, the first
+	 * (blocked) of every buggy one, and the start-up probe's. */
 	ck_assert_int_eq(metric(s.port, "arenaguard_loaded"), 1);
 	ck_assert_int_eq(metric(s.port, "arenaguard_blocked_total"), b);
 	ck_assert_int_eq(metric(s.port, "arenaguard_warned_total"), 0);
 	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"),
-			 t.tokens + b);
+			 t.tokens + b + 1);
+	/* The blocked requests are the guard's doing: still ready. */
+	expect_health(s.port, "enforce", 200);
 	ck_assert_int_eq(metric(s.port, "arena_serve_generated_tokens_total"),
 			 t.tokens);
 	int status = stop_server(&s);
@@ -391,10 +432,11 @@ static void lenient_run(const char *mode)
 	ck_assert_int_eq(metric(s.port, "arenaguard_blocked_total"), 0);
 	long long warned = metric(s.port, "arenaguard_warned_total");
 	long long subs = metric(s.port, "arenaguard_submissions_total");
+	expect_health(s.port, mode, 200);
 	if (strcmp(mode, "warn") == 0) {
 		/* every submission of a buggy request fails its verdict */
 		ck_assert_int_ge(warned, b);
-		ck_assert_int_eq(subs, t.tokens);
+		ck_assert_int_eq(subs, t.tokens + 1);   /* and the probe */
 	} else {
 		ck_assert_int_eq(warned, 0);
 		ck_assert_int_eq(subs, 0);
@@ -459,15 +501,13 @@ START_TEST(bad_requests)
 	ck_assert_int_eq(http_call(&c, "POST", "/v1/completions", big), 0);
 	ck_assert_int_eq(c.status, 413);
 	free(big);
-	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
-	ck_assert_int_eq(c.status, 200);
-	ck_assert_ptr_nonnull(strstr(c.buf, "\"guard\":true"));
 	struct tally t = { 0 };
 	uint64_t rng = SEED;
 	one(&c, &rng, 5, 3, 0, &t);
 	ck_assert_msg(!t.failure[0], "%s", t.failure);
 	http_client_close(&c);
-	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"), 3);
+	/* and the start-up probe's */
+	ck_assert_int_eq(metric(s.port, "arenaguard_submissions_total"), 4);
 	ck_assert_int_eq(stop_server(&s), 0);
 	read_log(&s);
 }
@@ -504,19 +544,23 @@ START_TEST(sigterm_in_flight)
 	start_server(&s, "enforce", extra);
 	pthread_t th[3];
 	struct long_arg a[3];
+	/* One at a time, each being served (its schedule made: the probe's
+	 * is the first) before the next connects: a pool thread that
+	 * accepts two connections at once serves the second only after
+	 * the first, so three at once could leave one waiting. */
 	for (int i = 0; i < 3; i++) {
 		a[i] = (struct long_arg){ .port = s.port };
 		ck_assert_int_eq(pthread_create(&th[i], NULL, long_client,
 						&a[i]), 0);
+		long long made = 0;
+		for (int tries = 0; tries < 2000 && made < 2 + i; tries++) {
+			made = metric(s.port,
+				      "arena_serve_schedules_created_total");
+			if (made < 2 + i)
+				usleep(1000);
+		}
+		ck_assert_int_eq(made, 2 + i);
 	}
-	/* Until all three are being served. */
-	for (int tries = 0; tries < 2000; tries++) {
-		if (metric(s.port, "arena_serve_schedules_created_total") == 3)
-			break;
-		usleep(1000);
-	}
-	ck_assert_int_eq(metric(s.port, "arena_serve_schedules_created_total"),
-			 3);
 	int status = stop_server(&s);
 	for (int i = 0; i < 3; i++) {
 		pthread_join(th[i], NULL);
@@ -525,6 +569,200 @@ START_TEST(sigterm_in_flight)
 	}
 	char *log = read_log(&s);
 	ck_assert_msg(status == 0, "exit status %d; log:\n%s", status, log);
+}
+END_TEST
+
+/* ---- health ---- */
+
+/* Unguarded (ARENAGUARD=off) on a driver that requires sealed
+ * submissions: every submission fails (ENOKEY).  The server says so at
+ * start and /health answers 503 with why, also after the completions
+ * that fail, and it says the guard is off. */
+START_TEST(unguarded_sealed_device)
+{
+	struct server s;
+	const char *const env[] = { "ARENASIM_REQUIRE_SEAL=1", NULL };
+	start_server_env(&s, "off", env, NULL);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_msg(c.status == 503 &&
+		      strstr(c.buf, "\"status\":\"unavailable\"") &&
+		      strstr(c.buf, "Required key not available") &&
+		      strstr(c.buf, "\"mode\":\"off\""), "%d %s", c.status,
+		      c.buf);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(http_call(&c, "POST", "/v1/completions",
+			"{\"prompt\": [1, 2, 3], \"max_tokens\": 2}"), 0);
+		ck_assert_msg(c.status == 500 && strstr(c.buf, "device_error"),
+			      "%d %s", c.status, c.buf);
+	}
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_msg(c.status == 503 &&
+		      strstr(c.buf, "completions in a row (probes included) "
+			     "failed on the device; the last: device error "
+			     "at step 0: Required key not available"),
+		      "%d %s", c.status, c.buf);
+	http_client_close(&c);
+	ck_assert_int_eq(metric(s.port, "arena_serve_ready"), 0);
+	ck_assert_int_eq(metric(s.port, "arenaguard_loaded"), 1);
+	ck_assert_int_eq(metric(s.port, "arenaguard_mode{mode=\"off\"}"), 1);
+	ck_assert_int_eq(metric(s.port, "arenaguard_mode{mode=\"enforce\"}"),
+			 0);
+	ck_assert_int_ge(metric(s.port, "arena_serve_requests_total{endpoint="
+				"\"health\",code=\"503\"}"), 2);
+	ck_assert_int_eq(stop_server(&s), 0);
+	char *log = read_log(&s);
+	ck_assert_msg(strstr(log, "the device refuses the server's "
+			     "submissions"), "%s", log);
+}
+END_TEST
+
+/* ---- connections ---- */
+
+#define FLOOD 2000
+#define DEFAULT_PER_CLIENT 32     /* serve.c's --per-client-connections */
+#define LOOPBACK_2 0x7f000002u    /* 127.0.0.2: another client address */
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Raises the soft descriptor limit towards `want` within the hard
+ * limit; the limit in effect. */
+static rlim_t fd_limit(rlim_t want)
+{
+	struct rlimit r;
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &r), 0);
+	if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < want) {
+		r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want
+			     ? want : r.rlim_max;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &r), 0);
+	}
+	return r.rlim_cur;
+}
+
+/* 1 when the server closed the connection (EOF or reset). */
+static int closed_by_peer(int fd)
+{
+	char b;
+	ssize_t k = recv(fd, &b, 1, MSG_DONTWAIT);
+	return k == 0 || (k < 0 && (errno == ECONNRESET || errno == EPIPE));
+}
+
+/* Thousands of idle connections from 127.0.0.1 (connected, nothing
+ * sent), with the server's default limits: a request from another
+ * address (127.0.0.2) is served meanwhile, and the flood's address is
+ * cut to its per-client limit, and the log says so in a few lines.
+ * Without limits, libmicrohttpd stops
+ * accepting at FD_SETSIZE - 4 connections and the request waits behind
+ * the idle ones for the idle timeout. */
+START_TEST(idle_flood)
+{
+	rlim_t limit = fd_limit(FLOOD + 256);
+	int n = limit < FLOOD + 256 ? (int)limit - 256 : FLOOD;
+	ck_assert_msg(n > 1100, "RLIMIT_NOFILE's hard limit %llu is too low "
+		      "for a flood past FD_SETSIZE", (unsigned long long)limit);
+	struct server s;
+	start_server(&s, "enforce", NULL);
+	int *fd = malloc((size_t)n * sizeof(int));
+	char *closed = calloc((size_t)n, 1);
+	ck_assert(fd && closed);
+	for (int i = 0; i < n; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+			       SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(fd[i], 0);
+		struct sockaddr_in a = { .sin_family = AF_INET,
+			.sin_port = htons((uint16_t)s.port),
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int rc = connect(fd[i], (struct sockaddr *)&a, sizeof(a));
+		ck_assert_msg(rc == 0 || errno == EINPROGRESS,
+			      "connection %d: %s", i, strerror(errno));
+	}
+	printf("serve: %d idle connections from 127.0.0.1\n", n);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	c.source = LOOPBACK_2;
+	c.timeout_ms = 5000;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = http_call(&c, "GET", "/health", NULL);
+	double waited = since(&t0);
+	ck_assert_msg(rc == 0, "127.0.0.2 got no answer in %.1f s (%s) while "
+		      "%d connections idle", waited, strerror(errno), n);
+	ck_assert_int_eq(c.status, 200);
+	http_client_close(&c);
+	/* The flood's address keeps its per-client share, no more. */
+	int cut = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (cut < n - DEFAULT_PER_CLIENT && since(&t0) < 5) {
+		for (int i = 0; i < n; i++)
+			if (!closed[i] && closed_by_peer(fd[i])) {
+				closed[i] = 1;
+				cut++;
+			}
+		usleep(10000);
+	}
+	ck_assert_msg(cut >= n - DEFAULT_PER_CLIENT, "%d of %d idle "
+		      "connections from one address closed; expected all but "
+		      "%d", cut, n, DEFAULT_PER_CLIENT);
+	for (int i = 0; i < n; i++)
+		close(fd[i]);
+	free(fd);
+	free(closed);
+	ck_assert_int_eq(stop_server(&s), 0);
+	/* A line per connection cut would be a flood of its own. */
+	int lines = 0;
+	for (const char *p = read_log(&s); (p = strchr(p, '\n')); p++)
+		lines++;
+	ck_assert_msg(lines < 200, "%d lines of log for the flood", lines);
+}
+END_TEST
+
+/* Waits (5 s at most) for the server to close c's connection; the
+ * seconds it took, or -1. */
+static double wait_closed(struct http_client *c)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	char b;
+	ssize_t k = recv(c->fd, &b, 1, 0);   /* c->timeout_ms bounds it */
+	int closed = k == 0 || (k < 0 && errno == ECONNRESET);
+	return closed ? since(&t0) : -1;
+}
+
+/* --idle-timeout 1: a connection that sends nothing, and one kept alive
+ * after its response, are closed after about a second. */
+START_TEST(idle_timeout)
+{
+	struct server s;
+	const char *const extra[] = { "--idle-timeout", "1", NULL };
+	start_server(&s, "enforce", extra);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	c.timeout_ms = 5000;
+	ck_assert_int_eq(http_connect(&c), 0);
+	double t = wait_closed(&c);
+	ck_assert_msg(t >= 0.5 && t < 5, "a silent connection closed after "
+		      "%.2f s (-1: not in 5 s); expected about 1", t);
+	http_client_close(&c);
+	http_client_init(&c, s.port);
+	c.timeout_ms = 5000;
+	ck_assert_int_eq(http_call(&c, "POST", "/v1/completions",
+				   "{\"prompt\": [1], \"max_tokens\": 1}"), 0);
+	ck_assert_msg(c.status == 200 && c.fd >= 0, "%d %s (fd %d)", c.status,
+		      c.buf, c.fd);
+	t = wait_closed(&c);
+	ck_assert_msg(t >= 0.5 && t < 5, "an idle keep-alive connection "
+		      "closed after %.2f s (-1: not in 5 s); expected about 1",
+		      t);
+	http_client_close(&c);
+	ck_assert_int_eq(stop_server(&s), 0);
+	read_log(&s);
 }
 END_TEST
 
@@ -541,6 +779,9 @@ Suite *suite_serve(void)
 	tcase_add_test(tc, off_mode);
 	tcase_add_test(tc, bad_requests);
 	tcase_add_test(tc, sigterm_in_flight);
+	tcase_add_test(tc, unguarded_sealed_device);
+	tcase_add_test(tc, idle_flood);
+	tcase_add_test(tc, idle_timeout);
 	suite_add_tcase(s, tc);
 	return s;
 }

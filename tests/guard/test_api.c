@@ -2,10 +2,11 @@
 /*
  * The application's interface (include/arenaguard/guard_api.h, shim/
  * api.c), in process on the fake driver: the counters follow what the
- * guard decided, a short size gets whole fields only, and the last
- * refusal is the calling thread's, kept also when its report was not
- * repeated.  (That the functions are found with dlsym in a process
- * running under libarenaguard.so: serve-tests, /metrics.)
+ * guard decided, a short size gets whole fields only, the last refusal
+ * is the calling thread's, kept also when its report was not repeated,
+ * and the configuration follows the guard's.  (That the functions are
+ * found with dlsym in a process running under libarenaguard.so:
+ * serve-tests, /metrics.)
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -79,6 +80,42 @@ START_TEST(test_counters_short_size)
 }
 END_TEST
 
+/* The configuration follows ag_cfg; a short size gets whole fields. */
+START_TEST(test_config)
+{
+	struct arenaguard_config c;
+	ck_assert_int_eq(arenaguard_get_config(NULL, sizeof(c)), -1);
+	ck_assert_int_eq(arenaguard_get_config(&c, 7), -1);
+	enum ag_mode mode = ag_cfg.mode;
+	int strict = ag_cfg.strict;
+	static const struct { enum ag_mode mode; uint32_t api; } modes[] = {
+		{ AG_OFF, ARENAGUARD_MODE_OFF },
+		{ AG_WARN, ARENAGUARD_MODE_WARN },
+		{ AG_ENFORCE, ARENAGUARD_MODE_ENFORCE },
+	};
+	for (int i = 0; i < 3; i++) {
+		ag_cfg.mode = modes[i].mode;
+		ag_cfg.strict = i & 1 ? 7 : 0;
+		memset(&c, 0xa5, sizeof(c));
+		ck_assert_int_eq(arenaguard_get_config(&c, sizeof(c)),
+				 sizeof(c));
+		ck_assert_uint_eq(c.size, sizeof(c));
+		ck_assert_uint_eq(c.mode, modes[i].api);
+		ck_assert_uint_eq(c.strict, i & 1);
+		ck_assert_uint_eq(c.suppressions, ag_suppress_count());
+	}
+	memset(&c, 0xa5, sizeof(c));
+	ck_assert_int_eq(arenaguard_get_config(&c, 8 + 3), 8);
+	ck_assert_uint_eq(c.size, 8);
+	ck_assert_uint_eq(c.strict, 0xa5a5a5a5u);
+	char big[sizeof(c) + 16];
+	ck_assert_int_eq(arenaguard_get_config((void *)big, sizeof(big)),
+			 sizeof(c));
+	ag_cfg.mode = mode;
+	ag_cfg.strict = strict;
+}
+END_TEST
+
 static void *refusal_elsewhere(void *arg)
 {
 	char buf[64];
@@ -140,6 +177,7 @@ Suite *suite_api(void)
 	tcase_add_test(t, test_counters_follow_decisions);
 	tcase_add_test(t, test_counters_short_size);
 	tcase_add_test(t, test_last_refusal);
+	tcase_add_test(t, test_config);
 	suite_add_tcase(s, t);
 	return s;
 }
