@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <arenaguard/guard_api.h>
+
 #include "fake.h"
 #include "guard.h"
 #include "progs.h"
@@ -315,6 +317,53 @@ START_TEST(test_no_known_seal_algorithm)
 	ck_assert_msg(count(log, "offers no seal algorithm the guard computes "
 			    "(DRM_IOCTL_ARENA_SEAL") == 1, "%s", log);
 	free(log);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+/* A submit the seal blocks is a refusal like any other for
+ * arenaguard_last_refusal (guard_api.h: "for every refusal"): the
+ * thread's last refusal names it, not an earlier one.  Both seal paths:
+ * a driver that offers no algorithm the guard computes (EPERM), and a
+ * mirror the driver refused the seal of (EKEYREJECTED). */
+START_TEST(test_seal_refusal_noted)
+{
+	char buf[8192];
+	char want[64];
+	fake_setup();
+	fake_seal_algorithms(0);
+	struct ag_file *f = attach(FAKE_FD);
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	arenaguard_last_refusal(buf, sizeof(buf), 1);
+	/* An earlier refusal of this thread: the failing schedule. */
+	ck_assert_int_eq(fake_submit(f, bad), -EPERM);
+	ck_assert_int_gt(arenaguard_last_refusal(buf, sizeof(buf), 0), 0);
+	/* Then the certified one, blocked for want of an algorithm. */
+	ck_assert_int_eq(fake_submit(f, good), -EPERM);
+	ck_assert_int_gt(arenaguard_last_refusal(buf, sizeof(buf), 1), 0);
+	snprintf(want, sizeof(want), "blocked submission of schedule %u ",
+		 good);
+	ck_assert_msg(strstr(buf, want) == buf &&
+		      strstr(buf, "no seal algorithm the guard computes"),
+		      "%s", buf);
+	forget(FAKE_FD, f);
+
+	/* Divergence: the driver refuses the guard's seal. */
+	f = start(&prog);
+	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	struct drm_arena_schedule_append raw = {
+		.schedule = h, .count = 4, .refs = (uintptr_t)prog_bad_d_refs };
+	ck_assert_int_eq(ag_driver_ioctl(FAKE_FD,
+					 DRM_IOCTL_ARENA_SCHEDULE_APPEND, &raw),
+			 0);
+	arenaguard_last_refusal(buf, sizeof(buf), 1);
+	ck_assert_int_eq(fake_submit(f, h), -EKEYREJECTED);
+	ck_assert_int_gt(arenaguard_last_refusal(buf, sizeof(buf), 1), 0);
+	snprintf(want, sizeof(want), "blocked submission of schedule %u ", h);
+	ck_assert_msg(strstr(buf, want) == buf &&
+		      strstr(buf, "EKEYREJECTED"), "%s", buf);
 	forget(FAKE_FD, f);
 }
 END_TEST
@@ -1075,6 +1124,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_divergence_refused);
 	tcase_add_test(t, test_driver_without_seals);
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
+	tcase_add_test(t, test_seal_refusal_noted);
 	tcase_add_test(t, test_fd_copy_shares_mirror);
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);
