@@ -6,7 +6,8 @@
  * libarenaguard.map.
  *
  * The counters are read from ag_stats (atomics: no lock).  A refusal is
- * noted by decide.c (ag_api_note_refusal) into a buffer of the thread's
+ * noted by decide.c and, for a submit blocked for the seal, request.c
+ * (ag_api_note_refusal) into a buffer of the thread's
  * own, allocated at its first refusal and freed when the thread exits;
  * without memory the refusal is not kept (the report still is written).
  */

@@ -227,20 +227,28 @@ static int append(struct ag_call *c, void *arg)
 
 /* ---- submit ---- */
 
+/* A submit blocked for the seal's sake: counted, recorded, and the
+ * thread's last refusal (arenaguard_last_refusal), as decide.c's. */
+static void seal_blocked(const struct ag_submit *sub, struct ag_sched *s,
+			 const char *why)
+{
+	atomic_fetch_add(&ag_stats.blocked, 1);
+	ag_api_note_refusal(sub, s, NULL, why, 1);
+	ag_report_submission(sub, s, NULL, why, 1);
+}
+
 /* The driver refused what the guard approved because its seal is not
  * that of what the driver holds: the mirror diverged (ioctl: seen). */
 static void report_refused(const struct ag_submit *sub, struct ag_sched *s,
 			   int rc)
 {
-	atomic_fetch_add(&ag_stats.blocked, 1);
-	ag_report_submission(sub, s, NULL, rc == -EKEYREJECTED
+	seal_blocked(sub, s, rc == -EKEYREJECTED
 		? "the driver refused the sealed submission (EKEYREJECTED): "
 		  "what it holds for this schedule is not what the guard "
 		  "certified (a request the guard did not see, or another "
 		  "process sharing the open file, changed it)"
 		: "the driver refused the submission (ENOKEY): the open file "
-		  "is sealed and the guard could not seal this submission",
-		1);
+		  "is sealed and the guard could not seal this submission");
 }
 
 /* The open file is sealed with algorithms the guard does not compute
@@ -254,8 +262,7 @@ static void report_cannot_seal(const struct ag_submit *sub, struct ag_sched *s,
 		 "0x%x, the guard's: SHA-256, 0x%x): the submission can be "
 		 "neither sealed nor run unsealed", offered,
 		 1u << ARENA_SEAL_SHA256);
-	atomic_fetch_add(&ag_stats.blocked, 1);
-	ag_report_submission(sub, s, NULL, why, 1);
+	seal_blocked(sub, s, why);
 }
 
 /*
