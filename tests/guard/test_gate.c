@@ -368,6 +368,37 @@ START_TEST(test_seal_refusal_noted)
 }
 END_TEST
 
+/* Warn mode on a driver that offers no algorithm the guard computes:
+ * a failing submit cannot be let through (it cannot be sealed), so it is
+ * blocked; it is one submission with one outcome, counted blocked, not
+ * also warned, and its records do not say it was submitted. */
+START_TEST(test_no_known_seal_algorithm_warn)
+{
+	fake_setup();
+	fake_seal_algorithms(0);
+	ag_cfg.mode = AG_WARN;
+	struct ag_file *f = attach(FAKE_FD);
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	unsigned long long blocked = atomic_load(&ag_stats.blocked);
+	unsigned long long warned = atomic_load(&ag_stats.warned);
+	int rc = fake_submit(f, bad);
+	unsigned long long now_blocked = atomic_load(&ag_stats.blocked);
+	unsigned long long now_warned = atomic_load(&ag_stats.warned);
+	ag_cfg.mode = AG_ENFORCE;
+	ck_assert_int_eq(rc, -EPERM);
+	ck_assert_int_eq(fake_ran().n, 0);
+	ck_assert_uint_eq(now_blocked, blocked + 1);
+	ck_assert_uint_eq(now_warned, warned);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(!strstr(log, "warning: submitting") &&
+		      count(log, "arenaguard: blocked submission of") == 1,
+		      "%s", log);
+	free(log);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* A driver without seals: said once, with what cannot be guaranteed;
  * submits go as before. */
 START_TEST(test_driver_without_seals)
@@ -1125,6 +1156,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_driver_without_seals);
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
 	tcase_add_test(t, test_seal_refusal_noted);
+	tcase_add_test(t, test_no_known_seal_algorithm_warn);
 	tcase_add_test(t, test_fd_copy_shares_mirror);
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);
