@@ -279,17 +279,23 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 {
 	struct ag_sched *s = ag_sched_lock(c->f, a->schedule);
 	struct ag_submit sub = { c->fd, a->schedule, c->front->path };
-	int rc = ag_decide(s, &sub);
-	if (rc == 0 && s && c->front->keep)
-		rc = c->front->keep(c, s);
 	uint32_t offered;
 	uint32_t algorithm = ag_file_seal_algorithm(c->f, &offered);
-	/* A sealed context whose seals the guard cannot compute: the
-	 * submit can be neither sealed nor run unsealed.  Blocked, and
-	 * said why, rather than left to the driver's ENOKEY. */
-	if (rc == 0 && !algorithm) {
-		rc = -EPERM;
+	int rc;
+	if (!algorithm) {
+		/* A sealed context whose seals the guard cannot compute:
+		 * the submit can be neither sealed nor run unsealed,
+		 * whatever its verdict, in warn mode too.  Blocked before
+		 * it is decided (one submission, one outcome and record:
+		 * not also "warned" as if it had been let through), and
+		 * said why, rather than left to the driver's ENOKEY. */
+		atomic_fetch_add(&ag_stats.submissions, 1);
 		report_cannot_seal(&sub, s, offered);
+		rc = -EPERM;
+	} else {
+		rc = ag_decide(s, &sub);
+		if (rc == 0 && s && c->front->keep)
+			rc = c->front->keep(c, s);
 	}
 	if (rc == 0) {
 		struct drm_arena_schedule_submit_sealed user = *a;
