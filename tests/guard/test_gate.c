@@ -637,6 +637,56 @@ static void blocked_as_uncertain(struct ag_file *f, uint32_t h)
 	free(log);
 }
 
+struct held_submit {
+	struct ag_file *f;
+	uint32_t h;
+	int rc;
+	atomic_int done;
+};
+
+static void *held_submit_thread(void *arg)
+{
+	struct held_submit *a = arg;
+	a->rc = fake_submit(a->f, a->h);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+/* Another thread's io_uring append is between its check and the driver
+ * (mirrored, its seal counted, not yet taken) when this thread submits
+ * the schedule by ioctl.  The submit must not be sealed with references
+ * the driver does not hold yet: it waits for the append to reach the
+ * driver (as an ioctl append does), then runs; it is not refused
+ * EKEYREJECTED with a record blaming "a request the guard did not see,
+ * or another process". */
+START_TEST(test_submit_waits_for_held_append)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(1, &ring, &prog, &h);
+	struct io_uring_sqe *sqe = append_sqe(&ring, h, prog_good_refs, 2, 0);
+	struct ag_held *held = ag_uring_check(&ring);
+	struct held_submit a = { f, h, 1, 0 };
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, held_submit_thread, &a), 0);
+	usleep(200 * 1000);
+	int early = atomic_load(&a.done);
+	int early_rc = a.rc;
+	ck_assert_int_eq(fake_run_sqe(sqe), 0);
+	handed_over(&ring, held);
+	pthread_join(th, NULL);
+	ck_assert_msg(!early, "the submit did not wait for the held append: "
+		      "%d", early_rc);
+	ck_assert_int_eq(a.rc, 0);
+	ck_assert_int_eq(fake_ran().n, 1);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(!strstr(log, "EKEYREJECTED"), "%s", log);
+	free(log);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* fuzz_guard (fuzz/corpus/fuzz_guard/linked-append-cancelled.bin): an
  * append linked after a device command the driver fails (an unknown
  * cmd_op: ENOTTY) is cancelled by the kernel.  The guard cannot know
@@ -1157,6 +1207,7 @@ Suite *suite_gate(void)
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
 	tcase_add_test(t, test_seal_refusal_noted);
 	tcase_add_test(t, test_no_known_seal_algorithm_warn);
+	tcase_add_test(t, test_submit_waits_for_held_append);
 	tcase_add_test(t, test_fd_copy_shares_mirror);
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);
