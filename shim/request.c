@@ -293,7 +293,15 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 		report_cannot_seal(&sub, s, offered);
 		rc = -EPERM;
 	} else {
-		rc = ag_decide(s, &sub);
+		/* Another thread's io_uring append of s may be between its
+		 * check and the driver: mirrored, its references in the
+		 * seal, not yet taken.  Sealed now, the submit would carry
+		 * a seal of references the driver does not hold (refused
+		 * EKEYREJECTED, a certified schedule); wait for it, as an
+		 * append does (uring: EBUSY where waiting could deadlock). */
+		rc = s ? c->front->wait_holds(c, s) : 0;
+		if (rc == 0)
+			rc = ag_decide(s, &sub);
 		if (rc == 0 && s && c->front->keep)
 			rc = c->front->keep(c, s);
 	}
