@@ -7,8 +7,9 @@
  *
  * The counters are read from ag_stats (atomics: no lock); the
  * configuration from ag_cfg and the suppression rules, set before the
- * application runs.  A refusal is
- * noted by decide.c (ag_api_note_refusal) into a buffer of the thread's
+ * application runs.  A refusal is noted by decide.c and, for a submit
+ * blocked for the seal, request.c (ag_api_note_refusal) into a buffer
+ * of the thread's
  * own, allocated at its first refusal and freed when the thread exits;
  * without memory the refusal is not kept (the report still is written).
  */

@@ -227,20 +227,28 @@ static int append(struct ag_call *c, void *arg)
 
 /* ---- submit ---- */
 
+/* A submit blocked for the seal's sake: counted, recorded, and the
+ * thread's last refusal (arenaguard_last_refusal), as decide.c's. */
+static void seal_blocked(const struct ag_submit *sub, struct ag_sched *s,
+			 const char *why)
+{
+	atomic_fetch_add(&ag_stats.blocked, 1);
+	ag_api_note_refusal(sub, s, NULL, why, 1);
+	ag_report_submission(sub, s, NULL, why, 1);
+}
+
 /* The driver refused what the guard approved because its seal is not
  * that of what the driver holds: the mirror diverged (ioctl: seen). */
 static void report_refused(const struct ag_submit *sub, struct ag_sched *s,
 			   int rc)
 {
-	atomic_fetch_add(&ag_stats.blocked, 1);
-	ag_report_submission(sub, s, NULL, rc == -EKEYREJECTED
+	seal_blocked(sub, s, rc == -EKEYREJECTED
 		? "the driver refused the sealed submission (EKEYREJECTED): "
 		  "what it holds for this schedule is not what the guard "
 		  "certified (a request the guard did not see, or another "
 		  "process sharing the open file, changed it)"
 		: "the driver refused the submission (ENOKEY): the open file "
-		  "is sealed and the guard could not seal this submission",
-		1);
+		  "is sealed and the guard could not seal this submission");
 }
 
 /* The open file is sealed with algorithms the guard does not compute
@@ -254,8 +262,7 @@ static void report_cannot_seal(const struct ag_submit *sub, struct ag_sched *s,
 		 "0x%x, the guard's: SHA-256, 0x%x): the submission can be "
 		 "neither sealed nor run unsealed", offered,
 		 1u << ARENA_SEAL_SHA256);
-	atomic_fetch_add(&ag_stats.blocked, 1);
-	ag_report_submission(sub, s, NULL, why, 1);
+	seal_blocked(sub, s, why);
 }
 
 /*
@@ -272,17 +279,31 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 {
 	struct ag_sched *s = ag_sched_lock(c->f, a->schedule);
 	struct ag_submit sub = { c->fd, a->schedule, c->front->path };
-	int rc = ag_decide(s, &sub);
-	if (rc == 0 && s && c->front->keep)
-		rc = c->front->keep(c, s);
 	uint32_t offered;
 	uint32_t algorithm = ag_file_seal_algorithm(c->f, &offered);
-	/* A sealed context whose seals the guard cannot compute: the
-	 * submit can be neither sealed nor run unsealed.  Blocked, and
-	 * said why, rather than left to the driver's ENOKEY. */
-	if (rc == 0 && !algorithm) {
-		rc = -EPERM;
+	int rc;
+	if (!algorithm) {
+		/* A sealed context whose seals the guard cannot compute:
+		 * the submit can be neither sealed nor run unsealed,
+		 * whatever its verdict, in warn mode too.  Blocked before
+		 * it is decided (one submission, one outcome and record:
+		 * not also "warned" as if it had been let through), and
+		 * said why, rather than left to the driver's ENOKEY. */
+		atomic_fetch_add(&ag_stats.submissions, 1);
 		report_cannot_seal(&sub, s, offered);
+		rc = -EPERM;
+	} else {
+		/* Another thread's io_uring append of s may be between its
+		 * check and the driver: mirrored, its references in the
+		 * seal, not yet taken.  Sealed now, the submit would carry
+		 * a seal of references the driver does not hold (refused
+		 * EKEYREJECTED, a certified schedule); wait for it, as an
+		 * append does (uring: EBUSY where waiting could deadlock). */
+		rc = s ? c->front->wait_holds(c, s) : 0;
+		if (rc == 0)
+			rc = ag_decide(s, &sub);
+		if (rc == 0 && s && c->front->keep)
+			rc = c->front->keep(c, s);
 	}
 	if (rc == 0) {
 		struct drm_arena_schedule_submit_sealed user = *a;

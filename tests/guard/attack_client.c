@@ -23,6 +23,10 @@
  *   linked       io_uring appends linked to each other and to the submit
  *   procfd       the open file reached again through /proc/self/fd/N
  *   storm [SEED] threads on rings and ioctls, dups, closes and forks
+ *   heldrace     one thread appends by io_uring to a new schedule while
+ *                another submits it by ioctl, again and again: every
+ *                submit runs (before or after the append), none is
+ *                refused by the seal
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -706,6 +710,74 @@ static void cmd_storm(unsigned int seed)
 	cdev_close(&d);
 }
 
+/* ---- heldrace ---- */
+
+struct heldrace {
+	int fd;
+	uint32_t prog;
+	atomic_uint cur;        /* the schedule being appended to, or 0 */
+	atomic_int phase;       /* 1: appending, 2: appended, 3: seen */
+	atomic_int stop;
+	int rejected, other;
+};
+
+static void *heldrace_submitter(void *arg)
+{
+	struct heldrace *h = arg;
+	struct cdev d = { .fd = h->fd, .path = CP_IOCTL };
+	while (!atomic_load(&h->stop)) {
+		int phase = atomic_load(&h->phase);
+		if (phase != 1 && phase != 2)
+			continue;
+		uint32_t s = atomic_load(&h->cur);
+		uint64_t seqno = 0;
+		int rc = cdev_submit(&d, s, &seqno);
+		if (rc == -EKEYREJECTED)
+			h->rejected++;
+		else if (rc != 0 && rc != -EBUSY)
+			h->other++;
+		if (phase == 2)
+			atomic_store(&h->phase, 3);
+	}
+	return NULL;
+}
+
+static void cmd_heldrace(void)
+{
+	struct cdev d;
+	open_or_exit(&d, CP_URING);
+	struct heldrace h = { .fd = d.fd, .prog = program(&d, PROG_GOOD) };
+	pthread_t t;
+	pthread_create(&t, NULL, heldrace_submitter, &h);
+	for (int i = 0; i < 3000; i++) {
+		uint32_t s = 0;
+		int rc = cdev_schedule(&d, h.prog, &s);
+		if (rc != 0)
+			check(0, "heldrace: schedule %d", rc);
+		atomic_store(&h.cur, s);
+		atomic_store(&h.phase, 1);
+		rc = cdev_append(&d, s, prog_good_refs, 2);
+		if (rc != 0)
+			check(0, "heldrace: append %d", rc);
+		atomic_store(&h.phase, 2);
+		while (atomic_load(&h.phase) != 3)
+			;
+		atomic_store(&h.phase, 0);
+		do
+			rc = cdev_destroy_schedule(&d, s);
+		while (rc == -EBUSY);
+		if (rc != 0)
+			check(0, "heldrace: destroy %d", rc);
+	}
+	atomic_store(&h.stop, 1);
+	pthread_join(t, NULL);
+	printf("heldrace: %d certified submits refused by the seal, %d "
+	       "other errors\n", h.rejected, h.other);
+	check(h.rejected == 0 && h.other == 0, "heldrace: every certified "
+	      "submit racing an io_uring append ran");
+	cdev_close(&d);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -730,6 +802,8 @@ int main(int argc, char **argv)
 		cmd_forge();
 	else if (!strcmp(cmd, "linked"))
 		cmd_linked();
+	else if (!strcmp(cmd, "heldrace"))
+		cmd_heldrace();
 	else if (!strcmp(cmd, "storm"))
 		cmd_storm(argc > 2 ? (unsigned int)atoi(argv[2]) : 1);
 	else if (!strcmp(cmd, "procfd"))

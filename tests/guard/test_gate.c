@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <arenaguard/guard_api.h>
+
 #include "fake.h"
 #include "guard.h"
 #include "progs.h"
@@ -319,6 +321,84 @@ START_TEST(test_no_known_seal_algorithm)
 }
 END_TEST
 
+/* A submit the seal blocks is a refusal like any other for
+ * arenaguard_last_refusal (guard_api.h: "for every refusal"): the
+ * thread's last refusal names it, not an earlier one.  Both seal paths:
+ * a driver that offers no algorithm the guard computes (EPERM), and a
+ * mirror the driver refused the seal of (EKEYREJECTED). */
+START_TEST(test_seal_refusal_noted)
+{
+	char buf[8192];
+	char want[64];
+	fake_setup();
+	fake_seal_algorithms(0);
+	struct ag_file *f = attach(FAKE_FD);
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	uint32_t good = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	arenaguard_last_refusal(buf, sizeof(buf), 1);
+	/* An earlier refusal of this thread: the failing schedule. */
+	ck_assert_int_eq(fake_submit(f, bad), -EPERM);
+	ck_assert_int_gt(arenaguard_last_refusal(buf, sizeof(buf), 0), 0);
+	/* Then the certified one, blocked for want of an algorithm. */
+	ck_assert_int_eq(fake_submit(f, good), -EPERM);
+	ck_assert_int_gt(arenaguard_last_refusal(buf, sizeof(buf), 1), 0);
+	snprintf(want, sizeof(want), "blocked submission of schedule %u ",
+		 good);
+	ck_assert_msg(strstr(buf, want) == buf &&
+		      strstr(buf, "no seal algorithm the guard computes"),
+		      "%s", buf);
+	forget(FAKE_FD, f);
+
+	/* Divergence: the driver refuses the guard's seal. */
+	f = start(&prog);
+	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	struct drm_arena_schedule_append raw = {
+		.schedule = h, .count = 4, .refs = (uintptr_t)prog_bad_d_refs };
+	ck_assert_int_eq(ag_driver_ioctl(FAKE_FD,
+					 DRM_IOCTL_ARENA_SCHEDULE_APPEND, &raw),
+			 0);
+	arenaguard_last_refusal(buf, sizeof(buf), 1);
+	ck_assert_int_eq(fake_submit(f, h), -EKEYREJECTED);
+	ck_assert_int_gt(arenaguard_last_refusal(buf, sizeof(buf), 1), 0);
+	snprintf(want, sizeof(want), "blocked submission of schedule %u ", h);
+	ck_assert_msg(strstr(buf, want) == buf &&
+		      strstr(buf, "EKEYREJECTED"), "%s", buf);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
+/* Warn mode on a driver that offers no algorithm the guard computes:
+ * a failing submit cannot be let through (it cannot be sealed), so it is
+ * blocked; it is one submission with one outcome, counted blocked, not
+ * also warned, and its records do not say it was submitted. */
+START_TEST(test_no_known_seal_algorithm_warn)
+{
+	fake_setup();
+	fake_seal_algorithms(0);
+	ag_cfg.mode = AG_WARN;
+	struct ag_file *f = attach(FAKE_FD);
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t bad = fake_schedule(f, prog, prog_bad_d_refs, 4, 1);
+	unsigned long long blocked = atomic_load(&ag_stats.blocked);
+	unsigned long long warned = atomic_load(&ag_stats.warned);
+	int rc = fake_submit(f, bad);
+	unsigned long long now_blocked = atomic_load(&ag_stats.blocked);
+	unsigned long long now_warned = atomic_load(&ag_stats.warned);
+	ag_cfg.mode = AG_ENFORCE;
+	ck_assert_int_eq(rc, -EPERM);
+	ck_assert_int_eq(fake_ran().n, 0);
+	ck_assert_uint_eq(now_blocked, blocked + 1);
+	ck_assert_uint_eq(now_warned, warned);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(!strstr(log, "warning: submitting") &&
+		      count(log, "arenaguard: blocked submission of") == 1,
+		      "%s", log);
+	free(log);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* A driver without seals: said once, with what cannot be guaranteed;
  * submits go as before. */
 START_TEST(test_driver_without_seals)
@@ -556,6 +636,56 @@ static void blocked_as_uncertain(struct ag_file *f, uint32_t h)
 			     "that may fail and cancel it"), "%s", log);
 	free(log);
 }
+
+struct held_submit {
+	struct ag_file *f;
+	uint32_t h;
+	int rc;
+	atomic_int done;
+};
+
+static void *held_submit_thread(void *arg)
+{
+	struct held_submit *a = arg;
+	a->rc = fake_submit(a->f, a->h);
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+/* Another thread's io_uring append is between its check and the driver
+ * (mirrored, its seal counted, not yet taken) when this thread submits
+ * the schedule by ioctl.  The submit must not be sealed with references
+ * the driver does not hold yet: it waits for the append to reach the
+ * driver (as an ioctl append does), then runs; it is not refused
+ * EKEYREJECTED with a record blaming "a request the guard did not see,
+ * or another process". */
+START_TEST(test_submit_waits_for_held_append)
+{
+	struct io_uring ring;
+	uint32_t prog, h;
+	struct ag_file *f = start_ring(1, &ring, &prog, &h);
+	struct io_uring_sqe *sqe = append_sqe(&ring, h, prog_good_refs, 2, 0);
+	struct ag_held *held = ag_uring_check(&ring);
+	struct held_submit a = { f, h, 1, 0 };
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, held_submit_thread, &a), 0);
+	usleep(200 * 1000);
+	int early = atomic_load(&a.done);
+	int early_rc = a.rc;
+	ck_assert_int_eq(fake_run_sqe(sqe), 0);
+	handed_over(&ring, held);
+	pthread_join(th, NULL);
+	ck_assert_msg(!early, "the submit did not wait for the held append: "
+		      "%d", early_rc);
+	ck_assert_int_eq(a.rc, 0);
+	ck_assert_int_eq(fake_ran().n, 1);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(!strstr(log, "EKEYREJECTED"), "%s", log);
+	free(log);
+	io_uring_queue_exit(&ring);
+	forget(FAKE_FD, f);
+}
+END_TEST
 
 /* fuzz_guard (fuzz/corpus/fuzz_guard/linked-append-cancelled.bin): an
  * append linked after a device command the driver fails (an unknown
@@ -1075,6 +1205,9 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_divergence_refused);
 	tcase_add_test(t, test_driver_without_seals);
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
+	tcase_add_test(t, test_seal_refusal_noted);
+	tcase_add_test(t, test_no_known_seal_algorithm_warn);
+	tcase_add_test(t, test_submit_waits_for_held_append);
 	tcase_add_test(t, test_fd_copy_shares_mirror);
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);
