@@ -5,8 +5,10 @@
  * submitted once.  "ok: ..." / "FAIL: ..." lines; exit 0 when the
  * submission was refused with EPERM, 1 otherwise.
  *
- *   guard-launched [--close-all | --close-each]
+ *   guard-launched [--chdir DIR] [--close-all | --close-each]
  *
+ * --chdir DIR: change directory first, as daemons do (chdir("/")) before
+ * they close their descriptors;
  * --close-all: close_range(3, ~0U) first, as daemons do at start: every
  * descriptor but the standard streams, the guard's own among them;
  * --close-each: close(fd) for fd from 3 to 65535, as older daemons do.
@@ -23,6 +25,13 @@
 
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "--chdir")) {
+		int rc = chdir(argv[2]);
+		check(rc == 0, "chdir(%s): %s", argv[2],
+		      rc ? strerror(errno) : "done");
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--close-all")) {
 		/* libc's close_range, which the guard interposes: it
 		 * sees its descriptors taken. */

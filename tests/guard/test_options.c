@@ -662,6 +662,42 @@ START_TEST(test_close_all_keeps_records)
 }
 END_TEST
 
+static void enter(void *dir)
+{
+	if (chdir(dir) != 0)
+		_exit(120);
+}
+
+/* A daemon changes to another directory, then closes every descriptor:
+ * a relative --log is reacquired where it was opened at load, never in
+ * the directory the application moved to. */
+START_TEST(test_close_all_after_chdir)
+{
+	struct run r;
+	char *top = strdup(scratch());
+	char there[4096];
+	snprintf(there, sizeof(there), "%s/elsewhere", top);
+	ck_assert_int_eq(mkdir(there, 0755), 0);
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--log", "rel.log",
+			       "--error-exitcode", "9", "--", AG_LAUNCHED,
+			       "--chdir", there, "--close-all", NULL };
+	spawn_setup(&r, env, argv, enter, top);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	char *here = slurp(scratch_path("rel.log"));
+	char moved[4200];
+	snprintf(moved, sizeof(moved), "%s/rel.log", there);
+	ck_assert_msg(access(moved, F_OK) != 0, "the log followed the "
+		      "application into %s", there);
+	ck_assert_msg(strstr(here, "arenaguard: blocked submission of "
+			     "schedule"), "log: '%s'\n%s", here, r.err);
+	free(here);
+	free(top);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -690,6 +726,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_asan);
 #endif
 	tcase_add_test(t, test_close_all_keeps_records);
+	tcase_add_test(t, test_close_all_after_chdir);
 	suite_add_tcase(s, t);
 	return s;
 }
