@@ -698,6 +698,24 @@ START_TEST(test_close_all_after_chdir)
 }
 END_TEST
 
+/* A launcher inside a launcher (a test harness that runs arenaguard,
+ * itself run under arenaguard in CI): what the inner one blocked counts
+ * in the outer one's SUMMARY and --error-exitcode too. */
+START_TEST(test_launcher_nested)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       AG_ARENAGUARD, "--", AG_LAUNCHED, NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_int_eq(count(r.err, "arenaguard: SUMMARY: 1 submissions, "
+			       "1 blocked"), 2);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -727,6 +745,7 @@ Suite *suite_options(void)
 #endif
 	tcase_add_test(t, test_close_all_keeps_records);
 	tcase_add_test(t, test_close_all_after_chdir);
+	tcase_add_test(t, test_launcher_nested);
 	suite_add_tcase(s, t);
 	return s;
 }
