@@ -402,6 +402,37 @@ static int judge_environment(void)
 	return -1;
 }
 
+/* The summary_file the environment already named (an enclosing
+ * launcher's channel), which the launcher's own replaces for the
+ * command: what this run counted is told to it at the end
+ * (tell_enclosing), so that an enclosing launcher's SUMMARY and
+ * --error-exitcode see through this one.  "": none. */
+static char enclosing[AG_PATH_MAX + 1];
+
+/* Appends this run's counts to the enclosing launcher's file, as one
+ * guarded process of its run: "refused PID" when a process here
+ * refused, then "counts PID ...". */
+static void tell_enclosing(const struct run_counts *rc)
+{
+	if (!enclosing[0])
+		return;
+	int fd = open(enclosing, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY |
+		      O_NONBLOCK);
+	if (fd < 0)
+		return;
+	char line[256];
+	int pid = (int)getpid(), n = 0;
+	if (rc->refused)
+		n = snprintf(line, sizeof(line), "refused %d\n", pid);
+	n += snprintf(line + n, sizeof(line) - (size_t)n,
+		      "counts %d %llu %llu %llu %llu\n", pid, rc->submissions,
+		      rc->blocked, rc->warned, rc->suppressed);
+	if (write(fd, line, (size_t)n) < 0)
+		fprintf(stderr, "arenaguard: cannot tell the enclosing "
+			"launcher (%s): %s\n", enclosing, strerror(errno));
+	close(fd);
+}
+
 /* Whether the guard, reading the environment as set now, takes the
  * launcher's channel: everything parses and summary_file is counts
  * (the one thing every run needs); said if not. */
@@ -519,6 +550,7 @@ int main(int argc, char **argv)
 		return 125;
 	if (judge_environment() != 0)
 		return 125;
+	strcpy(enclosing, cfg.summary_file);
 	if (optind >= argc) {
 		fprintf(stderr, "arenaguard: no command given\n");
 		fputs(usage_text, stderr);
@@ -584,6 +616,7 @@ int main(int argc, char **argv)
 	struct run_counts rc = { 0 };
 	read_counts(counts, &rc);
 	unlink(counts);
+	tell_enclosing(&rc);
 	if (!ran)
 		return status;
 	if (!rc.loaded) {
