@@ -716,6 +716,28 @@ START_TEST(test_launcher_nested)
 }
 END_TEST
 
+static void alarm_in_10(void *arg)
+{
+	(void)arg;
+	alarm(10);              /* kept across the exec: no hang */
+}
+
+/* A command that is a FIFO (or anything open(2) waits on): the launcher
+ * reads the binary before it runs it and must not wait there forever;
+ * execvp then says it cannot run it (126). */
+START_TEST(test_launcher_command_fifo)
+{
+	struct run r;
+	const char *fifo = scratch_path("fifo");
+	ck_assert_int_eq(mkfifo(fifo, 0755), 0);
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--", fifo, NULL };
+	spawn_setup(&r, env, argv, alarm_in_10, NULL);
+	ck_assert_msg(r.status == 126, "exit %d\n%s", r.status, r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -746,6 +768,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_close_all_keeps_records);
 	tcase_add_test(t, test_close_all_after_chdir);
 	tcase_add_test(t, test_launcher_nested);
+	tcase_add_test(t, test_launcher_command_fifo);
 	suite_add_tcase(s, t);
 	return s;
 }
