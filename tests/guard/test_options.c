@@ -738,6 +738,42 @@ START_TEST(test_launcher_command_fifo)
 }
 END_TEST
 
+/* The caller's environment switches the guard off (ARENAGUARD=off left
+ * in a CI job's environment, mode=off in either options variable) and
+ * no --mode is given: the launcher, whose default is enforce, must not
+ * run the command unchecked and print a clean SUMMARY (0 submissions,
+ * the failing schedule ran, the command's status); --mode off says it. */
+START_TEST(test_launcher_environment_off)
+{
+	const char *envs[][3] = {
+		{ PRELOAD_SIM, "ARENAGUARD=off", NULL },
+		{ PRELOAD_SIM, "ARENAGUARD_OPTIONS=mode=off", NULL },
+		{ PRELOAD_SIM, "ARENAGUARD_LAUNCHER_OPTIONS=mode=off", NULL },
+	};
+	for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
+		struct run r;
+		const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				       "--", AG_LAUNCHED, NULL };
+		spawn(&r, envs[i], argv);
+		ck_assert_msg(r.status == 125, "%zu: exit %d\n%s\n%s", i,
+			      r.status, r.out, r.err);
+		ck_assert_msg(!strstr(r.out, "schedule"), "%zu: ran: %s", i,
+			      r.out);
+		ck_assert_msg(strstr(r.err, "switches the guard off"),
+			      "%zu: %s", i, r.err);
+		run_free(&r);
+	}
+	/* Asked for on the command line: run so. */
+	struct run r;
+	const char *argv[] = { AG_ARENAGUARD, "--mode", "off", "--",
+			       AG_LAUNCHED, NULL };
+	spawn(&r, envs[0], argv);
+	ck_assert_msg(r.status == 1, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -769,6 +805,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_close_all_after_chdir);
 	tcase_add_test(t, test_launcher_nested);
 	tcase_add_test(t, test_launcher_command_fifo);
+	tcase_add_test(t, test_launcher_environment_off);
 	suite_add_tcase(s, t);
 	return s;
 }
