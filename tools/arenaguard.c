@@ -16,7 +16,8 @@
  * the old variables: the launcher's flags win whatever the caller's
  * environment holds.  The caller's settings are first judged with the
  * guard's own parser (shim/options.c, linked in): what the guard would
- * not parse is said and the command is not run (exit 125).  The
+ * not parse is said and the command is not run (exit 125), nor is it
+ * when they switch the guard off and no --mode says so.  The
  * launcher puts libarenaguard.so first in LD_PRELOAD (after the
  * sanitizer runtime the command's binary links against, if any, and
  * before anything already there, such as the simulated device: the
@@ -100,7 +101,8 @@ static const char usage_text[] =
 	"Exit status: COMMAND's (128+N when a signal N ended it), N of\n"
 	"--error-exitcode when a submission was blocked or warned, or when\n"
 	"no process of COMMAND loaded the guard (125 without it), 125 for a\n"
-	"usage error or guard options in the environment that do not parse,\n"
+	"usage error or guard options in the environment that do not parse\n"
+	"(or switch the guard off without --mode off),\n"
 	"126/127 when COMMAND cannot be run.\n";
 
 static int readable(const char *path)
@@ -473,7 +475,7 @@ int main(int argc, char **argv)
 	const char *old = getenv(AG_LAUNCHER_VAR);
 	options = old && *old ? strdup(old) : NULL;
 	const char *lib = NULL, *dump = NULL;
-	int error_exitcode = -1, quiet = 0, c, bad = 0;
+	int error_exitcode = -1, quiet = 0, c, bad = 0, mode_flag = 0;
 	/* "+": stop at the first non-option, the command. */
 	while ((c = getopt_long(argc, argv, "+m:l:d:sh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -485,6 +487,7 @@ int main(int argc, char **argv)
 				return 125;
 			}
 			bad |= add_option("mode", optarg);
+			mode_flag = 1;
 			break;
 		case 'l': bad |= add_option("log_path", optarg); break;
 		case 'd': dump = optarg; bad |= add_option("dump_dir", optarg); break;
@@ -607,6 +610,18 @@ int main(int argc, char **argv)
 	if (add_option("summary_file", counts) != 0 ||
 	    set(AG_LAUNCHER_VAR, options) != 0 ||
 	    !options_take_effect(counts) || preload(path, needs) != 0) {
+		unlink(counts);
+		return 125;
+	}
+	if (cfg.mode == AG_OFF && !mode_flag) {
+		/* The launcher's default is enforce: a run it would report
+		 * clean must not be an unchecked one because a variable
+		 * was left in the environment. */
+		fprintf(stderr, "arenaguard: the environment switches the "
+			"guard off (ARENAGUARD=off, or mode=off in "
+			"ARENAGUARD_OPTIONS or %s): %s would run unchecked; "
+			"not run (unset it, or say --mode off)\n",
+			AG_LAUNCHER_VAR, argv[optind]);
 		unlink(counts);
 		return 125;
 	}
