@@ -774,6 +774,41 @@ START_TEST(test_launcher_environment_off)
 }
 END_TEST
 
+/* A command that cleans its TMPDIR (a test harness's rm -rf
+ * "$TMPDIR"/ *, as it were) removes the launcher's summary file with it: what the
+ * processes after that blocked is told to nobody, and a run with a
+ * blocked submission must not pass as a clean one; nor may a summary
+ * file replaced by a symbolic link (to /dev/zero: an endless read) or a
+ * FIFO (a read that waits) hang the launcher. */
+START_TEST(test_launcher_summary_file_removed)
+{
+	char tmpdir[4200], rm[300], to_zero[300], to_fifo[300];
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", scratch());
+	snprintf(rm, sizeof(rm), "rm -f \"$TMPDIR\"/arenaguard-counts-*; "
+		 "exec %s", AG_LAUNCHED);
+	snprintf(to_zero, sizeof(to_zero), "%s; f=$(echo \"$TMPDIR\"/"
+		 "arenaguard-counts-*); rm -f \"$f\"; ln -s /dev/zero \"$f\"",
+		 AG_LAUNCHED);
+	snprintf(to_fifo, sizeof(to_fifo), "%s; f=$(echo \"$TMPDIR\"/"
+		 "arenaguard-counts-*); rm -f \"$f\"; mkfifo \"$f\"",
+		 AG_LAUNCHED);
+	const char *scripts[] = { rm, to_zero, to_fifo };
+	const char *env[] = { PRELOAD_SIM, tmpdir, NULL };
+	for (size_t i = 0; i < 3; i++) {
+		struct run r;
+		const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				       "--", "/bin/sh", "-c", scripts[i], NULL };
+		spawn_setup(&r, env, argv, alarm_in_10, NULL);
+		ck_assert_msg(r.status == 9, "%zu: exit %d\n%s\n%s", i,
+			      r.status, r.out, r.err);
+		ck_assert_msg(strstr(r.err, "summary file") ||
+			      strstr(r.err, "ran unguarded"), "%zu: %s", i,
+			      r.err);
+		run_free(&r);
+	}
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -806,6 +841,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_nested);
 	tcase_add_test(t, test_launcher_command_fifo);
 	tcase_add_test(t, test_launcher_environment_off);
+	tcase_add_test(t, test_launcher_summary_file_removed);
 	suite_add_tcase(s, t);
 	return s;
 }
