@@ -254,9 +254,30 @@ struct run_counts {
 	int unfinished;       /* processes that refused and gave no counts */
 };
 
-static void read_counts(const char *path, struct run_counts *rc)
+/* The summary file as created (mkstemp): a file of another identity at
+ * its path at the end is not the run's. */
+static dev_t counts_dev;
+static ino_t counts_ino;
+
+/* 0, or -1 when path is no longer the file the launcher created (the
+ * command removed it, or replaced it: a symbolic link to /dev/zero
+ * would be read forever, a FIFO waited on). */
+static int read_counts(const char *path, struct run_counts *rc)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			st.st_dev != counts_dev || st.st_ino != counts_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		return -1;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
 	char line[256];
 	pid_t refused_pid[64];
 	int n_refused = 0;
@@ -282,8 +303,8 @@ static void read_counts(const char *path, struct run_counts *rc)
 	}
 	for (int i = 0; i < n_refused; i++)
 		rc->unfinished += refused_pid[i] != -1;
-	if (f)
-		fclose(f);
+	fclose(f);
+	return 0;
 }
 
 static pid_t child;
@@ -591,11 +612,14 @@ int main(int argc, char **argv)
 	snprintf(counts, sizeof(counts), "%s/arenaguard-counts-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemp(counts);
-	if (fd < 0) {
+	struct stat made;
+	if (fd < 0 || fstat(fd, &made) != 0) {
 		fprintf(stderr, "arenaguard: cannot create the counts file %s: "
 			"%s\n", counts, strerror(errno));
 		return 125;
 	}
+	counts_dev = made.st_dev;
+	counts_ino = made.st_ino;
 	close(fd);
 	/* Absolute (a relative TMPDIR): a process of the command that
 	 * changed directory still finds it. */
@@ -629,11 +653,19 @@ int main(int argc, char **argv)
 	int ran = 0;
 	int status = run(&argv[optind], &ran);
 	struct run_counts rc = { 0 };
-	read_counts(counts, &rc);
+	int lost = read_counts(counts, &rc);
 	unlink(counts);
 	tell_enclosing(&rc);
 	if (!ran)
 		return status;
+	if (lost) {
+		/* Said even under --quiet: what the run blocked is not
+		 * known, so it must not pass for a clean one. */
+		fprintf(stderr, "arenaguard: the run's summary file %s was "
+			"removed or replaced while %s ran: its counts are "
+			"lost\n", counts, argv[optind]);
+		return error_exitcode >= 0 ? error_exitcode : 125;
+	}
 	if (!rc.loaded) {
 		/* Said even under --quiet: a clean-looking run that nothing
 		 * guarded must never pass for a guarded one. */
