@@ -5,8 +5,10 @@
  * submitted once.  "ok: ..." / "FAIL: ..." lines; exit 0 when the
  * submission was refused with EPERM, 1 otherwise.
  *
- *   guard-launched [--chdir DIR] [--close-all | --close-each]
+ *   guard-launched [--drop] [--chdir DIR] [--close-all | --close-each]
  *
+ * --drop: become nobody (65534) first, as a server drops its privileges
+ * after start (the guard loaded while it was still root);
  * --chdir DIR: change directory first, as daemons do (chdir("/")) before
  * they close their descriptors;
  * --close-all: close_range(3, ~0U) first, as daemons do at start: every
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -73,6 +76,13 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--vfork-leak"))
 		return vfork_leak();
+	if (argc > 1 && !strcmp(argv[1], "--drop")) {
+		int rc = setgroups(0, NULL) || setgid(65534) || setuid(65534);
+		check(rc == 0, "dropped to nobody: %s",
+		      rc ? strerror(errno) : "done");
+		argc--;
+		argv++;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--chdir")) {
 		int rc = chdir(argv[2]);
 		check(rc == 0, "chdir(%s): %s", argv[2],

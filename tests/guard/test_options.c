@@ -809,6 +809,26 @@ START_TEST(test_launcher_summary_file_removed)
 }
 END_TEST
 
+/* A server that drops its privileges after start (the guard loaded, and
+ * said so, while it was root): its refusal and its counts still reach
+ * the launcher, whose summary file only its owner may open. */
+START_TEST(test_launcher_privileges_dropped)
+{
+	if (geteuid() != 0)
+		return;         /* needs root to drop from */
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       AG_LAUNCHED, "--drop", NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
+			     "blocked"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -842,6 +862,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_command_fifo);
 	tcase_add_test(t, test_launcher_environment_off);
 	tcase_add_test(t, test_launcher_summary_file_removed);
+	tcase_add_test(t, test_launcher_privileges_dropped);
 	suite_add_tcase(s, t);
 	return s;
 }
