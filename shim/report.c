@@ -237,6 +237,7 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct own_fd log_out = { -1, 0, 0, 0 };   /* ARENAGUARD_LOG */
 static struct own_fd err_out = { -1, 0, 0, 0 };   /* stderr at load time */
 static struct own_fd dump_out = { -1, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
+static struct own_fd sum_out = { -1, 0, 0, 0 };   /* summary_file, at load */
 static int log_failure_said;                   /* under out_lock */
 
 /* What lock_out changed in the thread, for unlock_out to restore. */
@@ -667,12 +668,22 @@ static unsigned long long base_submissions, base_blocked, base_warned,
 static atomic_int refusal_said;
 
 /* Appends line[0, len) to summary_file with one write (O_APPEND: the
- * lines of concurrent processes do not mix); opened and closed here, so
- * that the guard holds no descriptor for it. */
+ * lines of concurrent processes do not mix): through the descriptor
+ * opened at load (sum_out) while it is still the guard's, so that a
+ * process that dropped its privileges since (a server become nobody,
+ * its forked workers) still reaches the launcher's 0600 file; else
+ * opened by path for the line (the application closed it). */
 static void append_summary_file(const char *line, size_t len)
 {
-	int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
-		      O_NOCTTY | O_NONBLOCK);
+	struct out_state state = lock_out();
+	int fd = own(&sum_out);
+	if (fd >= 0)
+		write_quietly(fd, line, len);
+	unlock_out(state);
+	if (fd >= 0)
+		return;
+	fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
+		  O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	write_quietly(fd, line, len);
@@ -693,6 +704,15 @@ static void tell_refusal(void)
 
 void ag_report_loaded(void)
 {
+	struct out_state state = lock_out();
+	release(&sum_out);
+	if (ag_cfg.summary_file[0]) {
+		int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND |
+			      O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0)
+			keep(&sum_out, fd, 0);
+	}
+	unlock_out(state);
 	if (!ag_cfg.summary_file[0])
 		return;
 	char line[64];
@@ -814,7 +834,7 @@ static int same_file(int fd, const struct own_fd *o)
 
 void ag_report_fds_taken(unsigned int first, unsigned int last)
 {
-	struct own_fd *all[] = { &log_out, &err_out, &dump_out };
+	struct own_fd *all[] = { &log_out, &err_out, &dump_out, &sum_out };
 	int mine = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		int fd = atomic_load_explicit(&all[i]->fd,
