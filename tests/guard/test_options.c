@@ -829,6 +829,36 @@ START_TEST(test_launcher_privileges_dropped)
 }
 END_TEST
 
+/* --log and --dump with relative paths, and a command whose process
+ * changes directory before it executes the next (make -C, a test runner
+ * that enters each test's directory): the records and dumps go where the
+ * launcher was asked, as the suppressions and the summary file do. */
+START_TEST(test_launcher_relative_paths)
+{
+	struct run r;
+	char *top = strdup(scratch());
+	char sub[4200], script[600];
+	snprintf(sub, sizeof(sub), "%s/sub", top);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(mkdir(scratch_path("dumps"), 0755), 0);
+	snprintf(script, sizeof(script), "cd sub && exec %s", AG_LAUNCHED);
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--log", "rel.log", "--dump",
+			       "dumps", "--error-exitcode", "9", "--",
+			       "/bin/sh", "-c", script, NULL };
+	spawn_setup(&r, env, argv, enter, top);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	char *l = slurp(scratch_path("rel.log"));
+	ck_assert_msg(strstr(l, "arenaguard: blocked submission of "
+			     "schedule"), "log: '%s'\n%s", l, r.err);
+	ck_assert_msg(strstr(l, "dumped to"), "no dump: '%s'", l);
+	free(l);
+	free(top);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -863,6 +893,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_environment_off);
 	tcase_add_test(t, test_launcher_summary_file_removed);
 	tcase_add_test(t, test_launcher_privileges_dropped);
+	tcase_add_test(t, test_launcher_relative_paths);
 	suite_add_tcase(s, t);
 	return s;
 }
