@@ -367,6 +367,27 @@ static int run(char **argv, int *ran)
 	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 
+/* path made absolute with the current directory (malloc'd), or NULL
+ * (said). */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+	if (path[0] == '/' || !path[0])
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "arenaguard: the current directory: %s\n",
+			strerror(errno));
+		return NULL;
+	}
+	char *out = malloc(strlen(cwd) + strlen(path) + 2);
+	if (!out) {
+		fprintf(stderr, "arenaguard: out of memory\n");
+		return NULL;
+	}
+	sprintf(out, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path);
+	return out;
+}
+
 static int parse_exitcode(const char *v, int *out)
 {
 	char *end;
@@ -510,8 +531,22 @@ int main(int argc, char **argv)
 			bad |= add_option("mode", optarg);
 			mode_flag = 1;
 			break;
-		case 'l': bad |= add_option("log_path", optarg); break;
-		case 'd': dump = optarg; bad |= add_option("dump_dir", optarg); break;
+		case 'l': {
+			/* Absolute, like the suppressions: a process of
+			 * the run that changed directory (make -C) logs
+			 * where it was asked. */
+			char *abs = absolute(optarg);
+			bad |= !abs || add_option("log_path", abs);
+			free(abs);
+			break;
+		}
+		case 'd': {
+			dump = optarg;
+			char *abs = realpath(optarg, NULL);
+			bad |= add_option("dump_dir", abs ? abs : optarg);
+			free(abs);
+			break;
+		}
 		case 's': bad |= add_option("stats", "1"); break;
 		case OPT_STRICT: bad |= add_option("strict", "1"); break;
 		case OPT_HALT: bad |= add_option("halt_on_error", "1"); break;
