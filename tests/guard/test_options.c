@@ -20,7 +20,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <unistd.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "guard.h"
 #include "needed.h"
@@ -859,6 +862,59 @@ START_TEST(test_launcher_relative_paths)
 }
 END_TEST
 
+/* A file system of 2 MiB of its own at dir, in a mount namespace of the
+ * calling process's own: 0, or -1 (not root, no namespaces). */
+static int small_fs(const char *dir)
+{
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, "size=2m") != 0)
+		return -1;
+	return 0;
+}
+
+static void small_tmpdir(void *dir)
+{
+	if (small_fs(dir) != 0)
+		_exit(120);
+}
+
+/* The disk that holds TMPDIR fills up during the run (the command's own
+ * output, a build's objects) after the summary file's first block was
+ * taken: the refusal and the counts written after that must still
+ * reach the launcher, or a run that blocked passes for a clean one
+ * (SUMMARY: 0 blocked, the command's 0, --error-exitcode ignored). */
+START_TEST(test_launcher_disk_full)
+{
+	char small[4200], tmpdir[4300], script[800];
+	snprintf(small, sizeof(small), "%s/small", scratch());
+	ck_assert_int_eq(mkdir(small, 0755), 0);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(small_fs(small) == 0 ? 0 : 1);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return;         /* no mount namespace here: nothing to fill */
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", small);
+	/* Fill it, then 200 guarded processes' lines (past the first
+	 * block), then the failing submission. */
+	snprintf(script, sizeof(script), "dd if=/dev/zero of=\"$TMPDIR/fill\" "
+		 "bs=4k 2>/dev/null; i=0; while [ $i -lt 200 ]; do /bin/true; "
+		 "i=$((i+1)); done; exec %s", AG_LAUNCHED);
+	const char *env[] = { PRELOAD_SIM, tmpdir, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       "/bin/sh", "-c", script, NULL };
+	struct run r;
+	spawn_setup(&r, env, argv, small_tmpdir, small);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
+			     "blocked"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -894,6 +950,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_summary_file_removed);
 	tcase_add_test(t, test_launcher_privileges_dropped);
 	tcase_add_test(t, test_launcher_relative_paths);
+	tcase_add_test(t, test_launcher_disk_full);
 	suite_add_tcase(s, t);
 	return s;
 }
