@@ -307,6 +307,10 @@ static int read_counts(const char *path, struct run_counts *rc)
 	return 0;
 }
 
+/* The room reserved for the summary file: about 30,000 processes'
+ * lines. */
+#define COUNTS_RESERVE (1 << 20)
+
 static pid_t child;
 
 static void forward_signal(int sig)
@@ -655,6 +659,18 @@ int main(int argc, char **argv)
 	}
 	counts_dev = made.st_dev;
 	counts_ino = made.st_ino;
+	/* Its room reserved now (the size stays 0: lines are appended):
+	 * a disk that fills during the run must not swallow a refusal or
+	 * counts, which would make a run that blocked pass for a clean
+	 * one.  A file system that cannot reserve is used as it is. */
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, COUNTS_RESERVE) != 0 &&
+	    errno == ENOSPC) {
+		fprintf(stderr, "arenaguard: no room for the counts file %s: "
+			"%s\n", counts, strerror(errno));
+		close(fd);
+		unlink(counts);
+		return 125;
+	}
 	close(fd);
 	/* Absolute (a relative TMPDIR): a process of the command that
 	 * changed directory still finds it. */
