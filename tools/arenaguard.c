@@ -663,7 +663,11 @@ int main(int argc, char **argv)
 	 * a disk that fills during the run must not swallow a refusal or
 	 * counts, which would make a run that blocked pass for a clean
 	 * one.  A file system that cannot reserve is used as it is. */
-	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, COUNTS_RESERVE) != 0 &&
+	off_t room = COUNTS_RESERVE;
+	while (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, room) != 0 &&
+	       errno == ENOSPC && room > 4096)
+		room /= 16;     /* a nearly full disk: what it has */
+	if (room <= 4096 && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, room) != 0 &&
 	    errno == ENOSPC) {
 		fprintf(stderr, "arenaguard: no room for the counts file %s: "
 			"%s\n", counts, strerror(errno));
