@@ -706,7 +706,8 @@ void ag_report_loaded(void)
 {
 	struct out_state state = lock_out();
 	release(&sum_out);
-	if (ag_cfg.summary_file[0]) {
+	/* Off, the guard holds no descriptor (it counts nothing either). */
+	if (ag_cfg.summary_file[0] && ag_cfg.mode != AG_OFF) {
 		int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND |
 			      O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0)
