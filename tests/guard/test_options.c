@@ -716,6 +716,14 @@ START_TEST(test_launcher_nested)
 	ck_assert_int_eq(count(r.err, "arenaguard: SUMMARY: 1 submissions, "
 			       "1 blocked"), 2);
 	run_free(&r);
+	/* The outer one's --mode off, asked for on its command line, holds
+	 * for the inner one too: run, unchecked (guard-launched exits 1). */
+	const char *off[] = { AG_ARENAGUARD, "--mode", "off", "--",
+			      AG_ARENAGUARD, "--", AG_LAUNCHED, NULL };
+	spawn(&r, env, off);
+	ck_assert_msg(r.status == 1, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	run_free(&r);
 }
 END_TEST
 
