@@ -692,10 +692,12 @@ int main(int argc, char **argv)
 		unlink(counts);
 		return 125;
 	}
-	if (cfg.mode == AG_OFF && !mode_flag) {
+	if (cfg.mode == AG_OFF && !mode_flag && !enclosing[0]) {
 		/* The launcher's default is enforce: a run it would report
 		 * clean must not be an unchecked one because a variable
-		 * was left in the environment. */
+		 * was left in the environment.  Inside another launcher
+		 * (enclosing), off is that one's --mode off: it refuses
+		 * an environment that switches the guard off itself. */
 		fprintf(stderr, "arenaguard: the environment switches the "
 			"guard off (ARENAGUARD=off, or mode=off in "
 			"ARENAGUARD_OPTIONS or %s): %s would run unchecked; "
