@@ -235,6 +235,7 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct own_fd log_out = { -1, 0, 0, 0 };   /* ARENAGUARD_LOG */
 static struct own_fd err_out = { -1, 0, 0, 0 };   /* stderr at load time */
 static struct own_fd dump_out = { -1, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
+static struct own_fd sum_out = { -1, 0, 0, 0 };   /* summary_file, at load */
 static int log_failure_said;                   /* under out_lock */
 
 /* What lock_out changed in the thread, for unlock_out to restore. */
@@ -476,22 +477,64 @@ void ag_log(const char *fmt, ...)
 
 /* ---- opening the outputs, and the settings said at start ---- */
 
-/* Opens ARENAGUARD_LOG: 0, or the errno said at start.  O_NONBLOCK: a
+/* The log and the dump directory as first opened, made absolute with
+ * the directory the process was in then: what reacquire opens again
+ * after the application took the descriptor away, when it may have
+ * changed directory since (a daemon's chdir("/") before its
+ * close_range(3, ~0U)).  Under out_lock. */
+static char log_abs[AG_PATH_MAX + 1], dump_abs[AG_PATH_MAX + 1];
+
+/* path, made absolute with the current directory when it fits (else as
+ * it is), into out.  No allocation, no stdio: a forked child calls it. */
+static void absolute(char *out, size_t len, const char *path)
+{
+	size_t n = strlen(path);
+	if (path[0] != '/' && getcwd(out, len)) {
+		size_t at = strlen(out);
+		if (out[at - 1] != '/')         /* "/" alone ends in one */
+			out[at++] = '/';
+		if (at + n < len) {
+			memcpy(out + at, path, n + 1);
+			return;
+		}
+	}
+	if (n < len)
+		memcpy(out, path, n + 1);
+	else
+		out[0] = 0;
+}
+
+/* Opens the log at path: 0, or the errno said at start.  O_NONBLOCK: a
  * FIFO without a reader is ENXIO, not a wait; the description is the
  * guard's own, so nobody else sees the flag.  out_lock held. */
-static int open_log(void)
+static int open_log_at(const char *path)
 {
-	int fd = open(ag_cfg.log_path, O_WRONLY | O_APPEND | O_CREAT |
-		      O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+		      O_NOCTTY | O_NONBLOCK, 0644);
 	return fd < 0 ? errno : keep(&log_out, fd, 0);
 }
 
-/* Opens ARENAGUARD_DUMP as a directory (O_PATH: only a place to create
- * files in, as it was at start).  0 or an errno.  out_lock held. */
+/* Opens ARENAGUARD_LOG, remembering where it is (log_abs). */
+static int open_log(void)
+{
+	absolute(log_abs, sizeof(log_abs), ag_cfg.log_path);
+	return open_log_at(log_abs[0] ? log_abs : ag_cfg.log_path);
+}
+
+/* Opens the dump directory at path as a directory (O_PATH: only a place
+ * to create files in, as it was at start).  0 or an errno.  out_lock
+ * held. */
+static int open_dump_at(const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? errno : keep(&dump_out, fd, 0);
+}
+
+/* Opens ARENAGUARD_DUMP, remembering where it is (dump_abs). */
 static int open_dump_dir(void)
 {
-	int fd = open(ag_cfg.dump_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? errno : keep(&dump_out, fd, 0);
+	absolute(dump_abs, sizeof(dump_abs), ag_cfg.dump_dir);
+	return open_dump_at(dump_abs[0] ? dump_abs : ag_cfg.dump_dir);
 }
 
 /* Standard error, when it is a pipe or FIFO, opened again as the
@@ -536,7 +579,8 @@ static void open_err(void)
 /*
  * o again after the application took its number away (closed it with
  * the rest of a range, docs/guard.md "Descriptors"): the log and the
- * dump directory by their paths, at a high number like the first time;
+ * dump directory by their paths (log_abs, dump_abs: as absolute as at
+ * load), at a high number like the first time;
  * standard error from fd 2 only if fd 2 is still the file the guard
  * took at start (the application's fd 2 that it closed or replaced is
  * its choice, never written to).  out_lock held.
@@ -544,9 +588,9 @@ static void open_err(void)
 static void reacquire(struct own_fd *o)
 {
 	if (o == &log_out && ag_cfg.log_path[0])
-		open_log();
+		open_log_at(log_abs[0] ? log_abs : ag_cfg.log_path);
 	else if (o == &dump_out && ag_cfg.dump_dir[0])
-		open_dump_dir();
+		open_dump_at(dump_abs[0] ? dump_abs : ag_cfg.dump_dir);
 	else if (o == &err_out) {
 		struct stat st;
 		if (fstat(STDERR_FILENO, &st) == 0 && st.st_dev == o->dev &&
@@ -597,12 +641,22 @@ static unsigned long long base_submissions, base_blocked, base_warned,
 static atomic_int refusal_said;
 
 /* Appends line[0, len) to summary_file with one write (O_APPEND: the
- * lines of concurrent processes do not mix); opened and closed here, so
- * that the guard holds no descriptor for it. */
+ * lines of concurrent processes do not mix): through the descriptor
+ * opened at load (sum_out) while it is still the guard's, so that a
+ * process that dropped its privileges since (a server become nobody,
+ * its forked workers) still reaches the launcher's 0600 file; else
+ * opened by path for the line (the application closed it). */
 static void append_summary_file(const char *line, size_t len)
 {
-	int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
-		      O_NOCTTY | O_NONBLOCK);
+	struct out_state state = lock_out();
+	int fd = own(&sum_out);
+	if (fd >= 0)
+		write_quietly(fd, line, len);
+	unlock_out(state);
+	if (fd >= 0)
+		return;
+	fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
+		  O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	write_quietly(fd, line, len);
@@ -623,6 +677,16 @@ static void tell_refusal(void)
 
 void ag_report_loaded(void)
 {
+	struct out_state state = lock_out();
+	release(&sum_out);
+	/* Off, the guard holds no descriptor (it counts nothing either). */
+	if (ag_cfg.summary_file[0] && ag_cfg.mode != AG_OFF) {
+		int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND |
+			      O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0)
+			keep(&sum_out, fd, 0);
+	}
+	unlock_out(state);
 	if (!ag_cfg.summary_file[0])
 		return;
 	char line[64];
@@ -741,7 +805,7 @@ static int same_file(int fd, const struct own_fd *o)
 
 void ag_report_fds_taken(unsigned int first, unsigned int last)
 {
-	struct own_fd *all[] = { &log_out, &err_out, &dump_out };
+	struct own_fd *all[] = { &log_out, &err_out, &dump_out, &sum_out };
 	int mine = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		int fd = atomic_load_explicit(&all[i]->fd,

@@ -16,7 +16,8 @@
  * the old variables: the launcher's flags win whatever the caller's
  * environment holds.  The caller's settings are first judged with the
  * guard's own parser (shim/options.c, linked in): what the guard would
- * not parse is said and the command is not run (exit 125).  The
+ * not parse is said and the command is not run (exit 125), nor is it
+ * when they switch the guard off and no --mode says so.  The
  * launcher puts libarenaguard.so first in LD_PRELOAD (after the
  * sanitizer runtime the command's binary links against, if any, and
  * before anything already there, such as the simulated device: the
@@ -100,7 +101,8 @@ static const char usage_text[] =
 	"Exit status: COMMAND's (128+N when a signal N ended it), N of\n"
 	"--error-exitcode when a submission was blocked or warned, or when\n"
 	"no process of COMMAND loaded the guard (125 without it), 125 for a\n"
-	"usage error or guard options in the environment that do not parse,\n"
+	"usage error or guard options in the environment that do not parse\n"
+	"(or switch the guard off without --mode off),\n"
 	"126/127 when COMMAND cannot be run.\n";
 
 static int readable(const char *path)
@@ -252,9 +254,30 @@ struct run_counts {
 	int unfinished;       /* processes that refused and gave no counts */
 };
 
-static void read_counts(const char *path, struct run_counts *rc)
+/* The summary file as created (mkstemp): a file of another identity at
+ * its path at the end is not the run's. */
+static dev_t counts_dev;
+static ino_t counts_ino;
+
+/* 0, or -1 when path is no longer the file the launcher created (the
+ * command removed it, or replaced it: a symbolic link to /dev/zero
+ * would be read forever, a FIFO waited on). */
+static int read_counts(const char *path, struct run_counts *rc)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			st.st_dev != counts_dev || st.st_ino != counts_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		return -1;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
 	char line[256];
 	pid_t refused_pid[64];
 	int n_refused = 0;
@@ -280,9 +303,13 @@ static void read_counts(const char *path, struct run_counts *rc)
 	}
 	for (int i = 0; i < n_refused; i++)
 		rc->unfinished += refused_pid[i] != -1;
-	if (f)
-		fclose(f);
+	fclose(f);
+	return 0;
 }
+
+/* The room reserved for the summary file: about 30,000 processes'
+ * lines. */
+#define COUNTS_RESERVE (1 << 20)
 
 static pid_t child;
 
@@ -344,6 +371,27 @@ static int run(char **argv, int *ran)
 	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 
+/* path made absolute with the current directory (malloc'd), or NULL
+ * (said). */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+	if (path[0] == '/' || !path[0])
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "arenaguard: the current directory: %s\n",
+			strerror(errno));
+		return NULL;
+	}
+	char *out = malloc(strlen(cwd) + strlen(path) + 2);
+	if (!out) {
+		fprintf(stderr, "arenaguard: out of memory\n");
+		return NULL;
+	}
+	sprintf(out, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path);
+	return out;
+}
+
 static int parse_exitcode(const char *v, int *out)
 {
 	char *end;
@@ -402,6 +450,37 @@ static int judge_environment(void)
 	return -1;
 }
 
+/* The summary_file the environment already named (an enclosing
+ * launcher's channel), which the launcher's own replaces for the
+ * command: what this run counted is told to it at the end
+ * (tell_enclosing), so that an enclosing launcher's SUMMARY and
+ * --error-exitcode see through this one.  "": none. */
+static char enclosing[AG_PATH_MAX + 1];
+
+/* Appends this run's counts to the enclosing launcher's file, as one
+ * guarded process of its run: "refused PID" when a process here
+ * refused, then "counts PID ...". */
+static void tell_enclosing(const struct run_counts *rc)
+{
+	if (!enclosing[0])
+		return;
+	int fd = open(enclosing, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY |
+		      O_NONBLOCK);
+	if (fd < 0)
+		return;
+	char line[256];
+	int pid = (int)getpid(), n = 0;
+	if (rc->refused)
+		n = snprintf(line, sizeof(line), "refused %d\n", pid);
+	n += snprintf(line + n, sizeof(line) - (size_t)n,
+		      "counts %d %llu %llu %llu %llu\n", pid, rc->submissions,
+		      rc->blocked, rc->warned, rc->suppressed);
+	if (write(fd, line, (size_t)n) < 0)
+		fprintf(stderr, "arenaguard: cannot tell the enclosing "
+			"launcher (%s): %s\n", enclosing, strerror(errno));
+	close(fd);
+}
+
 /* Whether the guard, reading the environment as set now, takes the
  * launcher's channel: everything parses and summary_file is counts
  * (the one thing every run needs); said if not. */
@@ -442,7 +521,7 @@ int main(int argc, char **argv)
 	const char *old = getenv(AG_LAUNCHER_VAR);
 	options = old && *old ? strdup(old) : NULL;
 	const char *lib = NULL, *dump = NULL;
-	int error_exitcode = -1, quiet = 0, c, bad = 0;
+	int error_exitcode = -1, quiet = 0, c, bad = 0, mode_flag = 0;
 	/* "+": stop at the first non-option, the command. */
 	while ((c = getopt_long(argc, argv, "+m:l:d:sh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -454,9 +533,24 @@ int main(int argc, char **argv)
 				return 125;
 			}
 			bad |= add_option("mode", optarg);
+			mode_flag = 1;
 			break;
-		case 'l': bad |= add_option("log_path", optarg); break;
-		case 'd': dump = optarg; bad |= add_option("dump_dir", optarg); break;
+		case 'l': {
+			/* Absolute, like the suppressions: a process of
+			 * the run that changed directory (make -C) logs
+			 * where it was asked. */
+			char *abs = absolute(optarg);
+			bad |= !abs || add_option("log_path", abs);
+			free(abs);
+			break;
+		}
+		case 'd': {
+			dump = optarg;
+			char *abs = realpath(optarg, NULL);
+			bad |= add_option("dump_dir", abs ? abs : optarg);
+			free(abs);
+			break;
+		}
 		case 's': bad |= add_option("stats", "1"); break;
 		case OPT_STRICT: bad |= add_option("strict", "1"); break;
 		case OPT_HALT: bad |= add_option("halt_on_error", "1"); break;
@@ -519,6 +613,7 @@ int main(int argc, char **argv)
 		return 125;
 	if (judge_environment() != 0)
 		return 125;
+	strcpy(enclosing, cfg.summary_file);
 	if (optind >= argc) {
 		fprintf(stderr, "arenaguard: no command given\n");
 		fputs(usage_text, stderr);
@@ -556,9 +651,28 @@ int main(int argc, char **argv)
 	snprintf(counts, sizeof(counts), "%s/arenaguard-counts-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemp(counts);
-	if (fd < 0) {
+	struct stat made;
+	if (fd < 0 || fstat(fd, &made) != 0) {
 		fprintf(stderr, "arenaguard: cannot create the counts file %s: "
 			"%s\n", counts, strerror(errno));
+		return 125;
+	}
+	counts_dev = made.st_dev;
+	counts_ino = made.st_ino;
+	/* Its room reserved now (the size stays 0: lines are appended):
+	 * a disk that fills during the run must not swallow a refusal or
+	 * counts, which would make a run that blocked pass for a clean
+	 * one.  A file system that cannot reserve is used as it is. */
+	off_t room = COUNTS_RESERVE;
+	while (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, room) != 0 &&
+	       errno == ENOSPC && room > 4096)
+		room /= 16;     /* a nearly full disk: what it has */
+	if (room <= 4096 && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, room) != 0 &&
+	    errno == ENOSPC) {
+		fprintf(stderr, "arenaguard: no room for the counts file %s: "
+			"%s\n", counts, strerror(errno));
+		close(fd);
+		unlink(counts);
 		return 125;
 	}
 	close(fd);
@@ -578,14 +692,37 @@ int main(int argc, char **argv)
 		unlink(counts);
 		return 125;
 	}
+	if (cfg.mode == AG_OFF && !mode_flag && !enclosing[0]) {
+		/* The launcher's default is enforce: a run it would report
+		 * clean must not be an unchecked one because a variable
+		 * was left in the environment.  Inside another launcher
+		 * (enclosing), off is that one's --mode off: it refuses
+		 * an environment that switches the guard off itself. */
+		fprintf(stderr, "arenaguard: the environment switches the "
+			"guard off (ARENAGUARD=off, or mode=off in "
+			"ARENAGUARD_OPTIONS or %s): %s would run unchecked; "
+			"not run (unset it, or say --mode off)\n",
+			AG_LAUNCHER_VAR, argv[optind]);
+		unlink(counts);
+		return 125;
+	}
 
 	int ran = 0;
 	int status = run(&argv[optind], &ran);
 	struct run_counts rc = { 0 };
-	read_counts(counts, &rc);
+	int lost = read_counts(counts, &rc);
 	unlink(counts);
+	tell_enclosing(&rc);
 	if (!ran)
 		return status;
+	if (lost) {
+		/* Said even under --quiet: what the run blocked is not
+		 * known, so it must not pass for a clean one. */
+		fprintf(stderr, "arenaguard: the run's summary file %s was "
+			"removed or replaced while %s ran: its counts are "
+			"lost\n", counts, argv[optind]);
+		return error_exitcode >= 0 ? error_exitcode : 125;
+	}
 	if (!rc.loaded) {
 		/* Said even under --quiet: a clean-looking run that nothing
 		 * guarded must never pass for a guarded one. */

@@ -35,11 +35,22 @@ int is_sanitizer(const char *entry, size_t len)
 	return 0;
 }
 
-/* The file execvp would run for command, opened read-only: an fd or -1. */
+/* The file execvp would run for command, opened read-only: an fd or -1.
+ * O_NONBLOCK|O_NOCTTY: a FIFO or a terminal named as the command is
+ * never waited on or taken (execvp then refuses it); only a regular
+ * file is read. */
 static int open_command(const char *command)
 {
-	if (strchr(command, '/'))
-		return open(command, O_RDONLY | O_CLOEXEC);
+	if (strchr(command, '/')) {
+		int fd = open(command, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+			      O_NOCTTY);
+		struct stat st;
+		if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
 	const char *path = getenv("PATH");
 	if (!path)
 		path = "/bin:/usr/bin";
@@ -52,7 +63,8 @@ static int open_command(const char *command)
 		if (w > 0 && (size_t)w < sizeof(file) &&
 		    access(file, X_OK) == 0 && stat(file, &st) == 0 &&
 		    S_ISREG(st.st_mode))
-			return open(file, O_RDONLY | O_CLOEXEC);
+			return open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+				    O_NOCTTY);
 		if (!p[n])
 			return -1;
 		p += n + 1;

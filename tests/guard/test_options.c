@@ -20,7 +20,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <unistd.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "guard.h"
 #include "needed.h"
@@ -662,6 +665,264 @@ START_TEST(test_close_all_keeps_records)
 }
 END_TEST
 
+static void enter(void *dir)
+{
+	if (chdir(dir) != 0)
+		_exit(120);
+}
+
+/* A daemon changes to another directory, then closes every descriptor:
+ * a relative --log is reacquired where it was opened at load, never in
+ * the directory the application moved to. */
+START_TEST(test_close_all_after_chdir)
+{
+	struct run r;
+	char *top = strdup(scratch());
+	char there[4096];
+	snprintf(there, sizeof(there), "%s/elsewhere", top);
+	ck_assert_int_eq(mkdir(there, 0755), 0);
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--log", "rel.log",
+			       "--error-exitcode", "9", "--", AG_LAUNCHED,
+			       "--chdir", there, "--close-all", NULL };
+	spawn_setup(&r, env, argv, enter, top);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	char *here = slurp(scratch_path("rel.log"));
+	char moved[4200];
+	snprintf(moved, sizeof(moved), "%s/rel.log", there);
+	ck_assert_msg(access(moved, F_OK) != 0, "the log followed the "
+		      "application into %s", there);
+	ck_assert_msg(strstr(here, "arenaguard: blocked submission of "
+			     "schedule"), "log: '%s'\n%s", here, r.err);
+	free(here);
+	free(top);
+	run_free(&r);
+}
+END_TEST
+
+/* A launcher inside a launcher (a test harness that runs arenaguard,
+ * itself run under arenaguard in CI): what the inner one blocked counts
+ * in the outer one's SUMMARY and --error-exitcode too. */
+START_TEST(test_launcher_nested)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       AG_ARENAGUARD, "--", AG_LAUNCHED, NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_int_eq(count(r.err, "arenaguard: SUMMARY: 1 submissions, "
+			       "1 blocked"), 2);
+	run_free(&r);
+	/* The outer one's --mode off, asked for on its command line, holds
+	 * for the inner one too: run, unchecked (guard-launched exits 1). */
+	const char *off[] = { AG_ARENAGUARD, "--mode", "off", "--",
+			      AG_ARENAGUARD, "--", AG_LAUNCHED, NULL };
+	spawn(&r, env, off);
+	ck_assert_msg(r.status == 1, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	run_free(&r);
+}
+END_TEST
+
+static void alarm_in_10(void *arg)
+{
+	(void)arg;
+	alarm(10);              /* kept across the exec: no hang */
+}
+
+/* A command that is a FIFO (or anything open(2) waits on): the launcher
+ * reads the binary before it runs it and must not wait there forever;
+ * execvp then says it cannot run it (126). */
+START_TEST(test_launcher_command_fifo)
+{
+	struct run r;
+	const char *fifo = scratch_path("fifo");
+	ck_assert_int_eq(mkfifo(fifo, 0755), 0);
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--", fifo, NULL };
+	spawn_setup(&r, env, argv, alarm_in_10, NULL);
+	ck_assert_msg(r.status == 126, "exit %d\n%s", r.status, r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* The caller's environment switches the guard off (ARENAGUARD=off left
+ * in a CI job's environment, mode=off in either options variable) and
+ * no --mode is given: the launcher, whose default is enforce, must not
+ * run the command unchecked and print a clean SUMMARY (0 submissions,
+ * the failing schedule ran, the command's status); --mode off says it. */
+START_TEST(test_launcher_environment_off)
+{
+	const char *envs[][3] = {
+		{ PRELOAD_SIM, "ARENAGUARD=off", NULL },
+		{ PRELOAD_SIM, "ARENAGUARD_OPTIONS=mode=off", NULL },
+		{ PRELOAD_SIM, "ARENAGUARD_LAUNCHER_OPTIONS=mode=off", NULL },
+	};
+	for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
+		struct run r;
+		const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				       "--", AG_LAUNCHED, NULL };
+		spawn(&r, envs[i], argv);
+		ck_assert_msg(r.status == 125, "%zu: exit %d\n%s\n%s", i,
+			      r.status, r.out, r.err);
+		ck_assert_msg(!strstr(r.out, "schedule"), "%zu: ran: %s", i,
+			      r.out);
+		ck_assert_msg(strstr(r.err, "switches the guard off"),
+			      "%zu: %s", i, r.err);
+		run_free(&r);
+	}
+	/* Asked for on the command line: run so. */
+	struct run r;
+	const char *argv[] = { AG_ARENAGUARD, "--mode", "off", "--",
+			       AG_LAUNCHED, NULL };
+	spawn(&r, envs[0], argv);
+	ck_assert_msg(r.status == 1, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* A command that cleans its TMPDIR (a test harness's rm -rf
+ * "$TMPDIR"/ *, as it were) removes the launcher's summary file with it: what the
+ * processes after that blocked is told to nobody, and a run with a
+ * blocked submission must not pass as a clean one; nor may a summary
+ * file replaced by a symbolic link (to /dev/zero: an endless read) or a
+ * FIFO (a read that waits) hang the launcher. */
+START_TEST(test_launcher_summary_file_removed)
+{
+	char tmpdir[4200], rm[300], to_zero[300], to_fifo[300];
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", scratch());
+	snprintf(rm, sizeof(rm), "rm -f \"$TMPDIR\"/arenaguard-counts-*; "
+		 "exec %s", AG_LAUNCHED);
+	snprintf(to_zero, sizeof(to_zero), "%s; f=$(echo \"$TMPDIR\"/"
+		 "arenaguard-counts-*); rm -f \"$f\"; ln -s /dev/zero \"$f\"",
+		 AG_LAUNCHED);
+	snprintf(to_fifo, sizeof(to_fifo), "%s; f=$(echo \"$TMPDIR\"/"
+		 "arenaguard-counts-*); rm -f \"$f\"; mkfifo \"$f\"",
+		 AG_LAUNCHED);
+	const char *scripts[] = { rm, to_zero, to_fifo };
+	const char *env[] = { PRELOAD_SIM, tmpdir, NULL };
+	for (size_t i = 0; i < 3; i++) {
+		struct run r;
+		const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				       "--", "/bin/sh", "-c", scripts[i], NULL };
+		spawn_setup(&r, env, argv, alarm_in_10, NULL);
+		ck_assert_msg(r.status == 9, "%zu: exit %d\n%s\n%s", i,
+			      r.status, r.out, r.err);
+		ck_assert_msg(strstr(r.err, "summary file") ||
+			      strstr(r.err, "ran unguarded"), "%zu: %s", i,
+			      r.err);
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* A server that drops its privileges after start (the guard loaded, and
+ * said so, while it was root): its refusal and its counts still reach
+ * the launcher, whose summary file only its owner may open. */
+START_TEST(test_launcher_privileges_dropped)
+{
+	if (geteuid() != 0)
+		return;         /* needs root to drop from */
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       AG_LAUNCHED, "--drop", NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
+			     "blocked"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* --log and --dump with relative paths, and a command whose process
+ * changes directory before it executes the next (make -C, a test runner
+ * that enters each test's directory): the records and dumps go where the
+ * launcher was asked, as the suppressions and the summary file do. */
+START_TEST(test_launcher_relative_paths)
+{
+	struct run r;
+	char *top = strdup(scratch());
+	char sub[4200], script[600];
+	snprintf(sub, sizeof(sub), "%s/sub", top);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(mkdir(scratch_path("dumps"), 0755), 0);
+	snprintf(script, sizeof(script), "cd sub && exec %s", AG_LAUNCHED);
+	const char *env[] = { PRELOAD_SIM, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--log", "rel.log", "--dump",
+			       "dumps", "--error-exitcode", "9", "--",
+			       "/bin/sh", "-c", script, NULL };
+	spawn_setup(&r, env, argv, enter, top);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	char *l = slurp(scratch_path("rel.log"));
+	ck_assert_msg(strstr(l, "arenaguard: blocked submission of "
+			     "schedule"), "log: '%s'\n%s", l, r.err);
+	ck_assert_msg(strstr(l, "dumped to"), "no dump: '%s'", l);
+	free(l);
+	free(top);
+	run_free(&r);
+}
+END_TEST
+
+/* A file system of 2 MiB of its own at dir, in a mount namespace of the
+ * calling process's own: 0, or -1 (not root, no namespaces). */
+static int small_fs(const char *dir)
+{
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, "size=2m") != 0)
+		return -1;
+	return 0;
+}
+
+static void small_tmpdir(void *dir)
+{
+	if (small_fs(dir) != 0)
+		_exit(120);
+}
+
+/* The disk that holds TMPDIR fills up during the run (the command's own
+ * output, a build's objects) after the summary file's first block was
+ * taken: the refusal and the counts written after that must still
+ * reach the launcher, or a run that blocked passes for a clean one
+ * (SUMMARY: 0 blocked, the command's 0, --error-exitcode ignored). */
+START_TEST(test_launcher_disk_full)
+{
+	char small[4200], tmpdir[4300], script[800];
+	snprintf(small, sizeof(small), "%s/small", scratch());
+	ck_assert_int_eq(mkdir(small, 0755), 0);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(small_fs(small) == 0 ? 0 : 1);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return;         /* no mount namespace here: nothing to fill */
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", small);
+	/* Fill it, then 200 guarded processes' lines (past the first
+	 * block), then the failing submission. */
+	snprintf(script, sizeof(script), "dd if=/dev/zero of=\"$TMPDIR/fill\" "
+		 "bs=4k 2>/dev/null; i=0; while [ $i -lt 200 ]; do /bin/true; "
+		 "i=$((i+1)); done; exec %s", AG_LAUNCHED);
+	const char *env[] = { PRELOAD_SIM, tmpdir, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       "/bin/sh", "-c", script, NULL };
+	struct run r;
+	spawn_setup(&r, env, argv, small_tmpdir, small);
+	ck_assert_msg(r.status == 9, "exit %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 1 submissions, 1 "
+			     "blocked"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -690,6 +951,14 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_asan);
 #endif
 	tcase_add_test(t, test_close_all_keeps_records);
+	tcase_add_test(t, test_close_all_after_chdir);
+	tcase_add_test(t, test_launcher_nested);
+	tcase_add_test(t, test_launcher_command_fifo);
+	tcase_add_test(t, test_launcher_environment_off);
+	tcase_add_test(t, test_launcher_summary_file_removed);
+	tcase_add_test(t, test_launcher_privileges_dropped);
+	tcase_add_test(t, test_launcher_relative_paths);
+	tcase_add_test(t, test_launcher_disk_full);
 	suite_add_tcase(s, t);
 	return s;
 }
