@@ -4,11 +4,14 @@
  * hooks the process around the guard (test_hostile.c).  Each check
  * prints "ok: ..." or "FAIL: ..."; the exit status is 1 if any failed.
  *
- *   seccomp readv|both|enosys
+ *   seccomp readv|both|enosys|kill|trap
  *                a container's seccomp profile first (raw BPF): it
  *                denies process_vm_readv with EPERM (readv), and
  *                process_vm_writev too (both), or both with ENOSYS
- *                (enosys); then a certified program from an image on the
+ *                (enosys), or kills the process that makes either
+ *                (kill: systemd's SystemCallFilter= without
+ *                SystemCallErrorNumber=), or sends it SIGSYS (trap);
+ *                then a certified program from an image on the
  *                stack runs (its argument and output on the heap too), a
  *                failing program and a failing schedule are blocked, bad
  *                pointers get EFAULT
@@ -48,9 +51,10 @@
 
 /* ---- seccomp ---- */
 
-/* process_vm_readv (and process_vm_writev when both) answer -err; every
- * other call is allowed. */
-static void deny_vm_calls(int both, int err)
+/* process_vm_readv (and process_vm_writev when both) answer -err, or
+ * with action (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP) when it is not
+ * SECCOMP_RET_ERRNO; every other call is allowed. */
+static void deny_vm_calls(int both, int err, unsigned action)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -66,14 +70,17 @@ static void deny_vm_calls(int both, int err)
 			 both ? __NR_process_vm_writev : __NR_process_vm_readv,
 			 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
-			 ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, action != SECCOMP_RET_ERRNO
+			 ? action
+			 : SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
 	};
 	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
 	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
 	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+	if (action != SECCOMP_RET_ERRNO)
+		return;      /* trying them would end the process */
 
 	char byte = 0, seen = 1;
 	struct iovec l = { &seen, 1 }, r = { &byte, 1 };
@@ -150,7 +157,10 @@ static void cmd_seccomp(const char *variant)
 {
 	int both = strcmp(variant, "readv") != 0;
 	int err = strcmp(variant, "enosys") == 0 ? ENOSYS : EPERM;
-	deny_vm_calls(both, err);
+	unsigned action = !strcmp(variant, "kill") ? SECCOMP_RET_KILL_PROCESS
+			  : !strcmp(variant, "trap") ? SECCOMP_RET_TRAP
+						     : SECCOMP_RET_ERRNO;
+	deny_vm_calls(both, err, action);
 
 	struct cdev d;
 	open_or_exit(&d, CP_IOCTL);
@@ -254,7 +264,7 @@ int main(int argc, char **argv)
 		cmd_atfork();
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys | atfork\n");
+			"readv|both|enosys|kill|trap | atfork\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;
