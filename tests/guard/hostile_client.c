@@ -30,7 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -206,6 +211,82 @@ static void cmd_seccomp(const char *variant)
 	cdev_close(&d);
 }
 
+/* ---- fdrace ---- */
+
+/*
+ * A thread of the application puts its own file at descriptor numbers it
+ * has not opened (dup2, as daemons and shells place descriptors), the
+ * numbers where the guard's pipe lands (half the descriptor limit, or
+ * 1000), while another thread's copies go through the pipe (process_vm_*
+ * denied).  The guard must never write the application's memory into
+ * the application's file, nor close it.
+ */
+static atomic_int fdrace_stop;
+static int fdrace_file;
+
+static void *fdrace_placer(void *arg)
+{
+	int base = *(int *)arg;
+	long placed = 0, closed_under_us = 0;
+	while (!atomic_load(&fdrace_stop)) {
+		for (int n = base; n < base + 2; n++) {
+			if (dup2(fdrace_file, n) != n)
+				continue;
+			placed++;
+			for (volatile int i = 0; i < 200; i++)
+				;
+			struct stat a, b;
+			if (fstat(n, &a) != 0 || fstat(fdrace_file, &b) != 0 ||
+			    a.st_ino != b.st_ino)
+				closed_under_us++;
+			close(n);
+		}
+	}
+	printf("%s: our descriptors at %d, %d placed %ld times, closed or "
+	       "replaced under us %ld times\n",
+	       closed_under_us ? "FAIL" : "ok", base, base + 1, placed,
+	       closed_under_us);
+	if (closed_under_us)
+		atomic_fetch_add(&failures, 1);
+	return NULL;
+}
+
+static void cmd_fdrace(int ignore_sigpipe)
+{
+	if (ignore_sigpipe)
+		signal(SIGPIPE, SIG_IGN);
+	deny_vm_calls(1, EPERM, SECCOMP_RET_ERRNO);
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	int base = rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
+	char path[] = "/tmp/guard-fdrace-XXXXXX";
+	fdrace_file = mkstemp(path);
+	check(fdrace_file >= 0, "scratch file");
+	unlink(path);
+
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	uint32_t good = program(&d, PROG_GOOD);
+	uint32_t s = schedule(&d, good, prog_good_refs, 2);
+	check(cdev_run(&d, s) == 0, "certified schedule runs");
+	float *out = malloc(PROG_FLOATS * sizeof(float));
+	pthread_t t;
+	pthread_create(&t, NULL, fdrace_placer, &base);
+	long bad = 0;
+	for (int i = 0; i < 200000; i++)
+		if (cdev_read(&d, PROG_OUT, out, PROG_FLOATS * sizeof(float)))
+			bad++;
+	atomic_store(&fdrace_stop, 1);
+	pthread_join(t, NULL);
+	free(out);
+	struct stat st;
+	fstat(fdrace_file, &st);
+	check(st.st_size == 0, "bytes the guard wrote into our file: %lld",
+	      (long long)st.st_size);
+	printf("info: %ld of 200000 reads failed\n", bad);
+	cdev_close(&d);
+}
+
 /* ---- atfork ---- */
 
 static void cmd_atfork(void)
@@ -262,9 +343,11 @@ int main(int argc, char **argv)
 		cmd_seccomp(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "atfork"))
 		cmd_atfork();
+	else if (argc >= 2 && !strcmp(argv[1], "fdrace"))
+		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys|kill|trap | atfork\n");
+			"readv|both|enosys|kill|trap | atfork | fdrace [nosigpipe]\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;
