@@ -287,6 +287,101 @@ static void cmd_fdrace(int ignore_sigpipe)
 	cdev_close(&d);
 }
 
+/* ---- atfork-storm ---- */
+
+/*
+ * Handlers registered at run time, from a thread, after the guard has
+ * started; their prepare handler builds a program and a schedule, runs
+ * it, and destroys both; parent and child handlers run it again.  Two
+ * threads fork at once, many times, while a third submits.
+ */
+static struct cdev storm_dev;
+static uint32_t storm_s;
+static atomic_int storm_bad, storm_stop;
+
+static void storm_prepare(void)
+{
+	int saved = errno;
+	struct cdev *d = &storm_dev;
+	uint32_t p = program(d, PROG_GOOD);
+	uint32_t s = schedule(d, p, prog_good_refs, 2);
+	if (cdev_run(d, s) != 0)
+		atomic_fetch_add(&storm_bad, 1);
+	if (cdev_destroy_schedule(d, s) != 0 || cdev_destroy_program(d, p))
+		atomic_fetch_add(&storm_bad, 1);
+	errno = saved;
+}
+
+static void storm_parent(void)
+{
+	if (cdev_run(&storm_dev, storm_s) != 0)
+		atomic_fetch_add(&storm_bad, 1);
+}
+
+static void storm_child(void)
+{
+	if (cdev_run(&storm_dev, storm_s) != 0)
+		_exit(3);
+}
+
+static void *storm_register(void *arg)
+{
+	(void)arg;
+	pthread_atfork(storm_prepare, storm_parent, storm_child);
+	return NULL;
+}
+
+static void *storm_forker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(cdev_run(&storm_dev, storm_s) == 0 ? 0 : 4);
+		int st = 0;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			atomic_fetch_add(&storm_bad, 1);
+	}
+	return NULL;
+}
+
+static void *storm_submitter(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&storm_stop))
+		if (cdev_run(&storm_dev, storm_s) != 0)
+			atomic_fetch_add(&storm_bad, 1);
+	return NULL;
+}
+
+static void cmd_atfork_storm(void)
+{
+	alarm(60);
+	open_or_exit(&storm_dev, CP_IOCTL);
+	uint32_t good = program(&storm_dev, PROG_GOOD);
+	storm_s = schedule(&storm_dev, good, prog_good_refs, 2);
+	pthread_t r, f[2], sub;
+	pthread_create(&r, NULL, storm_register, NULL);
+	pthread_join(r, NULL);
+	pthread_create(&sub, NULL, storm_submitter, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&f[i], NULL, storm_forker, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(f[i], NULL);
+	atomic_store(&storm_stop, 1);
+	pthread_join(sub, NULL);
+	check(atomic_load(&storm_bad) == 0, "200 forks from two threads, "
+	      "handlers that build, run and destroy: %d failures",
+	      atomic_load(&storm_bad));
+	uint32_t bad_c = program(&storm_dev, PROG_BAD_C);
+	uint32_t s_c = schedule(&storm_dev, bad_c, prog_good_refs, 2);
+	uint64_t seqno;
+	int rc = cdev_submit(&storm_dev, s_c, &seqno);
+	check(rc == -EPERM, "(C) still blocked: %d", rc);
+	cdev_close(&storm_dev);
+}
+
 /* ---- atfork ---- */
 
 static void cmd_atfork(void)
@@ -343,11 +438,13 @@ int main(int argc, char **argv)
 		cmd_seccomp(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "atfork"))
 		cmd_atfork();
+	else if (argc == 2 && !strcmp(argv[1], "atfork-storm"))
+		cmd_atfork_storm();
 	else if (argc >= 2 && !strcmp(argv[1], "fdrace"))
 		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys|kill|trap | atfork | fdrace [nosigpipe]\n");
+			"readv|both|enosys|kill|trap | atfork | atfork-storm | fdrace [nosigpipe]\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;
