@@ -24,17 +24,22 @@
  *    check every page as process_vm_* do (EFAULT, no signal), honour its
  *    protections (unlike /proc/self/mem, which reads PROT_NONE pages and
  *    writes read-only ones), and need no /proc.  Which way works is
- *    learnt once per process, per direction (see vm_denied).
+ *    learnt once per process, per direction (see vm_denied); a filter
+ *    that would kill the caller instead is tried in a child process
+ *    first (see vm_tried).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -317,16 +322,98 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 	return rc;
 }
 
+/* ---- a filter that kills: tried in a child first ---- */
+
+/*
+ * A filter may answer a denied call by killing the process
+ * (SECCOMP_RET_KILL_PROCESS or _THREAD: systemd's SystemCallFilter=
+ * without SystemCallErrorNumber=, whose @system-service set leaves out
+ * @debug, where process_vm_readv/writev are) or with SIGSYS
+ * (SECCOMP_RET_TRAP), instead of an errno: the application never makes
+ * these calls, so making them would end it.  While the calling thread
+ * runs under a filter (PR_GET_SECCOMP says 2) and none has been tried,
+ * both calls are tried once in a child process made for that, which
+ * inherits the filter: a raw clone(2) (no atfork handler, no exit
+ * signal, reaped with __WALL, so the application's SIGCHLD handler and
+ * wait calls never see it) with every signal blocked, so that SIGSYS
+ * ends it rather than running a handler.  A child that does not exit 0
+ * (killed, or refused with an errno), or that cannot be made, sends the
+ * copies to the pipe, as a refusal does.
+ *
+ * 0 no filter seen, 1 a thread is trying (the others use the pipe
+ * meanwhile), 2 tried (vm_denied holds the answer).  Until a filter is
+ * seen, every copy off the stack asks prctl (one system call, about
+ * half the cost of the copy's own: a filter may come at any time, on
+ * any thread, and only the calling thread's counts); a filter added
+ * after the try is not tried.
+ */
+static _Atomic int vm_tried;
+
+/* Which calls a child under our filters could not make: bit 0 the read,
+ * bit 1 the write (both when it was killed or could not be made). */
+static int vm_try_in_child(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
+	long pid = syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L);
+	if (pid == 0) {
+		char a = 1, b = 0;
+		struct iovec l = { &b, 1 }, r = { &a, 1 };
+		long me = syscall(SYS_getpid);
+		long rd = syscall(SYS_process_vm_readv, me, &l, 1L, &r, 1L, 0L);
+		long wr = syscall(SYS_process_vm_writev, me, &l, 1L, &r, 1L,
+				  0L);
+		syscall(SYS_exit_group, (rd != 1) | (wr != 1) << 1);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	if (pid < 0)
+		return 3;
+	int st = 0;
+	long w;
+	do
+		w = syscall(SYS_wait4, pid, &st, __WALL, NULL);
+	while (w < 0 && errno == EINTR);
+	return w == pid && WIFEXITED(st) ? WEXITSTATUS(st) & 3 : 3;
+}
+
+/* Whether this thread may make process_vm_* calls now (0: the pipe). */
+static int vm_callable(void)
+{
+	int state = atomic_load_explicit(&vm_tried, memory_order_acquire);
+	if (state == 2)
+		return 1;
+	int saved = errno;
+	long mode = syscall(SYS_prctl, PR_GET_SECCOMP, 0L, 0L, 0L, 0L);
+	int callable = mode == 0 || (mode < 0 && errno == EINVAL);
+	if (!callable && state == 0 &&
+	    atomic_compare_exchange_strong(&vm_tried, &state, 1)) {
+		int denied = vm_try_in_child();
+		for (int i = 0; i < 2; i++) {
+			int none = 0;
+			if (denied & 1 << i)
+				atomic_compare_exchange_strong(&vm_denied[i],
+							       &none, EPERM);
+		}
+		atomic_store_explicit(&vm_tried, 2, memory_order_release);
+		callable = 1;      /* vm_denied says which way */
+	}
+	errno = saved;
+	return callable;
+}
+
 /* ---- copies ---- */
 
 /* One direction: a short transfer means a bad page further on; retrying
  * from there either makes progress or fails on that page.  Where our
  * process_vm_* call is refused with anything but EFAULT, the rest goes
  * through a pipe; a refusal other than for want of memory is kept, and
- * later copies go there directly. */
+ * later copies go there directly.  Under a filter not yet tried, the
+ * calls are not made here (vm_callable). */
 static int copy_user(void *local, uint64_t remote, size_t len, int write)
 {
-	while (len > 0 &&
+	int callable = len > 0 && vm_callable();
+	while (callable && len > 0 &&
 	       !atomic_load_explicit(&vm_denied[write], memory_order_relaxed)) {
 		ssize_t n = write ? copy_as_self(local, remote, len, 1)
 				  : read_some(local, remote, len);
