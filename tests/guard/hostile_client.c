@@ -287,6 +287,81 @@ static void cmd_fdrace(int ignore_sigpipe)
 	cdev_close(&d);
 }
 
+/* ---- forkleak ---- */
+
+/*
+ * process_vm_* denied: one thread reads the device's output into the
+ * heap in a loop (each read a copy through a pipe of the guard's) while
+ * another forks; each child counts the pipes it holds that it never
+ * made (descriptors of the guard's copy in flight when it forked) and
+ * exits with that count.
+ */
+static atomic_int forkleak_stop;
+static struct cdev forkleak_dev;
+
+static void *forkleak_reader(void *arg)
+{
+	uint32_t s = *(uint32_t *)arg;
+	float *out = malloc(PROG_FLOATS * sizeof(float));
+	struct drm_arena_schedule_submit *sub = malloc(sizeof(*sub));
+	struct drm_arena_wait *w = malloc(sizeof(*w));
+	while (!atomic_load(&forkleak_stop)) {
+		cdev_read(&forkleak_dev, PROG_OUT, out,
+			  PROG_FLOATS * sizeof(float));
+		/* arguments on the heap: the guard copies them in and out */
+		*sub = (struct drm_arena_schedule_submit){ .schedule = s };
+		if (cdev_ioctl(forkleak_dev.fd,
+			       DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, sub) == 0) {
+			*w = (struct drm_arena_wait){ .seqno = sub->seqno,
+						      .timeout_ns = -1 };
+			cdev_ioctl(forkleak_dev.fd, DRM_IOCTL_ARENA_WAIT, w);
+		}
+	}
+	free(w);
+	free(sub);
+	free(out);
+	return NULL;
+}
+
+static int pipes_held(void)
+{
+	int n = 0;
+	for (int fd = 3; fd < 4096; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+			n++;
+	}
+	return n;
+}
+
+static void cmd_forkleak(void)
+{
+	deny_vm_calls(1, EPERM, SECCOMP_RET_ERRNO);
+	open_or_exit(&forkleak_dev, CP_IOCTL);
+	uint32_t good = program(&forkleak_dev, PROG_GOOD);
+	uint32_t s = schedule(&forkleak_dev, good, prog_good_refs, 2);
+	int before = pipes_held();
+	pthread_t t;
+	pthread_create(&t, NULL, forkleak_reader, &s);
+	int leaked = 0, children = 0;
+	for (int i = 0; i < 500; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(pipes_held() - before);
+		int st = 0;
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)) {
+			children++;
+			if (WEXITSTATUS(st))
+				leaked++;
+		}
+	}
+	atomic_store(&forkleak_stop, 1);
+	pthread_join(t, NULL);
+	check(leaked == 0, "children born holding the guard's pipe: %d of %d",
+	      leaked, children);
+	cdev_close(&forkleak_dev);
+}
+
 /* ---- atfork-storm ---- */
 
 /*
@@ -438,13 +513,15 @@ int main(int argc, char **argv)
 		cmd_seccomp(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "atfork"))
 		cmd_atfork();
+	else if (argc == 2 && !strcmp(argv[1], "forkleak"))
+		cmd_forkleak();
 	else if (argc == 2 && !strcmp(argv[1], "atfork-storm"))
 		cmd_atfork_storm();
 	else if (argc >= 2 && !strcmp(argv[1], "fdrace"))
 		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys|kill|trap | atfork | atfork-storm | fdrace [nosigpipe]\n");
+			"readv|both|enosys|kill|trap | atfork | atfork-storm | forkleak | fdrace [nosigpipe]\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;
