@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -241,29 +242,148 @@ static int pipe_fd_base(void)
 	return rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
 }
 
-/* close(2) itself: an interposed close (the guard's) must not see it. */
+/* close(2) itself: an interposed close (the guard's) must not see it.
+ * The pipe is made and moved by system calls too (pipe2, fcntl): an
+ * interposed fcntl (the simulator's tracks F_DUPFD copies, under its
+ * lock, which its fork handler holds) must neither track the copy's
+ * descriptors nor hold them unrecorded (usercopy_forked) while a fork
+ * goes on. */
 static void close_pipe_end(int fd)
 {
 	syscall(SYS_close, fd);
 }
 
+/*
+ * The descriptors of copies in flight, so that a fork child, which
+ * inherits them from threads it does not have, closes them
+ * (usercopy_forked).  A slot per copy holds each number (plus 1) from
+ * just after the call that made it returns until just before it is
+ * closed, so a child never closes a number that was not the copy's when
+ * it was forked; the gate below keeps forks out of the spans between.
+ * With every slot taken (64 copies at once), a child may keep a pipe.
+ */
+#define INFLIGHT 64
+struct inflight {
+	_Atomic int used;
+	_Atomic int fd[4];      /* the pipe's ends, then their moved copies */
+};
+static struct inflight inflight[INFLIGHT];
+
+static struct inflight *inflight_claim(void)
+{
+	for (int i = 0; i < INFLIGHT; i++) {
+		int none = 0;
+		if (atomic_compare_exchange_strong(&inflight[i].used, &none, 1))
+			return &inflight[i];
+	}
+	return NULL;
+}
+
+static void inflight_set(struct inflight *in, int i, int fd)
+{
+	if (in)
+		atomic_store(&in->fd[i], fd + 1);
+}
+
+/* Forgets fd, then closes it. */
+static void inflight_close(struct inflight *in, int fd)
+{
+	for (int i = 0; in && i < 4; i++) {
+		int v = fd + 1;
+		atomic_compare_exchange_strong(&in->fd[i], &v, 0);
+	}
+	close_pipe_end(fd);
+}
+
+/*
+ * A descriptor exists before its number is recorded: pipe2 and fcntl
+ * return after the kernel installed it, and a fork (which copies the
+ * descriptor table before the memory, and write-protects the memory
+ * meanwhile) can fall in between, and between a number's being
+ * forgotten and its close.  So the pipe is made, moved and closed
+ * through a gate that the fork handlers close (usercopy_fork_prepare):
+ * a fork waits for the copies inside to have recorded their
+ * descriptors, and copies wait at the gate while it is closed.  Both
+ * waits are bounded (a signal handler that forks on a thread inside
+ * the gate, or copies while its own thread forks, must not hang): past
+ * the bound a child may keep that descriptor.
+ */
+static _Atomic int gate_inside, gate_closed;
+#define GATE_SPINS 100000
+
+static void gate_enter(void)
+{
+	for (int n = 0;; n++) {
+		atomic_fetch_add(&gate_inside, 1);
+		if (!atomic_load(&gate_closed) || n >= GATE_SPINS)
+			return;
+		atomic_fetch_sub(&gate_inside, 1);
+		sched_yield();
+	}
+}
+
+static void gate_leave(void)
+{
+	atomic_fetch_sub(&gate_inside, 1);
+}
+
+void usercopy_fork_prepare(void)
+{
+	atomic_store(&gate_closed, 1);
+	for (int n = 0; atomic_load(&gate_inside) > 0 && n < GATE_SPINS; n++)
+		sched_yield();
+}
+
+void usercopy_fork_parent(void)
+{
+	atomic_store(&gate_closed, 0);
+}
+
+void usercopy_forked(void)
+{
+	atomic_store(&gate_inside, 0);
+	atomic_store(&gate_closed, 0);
+	for (int i = 0; i < INFLIGHT; i++) {
+		if (!atomic_load(&inflight[i].used))
+			continue;
+		for (int k = 0; k < 4; k++) {
+			int v = atomic_exchange(&inflight[i].fd[k], 0);
+			if (v)
+				close_pipe_end(v - 1);
+		}
+		atomic_store(&inflight[i].used, 0);
+	}
+}
+
 /* A pipe of ours for one copy, close-on-exec and non-blocking (a range
  * longer than it holds goes in parts, never waits), its ends moved high
  * when the descriptor limit allows.  0 or -errno. */
-static int open_pipe(int p[2])
+static int open_pipe_gated(int p[2], struct inflight *in)
 {
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) != 0)
 		return -errno;
+	inflight_set(in, 0, p[0]);
+	inflight_set(in, 1, p[1]);
 	int base = pipe_fd_base();
 	for (int i = 0; i < 2; i++) {
-		int high = p[i] < base ? fcntl(p[i], F_DUPFD_CLOEXEC, base)
+		int high = p[i] < base ? (int)syscall(SYS_fcntl, p[i],
+						      F_DUPFD_CLOEXEC, base)
 				       : -1;
 		if (high >= 0) {
-			close_pipe_end(p[i]);
+			inflight_set(in, 2 + i, high);
+			inflight_close(in, p[i]);
 			p[i] = high;
 		}
 	}
 	return 0;
+}
+
+static int open_pipe(int p[2], struct inflight *in)
+{
+	gate_enter();
+	int rc = open_pipe_gated(p, in);
+	gate_leave();
+	return rc;
 }
 
 /* [remote, remote + len) through a fresh pipe: write() of the source,
@@ -276,12 +396,15 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 {
 	int saved = errno;
 	int p[2];
-	int rc = open_pipe(p);
+	struct inflight *slot = inflight_claim();
+	int rc = open_pipe(p, slot);
 	if (rc != 0) {
+		if (slot)
+			atomic_store(&slot->used, 0);
 		errno = saved;
 		return rc;
 	}
-	int cap = fcntl(p[0], F_GETPIPE_SZ);
+	int cap = (int)syscall(SYS_fcntl, p[0], F_GETPIPE_SZ);
 	size_t chunk = cap > 0 ? (size_t)cap : 4096;
 	char *here = local;
 	char *there = (char *)(uintptr_t)remote;
@@ -316,8 +439,12 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 		there += in;
 		len -= (size_t)in;
 	}
-	close_pipe_end(p[0]);
-	close_pipe_end(p[1]);
+	gate_enter();
+	inflight_close(slot, p[0]);
+	inflight_close(slot, p[1]);
+	gate_leave();
+	if (slot)
+		atomic_store(&slot->used, 0);
 	errno = saved;
 	return rc;
 }

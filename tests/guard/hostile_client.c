@@ -15,6 +15,14 @@
  *                stack runs (its argument and output on the heap too), a
  *                failing program and a failing schedule are blocked, bad
  *                pointers get EFAULT
+ *   forkleak     process_vm_* denied, one thread's copies go through
+ *                the guard's pipes while another forks: no child is born
+ *                holding one
+ *   atfork-storm handlers registered at run time build, run and
+ *                destroy; two threads fork at once (not in the suite)
+ *   fdrace [nosigpipe]
+ *                process_vm_* denied, a thread dup2()s its file onto the
+ *                pipe's numbers (repro/pipe_fd_race.sh; fails)
  *   atfork       libguard-atfork.so (linked: its constructor runs before
  *                the guard's) submits in its fork handlers; the process
  *                forks: fork returns, the handlers' certified submits
@@ -292,7 +300,7 @@ static void cmd_fdrace(int ignore_sigpipe)
 /*
  * process_vm_* denied: one thread reads the device's output into the
  * heap in a loop (each read a copy through a pipe of the guard's) while
- * another forks; each child counts the pipes it holds that it never
+ * another forks 200 times; each child counts the pipes it holds that it never
  * made (descriptors of the guard's copy in flight when it forked) and
  * exits with that count.
  */
@@ -344,7 +352,7 @@ static void cmd_forkleak(void)
 	pthread_t t;
 	pthread_create(&t, NULL, forkleak_reader, &s);
 	int leaked = 0, children = 0;
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 200; i++) {
 		pid_t pid = fork();
 		if (pid == 0)
 			_exit(pipes_held() - before);

@@ -8,6 +8,8 @@
  *             memory still serve it (common/usercopy.c)
  *   atfork    another library's fork handlers submit on the device:
  *             fork returns, their requests are decided as usual
+ *   forkleak  a fork while another thread copies through the pipe: the
+ *             child does not inherit the pipe
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -80,6 +82,17 @@ START_TEST(test_seccomp)
 }
 END_TEST
 
+/* process_vm_* denied, a thread's copies going through the guard's
+ * pipes while the main thread forks 500 times: no child is born holding
+ * one (it would keep it for its life unless it execs). */
+START_TEST(test_forkleak)
+{
+	struct run r;
+	hostile(&r, (const char *[]){ "forkleak", NULL });
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(test_atfork)
 {
 	struct run r;
@@ -107,6 +120,7 @@ Suite *suite_hostile(void)
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_add_loop_test(t, test_seccomp, 0, 5);
 	tcase_add_test(t, test_atfork);
+	tcase_add_test(t, test_forkleak);
 	suite_add_tcase(s, t);
 	return s;
 }
