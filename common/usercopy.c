@@ -404,6 +404,19 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 		errno = saved;
 		return rc;
 	}
+	/* A write to a pipe without a reader raises SIGPIPE, which kills a
+	 * process that never wrote to one: the read end is ours, but an
+	 * application thread that closes or dup2()s onto its number takes
+	 * it away.  SIGPIPE is blocked on this thread for the copy, and
+	 * one that the copy raised is taken back. */
+	sigset_t pipe_sig, old_mask, pending;
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_sig, &old_mask,
+		_NSIG / 8);
+	sigemptyset(&pending);
+	syscall(SYS_rt_sigpending, &pending, _NSIG / 8);
+	int was_pending = sigismember(&pending, SIGPIPE);
 	int cap = (int)syscall(SYS_fcntl, p[0], F_GETPIPE_SZ);
 	size_t chunk = cap > 0 ? (size_t)cap : 4096;
 	char *here = local;
@@ -439,6 +452,12 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 		there += in;
 		len -= (size_t)in;
 	}
+	if (rc == -EPIPE && !was_pending) {
+		struct timespec zero = { 0, 0 };
+		syscall(SYS_rt_sigtimedwait, &pipe_sig, NULL, &zero,
+			_NSIG / 8);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_mask, NULL, _NSIG / 8);
 	gate_enter();
 	inflight_close(slot, p[0]);
 	inflight_close(slot, p[1]);
