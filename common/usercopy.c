@@ -24,17 +24,23 @@
  *    check every page as process_vm_* do (EFAULT, no signal), honour its
  *    protections (unlike /proc/self/mem, which reads PROT_NONE pages and
  *    writes read-only ones), and need no /proc.  Which way works is
- *    learnt once per process, per direction (see vm_denied).
+ *    learnt once per process, per direction (see vm_denied); a filter
+ *    that would kill the caller instead is tried in a child process
+ *    first (see vm_tried).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,29 +242,148 @@ static int pipe_fd_base(void)
 	return rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
 }
 
-/* close(2) itself: an interposed close (the guard's) must not see it. */
+/* close(2) itself: an interposed close (the guard's) must not see it.
+ * The pipe is made and moved by system calls too (pipe2, fcntl): an
+ * interposed fcntl (the simulator's tracks F_DUPFD copies, under its
+ * lock, which its fork handler holds) must neither track the copy's
+ * descriptors nor hold them unrecorded (usercopy_forked) while a fork
+ * goes on. */
 static void close_pipe_end(int fd)
 {
 	syscall(SYS_close, fd);
 }
 
+/*
+ * The descriptors of copies in flight, so that a fork child, which
+ * inherits them from threads it does not have, closes them
+ * (usercopy_forked).  A slot per copy holds each number (plus 1) from
+ * just after the call that made it returns until just before it is
+ * closed, so a child never closes a number that was not the copy's when
+ * it was forked; the gate below keeps forks out of the spans between.
+ * With every slot taken (64 copies at once), a child may keep a pipe.
+ */
+#define INFLIGHT 64
+struct inflight {
+	_Atomic int used;
+	_Atomic int fd[4];      /* the pipe's ends, then their moved copies */
+};
+static struct inflight inflight[INFLIGHT];
+
+static struct inflight *inflight_claim(void)
+{
+	for (int i = 0; i < INFLIGHT; i++) {
+		int none = 0;
+		if (atomic_compare_exchange_strong(&inflight[i].used, &none, 1))
+			return &inflight[i];
+	}
+	return NULL;
+}
+
+static void inflight_set(struct inflight *in, int i, int fd)
+{
+	if (in)
+		atomic_store(&in->fd[i], fd + 1);
+}
+
+/* Forgets fd, then closes it. */
+static void inflight_close(struct inflight *in, int fd)
+{
+	for (int i = 0; in && i < 4; i++) {
+		int v = fd + 1;
+		atomic_compare_exchange_strong(&in->fd[i], &v, 0);
+	}
+	close_pipe_end(fd);
+}
+
+/*
+ * A descriptor exists before its number is recorded: pipe2 and fcntl
+ * return after the kernel installed it, and a fork (which copies the
+ * descriptor table before the memory, and write-protects the memory
+ * meanwhile) can fall in between, and between a number's being
+ * forgotten and its close.  So the pipe is made, moved and closed
+ * through a gate that the fork handlers close (usercopy_fork_prepare):
+ * a fork waits for the copies inside to have recorded their
+ * descriptors, and copies wait at the gate while it is closed.  Both
+ * waits are bounded (a signal handler that forks on a thread inside
+ * the gate, or copies while its own thread forks, must not hang): past
+ * the bound a child may keep that descriptor.
+ */
+static _Atomic int gate_inside, gate_closed;
+#define GATE_SPINS 100000
+
+static void gate_enter(void)
+{
+	for (int n = 0;; n++) {
+		atomic_fetch_add(&gate_inside, 1);
+		if (!atomic_load(&gate_closed) || n >= GATE_SPINS)
+			return;
+		atomic_fetch_sub(&gate_inside, 1);
+		sched_yield();
+	}
+}
+
+static void gate_leave(void)
+{
+	atomic_fetch_sub(&gate_inside, 1);
+}
+
+void usercopy_fork_prepare(void)
+{
+	atomic_store(&gate_closed, 1);
+	for (int n = 0; atomic_load(&gate_inside) > 0 && n < GATE_SPINS; n++)
+		sched_yield();
+}
+
+void usercopy_fork_parent(void)
+{
+	atomic_store(&gate_closed, 0);
+}
+
+void usercopy_forked(void)
+{
+	atomic_store(&gate_inside, 0);
+	atomic_store(&gate_closed, 0);
+	for (int i = 0; i < INFLIGHT; i++) {
+		if (!atomic_load(&inflight[i].used))
+			continue;
+		for (int k = 0; k < 4; k++) {
+			int v = atomic_exchange(&inflight[i].fd[k], 0);
+			if (v)
+				close_pipe_end(v - 1);
+		}
+		atomic_store(&inflight[i].used, 0);
+	}
+}
+
 /* A pipe of ours for one copy, close-on-exec and non-blocking (a range
  * longer than it holds goes in parts, never waits), its ends moved high
  * when the descriptor limit allows.  0 or -errno. */
-static int open_pipe(int p[2])
+static int open_pipe_gated(int p[2], struct inflight *in)
 {
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) != 0)
 		return -errno;
+	inflight_set(in, 0, p[0]);
+	inflight_set(in, 1, p[1]);
 	int base = pipe_fd_base();
 	for (int i = 0; i < 2; i++) {
-		int high = p[i] < base ? fcntl(p[i], F_DUPFD_CLOEXEC, base)
+		int high = p[i] < base ? (int)syscall(SYS_fcntl, p[i],
+						      F_DUPFD_CLOEXEC, base)
 				       : -1;
 		if (high >= 0) {
-			close_pipe_end(p[i]);
+			inflight_set(in, 2 + i, high);
+			inflight_close(in, p[i]);
 			p[i] = high;
 		}
 	}
 	return 0;
+}
+
+static int open_pipe(int p[2], struct inflight *in)
+{
+	gate_enter();
+	int rc = open_pipe_gated(p, in);
+	gate_leave();
+	return rc;
 }
 
 /* [remote, remote + len) through a fresh pipe: write() of the source,
@@ -271,12 +396,28 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 {
 	int saved = errno;
 	int p[2];
-	int rc = open_pipe(p);
+	struct inflight *slot = inflight_claim();
+	int rc = open_pipe(p, slot);
 	if (rc != 0) {
+		if (slot)
+			atomic_store(&slot->used, 0);
 		errno = saved;
 		return rc;
 	}
-	int cap = fcntl(p[0], F_GETPIPE_SZ);
+	/* A write to a pipe without a reader raises SIGPIPE, which kills a
+	 * process that never wrote to one: the read end is ours, but an
+	 * application thread that closes or dup2()s onto its number takes
+	 * it away.  SIGPIPE is blocked on this thread for the copy, and
+	 * one that the copy raised is taken back. */
+	sigset_t pipe_sig, old_mask, pending;
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_sig, &old_mask,
+		_NSIG / 8);
+	sigemptyset(&pending);
+	syscall(SYS_rt_sigpending, &pending, _NSIG / 8);
+	int was_pending = sigismember(&pending, SIGPIPE);
+	int cap = (int)syscall(SYS_fcntl, p[0], F_GETPIPE_SZ);
 	size_t chunk = cap > 0 ? (size_t)cap : 4096;
 	char *here = local;
 	char *there = (char *)(uintptr_t)remote;
@@ -311,10 +452,100 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 		there += in;
 		len -= (size_t)in;
 	}
-	close_pipe_end(p[0]);
-	close_pipe_end(p[1]);
+	if (rc == -EPIPE && !was_pending) {
+		struct timespec zero = { 0, 0 };
+		syscall(SYS_rt_sigtimedwait, &pipe_sig, NULL, &zero,
+			_NSIG / 8);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_mask, NULL, _NSIG / 8);
+	gate_enter();
+	inflight_close(slot, p[0]);
+	inflight_close(slot, p[1]);
+	gate_leave();
+	if (slot)
+		atomic_store(&slot->used, 0);
 	errno = saved;
 	return rc;
+}
+
+/* ---- a filter that kills: tried in a child first ---- */
+
+/*
+ * A filter may answer a denied call by killing the process
+ * (SECCOMP_RET_KILL_PROCESS or _THREAD: systemd's SystemCallFilter=
+ * without SystemCallErrorNumber=, whose @system-service set leaves out
+ * @debug, where process_vm_readv/writev are) or with SIGSYS
+ * (SECCOMP_RET_TRAP), instead of an errno: the application never makes
+ * these calls, so making them would end it.  While the calling thread
+ * runs under a filter (PR_GET_SECCOMP says 2) and none has been tried,
+ * both calls are tried once in a child process made for that, which
+ * inherits the filter: a raw clone(2) (no atfork handler, no exit
+ * signal, reaped with __WALL, so the application's SIGCHLD handler and
+ * wait calls never see it) with every signal blocked, so that SIGSYS
+ * ends it rather than running a handler.  A child that does not exit 0
+ * (killed, or refused with an errno), or that cannot be made, sends the
+ * copies to the pipe, as a refusal does.
+ *
+ * 0 no filter seen, 1 a thread is trying (the others use the pipe
+ * meanwhile), 2 tried (vm_denied holds the answer).  Until a filter is
+ * seen, every copy off the stack asks prctl (one system call, about
+ * half the cost of the copy's own: a filter may come at any time, on
+ * any thread, and only the calling thread's counts); a filter added
+ * after the try is not tried.
+ */
+static _Atomic int vm_tried;
+
+/* Which calls a child under our filters could not make: bit 0 the read,
+ * bit 1 the write (both when it was killed or could not be made). */
+static int vm_try_in_child(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
+	long pid = syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L);
+	if (pid == 0) {
+		char a = 1, b = 0;
+		struct iovec l = { &b, 1 }, r = { &a, 1 };
+		long me = syscall(SYS_getpid);
+		long rd = syscall(SYS_process_vm_readv, me, &l, 1L, &r, 1L, 0L);
+		long wr = syscall(SYS_process_vm_writev, me, &l, 1L, &r, 1L,
+				  0L);
+		syscall(SYS_exit_group, (rd != 1) | (wr != 1) << 1);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	if (pid < 0)
+		return 3;
+	int st = 0;
+	long w;
+	do
+		w = syscall(SYS_wait4, pid, &st, __WALL, NULL);
+	while (w < 0 && errno == EINTR);
+	return w == pid && WIFEXITED(st) ? WEXITSTATUS(st) & 3 : 3;
+}
+
+/* Whether this thread may make process_vm_* calls now (0: the pipe). */
+static int vm_callable(void)
+{
+	int state = atomic_load_explicit(&vm_tried, memory_order_acquire);
+	if (state == 2)
+		return 1;
+	int saved = errno;
+	long mode = syscall(SYS_prctl, PR_GET_SECCOMP, 0L, 0L, 0L, 0L);
+	int callable = mode == 0 || (mode < 0 && errno == EINVAL);
+	if (!callable && state == 0 &&
+	    atomic_compare_exchange_strong(&vm_tried, &state, 1)) {
+		int denied = vm_try_in_child();
+		for (int i = 0; i < 2; i++) {
+			int none = 0;
+			if (denied & 1 << i)
+				atomic_compare_exchange_strong(&vm_denied[i],
+							       &none, EPERM);
+		}
+		atomic_store_explicit(&vm_tried, 2, memory_order_release);
+		callable = 1;      /* vm_denied says which way */
+	}
+	errno = saved;
+	return callable;
 }
 
 /* ---- copies ---- */
@@ -323,10 +554,12 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
  * from there either makes progress or fails on that page.  Where our
  * process_vm_* call is refused with anything but EFAULT, the rest goes
  * through a pipe; a refusal other than for want of memory is kept, and
- * later copies go there directly. */
+ * later copies go there directly.  Under a filter not yet tried, the
+ * calls are not made here (vm_callable). */
 static int copy_user(void *local, uint64_t remote, size_t len, int write)
 {
-	while (len > 0 &&
+	int callable = len > 0 && vm_callable();
+	while (callable && len > 0 &&
 	       !atomic_load_explicit(&vm_denied[write], memory_order_relaxed)) {
 		ssize_t n = write ? copy_as_self(local, remote, len, 1)
 				  : read_some(local, remote, len);

@@ -20,4 +20,13 @@ int copy_from_user(void *dst, uint64_t src, size_t len);
 /* 0, or -EFAULT when any byte of [dst, dst + len) cannot be written. */
 int copy_to_user(uint64_t dst, const void *src, size_t len);
 
+/* Fork handlers of a module that copies: prepare (last, after the
+ * module's locks) waits for the pipes of copies in flight to be
+ * recorded; parent reopens; the child's closes the pipes of copies
+ * other threads had in flight, which it inherited and nothing else
+ * would close. */
+void usercopy_fork_prepare(void);
+void usercopy_fork_parent(void);
+void usercopy_forked(void);
+
 #endif

@@ -53,6 +53,7 @@
 #include "guard.h"
 #include "liburing_newer.h"
 #include "symbols.h"
+#include "usercopy.h"
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
@@ -102,10 +103,12 @@ static void fork_prepare(void)
 	ag_report_lock_all();
 	ag_suppress_lock_all();
 	ag_attach_lock_all();
+	usercopy_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	usercopy_fork_parent();
 	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(0);
@@ -117,6 +120,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	ag_process_mark();
+	usercopy_forked();
 	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
 	ag_report_unlock_all(1);

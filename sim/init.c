@@ -17,6 +17,7 @@
 
 #include "atfork_first.h"
 #include "sim.h"
+#include "usercopy.h"
 
 struct sim_real sim_real;
 int sim_poison;
@@ -31,13 +32,23 @@ void *sim_next(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
+/* The lock, then the pipes of copies in flight (usercopy.h); the child
+ * closes those of other threads' copies. */
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&lock);
+	usercopy_fork_prepare();
 }
 
-static void fork_done(void)
+static void fork_parent(void)
 {
+	usercopy_fork_parent();
+	pthread_mutex_unlock(&lock);
+}
+
+static void fork_child(void)
+{
+	usercopy_forked();
 	pthread_mutex_unlock(&lock);
 }
 
@@ -45,7 +56,7 @@ static void fork_done(void)
  * handlers are registered before any other library's (atfork_first.h),
  * whose handlers may submit, and before the guard's, whose registration
  * goes through this module's when the guard is preloaded before it. */
-ATFORK_FIRST(fork_prepare, fork_done, fork_done)
+ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 
 static void resolve(void)
 {

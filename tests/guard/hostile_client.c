@@ -4,14 +4,25 @@
  * hooks the process around the guard (test_hostile.c).  Each check
  * prints "ok: ..." or "FAIL: ..."; the exit status is 1 if any failed.
  *
- *   seccomp readv|both|enosys
+ *   seccomp readv|both|enosys|kill|trap
  *                a container's seccomp profile first (raw BPF): it
  *                denies process_vm_readv with EPERM (readv), and
  *                process_vm_writev too (both), or both with ENOSYS
- *                (enosys); then a certified program from an image on the
+ *                (enosys), or kills the process that makes either
+ *                (kill: systemd's SystemCallFilter= without
+ *                SystemCallErrorNumber=), or sends it SIGSYS (trap);
+ *                then a certified program from an image on the
  *                stack runs (its argument and output on the heap too), a
  *                failing program and a failing schedule are blocked, bad
  *                pointers get EFAULT
+ *   forkleak     process_vm_* denied, one thread's copies go through
+ *                the guard's pipes while another forks: no child is born
+ *                holding one
+ *   atfork-storm handlers registered at run time build, run and
+ *                destroy; two threads fork at once (not in the suite)
+ *   fdrace [nosigpipe]
+ *                process_vm_* denied, a thread dup2()s its file onto the
+ *                pipe's numbers (repro/pipe_fd_race.sh; fails)
  *   atfork       libguard-atfork.so (linked: its constructor runs before
  *                the guard's) submits in its fork handlers; the process
  *                forks: fork returns, the handlers' certified submits
@@ -27,7 +38,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -48,9 +64,10 @@
 
 /* ---- seccomp ---- */
 
-/* process_vm_readv (and process_vm_writev when both) answer -err; every
- * other call is allowed. */
-static void deny_vm_calls(int both, int err)
+/* process_vm_readv (and process_vm_writev when both) answer -err, or
+ * with action (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP) when it is not
+ * SECCOMP_RET_ERRNO; every other call is allowed. */
+static void deny_vm_calls(int both, int err, unsigned action)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -66,14 +83,17 @@ static void deny_vm_calls(int both, int err)
 			 both ? __NR_process_vm_writev : __NR_process_vm_readv,
 			 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
-			 ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, action != SECCOMP_RET_ERRNO
+			 ? action
+			 : SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
 	};
 	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
 	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
 	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+	if (action != SECCOMP_RET_ERRNO)
+		return;      /* trying them would end the process */
 
 	char byte = 0, seen = 1;
 	struct iovec l = { &seen, 1 }, r = { &byte, 1 };
@@ -150,7 +170,10 @@ static void cmd_seccomp(const char *variant)
 {
 	int both = strcmp(variant, "readv") != 0;
 	int err = strcmp(variant, "enosys") == 0 ? ENOSYS : EPERM;
-	deny_vm_calls(both, err);
+	unsigned action = !strcmp(variant, "kill") ? SECCOMP_RET_KILL_PROCESS
+			  : !strcmp(variant, "trap") ? SECCOMP_RET_TRAP
+						     : SECCOMP_RET_ERRNO;
+	deny_vm_calls(both, err, action);
 
 	struct cdev d;
 	open_or_exit(&d, CP_IOCTL);
@@ -194,6 +217,252 @@ static void cmd_seccomp(const char *variant)
 	rc = cdev_run(&d, s);
 	check(rc == 0, "the certified schedule again: %d", rc);
 	cdev_close(&d);
+}
+
+/* ---- fdrace ---- */
+
+/*
+ * A thread of the application puts its own file at descriptor numbers it
+ * has not opened (dup2, as daemons and shells place descriptors), the
+ * numbers where the guard's pipe lands (half the descriptor limit, or
+ * 1000), while another thread's copies go through the pipe (process_vm_*
+ * denied).  The guard must never write the application's memory into
+ * the application's file, nor close it.
+ */
+static atomic_int fdrace_stop;
+static int fdrace_file;
+
+static void *fdrace_placer(void *arg)
+{
+	int base = *(int *)arg;
+	long placed = 0, closed_under_us = 0;
+	while (!atomic_load(&fdrace_stop)) {
+		for (int n = base; n < base + 2; n++) {
+			if (dup2(fdrace_file, n) != n)
+				continue;
+			placed++;
+			for (volatile int i = 0; i < 200; i++)
+				;
+			struct stat a, b;
+			if (fstat(n, &a) != 0 || fstat(fdrace_file, &b) != 0 ||
+			    a.st_ino != b.st_ino)
+				closed_under_us++;
+			close(n);
+		}
+	}
+	printf("%s: our descriptors at %d, %d placed %ld times, closed or "
+	       "replaced under us %ld times\n",
+	       closed_under_us ? "FAIL" : "ok", base, base + 1, placed,
+	       closed_under_us);
+	if (closed_under_us)
+		atomic_fetch_add(&failures, 1);
+	return NULL;
+}
+
+static void cmd_fdrace(int ignore_sigpipe)
+{
+	if (ignore_sigpipe)
+		signal(SIGPIPE, SIG_IGN);
+	deny_vm_calls(1, EPERM, SECCOMP_RET_ERRNO);
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	int base = rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
+	char path[] = "/tmp/guard-fdrace-XXXXXX";
+	fdrace_file = mkstemp(path);
+	check(fdrace_file >= 0, "scratch file");
+	unlink(path);
+
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	uint32_t good = program(&d, PROG_GOOD);
+	uint32_t s = schedule(&d, good, prog_good_refs, 2);
+	check(cdev_run(&d, s) == 0, "certified schedule runs");
+	float *out = malloc(PROG_FLOATS * sizeof(float));
+	pthread_t t;
+	pthread_create(&t, NULL, fdrace_placer, &base);
+	long bad = 0;
+	for (int i = 0; i < 200000; i++)
+		if (cdev_read(&d, PROG_OUT, out, PROG_FLOATS * sizeof(float)))
+			bad++;
+	atomic_store(&fdrace_stop, 1);
+	pthread_join(t, NULL);
+	free(out);
+	struct stat st;
+	fstat(fdrace_file, &st);
+	check(st.st_size == 0, "bytes the guard wrote into our file: %lld",
+	      (long long)st.st_size);
+	printf("info: %ld of 200000 reads failed\n", bad);
+	cdev_close(&d);
+}
+
+/* ---- forkleak ---- */
+
+/*
+ * process_vm_* denied: one thread reads the device's output into the
+ * heap in a loop (each read a copy through a pipe of the guard's) while
+ * another forks 200 times; each child counts the pipes it holds that it never
+ * made (descriptors of the guard's copy in flight when it forked) and
+ * exits with that count.
+ */
+static atomic_int forkleak_stop;
+static struct cdev forkleak_dev;
+
+static void *forkleak_reader(void *arg)
+{
+	uint32_t s = *(uint32_t *)arg;
+	float *out = malloc(PROG_FLOATS * sizeof(float));
+	struct drm_arena_schedule_submit *sub = malloc(sizeof(*sub));
+	struct drm_arena_wait *w = malloc(sizeof(*w));
+	while (!atomic_load(&forkleak_stop)) {
+		cdev_read(&forkleak_dev, PROG_OUT, out,
+			  PROG_FLOATS * sizeof(float));
+		/* arguments on the heap: the guard copies them in and out */
+		*sub = (struct drm_arena_schedule_submit){ .schedule = s };
+		if (cdev_ioctl(forkleak_dev.fd,
+			       DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, sub) == 0) {
+			*w = (struct drm_arena_wait){ .seqno = sub->seqno,
+						      .timeout_ns = -1 };
+			cdev_ioctl(forkleak_dev.fd, DRM_IOCTL_ARENA_WAIT, w);
+		}
+	}
+	free(w);
+	free(sub);
+	free(out);
+	return NULL;
+}
+
+static int pipes_held(void)
+{
+	int n = 0;
+	for (int fd = 3; fd < 4096; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+			n++;
+	}
+	return n;
+}
+
+static void cmd_forkleak(void)
+{
+	deny_vm_calls(1, EPERM, SECCOMP_RET_ERRNO);
+	open_or_exit(&forkleak_dev, CP_IOCTL);
+	uint32_t good = program(&forkleak_dev, PROG_GOOD);
+	uint32_t s = schedule(&forkleak_dev, good, prog_good_refs, 2);
+	int before = pipes_held();
+	pthread_t t;
+	pthread_create(&t, NULL, forkleak_reader, &s);
+	int leaked = 0, children = 0;
+	for (int i = 0; i < 200; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(pipes_held() - before);
+		int st = 0;
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)) {
+			children++;
+			if (WEXITSTATUS(st))
+				leaked++;
+		}
+	}
+	atomic_store(&forkleak_stop, 1);
+	pthread_join(t, NULL);
+	check(leaked == 0, "children born holding the guard's pipe: %d of %d",
+	      leaked, children);
+	cdev_close(&forkleak_dev);
+}
+
+/* ---- atfork-storm ---- */
+
+/*
+ * Handlers registered at run time, from a thread, after the guard has
+ * started; their prepare handler builds a program and a schedule, runs
+ * it, and destroys both; parent and child handlers run it again.  Two
+ * threads fork at once, many times, while a third submits.
+ */
+static struct cdev storm_dev;
+static uint32_t storm_s;
+static atomic_int storm_bad, storm_stop;
+
+static void storm_prepare(void)
+{
+	int saved = errno;
+	struct cdev *d = &storm_dev;
+	uint32_t p = program(d, PROG_GOOD);
+	uint32_t s = schedule(d, p, prog_good_refs, 2);
+	if (cdev_run(d, s) != 0)
+		atomic_fetch_add(&storm_bad, 1);
+	if (cdev_destroy_schedule(d, s) != 0 || cdev_destroy_program(d, p))
+		atomic_fetch_add(&storm_bad, 1);
+	errno = saved;
+}
+
+static void storm_parent(void)
+{
+	if (cdev_run(&storm_dev, storm_s) != 0)
+		atomic_fetch_add(&storm_bad, 1);
+}
+
+static void storm_child(void)
+{
+	if (cdev_run(&storm_dev, storm_s) != 0)
+		_exit(3);
+}
+
+static void *storm_register(void *arg)
+{
+	(void)arg;
+	pthread_atfork(storm_prepare, storm_parent, storm_child);
+	return NULL;
+}
+
+static void *storm_forker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(cdev_run(&storm_dev, storm_s) == 0 ? 0 : 4);
+		int st = 0;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			atomic_fetch_add(&storm_bad, 1);
+	}
+	return NULL;
+}
+
+static void *storm_submitter(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&storm_stop))
+		if (cdev_run(&storm_dev, storm_s) != 0)
+			atomic_fetch_add(&storm_bad, 1);
+	return NULL;
+}
+
+static void cmd_atfork_storm(void)
+{
+	alarm(60);
+	open_or_exit(&storm_dev, CP_IOCTL);
+	uint32_t good = program(&storm_dev, PROG_GOOD);
+	storm_s = schedule(&storm_dev, good, prog_good_refs, 2);
+	pthread_t r, f[2], sub;
+	pthread_create(&r, NULL, storm_register, NULL);
+	pthread_join(r, NULL);
+	pthread_create(&sub, NULL, storm_submitter, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&f[i], NULL, storm_forker, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(f[i], NULL);
+	atomic_store(&storm_stop, 1);
+	pthread_join(sub, NULL);
+	check(atomic_load(&storm_bad) == 0, "200 forks from two threads, "
+	      "handlers that build, run and destroy: %d failures",
+	      atomic_load(&storm_bad));
+	uint32_t bad_c = program(&storm_dev, PROG_BAD_C);
+	uint32_t s_c = schedule(&storm_dev, bad_c, prog_good_refs, 2);
+	uint64_t seqno;
+	int rc = cdev_submit(&storm_dev, s_c, &seqno);
+	check(rc == -EPERM, "(C) still blocked: %d", rc);
+	cdev_close(&storm_dev);
 }
 
 /* ---- atfork ---- */
@@ -252,9 +521,15 @@ int main(int argc, char **argv)
 		cmd_seccomp(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "atfork"))
 		cmd_atfork();
+	else if (argc == 2 && !strcmp(argv[1], "forkleak"))
+		cmd_forkleak();
+	else if (argc == 2 && !strcmp(argv[1], "atfork-storm"))
+		cmd_atfork_storm();
+	else if (argc >= 2 && !strcmp(argv[1], "fdrace"))
+		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys | atfork\n");
+			"readv|both|enosys|kill|trap | atfork | atfork-storm | forkleak | fdrace [nosigpipe]\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;

@@ -4,10 +4,12 @@
  * restrict or hook the process around it.
  *
  *   seccomp   a profile denying process_vm_readv (and _writev; with
- *             EPERM or ENOSYS): the guard's copies of the application's
+ *             EPERM or ENOSYS, or killing or trapping the caller): the guard's copies of the application's
  *             memory still serve it (common/usercopy.c)
  *   atfork    another library's fork handlers submit on the device:
  *             fork returns, their requests are decided as usual
+ *   forkleak  a fork while another thread copies through the pipe: the
+ *             child does not inherit the pipe
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -63,15 +65,30 @@ static void assert_two_records(const char *log)
 }
 
 /* _i: 0 process_vm_readv denied (EPERM), 1 both calls (EPERM), 2 both
- * (ENOSYS). */
+ * (ENOSYS), 3 both kill the process (SECCOMP_RET_KILL_PROCESS), 4 both
+ * raise SIGSYS (SECCOMP_RET_TRAP): the application never makes them, so
+ * the guard must not die of them either (usercopy.c tries them in a
+ * child first). */
 START_TEST(test_seccomp)
 {
-	static const char *const variant[] = { "readv", "both", "enosys" };
+	static const char *const variant[] = { "readv", "both", "enosys",
+					       "kill", "trap" };
 	struct run r;
 	hostile(&r, (const char *[]){ "seccomp", variant[_i], NULL });
 	char *log = slurp(scratch_path("guard.log"));
 	assert_two_records(log);
 	free(log);
+	run_free(&r);
+}
+END_TEST
+
+/* process_vm_* denied, a thread's copies going through the guard's
+ * pipes while the main thread forks 500 times: no child is born holding
+ * one (it would keep it for its life unless it execs). */
+START_TEST(test_forkleak)
+{
+	struct run r;
+	hostile(&r, (const char *[]){ "forkleak", NULL });
 	run_free(&r);
 }
 END_TEST
@@ -101,8 +118,9 @@ Suite *suite_hostile(void)
 	TCase *t = tcase_create("hostile");
 	tcase_set_timeout(t, 60);
 	tcase_add_checked_fixture(t, NULL, teardown);
-	tcase_add_loop_test(t, test_seccomp, 0, 3);
+	tcase_add_loop_test(t, test_seccomp, 0, 5);
 	tcase_add_test(t, test_atfork);
+	tcase_add_test(t, test_forkleak);
 	suite_add_tcase(s, t);
 	return s;
 }
