@@ -15,6 +15,12 @@
  *   clonefiles   a clone(CLONE_VM|CLONE_FILES) child closes the device fd,
  *                which is the parent's: the parent's requests on it fail
  *                with EBADF, and a device opened again works
+ *   vforkreopen  a vfork child closes the device fd, opens the device
+ *                again at that number (an open file of its own: a new
+ *                driver context, numbering its objects from 1 again) and
+ *                creates a failing program there: nothing of it is the
+ *                parent's, whose new schedule of its certified program
+ *                (the same handle) runs
  *   spawn        posix_spawn of /bin/true with close actions (addclose of
  *                the device fd, addclosefrom_np(3), adddup2 onto 2)
  *   handler      a SIGUSR1 handler submits (the failing schedule, then the
@@ -38,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,13 +52,14 @@
 #include "checks.h"
 
 static struct cdev dev;
-static uint32_t good, failing;
+static uint32_t good_prog, good, failing;
 
 /* The device open, a certified schedule and a failing (D) one. */
 int share_setup(void)
 {
 	open_or_exit(&dev, CP_IOCTL);
 	uint32_t prog = program(&dev, PROG_GOOD);
+	good_prog = prog;
 	good = schedule(&dev, prog, prog_good_refs, 2);
 	failing = schedule(&dev, prog, prog_bad_d_refs, 4);
 	return atomic_load(&failures) ? 1 : 0;
@@ -99,6 +107,51 @@ static void cmd_vfork(int range)
 	int status = -1;
 	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
 	      "vfork child done: %d", status);
+}
+
+/* The child's device is its own open file at the parent's number: the
+ * guard must not take its requests for the parent's (its program would
+ * replace the parent's program of the same handle in the mirror). */
+static void cmd_vfork_reopen(void)
+{
+	int fd = dev.fd;
+	size_t len;
+	uint8_t *image = prog_image(PROG_BAD_C, &len);
+	struct drm_arena_program_create c = { .image = (uintptr_t)image,
+					      .size = len };
+	volatile int child_fd = -1, child_rc = 1;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		close(fd);
+		int nfd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+		if (nfd >= 0 && nfd != fd) {
+			dup2(nfd, fd);
+			close(nfd);
+		}
+		child_fd = nfd;
+		child_rc = ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c) ?
+			-errno : 0;
+		/* Closed before _exit, as exit would in the kernel: the
+		 * simulator keys its fd table by number in this shared
+		 * memory too, and forgets the child's file only so. */
+		close(fd);
+		_exit(0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "vfork child done: %d", status);
+	check(child_fd >= 0 && child_rc == 0, "the child's program create "
+	      "on its own open file: fd %d, %d, handle %u (the parent's "
+	      "certified program is %u)", child_fd, child_rc, c.handle,
+	      good_prog);
+	free(image);
+	uint32_t s = schedule(&dev, good_prog, prog_good_refs, 2);
+	cdev_zero(&dev);
+	int rc = cdev_run(&dev, s);
+	check(rc == 0, "a new schedule of the parent's certified program "
+	      "runs: %d", rc);
+	check(rc != 0 || cdev_all(&dev, PROG_OUT, 64, 1.0f),
+	      "its output is right");
 }
 
 static char child_stack[256 * 1024] __attribute__((aligned(16)));
@@ -269,6 +322,8 @@ int main(int argc, char **argv)
 		cmd_vfork(0);
 	else if (!strcmp(cmd, "vforkrange"))
 		cmd_vfork(1);
+	else if (!strcmp(cmd, "vforkreopen"))
+		cmd_vfork_reopen();
 	else if (!strcmp(cmd, "clonevm"))
 		cmd_clone(0);
 	else if (!strcmp(cmd, "clonefiles"))

@@ -76,6 +76,7 @@ static char *share(const char *cmd, const char *preload, int to_stderr)
 static const char *const children[] = {
 	"vfork",         /* a vfork child's close */
 	"vforkrange",    /* CPython's subprocess, in a vfork child */
+	"vforkreopen",   /* a vfork child's own device at the parent's fd */
 	"clonevm",       /* the same in a clone(CLONE_VM) child */
 	"clonefiles",    /* clone(CLONE_VM|CLONE_FILES): the parent's close */
 	"spawn",         /* posix_spawn with close actions */
