@@ -158,6 +158,17 @@ void ag_process_mark(void);
  * when the call touches a descriptor the guard tracks.
  */
 int ag_process_shares_fds(void);
+/*
+ * Whether this is a child that shares the guard's memory but not its fd
+ * table, once such a child has been seen (ag_process_shares_fds said 0):
+ * its descriptor numbers may name other open files than the ones the
+ * table keeps for them (a vfork child that closed the device fd and
+ * opened the device again at that number), so a file the table holds is
+ * not taken for its fd.  One relaxed load while no such child was seen;
+ * after one, a getpid (and in the guard's process a kcmp, until the
+ * child is gone).
+ */
+int ag_process_fds_diverged(void);
 
 /* ---- devices.c: the fd table ---------------------------------------------- */
 

@@ -28,6 +28,11 @@
 #include "guard.h"
 
 static _Atomic pid_t own_pid;
+/* A child that shares the guard's memory but has an fd table of its
+ * own, seen asking (0: none, or gone): until it is gone its descriptor
+ * numbers may name other open files than the table's (it closed, or
+ * dup2'd over, one the table tracks, and opened the device again). */
+static _Atomic pid_t diverged_pid;
 
 void ag_process_mark(void)
 {
@@ -56,6 +61,34 @@ int ag_process_shares_fds(void)
 	 * as shared (fail closed: the parent forgets the descriptors and
 	 * probes again). */
 	long rc = syscall(SYS_kcmp, self, own, KCMP_FILES, 0, 0);
+	if (rc > 0)
+		atomic_store(&diverged_pid, self);
 	errno = saved;
 	return rc <= 0;
+}
+
+int ag_process_fds_diverged(void)
+{
+	pid_t child = atomic_load_explicit(&diverged_pid,
+					   memory_order_relaxed);
+	if (__builtin_expect(child == 0, 1))
+		return 0;
+	int saved = errno;
+	pid_t self = (pid_t)syscall(SYS_getpid);
+	pid_t own = atomic_load(&own_pid);
+	int diverged = 1;
+	if (self == own) {
+		/* The guard's process: the table is its own, and once the
+		 * child no longer shares its memory (it has exec'd or
+		 * exited; kcmp fails once it is reaped) nobody else's. */
+		diverged = 0;
+		if (syscall(SYS_kcmp, own, child, KCMP_VM, 0, 0) != 0)
+			atomic_compare_exchange_strong(&diverged_pid, &child,
+						       0);
+	} else if (ag_process_shares_fds()) {
+		diverged = 0;          /* a fork child (now marked), or one
+					* table: the table is its own */
+	}
+	errno = saved;
+	return diverged;
 }

@@ -21,6 +21,10 @@
  *                creates a failing program there: nothing of it is the
  *                parent's, whose new schedule of its certified program
  *                (the same handle) runs
+ *   vforkshared  a vfork child opens the device (an open file of its own)
+ *                and, on the parent's fd, which it shares, creates a
+ *                schedule of the parent's certified program: the guard
+ *                learns it, and the parent's submit of it runs
  *   spawn        posix_spawn of /bin/true with close actions (addclose of
  *                the device fd, addclosefrom_np(3), adddup2 onto 2)
  *   handler      a SIGUSR1 handler submits (the failing schedule, then the
@@ -150,6 +154,35 @@ static void cmd_vfork_reopen(void)
 	int rc = cdev_run(&dev, s);
 	check(rc == 0, "a new schedule of the parent's certified program "
 	      "runs: %d", rc);
+	check(rc != 0 || cdev_all(&dev, PROG_OUT, 64, 1.0f),
+	      "its output is right");
+}
+
+/* A vfork child with a device of its own, working on the parent's open
+ * file too: what it creates there is the parent's. */
+static void cmd_vfork_shared(void)
+{
+	volatile uint32_t child_sched = 0;
+	volatile int child_fd = -1;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		child_fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+		struct drm_arena_handle h = { .handle = 0 };  /* none */
+		ioctl(child_fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &h);
+		child_sched = schedule(&dev, good_prog, prog_good_refs, 2);
+		close(child_fd);
+		_exit(0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "vfork child done: %d", status);
+	check(child_fd >= 0 && child_sched != 0, "the child opened the device "
+	      "(fd %d) and made schedule %u on the parent's", child_fd,
+	      child_sched);
+	cdev_zero(&dev);
+	int rc = cdev_run(&dev, child_sched);
+	check(rc == 0, "the child's certified schedule runs in the parent: %d",
+	      rc);
 	check(rc != 0 || cdev_all(&dev, PROG_OUT, 64, 1.0f),
 	      "its output is right");
 }
@@ -324,6 +357,8 @@ int main(int argc, char **argv)
 		cmd_vfork(1);
 	else if (!strcmp(cmd, "vforkreopen"))
 		cmd_vfork_reopen();
+	else if (!strcmp(cmd, "vforkshared"))
+		cmd_vfork_shared();
 	else if (!strcmp(cmd, "clonevm"))
 		cmd_clone(0);
 	else if (!strcmp(cmd, "clonefiles"))

@@ -77,6 +77,7 @@ static const char *const children[] = {
 	"vfork",         /* a vfork child's close */
 	"vforkrange",    /* CPython's subprocess, in a vfork child */
 	"vforkreopen",   /* a vfork child's own device at the parent's fd */
+	"vforkshared",   /* a vfork child's work on the parent's device */
 	"clonevm",       /* the same in a clone(CLONE_VM) child */
 	"clonefiles",    /* clone(CLONE_VM|CLONE_FILES): the parent's close */
 	"spawn",         /* posix_spawn with close actions */
