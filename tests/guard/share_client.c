@@ -35,6 +35,9 @@
  *                refused, never run, never a hang (alarm: 10 s)
  *   handleruring the same in the probe, the handler submitting by io_uring
  *
+ *   nokcmp-CMD   CMD under a seccomp filter that denies kcmp(2) (EPERM),
+ *                as Docker's default profile does
+ *
  * It is also a library (libguard-share.so) for python3's ctypes:
  * share_setup() then share_check(), with subprocess.run in between.
  */
@@ -48,7 +51,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -343,6 +350,24 @@ static void cmd_handler_uring(void)
 	alarm(0);
 }
 
+/* kcmp(2) fails with EPERM from now on, as under Docker's default
+ * seccomp profile (kcmp only with CAP_SYS_PTRACE). */
+static void deny_kcmp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (rc == 0)
+		rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	check(rc == 0, "kcmp denied by a seccomp filter: %d", rc);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -350,6 +375,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[1];
+	if (!strncmp(cmd, "nokcmp-", 7)) {
+		deny_kcmp();
+		cmd += 7;
+	}
 	share_setup();
 	if (!strcmp(cmd, "vfork"))
 		cmd_vfork(0);

@@ -81,6 +81,12 @@ static const char *const children[] = {
 	"clonevm",       /* the same in a clone(CLONE_VM) child */
 	"clonefiles",    /* clone(CLONE_VM|CLONE_FILES): the parent's close */
 	"spawn",         /* posix_spawn with close actions */
+	/* kcmp denied by seccomp, as Docker's default profile does
+	 * without CAP_SYS_PTRACE (it denies process_vm_readv too) */
+	"nokcmp-vfork",
+	"nokcmp-vforkrange",
+	"nokcmp-vforkreopen",
+	"nokcmp-spawn",
 };
 
 #define N_CHILDREN (sizeof(children) / sizeof(children[0]))
