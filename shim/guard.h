@@ -150,11 +150,12 @@ void ag_process_mark(void);
 /*
  * Whether a close or dup made now acts on the fd table the guard keeps
  * state for: 1 in the guard's process (any thread), and in a child that
- * shares its memory and its fd table (clone(CLONE_VM|CLONE_FILES)) or
- * when kcmp(2) cannot say (fail closed: taken as shared); 0 in a child
- * that shares its memory but has its own copy of the table (vfork,
- * posix_spawn): its closes are its own, and change nothing of the
- * guard's.  One getpid(2), and a kcmp(2) in such a child: call it only
+ * shares its memory and its fd table (clone(CLONE_VM|CLONE_FILES)); 0
+ * in a child that shares its memory but has its own copy of the table
+ * (vfork, posix_spawn), or when kcmp(2) cannot say (taken as such a
+ * copy, as libc and CPython make): its closes are its own, and change
+ * nothing of the guard's.  One getpid(2), and a kcmp(2) in such a
+ * child: call it only
  * when the call touches a descriptor the guard tracks.
  */
 int ag_process_shares_fds(void);
@@ -165,8 +166,8 @@ int ag_process_shares_fds(void);
  * table keeps for them (a vfork child that closed the device fd and
  * opened the device again at that number), so a file the table holds is
  * not taken for its fd.  One relaxed load while no such child was seen;
- * after one, a getpid (and in the guard's process a kcmp, until the
- * child is gone).
+ * after one, a getpid (and in the guard's process a kcmp, or where
+ * kcmp is denied a kill(child, 0), until the child is gone).
  */
 int ag_process_fds_diverged(void);
 

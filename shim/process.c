@@ -4,7 +4,8 @@
  * (the fd table, the mirrors, its own descriptors) for one process: the
  * one that loaded it, or the child of a fork(), which gets a copy and
  * is marked again by the atfork child handler (or, without one, when
- * kcmp(KCMP_VM) first says its memory is its own).  A child that shares
+ * the MADV_WIPEONFORK witness below first says its memory is its own).
+ * A child that shares
  * the guard's memory without being a thread of it (vfork, posix_spawn,
  * clone(CLONE_VM) without CLONE_THREAD) runs the wrappers on that same
  * state until it execs: what it does to its own descriptors must not
@@ -21,13 +22,50 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/kcmp.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "guard.h"
 
 static _Atomic pid_t own_pid;
+/* A page the kernel wipes in a fork()'s copy of the memory
+ * (MADV_WIPEONFORK, Linux 4.14), and nonzero in the guard's memory:
+ * a process that shares that memory (vfork, posix_spawn, CLONE_VM)
+ * reads it nonzero, one with a copy of its own reads 0.  No system
+ * call, and none a seccomp profile denies (kcmp(2) is, by Docker's
+ * default one).  NULL where the kernel has no MADV_WIPEONFORK: kcmp
+ * is asked. */
+static _Atomic uint64_t *witness;
+
+static void witness_set(void)
+{
+	if (!witness) {
+		long page = sysconf(_SC_PAGESIZE);
+		void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return;
+		if (madvise(p, (size_t)page, MADV_WIPEONFORK) != 0) {
+			munmap(p, (size_t)page);
+			return;
+		}
+		witness = p;
+	}
+	atomic_store(witness, 1);
+}
+
+/* Whether this process (not the marked one) has memory of its own: a
+ * fork's child, whose atfork handler has not marked it yet. */
+static int memory_own(pid_t self, pid_t own)
+{
+	if (witness)
+		return atomic_load(witness) == 0;
+	return syscall(SYS_kcmp, self, own, KCMP_VM, 0, 0) > 0;
+}
 /* A child that shares the guard's memory but has an fd table of its
  * own, seen asking (0: none, or gone): until it is gone its descriptor
  * numbers may name other open files than the table's (it closed, or
@@ -36,6 +74,9 @@ static _Atomic pid_t diverged_pid;
 
 void ag_process_mark(void)
 {
+	int saved = errno;
+	witness_set();
+	errno = saved;
 	atomic_store(&own_pid, (pid_t)syscall(SYS_getpid));
 }
 
@@ -50,21 +91,35 @@ int ag_process_shares_fds(void)
 	 * fork whose atfork handler has not run yet, another library's
 	 * child handler closing first; a raw fork system call, _Fork):
 	 * this process is the one whose state it is. */
-	if (syscall(SYS_kcmp, self, own, KCMP_VM, 0, 0) > 0) {
+	if (memory_own(self, own)) {
 		ag_process_mark();
 		errno = saved;
 		return 1;
 	}
 	/* The same memory.  0: one fd table (clone(CLONE_VM|CLONE_FILES));
-	 * 1 or 2: two (a vfork child's copy); -1: kcmp denied (seccomp,
-	 * ptrace access) or absent, so the guard cannot tell and takes it
-	 * as shared (fail closed: the parent forgets the descriptors and
-	 * probes again). */
+	 * 1 or 2: two (a vfork or posix_spawn child's copy); -1: kcmp
+	 * denied (seccomp: Docker's default profile denies it) or absent:
+	 * taken as a copy, as vfork and posix_spawn, the ways libc and
+	 * CPython start programs, make it; a clone(CLONE_VM|CLONE_FILES)
+	 * child's closes are then not followed (a request on such an fd
+	 * fails in the driver, EBADF), and its requests and the parent's
+	 * are probed again while it shares the memory. */
 	long rc = syscall(SYS_kcmp, self, own, KCMP_FILES, 0, 0);
-	if (rc > 0)
+	if (rc != 0)
 		atomic_store(&diverged_pid, self);
 	errno = saved;
-	return rc <= 0;
+	return rc == 0;
+}
+
+/* Whether child still shares the guard's memory (has not exec'd or
+ * exited).  Without kcmp, whether it is alive at all (kill(2) with no
+ * signal): an exec'd child keeps it asked until it exits. */
+static int child_shares_memory(pid_t own, pid_t child)
+{
+	long rc = syscall(SYS_kcmp, own, child, KCMP_VM, 0, 0);
+	if (rc >= 0 || errno == ESRCH)
+		return rc == 0;
+	return kill(child, 0) == 0 || errno == EPERM;
 }
 
 int ag_process_fds_diverged(void)
@@ -82,7 +137,7 @@ int ag_process_fds_diverged(void)
 		 * child no longer shares its memory (it has exec'd or
 		 * exited; kcmp fails once it is reaped) nobody else's. */
 		diverged = 0;
-		if (syscall(SYS_kcmp, own, child, KCMP_VM, 0, 0) != 0)
+		if (!child_shares_memory(own, child))
 			atomic_compare_exchange_strong(&diverged_pid, &child,
 						       0);
 	} else if (ag_process_shares_fds()) {
