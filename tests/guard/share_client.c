@@ -35,6 +35,10 @@
  *                refused, never run, never a hang (alarm: 10 s)
  *   handleruring the same in the probe, the handler submitting by io_uring
  *
+ *   rawfork      a child of a raw fork system call (no atfork handler runs):
+ *                its memory is its own, so is the guard's state: it closes
+ *                the device fd, opens the device again and its certified
+ *                schedule there runs
  *   nokcmp-CMD   CMD under a seccomp filter that denies kcmp(2) (EPERM),
  *                as Docker's default profile does
  *
@@ -192,6 +196,25 @@ static void cmd_vfork_shared(void)
 	      rc);
 	check(rc != 0 || cdev_all(&dev, PROG_OUT, 64, 1.0f),
 	      "its output is right");
+}
+
+static void cmd_raw_fork(void)
+{
+	pid_t pid = (pid_t)syscall(SYS_fork);
+	if (pid == 0) {
+		cdev_close(&dev);
+		struct cdev own;
+		open_or_exit(&own, CP_IOCTL);
+		uint32_t prog = program(&own, PROG_GOOD);
+		uint32_t s = schedule(&own, prog, prog_good_refs, 2);
+		int rc = cdev_run(&own, s);
+		check(rc == 0, "in the raw fork child, a certified schedule on "
+		      "the device opened again runs: %d", rc);
+		_exit(atomic_load(&failures) ? 1 : 0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "raw fork child done: %d", status);
 }
 
 static char child_stack[256 * 1024] __attribute__((aligned(16)));
@@ -388,6 +411,8 @@ int main(int argc, char **argv)
 		cmd_vfork_reopen();
 	else if (!strcmp(cmd, "vforkshared"))
 		cmd_vfork_shared();
+	else if (!strcmp(cmd, "rawfork"))
+		cmd_raw_fork();
 	else if (!strcmp(cmd, "clonevm"))
 		cmd_clone(0);
 	else if (!strcmp(cmd, "clonefiles"))

@@ -81,12 +81,14 @@ static const char *const children[] = {
 	"clonevm",       /* the same in a clone(CLONE_VM) child */
 	"clonefiles",    /* clone(CLONE_VM|CLONE_FILES): the parent's close */
 	"spawn",         /* posix_spawn with close actions */
+	"rawfork",       /* a raw fork system call's child: its own state */
 	/* kcmp denied by seccomp, as Docker's default profile does
 	 * without CAP_SYS_PTRACE (it denies process_vm_readv too) */
 	"nokcmp-vfork",
 	"nokcmp-vforkrange",
 	"nokcmp-vforkreopen",
 	"nokcmp-spawn",
+	"nokcmp-rawfork",
 };
 
 #define N_CHILDREN (sizeof(children) / sizeof(children[0]))
