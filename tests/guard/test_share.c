@@ -132,7 +132,9 @@ END_TEST
 
 START_TEST(test_handler_inside_guard)
 {
-	char *log = share(_i ? "handleruring" : "handler",
+	static const char *const cmds[] = { "handler", "handleruring",
+					    "handlerringinit" };
+	char *log = share(cmds[_i],
 			  "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
 			  AG_SIGHOOK " " AG_ARENASIM, 0);
 	ck_assert_msg(strstr(log, "while its thread was inside the guard"),
@@ -190,7 +192,7 @@ Suite *suite_share(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_loop_test(t, test_children, 0, (int)(2 * N_CHILDREN));
 	tcase_add_test(t, test_python_subprocess);
-	tcase_add_loop_test(t, test_handler_inside_guard, 0, 2);
+	tcase_add_loop_test(t, test_handler_inside_guard, 0, 3);
 	tcase_add_test(t, test_handler_json);
 	suite_add_tcase(s, t);
 	return s;
