@@ -161,14 +161,15 @@ void ag_process_mark(void);
 int ag_process_shares_fds(void);
 /*
  * Whether this is a child that shares the guard's memory but not its fd
- * table, once such a child has been seen (ag_process_shares_fds said 0):
- * its descriptor numbers may name other open files than the ones the
- * table keeps for them (a vfork child that closed the device fd and
- * opened the device again at that number), so a file the table holds is
- * not taken for its fd.  One relaxed load while no such child was seen;
- * after one, a getpid (and in the guard's process a kcmp, or where
- * kcmp is denied a kill(child, 0), until the child is gone).
+ * table, once it has asked ag_process_shares_fds (which said 0): its
+ * descriptor numbers may name other open files than the ones the table
+ * keeps for them (a vfork child that closed the device fd and opened
+ * the device again at that number), so a file the table holds is not
+ * taken for its fd.  A load of ag_fds_diverged, a flag of the thread
+ * whose TLS the child runs on; while it is set a getpid, and the first
+ * call of that thread once it runs again clears it.
  */
+extern __thread int ag_fds_diverged __attribute__((tls_model("initial-exec")));
 int ag_process_fds_diverged(void);
 
 /* ---- devices.c: the fd table ---------------------------------------------- */

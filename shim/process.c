@@ -22,7 +22,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/kcmp.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -66,11 +65,14 @@ static int memory_own(pid_t self, pid_t own)
 		return atomic_load(witness) == 0;
 	return syscall(SYS_kcmp, self, own, KCMP_VM, 0, 0) > 0;
 }
-/* A child that shares the guard's memory but has an fd table of its
- * own, seen asking (0: none, or gone): until it is gone its descriptor
+/* Set in a child that shares the guard's memory but has an fd table of
+ * its own, once it asked (ag_process_shares_fds): its descriptor
  * numbers may name other open files than the table's (it closed, or
- * dup2'd over, one the table tracks, and opened the device again). */
-static _Atomic pid_t diverged_pid;
+ * dup2'd over, one the table tracks, and opened the device again).
+ * Per thread: such a child runs on the TLS of the thread that made it
+ * (vfork, posix_spawn), which is suspended meanwhile; that thread
+ * clears it when it runs again.  initial-exec, as ag_inside. */
+__thread int ag_fds_diverged __attribute__((tls_model("initial-exec")));
 
 void ag_process_mark(void)
 {
@@ -102,47 +104,33 @@ int ag_process_shares_fds(void)
 	 * taken as a copy, as vfork and posix_spawn, the ways libc and
 	 * CPython start programs, make it; a clone(CLONE_VM|CLONE_FILES)
 	 * child's closes are then not followed (a request on such an fd
-	 * fails in the driver, EBADF), and its requests and the parent's
-	 * are probed again while it shares the memory. */
+	 * fails in the driver, EBADF), and its requests are probed again
+	 * (ag_process_fds_diverged). */
 	long rc = syscall(SYS_kcmp, self, own, KCMP_FILES, 0, 0);
 	if (rc != 0)
-		atomic_store(&diverged_pid, self);
+		ag_fds_diverged = 1;
 	errno = saved;
 	return rc == 0;
 }
 
-/* Whether child still shares the guard's memory (has not exec'd or
- * exited).  Without kcmp, whether it is alive at all (kill(2) with no
- * signal): an exec'd child keeps it asked until it exits. */
-static int child_shares_memory(pid_t own, pid_t child)
-{
-	long rc = syscall(SYS_kcmp, own, child, KCMP_VM, 0, 0);
-	if (rc >= 0 || errno == ESRCH)
-		return rc == 0;
-	return kill(child, 0) == 0 || errno == EPERM;
-}
-
 int ag_process_fds_diverged(void)
 {
-	pid_t child = atomic_load_explicit(&diverged_pid,
-					   memory_order_relaxed);
-	if (__builtin_expect(child == 0, 1))
+	if (__builtin_expect(!ag_fds_diverged, 1))
 		return 0;
 	int saved = errno;
 	pid_t self = (pid_t)syscall(SYS_getpid);
 	pid_t own = atomic_load(&own_pid);
 	int diverged = 1;
-	if (self == own) {
-		/* The guard's process: the table is its own, and once the
-		 * child no longer shares its memory (it has exec'd or
-		 * exited; kcmp fails once it is reaped) nobody else's. */
+	if (self == own || own == 0 || memory_own(self, own)) {
+		/* The thread the child borrowed, running again: a vfork or
+		 * posix_spawn child has exec'd or exited by then (a
+		 * clone(CLONE_VM) child running beside its parent's thread
+		 * on its TLS is not supported: Threads and fork).  Or a
+		 * fork's child, its memory (and the flag) a copy. */
+		if (self != own && own != 0)
+			ag_process_mark();
+		ag_fds_diverged = 0;
 		diverged = 0;
-		if (!child_shares_memory(own, child))
-			atomic_compare_exchange_strong(&diverged_pid, &child,
-						       0);
-	} else if (ag_process_shares_fds()) {
-		diverged = 0;          /* a fork child (now marked), or one
-					* table: the table is its own */
 	}
 	errno = saved;
 	return diverged;
