@@ -41,6 +41,10 @@
  *                its memory is its own, so is the guard's state: it closes
  *                the device fd, opens the device again and its certified
  *                schedule there runs
+ *   pidnsvfork   the vfork child's close, the child in a new pid namespace
+ *                (not in the share suite: it needs CAP_SYS_ADMIN and to
+ *                run as pid 1, `unshare -pf --mount-proc`, so that the
+ *                child's pid, 1, is the parent's)
  *   nokcmp-CMD   CMD under a seccomp filter that denies kcmp(2) (EPERM),
  *                as Docker's default profile does
  *
@@ -455,7 +459,13 @@ int main(int argc, char **argv)
 		cmd_vfork_reopen();
 	else if (!strcmp(cmd, "vforkshared"))
 		cmd_vfork_shared();
-	else if (!strcmp(cmd, "rawfork"))
+	else if (!strcmp(cmd, "pidnsvfork")) {
+		/* Run as pid 1 of a pid namespace (unshare -pf), with
+		 * CAP_SYS_ADMIN: the vfork child is pid 1 of a new one. */
+		check(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s",
+		      strerror(errno));
+		cmd_vfork(0);
+	} else if (!strcmp(cmd, "rawfork"))
 		cmd_raw_fork();
 	else if (!strcmp(cmd, "clonevm"))
 		cmd_clone(0);
