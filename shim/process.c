@@ -25,12 +25,37 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "guard.h"
 
 static _Atomic pid_t own_pid;
+/* The pid namespace of the marked process (/proc/self/ns/pid's inode;
+ * 0: cannot tell).  A pid is a number in a namespace: the first child
+ * after unshare(CLONE_NEWPID) is pid 1 of a new one, the number of a
+ * namespace's init that vforks it.  Asked only where the pids match. */
+static _Atomic unsigned long own_pidns;
+
+static unsigned long pidns(void)
+{
+	struct stat st;
+	return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long)st.st_ino
+						    : 0;
+}
+
+/* Whether self, the marked pid, is the marked process (not a child in
+ * another pid namespace that has the same number there). */
+static int same_process(void)
+{
+	unsigned long ns = atomic_load_explicit(&own_pidns,
+						memory_order_relaxed);
+	if (!ns)
+		return 1;
+	unsigned long now = pidns();
+	return !now || now == ns;
+}
 /* A page the kernel wipes in a fork()'s copy of the memory
  * (MADV_WIPEONFORK, Linux 4.14), and nonzero in the guard's memory:
  * a process that shares that memory (vfork, posix_spawn, CLONE_VM)
@@ -78,6 +103,7 @@ void ag_process_mark(void)
 {
 	int saved = errno;
 	witness_set();
+	atomic_store(&own_pidns, pidns());
 	errno = saved;
 	atomic_store(&own_pid, (pid_t)syscall(SYS_getpid));
 }
@@ -86,9 +112,11 @@ int ag_process_shares_fds(void)
 {
 	pid_t self = (pid_t)syscall(SYS_getpid);
 	pid_t own = atomic_load(&own_pid);
-	if (self == own || own == 0)      /* the guard's process (or unmarked) */
-		return 1;
 	int saved = errno;
+	if (own == 0 || (self == own && same_process())) {
+		errno = saved;        /* the guard's process (or unmarked) */
+		return 1;
+	}
 	/* Another address space: a copy of the guard's memory, its own (a
 	 * fork whose atfork handler has not run yet, another library's
 	 * child handler closing first; a raw fork system call, _Fork):
@@ -106,7 +134,10 @@ int ag_process_shares_fds(void)
 	 * child's closes are then not followed (a request on such an fd
 	 * fails in the driver, EBADF), and its requests are probed again
 	 * (ag_process_fds_diverged). */
-	long rc = syscall(SYS_kcmp, self, own, KCMP_FILES, 0, 0);
+	/* (The marked pid in another pid namespace names this process
+	 * itself, or another: kcmp cannot compare them.) */
+	long rc = self == own ? -1
+			      : syscall(SYS_kcmp, self, own, KCMP_FILES, 0, 0);
 	if (rc != 0)
 		ag_fds_diverged = 1;
 	errno = saved;
@@ -121,13 +152,14 @@ int ag_process_fds_diverged(void)
 	pid_t self = (pid_t)syscall(SYS_getpid);
 	pid_t own = atomic_load(&own_pid);
 	int diverged = 1;
-	if (self == own || own == 0 || memory_own(self, own)) {
+	int mine = own == 0 || (self == own && same_process());
+	if (mine || memory_own(self, own)) {
 		/* The thread the child borrowed, running again: a vfork or
 		 * posix_spawn child has exec'd or exited by then (a
 		 * clone(CLONE_VM) child running beside its parent's thread
 		 * on its TLS is not supported: Threads and fork).  Or a
 		 * fork's child, its memory (and the flag) a copy. */
-		if (self != own && own != 0)
+		if (!mine)
 			ag_process_mark();
 		ag_fds_diverged = 0;
 		diverged = 0;

@@ -42,9 +42,9 @@
  *                the device fd, opens the device again and its certified
  *                schedule there runs
  *   pidnsvfork   the vfork child's close, the child in a new pid namespace
- *                (not in the share suite: it needs CAP_SYS_ADMIN and to
- *                run as pid 1, `unshare -pf --mount-proc`, so that the
- *                child's pid, 1, is the parent's)
+ *                (run as pid 1, `unshare -pf --mount-proc`, with
+ *                CAP_SYS_ADMIN, so that the child's pid, 1, is the
+ *                parent's; the share suite does so as root)
  *   nokcmp-CMD   CMD under a seccomp filter that denies kcmp(2) (EPERM),
  *                as Docker's default profile does
  *

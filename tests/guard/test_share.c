@@ -110,6 +110,21 @@ START_TEST(test_children)
 }
 END_TEST
 
+/* A pid namespace's init that unshares a new one and vforks: the child
+ * is pid 1 there, the parent's number in its own.  Needs root (and
+ * util-linux's unshare): skipped otherwise. */
+START_TEST(test_pidns_vfork)
+{
+	if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0) {
+		printf("pidnsvfork: not root, or no /usr/bin/unshare: skipped\n");
+		return;
+	}
+	const char *argv[] = { "/usr/bin/unshare", "-pf", "--mount-proc",
+			       AG_SHARE_CLIENT, "pidnsvfork", NULL };
+	free(guarded(argv, PRELOAD_GUARD, 0, NULL));
+}
+END_TEST
+
 /* CPython 3.11's subprocess forks with vfork; Debian's python3 drives
  * the device through ctypes and libguard-share.so. */
 START_TEST(test_python_subprocess)
@@ -192,6 +207,7 @@ Suite *suite_share(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_loop_test(t, test_children, 0, (int)(2 * N_CHILDREN));
 	tcase_add_test(t, test_python_subprocess);
+	tcase_add_test(t, test_pidns_vfork);
 	tcase_add_loop_test(t, test_handler_inside_guard, 0, 3);
 	tcase_add_test(t, test_handler_json);
 	suite_add_tcase(s, t);
