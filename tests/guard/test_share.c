@@ -121,7 +121,8 @@ START_TEST(test_pidns_vfork)
 	}
 	const char *argv[] = { "/usr/bin/unshare", "-pf", "--mount-proc",
 			       AG_SHARE_CLIENT, "pidnsvfork", NULL };
-	free(guarded(argv, PRELOAD_GUARD, 0, NULL));
+	/* LeakSanitizer cannot run as a namespace's init (ASan build). */
+	free(guarded(argv, PRELOAD_GUARD, 0, "ASAN_OPTIONS=detect_leaks=0"));
 }
 END_TEST
 
@@ -149,6 +150,12 @@ START_TEST(test_handler_inside_guard)
 {
 	static const char *const cmds[] = { "handler", "handleruring",
 					    "handlerringinit" };
+	/* A sanitizer's runtime, preloaded first, takes calloc: the hook
+	 * handlerringinit raises in never fires there. */
+	if (_i == 2 && AG_PRELOAD_FIRST[0]) {
+		printf("handlerringinit: not under a sanitizer\n");
+		return;
+	}
 	char *log = share(cmds[_i],
 			  "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
 			  AG_SIGHOOK " " AG_ARENASIM, 0);
