@@ -37,6 +37,10 @@
  *   handlerringinit  the handler submitting by io_uring while its thread
  *                sets up another ring (io_uring_queue_init)
  *
+ *   vforkrecord  a vfork child closes every descriptor from 3 (the guard's
+ *                log among them), opens the device and submits a schedule
+ *                the guard never saw created: the refusal's record is
+ *                written in the child; the parent's log is still its own
  *   rawfork      a child of a raw fork system call (no atfork handler runs):
  *                its memory is its own, so is the guard's state: it closes
  *                the device fd, opens the device again and its certified
@@ -221,6 +225,26 @@ static void cmd_raw_fork(void)
 	int status = -1;
 	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
 	      "raw fork child done: %d", status);
+}
+
+static void cmd_vfork_record(void)
+{
+	volatile int child_rc = 0;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		close_range(3, ~0U, 0);
+		int fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+		struct drm_arena_schedule_submit sub = { .schedule = 1 };
+		child_rc = ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub) ?
+			-errno : 0;
+		close(fd);
+		_exit(0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "vfork child done: %d", status);
+	check(child_rc == -EPERM, "the child's submit of a schedule the "
+	      "guard never saw is refused: %d", child_rc);
 }
 
 static char child_stack[256 * 1024] __attribute__((aligned(16)));
@@ -465,7 +489,9 @@ int main(int argc, char **argv)
 		check(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s",
 		      strerror(errno));
 		cmd_vfork(0);
-	} else if (!strcmp(cmd, "rawfork"))
+	} else if (!strcmp(cmd, "vforkrecord"))
+		cmd_vfork_record();
+	else if (!strcmp(cmd, "rawfork"))
 		cmd_raw_fork();
 	else if (!strcmp(cmd, "clonevm"))
 		cmd_clone(0);

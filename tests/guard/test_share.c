@@ -82,6 +82,8 @@ static const char *const children[] = {
 	"clonefiles",    /* clone(CLONE_VM|CLONE_FILES): the parent's close */
 	"spawn",         /* posix_spawn with close actions */
 	"rawfork",       /* a raw fork system call's child: its own state */
+	"vforkrecord",   /* a record written in a vfork child that closed
+			  * the guard's descriptors */
 	/* kcmp denied by seccomp, as Docker's default profile does
 	 * without CAP_SYS_PTRACE (it denies process_vm_readv too) */
 	"nokcmp-vfork",
