@@ -315,6 +315,11 @@ static int own(struct own_fd *o)
 		return -1;
 	if (fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino)
 		return fd;
+	/* Not in a child that shares the guard's memory with a copy of its
+	 * fd table (vfork): what it closed is its copy, and the parent's
+	 * descriptor stays the guard's.  The child's record is lost. */
+	if (!ag_process_shares_fds())
+		return -1;
 	atomic_store(&o->fd, -1);
 	return -1;
 }
