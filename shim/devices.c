@@ -345,6 +345,15 @@ struct ag_file *ag_fd_file(int fd)
 			return (struct ag_file *)p;
 		}
 		struct ag_file *f = (struct ag_file *)v;
+		if (__builtin_expect(ag_process_fds_diverged(), 0)) {
+			/* A vfork child's fd of this number may be another
+			 * open file (its own device): probed, not kept. */
+			uintptr_t p = probe(fd);
+			if (p == (uintptr_t)AG_FD_UNKNOWN ||
+			    p == PROBE_FAILED)
+				return NULL;
+			return unkept(p);
+		}
 		if (ag_file_try_ref(f)) {
 			if (atomic_load(s) == v)
 				return f;

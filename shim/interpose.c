@@ -787,9 +787,11 @@ int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 	if (!off() && reentered())
 		return locked_out("an io_uring ring resize", ring->ring_fd);
 	void *old = ring->sq.ring_ptr;
+	ag_inside++;
 	int rc = next_io_uring_resize_rings(ring, p);
 	if (rc == 0 && !off())
 		ag_ring_moved(old, ring);
+	ag_inside--;
 	return rc;
 }
 
@@ -801,9 +803,11 @@ int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init(entries, ring, flags);
+	ag_inside++;
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init(entries, ring, flags);
 	ag_ring_life_end(rc == 0 ? ring : NULL);
+	ag_inside--;
 	return rc;
 }
 
@@ -813,9 +817,11 @@ int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init_params, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_params(entries, ring, p);
+	ag_inside++;
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_params(entries, ring, p);
 	ag_ring_life_end(rc == 0 ? ring : NULL);
+	ag_inside--;
 	return rc;
 }
 
@@ -826,9 +832,11 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init_mem, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
+	ag_inside++;
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
 	ag_ring_life_end(rc >= 0 ? ring : NULL);
+	ag_inside--;
 	return rc;
 }
 
@@ -838,9 +846,11 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 	NEED(io_uring_queue_mmap, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_mmap(fd, p, ring);
+	ag_inside++;
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_mmap(fd, p, ring);
 	ag_ring_life_end(rc == 0 ? ring : NULL);
+	ag_inside--;
 	return rc;
 }
 
@@ -856,8 +866,10 @@ void io_uring_queue_exit(struct io_uring *ring)
 		next_io_uring_queue_exit(ring);
 		return;
 	}
+	ag_inside++;
 	ag_ring_life_begin();
 	ag_ring_forget(ring);
 	next_io_uring_queue_exit(ring);
 	ag_ring_life_end(NULL);
+	ag_inside--;
 }

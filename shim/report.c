@@ -319,6 +319,12 @@ static int own(struct own_fd *o)
 	struct stat st;
 	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != o->dev ||
 			st.st_ino != o->ino)) {
+		/* Not in a child that shares the guard's memory with a copy
+		 * of its fd table (vfork): what it closed is its copy, and
+		 * the parent's descriptor stays the guard's.  The child's
+		 * record is lost. */
+		if (!ag_process_shares_fds())
+			return -1;
 		/* Closed behind the guard's back (a raw close_range) and
 		 * maybe reused: never written to. */
 		atomic_store(&o->fd, -1);
@@ -326,6 +332,10 @@ static int own(struct own_fd *o)
 		fd = -1;
 	}
 	if (fd < 0 && o->lost) {
+		/* Reacquired only by the guard's own process: a vfork
+		 * child's descriptor would not be open in the parent. */
+		if (!ag_process_shares_fds())
+			return -1;
 		o->lost = 0;
 		reacquire(o);
 		fd = atomic_load(&o->fd);

@@ -846,9 +846,10 @@ static void reg_overlapped(struct ring_state *r, const struct ag_reg *g)
 void ag_ring_reg_end(struct ag_reg *g)
 {
 	struct ring_state *r = g->state;
-	ag_inside--;                 /* from ag_ring_reg_begin: no lock left */
-	if (!r)
+	if (!r) {
+		ag_inside--;         /* from ag_ring_reg_begin: no lock left */
 		return;
+	}
 	pthread_mutex_lock(&r->slots_lock);
 	if (g->overlap || r->reg_seq != g->seq)
 		reg_overlapped(r, g);
@@ -860,6 +861,8 @@ void ag_ring_reg_end(struct ag_reg *g)
 		atomic_fetch_sub(&r->reg_inflight, 1);
 	pthread_mutex_unlock(&r->slots_lock);
 	g->state = NULL;
+	ag_inside--;                 /* from ag_ring_reg_begin: the slots
+				      * lock held until here */
 }
 
 static int files_op(unsigned int op)

@@ -15,6 +15,16 @@
  *   clonefiles   a clone(CLONE_VM|CLONE_FILES) child closes the device fd,
  *                which is the parent's: the parent's requests on it fail
  *                with EBADF, and a device opened again works
+ *   vforkreopen  a vfork child closes the device fd, opens the device
+ *                again at that number (an open file of its own: a new
+ *                driver context, numbering its objects from 1 again) and
+ *                creates a failing program there: nothing of it is the
+ *                parent's, whose new schedule of its certified program
+ *                (the same handle) runs
+ *   vforkshared  a vfork child opens the device (an open file of its own)
+ *                and, on the parent's fd, which it shares, creates a
+ *                schedule of the parent's certified program: the guard
+ *                learns it, and the parent's submit of it runs
  *   spawn        posix_spawn of /bin/true with close actions (addclose of
  *                the device fd, addclosefrom_np(3), adddup2 onto 2)
  *   handler      a SIGUSR1 handler submits (the failing schedule, then the
@@ -24,6 +34,23 @@
  *                between guard and simulator, raises the signal there):
  *                refused, never run, never a hang (alarm: 10 s)
  *   handleruring the same in the probe, the handler submitting by io_uring
+ *   handlerringinit  the handler submitting by io_uring while its thread
+ *                sets up another ring (io_uring_queue_init)
+ *
+ *   vforkrecord  a vfork child closes every descriptor from 3 (the guard's
+ *                log among them), opens the device and submits a schedule
+ *                the guard never saw created: the refusal's record is
+ *                written in the child; the parent's log is still its own
+ *   rawfork      a child of a raw fork system call (no atfork handler runs):
+ *                its memory is its own, so is the guard's state: it closes
+ *                the device fd, opens the device again and its certified
+ *                schedule there runs
+ *   pidnsvfork   the vfork child's close, the child in a new pid namespace
+ *                (run as pid 1, `unshare -pf --mount-proc`, with
+ *                CAP_SYS_ADMIN, so that the child's pid, 1, is the
+ *                parent's; the share suite does so as root)
+ *   nokcmp-CMD   CMD under a seccomp filter that denies kcmp(2) (EPERM),
+ *                as Docker's default profile does
  *
  * It is also a library (libguard-share.so) for python3's ctypes:
  * share_setup() then share_check(), with subprocess.run in between.
@@ -38,6 +65,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,13 +77,14 @@
 #include "checks.h"
 
 static struct cdev dev;
-static uint32_t good, failing;
+static uint32_t good_prog, good, failing;
 
 /* The device open, a certified schedule and a failing (D) one. */
 int share_setup(void)
 {
 	open_or_exit(&dev, CP_IOCTL);
 	uint32_t prog = program(&dev, PROG_GOOD);
+	good_prog = prog;
 	good = schedule(&dev, prog, prog_good_refs, 2);
 	failing = schedule(&dev, prog, prog_bad_d_refs, 4);
 	return atomic_load(&failures) ? 1 : 0;
@@ -99,6 +132,119 @@ static void cmd_vfork(int range)
 	int status = -1;
 	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
 	      "vfork child done: %d", status);
+}
+
+/* The child's device is its own open file at the parent's number: the
+ * guard must not take its requests for the parent's (its program would
+ * replace the parent's program of the same handle in the mirror). */
+static void cmd_vfork_reopen(void)
+{
+	int fd = dev.fd;
+	size_t len;
+	uint8_t *image = prog_image(PROG_BAD_C, &len);
+	struct drm_arena_program_create c = { .image = (uintptr_t)image,
+					      .size = len };
+	volatile int child_fd = -1, child_rc = 1;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		close(fd);
+		int nfd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+		if (nfd >= 0 && nfd != fd) {
+			dup2(nfd, fd);
+			close(nfd);
+		}
+		child_fd = nfd;
+		child_rc = ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c) ?
+			-errno : 0;
+		/* Closed before _exit, as exit would in the kernel: the
+		 * simulator keys its fd table by number in this shared
+		 * memory too, and forgets the child's file only so. */
+		close(fd);
+		_exit(0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "vfork child done: %d", status);
+	check(child_fd >= 0 && child_rc == 0, "the child's program create "
+	      "on its own open file: fd %d, %d, handle %u (the parent's "
+	      "certified program is %u)", child_fd, child_rc, c.handle,
+	      good_prog);
+	free(image);
+	uint32_t s = schedule(&dev, good_prog, prog_good_refs, 2);
+	cdev_zero(&dev);
+	int rc = cdev_run(&dev, s);
+	check(rc == 0, "a new schedule of the parent's certified program "
+	      "runs: %d", rc);
+	check(rc != 0 || cdev_all(&dev, PROG_OUT, 64, 1.0f),
+	      "its output is right");
+}
+
+/* A vfork child with a device of its own, working on the parent's open
+ * file too: what it creates there is the parent's. */
+static void cmd_vfork_shared(void)
+{
+	volatile uint32_t child_sched = 0;
+	volatile int child_fd = -1;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		child_fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+		struct drm_arena_handle h = { .handle = 0 };  /* none */
+		ioctl(child_fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, &h);
+		child_sched = schedule(&dev, good_prog, prog_good_refs, 2);
+		close(child_fd);
+		_exit(0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "vfork child done: %d", status);
+	check(child_fd >= 0 && child_sched != 0, "the child opened the device "
+	      "(fd %d) and made schedule %u on the parent's", child_fd,
+	      child_sched);
+	cdev_zero(&dev);
+	int rc = cdev_run(&dev, child_sched);
+	check(rc == 0, "the child's certified schedule runs in the parent: %d",
+	      rc);
+	check(rc != 0 || cdev_all(&dev, PROG_OUT, 64, 1.0f),
+	      "its output is right");
+}
+
+static void cmd_raw_fork(void)
+{
+	pid_t pid = (pid_t)syscall(SYS_fork);
+	if (pid == 0) {
+		cdev_close(&dev);
+		struct cdev own;
+		open_or_exit(&own, CP_IOCTL);
+		uint32_t prog = program(&own, PROG_GOOD);
+		uint32_t s = schedule(&own, prog, prog_good_refs, 2);
+		int rc = cdev_run(&own, s);
+		check(rc == 0, "in the raw fork child, a certified schedule on "
+		      "the device opened again runs: %d", rc);
+		_exit(atomic_load(&failures) ? 1 : 0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "raw fork child done: %d", status);
+}
+
+static void cmd_vfork_record(void)
+{
+	volatile int child_rc = 0;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		close_range(3, ~0U, 0);
+		int fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+		struct drm_arena_schedule_submit sub = { .schedule = 1 };
+		child_rc = ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &sub) ?
+			-errno : 0;
+		close(fd);
+		_exit(0);
+	}
+	int status = -1;
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+	      "vfork child done: %d", status);
+	check(child_rc == -EPERM, "the child's submit of a schedule the "
+	      "guard never saw is refused: %d", child_rc);
 }
 
 static char child_stack[256 * 1024] __attribute__((aligned(16)));
@@ -257,6 +403,66 @@ static void cmd_handler_uring(void)
 	alarm(0);
 }
 
+/* kcmp(2) fails with EPERM from now on, as under Docker's default
+ * seccomp profile (kcmp only with CAP_SYS_PTRACE). */
+static void deny_kcmp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (rc == 0)
+		rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	check(rc == 0, "kcmp denied by a seccomp filter: %d", rc);
+}
+
+/* The handler's io_uring submits while its thread sets up a ring of its
+ * own (io_uring_queue_init: the guard makes the new ring's state under
+ * its ring lock; the hook raises in that calloc).  The handler's submit
+ * looks its ring up under that lock: it must be refused, not wait for
+ * its own thread.  Without a sanitizer runtime taking calloc first, the
+ * hook fires; with one, the handler never runs (said, not failed). */
+static void cmd_handler_ring_init(void)
+{
+	void (*arm)(int) = sighook();
+	if (!arm)
+		return;
+	alarm(10);
+	struct cdev ring_dev;
+	open_or_exit(&ring_dev, CP_URING);
+	uint32_t prog = program(&ring_dev, PROG_GOOD);
+	handler_sched[0] = schedule(&ring_dev, prog, prog_bad_d_refs, 4);
+	handler_sched[1] = schedule(&ring_dev, prog, prog_good_refs, 2);
+	handler_dev = &ring_dev;
+	/* The ring this thread walked last is found without the lock:
+	 * walk a third one, so that the handler's is looked up under it. */
+	struct cdev third;
+	open_or_exit(&third, CP_URING);
+	schedule(&third, program(&third, PROG_GOOD), prog_good_refs, 2);
+	handled = 0;
+	struct io_uring other;
+	arm(3);
+	int rc = io_uring_queue_init(8, &other, IORING_SETUP_SQE128);
+	arm(0);
+	check(rc == 0, "the ring set up: %d", rc);
+	if (rc == 0)
+		io_uring_queue_exit(&other);
+	if (handled == 0 && getenv("LD_PRELOAD") &&
+	    strstr(getenv("LD_PRELOAD"), "san")) {
+		printf("ok: a sanitizer's calloc came first: not tried\n");
+	} else {
+		handler_refused("a ring's set-up, by io_uring");
+		check(cdev_all(&ring_dev, PROG_OUT, 64, 0.0f), "neither ran");
+	}
+	cdev_close(&third);
+	alarm(0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -264,11 +470,29 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[1];
+	if (!strncmp(cmd, "nokcmp-", 7)) {
+		deny_kcmp();
+		cmd += 7;
+	}
 	share_setup();
 	if (!strcmp(cmd, "vfork"))
 		cmd_vfork(0);
 	else if (!strcmp(cmd, "vforkrange"))
 		cmd_vfork(1);
+	else if (!strcmp(cmd, "vforkreopen"))
+		cmd_vfork_reopen();
+	else if (!strcmp(cmd, "vforkshared"))
+		cmd_vfork_shared();
+	else if (!strcmp(cmd, "pidnsvfork")) {
+		/* Run as pid 1 of a pid namespace (unshare -pf), with
+		 * CAP_SYS_ADMIN: the vfork child is pid 1 of a new one. */
+		check(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s",
+		      strerror(errno));
+		cmd_vfork(0);
+	} else if (!strcmp(cmd, "vforkrecord"))
+		cmd_vfork_record();
+	else if (!strcmp(cmd, "rawfork"))
+		cmd_raw_fork();
 	else if (!strcmp(cmd, "clonevm"))
 		cmd_clone(0);
 	else if (!strcmp(cmd, "clonefiles"))
@@ -277,6 +501,8 @@ int main(int argc, char **argv)
 		cmd_spawn();
 	else if (!strcmp(cmd, "handler"))
 		cmd_handler();
+	else if (!strcmp(cmd, "handlerringinit"))
+		cmd_handler_ring_init();
 	else if (!strcmp(cmd, "handleruring"))
 		cmd_handler_uring();
 	else {
