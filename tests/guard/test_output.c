@@ -72,25 +72,6 @@ static void run_client(struct run *r, const char *const env[],
 	spawn_setup(r, env, argv, child_setup, s);
 }
 
-/* Everything in the pipe's read end (non-blocking), NUL-terminated. */
-static char *drain(int fd)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	ck_assert_ptr_nonnull(buf);
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	for (ssize_t got; (got = read(fd, buf + n, cap - n)) > 0;) {
-		n += (size_t)got;
-		if (n == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			ck_assert_ptr_nonnull(buf);
-		}
-	}
-	buf[n] = 0;
-	return buf;
-}
-
 static int entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -140,7 +121,7 @@ START_TEST(test_stderr_pipe_full)
 	run_client(&r, env, (const char *[]){ "--path", paths[_i], "basic",
 					      NULL }, &s);
 	close(p[1]);
-	char *left = drain(p[0]);
+	char *left = pipe_drain(p[0]);
 	close(p[0]);
 	assert_clean(&r);       /* not 128 + SIGALRM */
 	ck_assert_int_eq(count(left, "arenaguard:"), 0);
@@ -200,7 +181,7 @@ START_TEST(test_file_size_limit)
 	run_client(&r, env, (const char *[]){ "--path", paths[_i], "basic",
 					      NULL }, &s);
 	close(p[1]);
-	char *said = drain(p[0]);
+	char *said = pipe_drain(p[0]);
 	close(p[0]);
 	ck_assert_msg(r.status == 0, "status %d: %s", r.status, said);
 	ck_assert_msg(!strstr(said, "FAIL"), "%s", said);
@@ -578,7 +559,7 @@ START_TEST(test_dump_efbig)
 	setrlimit(RLIMIT_FSIZE, &rl);
 	ck_assert_int_eq(rc, -EPERM);
 	ck_assert(!pending(SIGXFSZ));
-	char *log = drain(reader);
+	char *log = pipe_drain(reader);
 	close(reader);
 	char said[400];
 	snprintf(said, sizeof(said), "arenaguard:   could not write a dump "
