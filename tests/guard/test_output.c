@@ -597,6 +597,49 @@ START_TEST(test_record_after_unlock)
 }
 END_TEST
 
+/* A pipe whose buffers hold 2,049 bytes each (no write merges into the
+ * buffer before it): FIONREAD says less than the buffers take, so the
+ * room the guard estimates for a 24 KB JSON notice is too large and its
+ * write stops mid-record.  The record is lost (counted), and the next
+ * one starts with the newline that ends the cut line: whole, on a line
+ * of its own. */
+START_TEST(test_cut_record_line_ended)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(fcntl(p[1], F_SETPIPE_SZ, 65536), 65536);
+	char fill[2049];
+	memset(fill, 'x', sizeof(fill));
+	for (int i = 0; i < 12; i++)
+		ck_assert_int_eq(write(p[1], fill, sizeof(fill)),
+				 sizeof(fill));
+	ck_assert_int_eq(dup2(p[1], STDERR_FILENO), STDERR_FILENO);
+	close(p[1]);
+	setenv("ARENAGUARD_OPTIONS", "log_format=json", 1);
+	fake_setup();
+	unsetenv("ARENAGUARD_LOG");
+	ag_config_load();
+	char big[4000];                  /* \u0001 each: 24 KB of JSON */
+	memset(big, 1, sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	unsigned long long lost = atomic_load(&ag_stats.records_lost);
+	ag_log("%s", big);
+	ck_assert_uint_eq(atomic_load(&ag_stats.records_lost), lost + 1);
+	char *cut = pipe_drain(p[0]);
+	/* The premise: the write stopped mid-record. */
+	ck_assert_msg(strlen(cut) > 12 * sizeof(fill) && !strchr(cut, '\n'),
+		      "not cut: %zu bytes", strlen(cut));
+	ag_log("arenaguard: after the cut");
+	char *next = pipe_drain(p[0]);
+	ck_assert_msg(next[0] == '\n' && count(next, "\n") == 2 &&
+		      strstr(next, "\"message\": \"after the cut\""),
+		      "%s", next);
+	free(cut);
+	free(next);
+	close(p[0]);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -623,6 +666,7 @@ Suite *suite_output(void)
 	tcase_add_test(t, test_dump_planted_symlinks);
 	tcase_add_test(t, test_dump_efbig);
 	tcase_add_test(t, test_record_after_unlock);
+	tcase_add_test(t, test_cut_record_line_ended);
 	suite_add_tcase(s, t);
 	return s;
 }
