@@ -32,11 +32,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <linux/sockios.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -187,30 +189,82 @@ static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
 	return 0;
 }
 
+/* The file type of fd (S_IFIFO, S_IFSOCK, ...), or 0. */
+static mode_t kind_of(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
+}
+
 /*
  * Writes buf[0, len) to fd, all of it or up to the first failure: 0 or
- * an errno (EAGAIN: it would have waited).  Nothing waits (write_piece)
- * and no signal reaches the application: signals are blocked in this
- * thread (lock_out: out_lock held), and the SIGPIPE or SIGXFSZ the
- * write raised is consumed.
+ * an errno (EAGAIN: it would have waited); *written (when not NULL):
+ * the bytes that went.  Nothing waits (write_piece) and no signal
+ * reaches the application: signals are blocked in this thread
+ * (lock_out: out_lock held), and the SIGPIPE or SIGXFSZ the write
+ * raised is consumed.
  */
-static int write_quietly(int fd, const void *data, size_t len)
+static int write_quietly(int fd, const void *data, size_t len,
+			 size_t *written)
 {
 	const char *buf = data;
 	sigset_t pending;
 	sigpending(&pending);
-	struct stat st;
-	mode_t kind = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
+	mode_t kind = kind_of(fd);
 	int err = 0;
+	size_t total = 0;
 	while (len > 0 && (err == 0 || err == EINTR)) {
 		size_t done;
 		err = write_piece(fd, kind, buf, len, &done);
 		buf += done;
 		len -= done;
+		total += done;
 	}
 	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == EPIPE);
 	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == EFBIG);
+	if (written)
+		*written = total;
 	return err;
+}
+
+/*
+ * The bytes fd (of kind) can take now without waiting, by estimate, for
+ * a record longer than PIPE_BUF (a shorter one needs none: a pipe takes
+ * it whole or not at all, a datagram goes whole); SIZE_MAX where the
+ * guard cannot tell (a terminal, a device) or need not (a regular
+ * file, a datagram socket).  A pipe holds F_GETPIPE_SZ / page buffers,
+ * a write of n bytes takes ceil(n / page) new ones, and what is queued
+ * (FIONREAD) fills at least ceil(queued / page), one more for the
+ * reader's half-read one.  A stream socket: half what its send buffer
+ * has left (SO_SNDBUF less SIOCOUTQ), as the kernel counts overhead
+ * per packet.  Only an estimate: another writer between it and the
+ * write, or a pipe whose buffers hold little each, makes a write stop
+ * mid-record; write_record ends that line.
+ */
+static size_t room(int fd, mode_t kind)
+{
+	int queued = 0;
+	if (kind == S_IFIFO) {
+		int size = fcntl(fd, F_GETPIPE_SZ);
+		if (size < 0 || ioctl(fd, FIONREAD, &queued) != 0)
+			return SIZE_MAX;
+		size_t page = (size_t)getpagesize();
+		size_t bufs = (size_t)size / page;
+		size_t used = ((size_t)queued + page - 1) / page +
+			      (queued > 0);
+		return used < bufs ? (bufs - used) * page : 0;
+	}
+	if (kind == S_IFSOCK) {
+		int type = 0, sndbuf = 0;
+		socklen_t tl = sizeof(type), sl = sizeof(sndbuf);
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+		    type != SOCK_STREAM ||
+		    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) != 0 ||
+		    ioctl(fd, SIOCOUTQ, &queued) != 0)
+			return SIZE_MAX;
+		return sndbuf > queued ? (size_t)(sndbuf - queued) / 2 : 0;
+	}
+	return SIZE_MAX;
 }
 
 /* ---- the guard's descriptors ---- */
@@ -229,13 +283,16 @@ struct own_fd {
 	 * reacquire it at the next use (reacquire), once.  Written under
 	 * out_lock. */
 	_Atomic int lost;
+	/* A record to it stopped mid-line (write_record): the next one
+	 * starts with the newline that ends that line.  Under out_lock. */
+	int cut;
 };
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct own_fd log_out = { -1, 0, 0, 0 };   /* ARENAGUARD_LOG */
-static struct own_fd err_out = { -1, 0, 0, 0 };   /* stderr at load time */
-static struct own_fd dump_out = { -1, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
-static struct own_fd sum_out = { -1, 0, 0, 0 };   /* summary_file, at load */
+static struct own_fd log_out = { -1, 0, 0, 0, 0 };   /* ARENAGUARD_LOG */
+static struct own_fd err_out = { -1, 0, 0, 0, 0 };   /* stderr at load time */
+static struct own_fd dump_out = { -1, 0, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
+static struct own_fd sum_out = { -1, 0, 0, 0, 0 };   /* summary_file, at load */
 static int log_failure_said;                   /* under out_lock */
 
 /* What lock_out changed in the thread, for unlock_out to restore. */
@@ -302,6 +359,9 @@ static int keep(struct own_fd *o, int fd, int dup_only)
 		close_own(high);
 		return err;
 	}
+	/* Another file has no line of the guard's left open in it. */
+	if (st.st_dev != o->dev || st.st_ino != o->ino)
+		o->cut = 0;
 	o->dev = st.st_dev;
 	o->ino = st.st_ino;
 	atomic_store(&o->fd, high);
@@ -355,6 +415,34 @@ static void release(struct own_fd *o)
 	o->lost = 0;
 }
 
+/*
+ * Writes a record, text[0, len) ending with its newline, to fd (o's):
+ * 0 or an errno.  Whole or not at all where the guard can tell: a
+ * record that is larger than the room a pipe or stream socket has now
+ * (room) is not written (EAGAIN: lost, not cut).  When a write stops
+ * mid-record all the same (the estimate was wrong: another writer came
+ * between; a terminal; a full disk), o->cut is set and the next record
+ * to o starts with a newline: the cut line is one bad line, the
+ * records after it whole.  out_lock held.
+ */
+static int write_record(struct own_fd *o, int fd, const char *text,
+			size_t len)
+{
+	assert(len == 0 || text[len - 1] == '\n');
+	size_t need = len + (size_t)o->cut;
+	if (need > PIPE_BUF && need > room(fd, kind_of(fd)))
+		return EAGAIN;
+	int err;
+	if (o->cut && (err = write_quietly(fd, "\n", 1, NULL)) != 0)
+		return err;
+	o->cut = 0;
+	size_t done;
+	err = write_quietly(fd, text, len, &done);
+	if (done > 0 && done < len)
+		o->cut = 1;
+	return err;
+}
+
 /* Writes a whole record: to the log, or to standard error when there is
  * none or it fails (said once); counted as lost when neither takes it.
  * out_lock held. */
@@ -363,7 +451,7 @@ static void emit_locked(const char *text, size_t len)
 	int err = -1;
 	int fd = own(&log_out);
 	if (fd >= 0)
-		err = write_quietly(fd, text, len);
+		err = write_record(&log_out, fd, text, len);
 	if (err > 0 && !log_failure_said) {
 		log_failure_said = 1;
 		char buf[4096];
@@ -374,11 +462,11 @@ static void emit_locked(const char *text, size_t len)
 		end_line(&t);
 		int efd = own(&err_out);
 		if (efd >= 0)
-			write_quietly(efd, t.buf, t.used);
+			write_record(&err_out, efd, t.buf, t.used);
 	}
 	if (err != 0) {
 		int efd = own(&err_out);
-		err = efd >= 0 ? write_quietly(efd, text, len) : EBADF;
+		err = efd >= 0 ? write_record(&err_out, efd, text, len) : EBADF;
 	}
 	if (err != 0)
 		atomic_fetch_add(&ag_stats.records_lost, 1);
@@ -661,7 +749,7 @@ static void append_summary_file(const char *line, size_t len)
 	struct out_state state = lock_out();
 	int fd = own(&sum_out);
 	if (fd >= 0)
-		write_quietly(fd, line, len);
+		write_quietly(fd, line, len, NULL);
 	unlock_out(state);
 	if (fd >= 0)
 		return;
@@ -669,7 +757,7 @@ static void append_summary_file(const char *line, size_t len)
 		  O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	write_quietly(fd, line, len);
+	write_quietly(fd, line, len, NULL);
 	close_own(fd);
 }
 
@@ -955,7 +1043,7 @@ static int write_dump(int dir, const char *name, const uint8_t *data,
 			O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
 	if (fd < 0)
 		return errno;
-	int err = write_quietly(fd, data, len);
+	int err = write_quietly(fd, data, len, NULL);
 	if (close_own(fd), err == 0 &&
 	    linkat(dir, part, dir, name, 0) != 0)
 		err = errno;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * guard-launched: a small device client for the launcher's tests
- * (test_options.c): one failing schedule ((D), prog_bad_d_refs),
+ * (test_options.c; test_share.c its --vfork-leak): one failing schedule ((D), prog_bad_d_refs),
  * submitted once.  "ok: ..." / "FAIL: ..." lines; exit 0 when the
  * submission was refused with EPERM, 1 otherwise.
  *
@@ -14,7 +14,7 @@
  * --close-all: close_range(3, ~0U) first, as daemons do at start: every
  * descriptor but the standard streams, the guard's own among them;
  * --close-each: close(fd) for fd from 3 to 65535, as older daemons do.
- * --vfork-leak: (tests/guard/repro/vfork_log_leak.sh) a vfork child that
+ * --vfork-leak: (test_share.c, test_vfork_no_fd_leak) a vfork child that
  * calls close_range(3, ~0U) before _exit, as CPython's subprocess does
  * before exec, then a record, twice: the process must hold as many
  * descriptors at the end as before.

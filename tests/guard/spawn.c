@@ -157,3 +157,22 @@ int count(const char *haystack, const char *needle)
 		n++;
 	return n;
 }
+
+/* Everything in the pipe's read end (non-blocking), NUL-terminated. */
+char *pipe_drain(int fd)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	ck_assert_ptr_nonnull(buf);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (ssize_t got; (got = read(fd, buf + n, cap - n)) > 0;) {
+		n += (size_t)got;
+		if (n == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+			ck_assert_ptr_nonnull(buf);
+		}
+	}
+	buf[n] = 0;
+	return buf;
+}

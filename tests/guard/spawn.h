@@ -41,4 +41,8 @@ void scratch_remove(void);
 /* A whole file, NUL-terminated ("" if it cannot be read); free(). */
 char *slurp(const char *path);
 
+/* Everything in a pipe's read end now (fd is made non-blocking),
+ * NUL-terminated; free(). */
+char *pipe_drain(int fd);
+
 #endif

@@ -72,25 +72,6 @@ static void run_client(struct run *r, const char *const env[],
 	spawn_setup(r, env, argv, child_setup, s);
 }
 
-/* Everything in the pipe's read end (non-blocking), NUL-terminated. */
-static char *drain(int fd)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	ck_assert_ptr_nonnull(buf);
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	for (ssize_t got; (got = read(fd, buf + n, cap - n)) > 0;) {
-		n += (size_t)got;
-		if (n == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			ck_assert_ptr_nonnull(buf);
-		}
-	}
-	buf[n] = 0;
-	return buf;
-}
-
 static int entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -140,7 +121,7 @@ START_TEST(test_stderr_pipe_full)
 	run_client(&r, env, (const char *[]){ "--path", paths[_i], "basic",
 					      NULL }, &s);
 	close(p[1]);
-	char *left = drain(p[0]);
+	char *left = pipe_drain(p[0]);
 	close(p[0]);
 	assert_clean(&r);       /* not 128 + SIGALRM */
 	ck_assert_int_eq(count(left, "arenaguard:"), 0);
@@ -200,7 +181,7 @@ START_TEST(test_file_size_limit)
 	run_client(&r, env, (const char *[]){ "--path", paths[_i], "basic",
 					      NULL }, &s);
 	close(p[1]);
-	char *said = drain(p[0]);
+	char *said = pipe_drain(p[0]);
 	close(p[0]);
 	ck_assert_msg(r.status == 0, "status %d: %s", r.status, said);
 	ck_assert_msg(!strstr(said, "FAIL"), "%s", said);
@@ -578,7 +559,7 @@ START_TEST(test_dump_efbig)
 	setrlimit(RLIMIT_FSIZE, &rl);
 	ck_assert_int_eq(rc, -EPERM);
 	ck_assert(!pending(SIGXFSZ));
-	char *log = drain(reader);
+	char *log = pipe_drain(reader);
 	close(reader);
 	char said[400];
 	snprintf(said, sizeof(said), "arenaguard:   could not write a dump "
@@ -616,6 +597,49 @@ START_TEST(test_record_after_unlock)
 }
 END_TEST
 
+/* A pipe whose buffers hold 2,049 bytes each (no write merges into the
+ * buffer before it): FIONREAD says less than the buffers take, so the
+ * room the guard estimates for a 24 KB JSON notice is too large and its
+ * write stops mid-record.  The record is lost (counted), and the next
+ * one starts with the newline that ends the cut line: whole, on a line
+ * of its own. */
+START_TEST(test_cut_record_line_ended)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(fcntl(p[1], F_SETPIPE_SZ, 65536), 65536);
+	char fill[2049];
+	memset(fill, 'x', sizeof(fill));
+	for (int i = 0; i < 12; i++)
+		ck_assert_int_eq(write(p[1], fill, sizeof(fill)),
+				 sizeof(fill));
+	ck_assert_int_eq(dup2(p[1], STDERR_FILENO), STDERR_FILENO);
+	close(p[1]);
+	setenv("ARENAGUARD_OPTIONS", "log_format=json", 1);
+	fake_setup();
+	unsetenv("ARENAGUARD_LOG");
+	ag_config_load();
+	char big[4000];                  /* \u0001 each: 24 KB of JSON */
+	memset(big, 1, sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	unsigned long long lost = atomic_load(&ag_stats.records_lost);
+	ag_log("%s", big);
+	ck_assert_uint_eq(atomic_load(&ag_stats.records_lost), lost + 1);
+	char *cut = pipe_drain(p[0]);
+	/* The premise: the write stopped mid-record. */
+	ck_assert_msg(strlen(cut) > 12 * sizeof(fill) && !strchr(cut, '\n'),
+		      "not cut: %zu bytes", strlen(cut));
+	ag_log("arenaguard: after the cut");
+	char *next = pipe_drain(p[0]);
+	ck_assert_msg(next[0] == '\n' && count(next, "\n") == 2 &&
+		      strstr(next, "\"message\": \"after the cut\""),
+		      "%s", next);
+	free(cut);
+	free(next);
+	close(p[0]);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -642,6 +666,7 @@ Suite *suite_output(void)
 	tcase_add_test(t, test_dump_planted_symlinks);
 	tcase_add_test(t, test_dump_efbig);
 	tcase_add_test(t, test_record_after_unlock);
+	tcase_add_test(t, test_cut_record_line_ended);
 	suite_add_tcase(s, t);
 	return s;
 }

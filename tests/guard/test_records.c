@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,18 +27,22 @@
 #include "suites.h"
 #include "workload.h"
 
-/* Every line of text, parsed; each must be a JSON object.  Returns
+/* Every line of text, parsed; each must be a JSON object (strings may
+ * hold \u0000: guard-json-big's names do).  Returns
  * them as an array (json_decref). */
 static json_t *json_lines(const char *text)
 {
 	json_t *all = json_array();
 	for (const char *l = text; *l;) {
 		const char *nl = strchr(l, '\n');
-		ck_assert_msg(nl, "a record without its newline: %s", l);
+		ck_assert_msg(nl, "a record without its newline: %.300s", l);
 		json_error_t e;
-		json_t *o = json_loadb(l, (size_t)(nl - l), 0, &e);
-		ck_assert_msg(o && json_is_object(o), "not a JSON object (%s): "
-			      "%.*s", e.text, (int)(nl - l), l);
+		json_t *o = json_loadb(l, (size_t)(nl - l), JSON_ALLOW_NUL, &e);
+		/* (\u0000 is JSON; at most 300 bytes of the line are
+		 * said: check's messages are bounded.) */
+		ck_assert_msg(o && json_is_object(o), "not a JSON object (%s) "
+			      "at byte %d of a line of %zu bytes: %.300s",
+			      e.text, e.position, (size_t)(nl - l), l);
 		json_array_append_new(all, o);
 		l = nl + 1;
 	}
@@ -650,6 +655,58 @@ START_TEST(test_threads_same_record)
 }
 END_TEST
 
+/* The child's standard error: the pipe end at arg. */
+static void stderr_to_pipe(void *arg)
+{
+	dup2(*(const int *)arg, STDERR_FILENO);
+	alarm(60);
+}
+
+/* Two guarded processes share standard error, a 64 KiB pipe read only
+ * between them: the first's blocked record (guard-json-big 2000 1,
+ * about 600 KB) does not fit and is lost whole (counted: its stats say
+ * "lost 1"); the second's, small, is written whole after it.  Every
+ * line parses, and the second's record is one of them: not glued onto
+ * a first line cut at 64 KiB without its newline. */
+START_TEST(test_json_record_whole_or_lost)
+{
+	int p[2];
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ck_assert_int_eq(fcntl(p[1], F_SETPIPE_SZ, 65536), 65536);
+	const char *env[] = { PRELOAD_GUARD, "ARENAGUARD_STATS=1",
+			      "ARENAGUARD_OPTIONS=log_format=json", NULL };
+	char *said[2];
+	for (int i = 0; i < 2; i++) {
+		const char *argv[] = { AG_JSON_BIG, i ? "0" : "2000", "1",
+				       NULL };
+		struct run r;
+		spawn_setup(&r, env, argv, stderr_to_pipe, &p[1]);
+		ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL"),
+			      "guard-json-big exited %d: %s", r.status, r.out);
+		said[i] = pipe_drain(p[0]);
+		run_free(&r);
+	}
+	close(p[0]);
+	close(p[1]);
+	size_t len0 = strlen(said[0]), len1 = strlen(said[1]);
+	char *all = malloc(len0 + len1 + 1);
+	ck_assert_ptr_nonnull(all);
+	memcpy(all, said[0], len0);
+	memcpy(all + len0, said[1], len1 + 1);
+	json_t *lines = json_lines(all);
+	size_t i, blocked = 0;
+	json_t *o;
+	json_array_foreach(lines, i, o)
+		blocked += !strcmp(str(o, "event"), "blocked");
+	ck_assert_msg(blocked == 1, "%zu blocked records", blocked);
+	ck_assert_msg(strstr(said[0], "(lost 1)"), "%.300s", said[0]);
+	json_decref(lines);
+	free(all);
+	free(said[0]);
+	free(said[1]);
+}
+END_TEST
+
 Suite *suite_records(void)
 {
 	Suite *s = suite_create("records");
@@ -671,6 +728,7 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_json_nomem);
 	tcase_add_test(t, test_rules_relative_path);
 	tcase_add_test(t, test_threads_same_record);
+	tcase_add_test(t, test_json_record_whole_or_lost);
 	suite_add_tcase(s, t);
 	return s;
 }

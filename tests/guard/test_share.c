@@ -13,6 +13,8 @@
  *   with a record, on the log or on standard error;
  * - a clone(CLONE_VM|CLONE_FILES) child's close is the parent's: the
  *   guard follows it;
+ * - a vfork child's close_range(3, ~0U), then a record, round after
+ *   round (guard-launched --vfork-leak): no descriptor leaks;
  * - a handler submitting while its thread is in the guard's probe, or
  *   in the driver's submit of a schedule the guard holds: refused with
  *   EDEADLK and a record, never run, no deadlock.
@@ -29,8 +31,8 @@
 #include "suites.h"
 
 #if !defined(AG_SHARE_CLIENT) || !defined(AG_SHARE_LIB) || \
-    !defined(AG_SIGHOOK)
-#error "the paths of guard-share-client and its libraries must be defined"
+    !defined(AG_SIGHOOK) || !defined(AG_LAUNCHED)
+#error "the paths of guard-share-client, its libraries and guard-launched must be defined"
 #endif
 
 #define BLOCKED "arenaguard: blocked submission of"
@@ -155,6 +157,23 @@ START_TEST(test_python_subprocess)
 }
 END_TEST
 
+/* A vfork child's close_range(3, ~0U) before _exit (CPython's
+ * subprocess, before exec) runs the guard's wrapper in the parent's
+ * memory; then the parent's record, twice (guard-launched
+ * --vfork-leak, which counts /proc/self/fd before and after): the
+ * parent holds as many descriptors after as before (a wrapper in such a
+ * child changes none of the guard's state: the parent's log is neither
+ * given up nor reopened at a new number, one leaked per round), and
+ * both records reach the log, or standard error (_i). */
+START_TEST(test_vfork_no_fd_leak)
+{
+	const char *argv[] = { AG_LAUNCHED, "--vfork-leak", NULL };
+	char *log = guarded(argv, PRELOAD_GUARD, _i, NULL);
+	ck_assert_msg(count(log, BLOCKED) == 2, "%s", log);
+	free(log);
+}
+END_TEST
+
 START_TEST(test_handler_inside_guard)
 {
 	static const char *const cmds[] = { "handler", "handleruring",
@@ -224,6 +243,7 @@ Suite *suite_share(void)
 	tcase_add_loop_test(t, test_children, 0, (int)(2 * N_CHILDREN));
 	tcase_add_test(t, test_python_subprocess);
 	tcase_add_test(t, test_pidns_vfork);
+	tcase_add_loop_test(t, test_vfork_no_fd_leak, 0, 2);
 	tcase_add_loop_test(t, test_handler_inside_guard, 0, 3);
 	tcase_add_test(t, test_handler_json);
 	suite_add_tcase(s, t);
