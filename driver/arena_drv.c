@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * arena_drv.c - the arena accelerator as a DRM accel driver.
+ *
+ * There is no hardware: the module registers a platform device of its
+ * own and binds a platform driver to it, whose probe registers a DRM
+ * device with DRIVER_COMPUTE_ACCEL, so the DRM core gives it
+ * /dev/accel/accelN and answers DRM_IOCTL_VERSION with "arena".  The
+ * driver's ioctls are include/arenaguard/uapi.h's; each open file is a
+ * context (struct arena_file) with its own handles, address space and
+ * sequence numbers.
+ *
+ * Unloading: every open file holds a reference on the module (the
+ * accel fops), so rmmod waits for the last close; the ioctls run inside
+ * drm_dev_enter()/drm_dev_exit() (the DRM core's drm_ioctl for the
+ * table, arena_uring_cmd for io_uring) so that unbinding the platform
+ * device (drm_dev_unplug) waits for running calls and refuses new ones
+ * with ENODEV.
+ */
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_accel.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_gem_shmem_helper.h>
+
+#include "arena_drv.h"
+
+bool arena_require_seal;
+module_param_named(require_seal, arena_require_seal, bool, 0444);
+MODULE_PARM_DESC(require_seal,
+		 "Seal every context from its open: only sealed submissions run (uapi.h, \"Sealed submissions\")");
+
+static struct platform_device *arena_pdev;
+
+static int arena_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct arena_device *adev = container_of(drm, struct arena_device, drm);
+	struct arena_file *af = kzalloc(sizeof(*af), GFP_KERNEL);
+
+	if (!af)
+		return -ENOMEM;
+	af->adev = adev;
+	af->drm_file = file;
+	mutex_init(&af->lock);
+	xa_init_flags(&af->bos, XA_FLAGS_ALLOC1);
+	xa_init_flags(&af->programs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&af->schedules, XA_FLAGS_ALLOC1);
+	xa_init(&af->faulted);
+	af->by_address = RB_ROOT;
+	af->context = atomic64_inc_return(&adev->next_context);
+	af->sealed = READ_ONCE(arena_require_seal);
+	file->driver_priv = af;
+	return 0;
+}
+
+static void arena_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	mutex_lock(&af->lock);
+	arena_schedule_fini(af);
+	arena_program_fini(af);
+	arena_bo_fini(af);
+	mutex_unlock(&af->lock);
+	xa_destroy(&af->bos);
+	xa_destroy(&af->programs);
+	xa_destroy(&af->schedules);
+	xa_destroy(&af->faulted);
+	mutex_destroy(&af->lock);
+	kfree(af);
+	file->driver_priv = NULL;
+}
+
+/* Each handler: the argument was copied in by drm_ioctl; take the
+ * context's lock around the work. */
+#define ARENA_HANDLER(name, call)					\
+static int name(struct drm_device *drm, void *data, struct drm_file *file) \
+{									\
+	struct arena_file *af = to_arena_file(file);			\
+	int rc;								\
+									\
+	mutex_lock(&af->lock);						\
+	rc = call;							\
+	mutex_unlock(&af->lock);					\
+	return rc;							\
+}
+
+ARENA_HANDLER(arena_ioctl_bo_create, arena_bo_create(af, data))
+ARENA_HANDLER(arena_ioctl_bo_mmap, arena_bo_mmap_offset(af, data))
+ARENA_HANDLER(arena_ioctl_bo_write, arena_bo_rw(af, data, true))
+ARENA_HANDLER(arena_ioctl_bo_read, arena_bo_rw(af, data, false))
+ARENA_HANDLER(arena_ioctl_bo_destroy, arena_bo_destroy(af, data))
+ARENA_HANDLER(arena_ioctl_program_create, arena_program_create(af, data))
+ARENA_HANDLER(arena_ioctl_program_destroy, arena_program_destroy(af, data))
+ARENA_HANDLER(arena_ioctl_schedule_create, arena_schedule_create(af, data))
+ARENA_HANDLER(arena_ioctl_schedule_append, arena_schedule_append(af, data))
+ARENA_HANDLER(arena_ioctl_wait, arena_wait(af, data))
+ARENA_HANDLER(arena_ioctl_schedule_destroy, arena_schedule_destroy(af, data))
+ARENA_HANDLER(arena_ioctl_seal, arena_seal(af, data))
+
+static int arena_ioctl_submit(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct drm_arena_schedule_submit *arg = data;
+	static const struct arena_seal_check unsealed;
+	struct arena_file *af = to_arena_file(file);
+	u64 seqno = 0;
+	int rc;
+
+	mutex_lock(&af->lock);
+	rc = arena_schedule_submit(af, arg->schedule, arg->flags, &unsealed,
+				   &seqno, NULL);
+	mutex_unlock(&af->lock);
+	if (!rc)
+		arg->seqno = seqno;
+	return rc;
+}
+
+static int arena_ioctl_submit_sealed(struct drm_device *drm, void *data,
+				     struct drm_file *file)
+{
+	struct drm_arena_schedule_submit_sealed *arg = data;
+	struct arena_file *af = to_arena_file(file);
+	struct arena_seal_check check = {
+		.sealed = true, .algorithm = arg->algorithm,
+	};
+	u64 seqno = 0;
+	int rc;
+
+	if (arg->pad)
+		return -EINVAL;
+	memcpy(check.seal, arg->seal, sizeof(check.seal));
+	mutex_lock(&af->lock);
+	rc = arena_schedule_submit(af, arg->schedule, arg->flags, &check,
+				   &seqno, NULL);
+	mutex_unlock(&af->lock);
+	if (!rc)
+		arg->seqno = seqno;
+	return rc;
+}
+
+static const struct drm_ioctl_desc arena_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(ARENA_BO_CREATE, arena_ioctl_bo_create, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_BO_MMAP, arena_ioctl_bo_mmap, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_BO_WRITE, arena_ioctl_bo_write, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_BO_READ, arena_ioctl_bo_read, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_BO_DESTROY, arena_ioctl_bo_destroy, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_PROGRAM_CREATE, arena_ioctl_program_create, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_PROGRAM_DESTROY, arena_ioctl_program_destroy, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_CREATE, arena_ioctl_schedule_create, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_APPEND, arena_ioctl_schedule_append, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_SUBMIT, arena_ioctl_submit, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_WAIT, arena_ioctl_wait, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_DESTROY, arena_ioctl_schedule_destroy, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_SEAL, arena_ioctl_seal, 0),
+	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_SUBMIT_SEALED,
+			  arena_ioctl_submit_sealed, 0),
+};
+
+static const struct file_operations arena_fops = {
+	.owner = THIS_MODULE,
+	DRM_ACCEL_FOPS,
+	.uring_cmd = arena_uring_cmd,
+};
+
+static const struct drm_driver arena_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
+	.open = arena_open,
+	.postclose = arena_postclose,
+	.ioctls = arena_ioctls,
+	.num_ioctls = ARRAY_SIZE(arena_ioctls),
+	.fops = &arena_fops,
+	.name = "arena",
+	.desc = "arena accelerator",
+	.date = "0",
+	.major = 1,
+	.minor = 0,
+};
+
+static int arena_probe(struct platform_device *pdev)
+{
+	struct arena_device *adev;
+	int rc;
+
+	adev = devm_drm_dev_alloc(&pdev->dev, &arena_driver,
+				  struct arena_device, drm);
+	if (IS_ERR(adev))
+		return PTR_ERR(adev);
+	platform_set_drvdata(pdev, adev);
+	rc = drm_dev_register(&adev->drm, 0);
+	if (rc)
+		return rc;
+	drm_info(&adev->drm, "arena accelerator (require_seal=%d)\n",
+		 arena_require_seal);
+	return 0;
+}
+
+static void arena_remove(struct platform_device *pdev)
+{
+	struct arena_device *adev = platform_get_drvdata(pdev);
+
+	drm_dev_unplug(&adev->drm);
+}
+
+static struct platform_driver arena_platform_driver = {
+	.probe = arena_probe,
+	.remove = arena_remove,
+	.driver = {
+		.name = "arena",
+	},
+};
+
+static int __init arena_init(void)
+{
+	int rc = platform_driver_register(&arena_platform_driver);
+
+	if (rc)
+		return rc;
+	arena_pdev = platform_device_register_simple("arena", -1, NULL, 0);
+	if (IS_ERR(arena_pdev)) {
+		platform_driver_unregister(&arena_platform_driver);
+		return PTR_ERR(arena_pdev);
+	}
+	return 0;
+}
+
+static void __exit arena_exit(void)
+{
+	platform_device_unregister(arena_pdev);
+	platform_driver_unregister(&arena_platform_driver);
+}
+
+module_init(arena_init);
+module_exit(arena_exit);
+
+MODULE_DESCRIPTION("arena accelerator (arenaguard's reference driver)");
+MODULE_LICENSE("Dual MIT/GPL");
