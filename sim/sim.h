@@ -13,7 +13,7 @@
  *   program.c    program images
  *   schedule.c   schedules, submissions and sequence numbers
  *   execute.c    walking a schedule: repeats, V(t), poison
- *   kernels.c    the f32 kernels
+ *   kernels.c    the device memory the f32 kernels (contract/) run on
  *   ioctl.c      the DRM ioctl dispatcher
  *   uring.c      liburing interposition: URING_CMD -> injected NOP
  *
