@@ -101,45 +101,46 @@ ARENA_HANDLER(arena_ioctl_wait, arena_wait(af, data))
 ARENA_HANDLER(arena_ioctl_schedule_destroy, arena_schedule_destroy(af, data))
 ARENA_HANDLER(arena_ioctl_seal, arena_seal(af, data))
 
-static int arena_ioctl_submit(struct drm_device *drm, void *data,
-			      struct drm_file *file)
+/* Both submit ioctls: the seqno is written back only on success. */
+static int arena_submit_locked(struct drm_file *file, u32 schedule, u32 flags,
+			       const struct arena_seal_check *check,
+			       u64 *seqno_out)
 {
-	struct drm_arena_schedule_submit *arg = data;
-	static const struct arena_seal_check unsealed;
 	struct arena_file *af = to_arena_file(file);
 	u64 seqno = 0;
 	int rc;
 
 	mutex_lock(&af->lock);
-	rc = arena_schedule_submit(af, arg->schedule, arg->flags, &unsealed,
-				   &seqno, NULL);
+	rc = arena_schedule_submit(af, schedule, flags, check, &seqno, NULL);
 	mutex_unlock(&af->lock);
 	if (!rc)
-		arg->seqno = seqno;
+		*seqno_out = seqno;
 	return rc;
+}
+
+static int arena_ioctl_submit(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct drm_arena_schedule_submit *arg = data;
+	static const struct arena_seal_check unsealed;
+
+	return arena_submit_locked(file, arg->schedule, arg->flags, &unsealed,
+				   &arg->seqno);
 }
 
 static int arena_ioctl_submit_sealed(struct drm_device *drm, void *data,
 				     struct drm_file *file)
 {
 	struct drm_arena_schedule_submit_sealed *arg = data;
-	struct arena_file *af = to_arena_file(file);
 	struct arena_seal_check check = {
 		.sealed = true, .algorithm = arg->algorithm,
 	};
-	u64 seqno = 0;
-	int rc;
 
 	if (arg->pad)
 		return -EINVAL;
 	memcpy(check.seal, arg->seal, sizeof(check.seal));
-	mutex_lock(&af->lock);
-	rc = arena_schedule_submit(af, arg->schedule, arg->flags, &check,
-				   &seqno, NULL);
-	mutex_unlock(&af->lock);
-	if (!rc)
-		arg->seqno = seqno;
-	return rc;
+	return arena_submit_locked(file, arg->schedule, arg->flags, &check,
+				   &arg->seqno);
 }
 
 static const struct drm_ioctl_desc arena_ioctls[] = {
