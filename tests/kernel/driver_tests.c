@@ -90,7 +90,8 @@ struct setup {
 	uint8_t seal[ARENA_SEAL_BYTES];
 };
 
-static void setup(struct setup *s)
+/* with_seal: s->seal computed too (a sha256sum process). */
+static void setup_unsealed(struct setup *s, int with_seal)
 {
 	size_t len;
 	uint8_t *img = two_fills_image(&len);
@@ -99,8 +100,14 @@ static void setup(struct setup *s)
 	s->bo = bo_new(s->fd, 0x10000, 4096);
 	s->schedule = sched_new(s->fd, prog_from_image(s->fd, img, len));
 	ck_assert_int_eq(sched_append(s->fd, s->schedule, &ref, 1), 0);
-	expected_seal(img, len, &ref, 1, s->seal);
+	if (with_seal)
+		expected_seal(img, len, &ref, 1, s->seal);
 	free(img);
+}
+
+static void setup(struct setup *s)
+{
+	setup_unsealed(s, 1);
 }
 
 static float first_float(const struct setup *s)
@@ -274,9 +281,9 @@ END_TEST
 /* Contexts opened and closed with everything in them, many times. */
 START_TEST(close_with_objects)
 {
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < 16; i++) {
 		struct setup s;
-		setup(&s);
+		setup_unsealed(&s, 0);
 		uint32_t extra = sched_new(s.fd, 1);
 		(void)extra;
 		bo_new(s.fd, 0x100000, 65536);
