@@ -98,7 +98,7 @@ int arena_bo_create(struct arena_file *af, struct drm_arena_bo_create *arg)
 		return -EINVAL;
 	if (arg->size > SIZE_MAX)
 		return -ENOMEM;
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return -ENOMEM;
 	bo->address = arg->address;
@@ -123,7 +123,8 @@ int arena_bo_create(struct arena_file *af, struct drm_arena_bo_create *arg)
 		rc = drm_vma_node_allow(&shmem->base.vma_node, af->drm_file);
 	if (rc)
 		goto vunmap;
-	rc = xa_alloc(&af->bos, &handle, bo, xa_limit_32b, GFP_KERNEL);
+	rc = xa_alloc(&af->bos, &handle, bo, xa_limit_32b,
+		      GFP_KERNEL_ACCOUNT);
 	if (rc) {
 		rc = rc == -EBUSY ? -ENOMEM : rc;
 		drm_vma_node_revoke(&shmem->base.vma_node, af->drm_file);

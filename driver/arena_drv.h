@@ -20,6 +20,7 @@
 #ifndef ARENA_DRV_H
 #define ARENA_DRV_H
 
+#include <linux/gfp.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/xarray.h>
@@ -129,6 +130,14 @@ static inline struct arena_file *to_arena_file(struct drm_file *file)
 }
 
 extern bool arena_require_seal;
+
+/*
+ * Allocations a request sizes: charged to the caller's memory cgroup; an
+ * impossible size is ENOMEM for the caller, never a warning in the kernel
+ * log (an application's mistake is not the kernel's) nor the OOM killer
+ * taking another process.
+ */
+#define ARENA_GFP (GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 
 /* arena_bo.c (locked) */
 int arena_bo_create(struct arena_file *af, struct drm_arena_bo_create *arg);

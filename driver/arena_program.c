@@ -51,14 +51,14 @@ static int prog_load(struct arena_prog *prog, u64 size)
 	if (prog->img.count[ARENA_S_SCHEDULE])
 		return -EINVAL;
 	index_bytes = arena_program_index_bytes(&prog->img);
-	prog->index_mem = kvmalloc(max_t(u64, index_bytes, 16), GFP_KERNEL);
+	prog->index_mem = kvmalloc(max_t(u64, index_bytes, 16), ARENA_GFP);
 	if (!prog->index_mem)
 		return -ENOMEM;
 	rc = arena_program_index(&prog->index, &prog->img, prog->index_mem);
 	if (rc)
 		return rc;
 	prog->scratch = kvmalloc_array(prog->index.max_words + 1,
-				       sizeof(*prog->scratch), GFP_KERNEL);
+				       sizeof(*prog->scratch), ARENA_GFP);
 	return prog->scratch ? 0 : -ENOMEM;
 }
 
@@ -73,10 +73,10 @@ int arena_program_create(struct arena_file *af,
 		return -EINVAL;
 	if (arg->size > INT_MAX)        /* kvmalloc's limit */
 		return -ENOMEM;
-	prog = kzalloc(sizeof(*prog), GFP_KERNEL);
+	prog = kzalloc(sizeof(*prog), GFP_KERNEL_ACCOUNT);
 	if (!prog)
 		return -ENOMEM;
-	prog->image = kvmalloc(arg->size, GFP_KERNEL);
+	prog->image = kvmalloc(arg->size, ARENA_GFP);
 	rc = prog->image ? 0 : -ENOMEM;
 	if (!rc && copy_from_user(prog->image, u64_to_user_ptr(arg->image),
 				  arg->size))
@@ -85,7 +85,7 @@ int arena_program_create(struct arena_file *af,
 		rc = prog_load(prog, arg->size);
 	if (!rc)
 		rc = xa_alloc(&af->programs, &handle, prog, xa_limit_32b,
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 	if (rc) {
 		prog_free(prog);
 		return rc == -EBUSY ? -ENOMEM : rc;

@@ -28,12 +28,13 @@ int arena_schedule_create(struct arena_file *af,
 
 	if (!prog)
 		return -ENOENT;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	s->prog = prog;
 	s->seal = prog->seal;
-	rc = xa_alloc(&af->schedules, &handle, s, xa_limit_32b, GFP_KERNEL);
+	rc = xa_alloc(&af->schedules, &handle, s, xa_limit_32b,
+		      GFP_KERNEL_ACCOUNT);
 	if (rc) {
 		kfree(s);
 		return -ENOMEM;
@@ -54,7 +55,7 @@ static int reserve_refs(struct arena_schedule *s, u64 more)
 		cap *= 2;
 	if (cap > INT_MAX / sizeof(*grown))
 		return -ENOMEM;
-	grown = kvrealloc(s->refs, cap * sizeof(*grown), GFP_KERNEL);
+	grown = kvrealloc(s->refs, cap * sizeof(*grown), ARENA_GFP);
 	if (!grown)
 		return -ENOMEM;
 	s->refs = grown;
@@ -88,7 +89,7 @@ int arena_schedule_append(struct arena_file *af,
 		return 0;
 	if (arg->count > ARENA_MAX_APPEND)
 		return -EINVAL;
-	refs = kvmalloc_array(arg->count, sizeof(*refs), GFP_KERNEL);
+	refs = kvmalloc_array(arg->count, sizeof(*refs), ARENA_GFP);
 	if (!refs)
 		return -ENOMEM;
 	if (copy_from_user(refs, u64_to_user_ptr(arg->refs),

@@ -3,7 +3,8 @@
  * driver-tests: what only arena.ko has, run by the kernel stage in the VM
  * (tests/kernel/tests.list): the SHA-256 seal (driver/arena_seal_abi.h)
  * by ioctl and io_uring, the require_seal module parameter, and buffer
- * lifetimes across destroy, close and mappings.  The expected seal is
+ * lifetimes across destroy, close and mappings, impossible sizes, and a
+ * long execution stopped by SIGKILL.  The expected seal is
  * computed by sha256sum(1) (busybox's in the VM), not by code of ours.
  *
  *   driver-tests                   the suites "seal" and "lifetime"
@@ -19,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <liburing.h>
@@ -293,6 +297,68 @@ START_TEST(close_with_objects)
 }
 END_TEST
 
+/* Sizes no machine gives are ENOMEM for the caller, never a warning in
+ * the kernel log (the harness fails on one). */
+START_TEST(impossible_sizes)
+{
+	int fd = dev_open();
+	struct drm_arena_bo_create bo = { .address = 0x10000,
+					  .size = 1ull << 40 };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_CREATE, &bo), ENOMEM);
+	bo.size = 1ull << 62;
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_CREATE, &bo), ENOMEM);
+	static uint8_t small[64];
+	struct drm_arena_program_create p = { .image = (uintptr_t)small,
+					       .size = 3ull << 30 };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &p), ENOMEM);
+	/* Within kvmalloc's limit, beyond the VM's 2 GiB: the copy of the
+	 * image cannot be made. */
+	p.size = (1ull << 31) - 8;
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &p), ENOMEM);
+	close(fd);
+}
+END_TEST
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A schedule of 2^32 - 1 launches runs for hours; SIGKILL stops it: the
+ * process dies within seconds, not when the device is done. */
+START_TEST(killed_mid_execution)
+{
+	int fd = dev_open();
+	bo_new(fd, 0x10000, 4096);
+	struct pb *b = pb_new();
+	pb_phase(b, "P");
+	pb_launch(b, "P", PB_WORDS(ARENA_K_FILL, 0x10000, 1024, f32_bits(1.0f)));
+	pb_repeat(b, 0, 1, 0xffffffffull);
+	uint32_t schedule = sched_new(fd, prog_new(fd, b));
+	struct drm_arena_ref ref = { 0, 1 };
+	ck_assert_int_eq(sched_append(fd, schedule, &ref, 1), 0);
+	pid_t child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		submit_plain(fd, schedule);
+		_exit(0);
+	}
+	usleep(500 * 1000);
+	double start = now();
+	ck_assert_int_eq(kill(child, SIGKILL), 0);
+	int status;
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ck_assert_msg(now() - start < 5.0, "the child took %.1f s to die",
+		      now() - start);
+	/* The context goes on: the submission is a fault, not a hang. */
+	ck_assert_int_eq(dev_wait(fd, 1), EIO);
+	close(fd);
+}
+END_TEST
+
 /* Loaded with require_seal=1: every context is sealed from its open. */
 START_TEST(sealed_from_open)
 {
@@ -329,6 +395,8 @@ int main(int argc, char **argv)
 	tc = tcase_create("lifetime");
 	tcase_add_test(tc, mapping_outlives_buffer);
 	tcase_add_test(tc, close_with_objects);
+	tcase_add_test(tc, impossible_sizes);
+	tcase_add_test(tc, killed_mid_execution);
 	suite_add_tcase(s, tc);
 	srunner_add_suite(sr, s);
 	return run_and_summarize(sr);
