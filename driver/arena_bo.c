@@ -185,20 +185,19 @@ int arena_bo_destroy(struct arena_file *af, const struct drm_arena_handle *arg)
 	bo = xa_erase(&af->bos, arg->handle);
 	if (!bo)
 		return -ENOENT;
-	rb_erase(&bo->node, &af->by_address);
-	bo_free(af, bo);
+	arena_bo_drop(af, bo);
 	return 0;
 }
 
-/* The context is closing: every buffer goes (mappings keep theirs). */
-void arena_bo_fini(struct arena_file *af)
+/**
+ * arena_bo_drop() - free a buffer already erased from its handle table
+ * @af: the context (locked)
+ * @obj: the struct arena_bo (its mapping, if any, keeps the pages)
+ */
+void arena_bo_drop(struct arena_file *af, void *obj)
 {
-	struct arena_bo *bo;
-	unsigned long handle;
+	struct arena_bo *bo = obj;
 
-	xa_for_each(&af->bos, handle, bo) {
-		xa_erase(&af->bos, handle);
-		rb_erase(&bo->node, &af->by_address);
-		bo_free(af, bo);
-	}
+	rb_erase(&bo->node, &af->by_address);
+	bo_free(af, bo);
 }

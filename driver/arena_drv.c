@@ -56,14 +56,29 @@ static int arena_open(struct drm_device *drm, struct drm_file *file)
 	return 0;
 }
 
+/* Empties a handle table, dropping every object in it. */
+static void arena_drain(struct arena_file *af, struct xarray *xa,
+			void (*drop)(struct arena_file *af, void *obj))
+{
+	unsigned long handle;
+	void *obj;
+
+	xa_for_each(xa, handle, obj) {
+		xa_erase(xa, handle);
+		drop(af, obj);
+	}
+}
+
+/* The context's last file is closed: schedules first (they use their
+ * programs), then programs, then buffers. */
 static void arena_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
 
 	mutex_lock(&af->lock);
-	arena_schedule_fini(af);
-	arena_program_fini(af);
-	arena_bo_fini(af);
+	arena_drain(af, &af->schedules, arena_schedule_drop);
+	arena_drain(af, &af->programs, arena_program_drop);
+	arena_drain(af, &af->bos, arena_bo_drop);
 	mutex_unlock(&af->lock);
 	xa_destroy(&af->bos);
 	xa_destroy(&af->programs);

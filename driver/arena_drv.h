@@ -146,14 +146,14 @@ int arena_bo_rw(struct arena_file *af, const struct drm_arena_bo_rw *arg,
 		bool write);
 int arena_bo_destroy(struct arena_file *af, const struct drm_arena_handle *arg);
 u8 *arena_bo_range(struct arena_file *af, u64 address, u64 len);
-void arena_bo_fini(struct arena_file *af);
+void arena_bo_drop(struct arena_file *af, void *obj);
 
 /* arena_program.c (locked) */
 int arena_program_create(struct arena_file *af,
 			 struct drm_arena_program_create *arg);
 int arena_program_destroy(struct arena_file *af,
 			  const struct drm_arena_handle *arg);
-void arena_program_fini(struct arena_file *af);
+void arena_program_drop(struct arena_file *af, void *obj);
 
 /* arena_schedule.c (locked) */
 int arena_schedule_create(struct arena_file *af,
@@ -178,7 +178,7 @@ int arena_seal(struct arena_file *af, struct drm_arena_seal *arg);
 int arena_wait(struct arena_file *af, const struct drm_arena_wait *arg);
 int arena_schedule_destroy(struct arena_file *af,
 			   const struct drm_arena_handle *arg);
-void arena_schedule_fini(struct arena_file *af);
+void arena_schedule_drop(struct arena_file *af, void *obj);
 
 /* arena_exec.c (locked): 0, or -EFAULT when a launch faulted. */
 int arena_execute(struct arena_file *af, struct arena_prog *prog,

@@ -112,14 +112,12 @@ int arena_program_destroy(struct arena_file *af,
 	return 0;
 }
 
-/* The context is closing (its schedules are gone already). */
-void arena_program_fini(struct arena_file *af)
+/**
+ * arena_program_drop() - free a program already erased from its table
+ * @af: the context (locked)
+ * @obj: the struct arena_prog, which no schedule uses
+ */
+void arena_program_drop(struct arena_file *af, void *obj)
 {
-	struct arena_prog *prog;
-	unsigned long handle;
-
-	xa_for_each(&af->programs, handle, prog) {
-		xa_erase(&af->programs, handle);
-		prog_free(prog);
-	}
+	prog_free(obj);
 }

@@ -215,14 +215,12 @@ int arena_schedule_destroy(struct arena_file *af,
 	return 0;
 }
 
-/* The context is closing. */
-void arena_schedule_fini(struct arena_file *af)
+/**
+ * arena_schedule_drop() - free a schedule already erased from its table
+ * @af: the context (locked)
+ * @obj: the struct arena_schedule
+ */
+void arena_schedule_drop(struct arena_file *af, void *obj)
 {
-	struct arena_schedule *s;
-	unsigned long handle;
-
-	xa_for_each(&af->schedules, handle, s) {
-		xa_erase(&af->schedules, handle);
-		schedule_free(s);
-	}
+	schedule_free(obj);
 }

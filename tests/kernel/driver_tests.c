@@ -263,11 +263,7 @@ START_TEST(mapping_outlives_buffer)
 {
 	int fd = dev_open();
 	uint32_t bo = bo_new(fd, 0x10000, 8192);
-	struct drm_arena_bo_mmap m = { .handle = bo };
-	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_MMAP, &m), 0);
-	float *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			(off_t)m.offset);
-	ck_assert_ptr_ne(p, MAP_FAILED);
+	float *p = bo_map(fd, bo, 8192);
 	p[0] = 3.0f;
 	struct drm_arena_handle h = { .handle = bo };
 	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_DESTROY, &h), 0);
