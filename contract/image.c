@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * contract/image.c - the arena device's reading of a program image:
+ * The arena device's reading of a program image:
  * structure (docs/program-image.md sections 5 and 6), the launch table's
  * rules the device executes by (spec 1.2), references (spec 1.3) and
  * V(t).  Freestanding: see types.h.  Every read of the image goes
@@ -13,7 +13,7 @@
 #define FIRST_SECTION (HEADER_BYTES + ARENA_S_COUNT * ENTRY_BYTES)
 #define TWO_POW_32 (1ull << 32)
 
-static const ac_u32 entry_size[ARENA_S_COUNT] = {
+static const u32 entry_size[ARENA_S_COUNT] = {
 	24, 24, 16, 32, 24, 8, 56, 24, 16, 8, 16, 1
 };
 
@@ -24,31 +24,31 @@ static int limited(int s)
 	       s != ARENA_S_SCHEDULE && s != ARENA_S_POOL;
 }
 
-static ac_u64 ld(const ac_u8 *b, ac_u64 at, int width)
+static u64 ld(const u8 *b, u64 at, int width)
 {
-	ac_u64 v = 0;
+	u64 v = 0;
 
 	for (int i = width - 1; i >= 0; i--)
-		v = v << 8 | b[at + (ac_u64)i];
+		v = v << 8 | b[at + (u64)i];
 	return v;
 }
 
-ac_u64 arena_image_u64(const struct arena_image *img, ac_u64 at)
+u64 arena_image_u64(const struct arena_image *img, u64 at)
 {
 	return ld(img->bytes, at, 8);
 }
 
-ac_u32 arena_image_u32(const struct arena_image *img, ac_u64 at)
+u32 arena_image_u32(const struct arena_image *img, u64 at)
 {
-	return (ac_u32)ld(img->bytes, at, 4);
+	return (u32)ld(img->bytes, at, 4);
 }
 
-static ac_u64 round8(ac_u64 x)
+static u64 round8(u64 x)
 {
-	return (x + 7) & ~(ac_u64)7;
+	return (x + 7) & ~(u64)7;
 }
 
-static int bad(struct arena_image *img, ac_u64 at)
+static int bad(struct arena_image *img, u64 at)
 {
 	img->error_at = at;
 	return -EINVAL;
@@ -56,11 +56,11 @@ static int bad(struct arena_image *img, ac_u64 at)
 
 static int parse_header(struct arena_image *img)
 {
-	static const ac_u8 magic[8] = { 'A', 'R', 'E', 'N', 'A', 'P', 'R', 'G' };
-	const ac_u8 *b = img->bytes;
+	static const u8 magic[8] = { 'A', 'R', 'E', 'N', 'A', 'P', 'R', 'G' };
+	const u8 *b = img->bytes;
 
 	for (int i = 0; i < 8; i++)
-		if (img->size <= (ac_u64)i || b[i] != magic[i])
+		if (img->size <= (u64)i || b[i] != magic[i])
 			return bad(img, 0);
 	if (img->size < 12 || ld(b, 8, 4) != 1)
 		return bad(img, 8);
@@ -77,21 +77,21 @@ static int parse_header(struct arena_image *img)
 
 static int parse_sections(struct arena_image *img)
 {
-	const ac_u8 *b = img->bytes;
-	ac_u64 expect = FIRST_SECTION, end = 0;
+	const u8 *b = img->bytes;
+	u64 expect = FIRST_SECTION, end = 0;
 
 	for (int i = 0; i < ARENA_S_COUNT; i++) {
-		ac_u64 e = HEADER_BYTES + (ac_u64)i * ENTRY_BYTES;
+		u64 e = HEADER_BYTES + (u64)i * ENTRY_BYTES;
 
 		if (img->size < e + ENTRY_BYTES)
 			return bad(img, e);
-		if (ld(b, e, 4) != (ac_u64)i + 1)
+		if (ld(b, e, 4) != (u64)i + 1)
 			return bad(img, e);
 		if (ld(b, e + 4, 4) != entry_size[i])
 			return bad(img, e + 4);
 		if (ld(b, e + 8, 8) != expect || expect > img->size)
 			return bad(img, e + 8);
-		ac_u64 count = ld(b, e + 16, 8);
+		u64 count = ld(b, e + 16, 8);
 
 		if (count > (img->size - expect) / entry_size[i])
 			return bad(img, e + 16);
@@ -105,27 +105,27 @@ static int parse_sections(struct arena_image *img)
 	if (expect != img->size)
 		return bad(img, expect < img->size ? expect : img->size);
 	/* padding after every section: only the pool's can be non-empty */
-	for (ac_u64 at = end; at < img->size; at++)
+	for (u64 at = end; at < img->size; at++)
 		if (b[at])
 			return bad(img, at);
 	return 0;
 }
 
-static ac_u64 entry(const struct arena_image *img, int s, ac_u64 k)
+static u64 entry(const struct arena_image *img, int s, u64 k)
 {
 	return img->offset[s] + k * entry_size[s];
 }
 
 /* Strings, in pool order, at byte `at` of each entry of section s. */
-static int check_strings(struct arena_image *img, int s, ac_u64 at,
-			 ac_u64 *pool_at)
+static int check_strings(struct arena_image *img, int s, u64 at,
+			 u64 *pool_at)
 {
-	ac_u64 pool = img->count[ARENA_S_POOL];
+	u64 pool = img->count[ARENA_S_POOL];
 
-	for (ac_u64 k = 0; k < img->count[s]; k++) {
-		ac_u64 e = entry(img, s, k) + at;
-		ac_u64 off = arena_image_u32(img, e);
-		ac_u64 len = arena_image_u32(img, e + 4);
+	for (u64 k = 0; k < img->count[s]; k++) {
+		u64 e = entry(img, s, k) + at;
+		u64 off = arena_image_u32(img, e);
+		u64 len = arena_image_u32(img, e + 4);
 
 		if (off != *pool_at)
 			return bad(img, e);
@@ -137,15 +137,16 @@ static int check_strings(struct arena_image *img, int s, ac_u64 at,
 }
 
 /* A run (first at byte fa, count at byte ca of each entry): consecutive
- * from 0, totalling the count of section `of`. */
-static int check_runs(struct arena_image *img, int s, ac_u64 fa, int fw,
-		      ac_u64 ca, int of)
+ * from 0, totalling the count of section `of`.
+ */
+static int check_runs(struct arena_image *img, int s, u64 fa, int fw,
+		      u64 ca, int of)
 {
-	ac_u64 sum = 0;
+	u64 sum = 0;
 
-	for (ac_u64 k = 0; k < img->count[s]; k++) {
-		ac_u64 e = entry(img, s, k);
-		ac_u64 count = arena_image_u32(img, e + ca);
+	for (u64 k = 0; k < img->count[s]; k++) {
+		u64 e = entry(img, s, k);
+		u64 count = arena_image_u32(img, e + ca);
 
 		if (ld(img->bytes, e + fa, fw) != sum)
 			return bad(img, e + fa);
@@ -154,18 +155,18 @@ static int check_runs(struct arena_image *img, int s, ac_u64 fa, int fw,
 		sum += count;
 	}
 	if (sum != img->count[of])
-		return bad(img, HEADER_BYTES + (ac_u64)of * ENTRY_BYTES + 16);
+		return bad(img, HEADER_BYTES + (u64)of * ENTRY_BYTES + 16);
 	return 0;
 }
 
 static int check_planes(struct arena_image *img)
 {
-	for (ac_u64 k = 0; k < img->count[ARENA_S_PLANES]; k++) {
-		ac_u64 e = entry(img, ARENA_S_PLANES, k);
+	for (u64 k = 0; k < img->count[ARENA_S_PLANES]; k++) {
+		u64 e = entry(img, ARENA_S_PLANES, k);
 
 		if (img->bytes[e + 24] > 1)
 			return bad(img, e + 24);
-		for (ac_u64 i = 25; i < 32; i++)
+		for (u64 i = 25; i < 32; i++)
 			if (img->bytes[e + i])
 				return bad(img, e + i);
 	}
@@ -174,8 +175,8 @@ static int check_planes(struct arena_image *img)
 
 static int check_launch_pads(struct arena_image *img)
 {
-	for (ac_u64 k = 0; k < img->count[ARENA_S_LAUNCHES]; k++) {
-		ac_u64 e = entry(img, ARENA_S_LAUNCHES, k);
+	for (u64 k = 0; k < img->count[ARENA_S_LAUNCHES]; k++) {
+		u64 e = entry(img, ARENA_S_LAUNCHES, k);
 
 		if (arena_image_u32(img, e + 20))
 			return bad(img, e + 20);
@@ -186,23 +187,23 @@ static int check_launch_pads(struct arena_image *img)
 /* Frame values: repeat k owns frame_count * slot_count of them (exact). */
 static int check_frame_runs(struct arena_image *img)
 {
-	ac_u64 sum = 0, total = img->count[ARENA_S_FRAME_VALUES];
+	u64 sum = 0, total = img->count[ARENA_S_FRAME_VALUES];
 
-	for (ac_u64 k = 0; k < img->count[ARENA_S_REPEATS]; k++) {
-		ac_u64 e = entry(img, ARENA_S_REPEATS, k);
-		ac_u64 slots = arena_image_u32(img, e + 36);
-		ac_u64 frames = arena_image_u64(img, e + 40);
-		ac_u128 owned = (ac_u128)frames * slots;
+	for (u64 k = 0; k < img->count[ARENA_S_REPEATS]; k++) {
+		u64 e = entry(img, ARENA_S_REPEATS, k);
+		u64 slots = arena_image_u32(img, e + 36);
+		u64 frames = arena_image_u64(img, e + 40);
+		u128 owned = (u128)frames * slots;
 
 		if (arena_image_u64(img, e + 48) != sum)
 			return bad(img, e + 48);
 		if (owned > total - sum)
 			return bad(img, e + 40);
-		sum += (ac_u64)owned;
+		sum += (u64)owned;
 	}
 	if (sum != total)
 		return bad(img, HEADER_BYTES +
-			   (ac_u64)ARENA_S_FRAME_VALUES * ENTRY_BYTES + 16);
+			   (u64)ARENA_S_FRAME_VALUES * ENTRY_BYTES + 16);
 	return 0;
 }
 
@@ -215,9 +216,9 @@ static int check_frame_runs(struct arena_image *img)
  * Return: 0, or -EINVAL naming the first malformed field's byte offset
  * in img->error_at.
  */
-int arena_image_parse(const void *bytes, ac_u64 size, struct arena_image *img)
+int arena_image_parse(const void *bytes, u64 size, struct arena_image *img)
 {
-	ac_u64 pool_at = 0;
+	u64 pool_at = 0;
 	int rc;
 
 	*img = (struct arena_image){ .bytes = bytes, .size = size };
@@ -244,7 +245,7 @@ int arena_image_parse(const void *bytes, ac_u64 size, struct arena_image *img)
 		rc = check_launch_pads(img);
 	if (!rc && pool_at != img->count[ARENA_S_POOL])
 		rc = bad(img, HEADER_BYTES +
-			 (ac_u64)ARENA_S_POOL * ENTRY_BYTES + 16);
+			 (u64)ARENA_S_POOL * ENTRY_BYTES + 16);
 	if (!rc)
 		rc = check_runs(img, ARENA_S_REPEATS, 24, 4, 28, ARENA_S_DELTAS);
 	if (!rc)
@@ -254,24 +255,24 @@ int arena_image_parse(const void *bytes, ac_u64 size, struct arena_image *img)
 	return rc;
 }
 
-ac_u64 arena_image_n_launches(const struct arena_image *img)
+u64 arena_image_n_launches(const struct arena_image *img)
 {
 	return img->count[ARENA_S_LAUNCHES];
 }
 
-void arena_image_launch(const struct arena_image *img, ac_u64 l,
+void arena_image_launch(const struct arena_image *img, u64 l,
 			struct arena_launch *out)
 {
-	ac_u64 e = entry(img, ARENA_S_LAUNCHES, l);
+	u64 e = entry(img, ARENA_S_LAUNCHES, l);
 
 	out->word_first = arena_image_u64(img, e + 8);
 	out->word_count = arena_image_u32(img, e + 16);
 }
 
-void arena_image_repeat(const struct arena_image *img, ac_u64 r,
+void arena_image_repeat(const struct arena_image *img, u64 r,
 			struct arena_repeat *out)
 {
-	ac_u64 e = entry(img, ARENA_S_REPEATS, r);
+	u64 e = entry(img, ARENA_S_REPEATS, r);
 
 	out->first = arena_image_u64(img, e);
 	out->count = arena_image_u64(img, e + 8);
@@ -284,12 +285,12 @@ void arena_image_repeat(const struct arena_image *img, ac_u64 r,
 	out->frame_value_first = arena_image_u64(img, e + 48);
 }
 
-ac_u64 arena_image_word(const struct arena_image *img, ac_u64 w)
+u64 arena_image_word(const struct arena_image *img, u64 w)
 {
 	return arena_image_u64(img, entry(img, ARENA_S_WORDS, w));
 }
 
-static ac_u64 frame_value(const struct arena_image *img, ac_u64 v)
+static u64 frame_value(const struct arena_image *img, u64 v)
 {
 	return arena_image_u64(img, entry(img, ARENA_S_FRAME_VALUES, v));
 }
@@ -301,20 +302,20 @@ static ac_u64 frame_value(const struct arena_image *img, ac_u64 v)
  * Return: a multiple of 8, at most a small multiple of the image's size
  * (for memory 16-byte aligned, as malloc and kvmalloc give).
  */
-ac_u64 arena_program_index_bytes(const struct arena_image *img)
+u64 arena_program_index_bytes(const struct arena_image *img)
 {
-	ac_u64 n = img->count[ARENA_S_LAUNCHES];
-	ac_u64 w = img->count[ARENA_S_REPEATS] ? img->count[ARENA_S_WORDS] : 0;
+	u64 n = img->count[ARENA_S_LAUNCHES];
+	u64 w = img->count[ARENA_S_REPEATS] ? img->count[ARENA_S_WORDS] : 0;
 
-	return round8(n * sizeof(ac_u32)) + (n + 1) * sizeof(ac_u64) +
-	       w * sizeof(ac_s128) + round8(w * sizeof(ac_u32)) +
-	       round8(img->count[ARENA_S_PHASES] * sizeof(ac_u32));
+	return round8(n * sizeof(u32)) + (n + 1) * sizeof(u64) +
+	       w * sizeof(s128) + round8(w * sizeof(u32)) +
+	       round8(img->count[ARENA_S_PHASES] * sizeof(u32));
 }
 
 /* (launch, word) of repeat rep's body: the word's index, or -EINVAL. */
 static int body_word(const struct arena_image *img,
-		     const struct arena_repeat *rep, ac_u64 launch,
-		     ac_u64 word, ac_u64 *index)
+		     const struct arena_repeat *rep, u64 launch,
+		     u64 word, u64 *index)
 {
 	struct arena_launch la;
 
@@ -328,23 +329,24 @@ static int body_word(const struct arena_image *img,
 }
 
 /* offset + size - 1 does not pass 2^64 - 1. */
-static int fits(ac_u64 offset, ac_u64 size)
+static int fits(u64 offset, u64 size)
 {
 	return offset == 0 || size <= ARENA_U64_MAX - offset + 1;
 }
 
 /* The plan's well-formedness that needs no certificate (spec 1.1):
  * alignment a power of two in 1 .. 2^32, windows of at least a byte,
- * no range past 2^64. */
+ * no range past 2^64.
+ */
 static int check_plan(struct arena_image *img)
 {
-	ac_u64 a = arena_image_u64(img, 24);
+	u64 a = arena_image_u64(img, 24);
 
 	if (a == 0 || a > TWO_POW_32 || (a & (a - 1)))
 		return bad(img, 24);
-	for (ac_u64 k = 0; k < img->count[ARENA_S_WINDOWS]; k++) {
-		ac_u64 e = entry(img, ARENA_S_WINDOWS, k);
-		ac_u64 size = arena_image_u64(img, e + 16);
+	for (u64 k = 0; k < img->count[ARENA_S_WINDOWS]; k++) {
+		u64 e = entry(img, ARENA_S_WINDOWS, k);
+		u64 size = arena_image_u64(img, e + 16);
 
 		if (size == 0 || !fits(arena_image_u64(img, e + 8), size))
 			return bad(img, e + 8);
@@ -352,8 +354,8 @@ static int check_plan(struct arena_image *img)
 	for (int s = ARENA_S_GLOBALS; s <= ARENA_S_PLANES; s++) {
 		if (s == ARENA_S_PHASES)
 			continue;
-		for (ac_u64 k = 0; k < img->count[s]; k++) {
-			ac_u64 e = entry(img, s, k);
+		for (u64 k = 0; k < img->count[s]; k++) {
+			u64 e = entry(img, s, k);
 
 			if (!fits(arena_image_u64(img, e + 8),
 				  arena_image_u64(img, e + 16)))
@@ -364,28 +366,28 @@ static int check_plan(struct arena_image *img)
 }
 
 /* Phase identity k's order against identity j's: by length, then bytes. */
-static int identity_cmp(const struct arena_image *img, ac_u32 k, ac_u32 j)
+static int identity_cmp(const struct arena_image *img, u32 k, u32 j)
 {
-	ac_u64 ek = entry(img, ARENA_S_PHASES, k), ej = entry(img, ARENA_S_PHASES, j);
-	ac_u64 lk = arena_image_u32(img, ek + 4), lj = arena_image_u32(img, ej + 4);
-	const ac_u8 *pool = img->bytes + img->offset[ARENA_S_POOL];
-	const ac_u8 *bk = pool + arena_image_u32(img, ek);
-	const ac_u8 *bj = pool + arena_image_u32(img, ej);
+	u64 ek = entry(img, ARENA_S_PHASES, k), ej = entry(img, ARENA_S_PHASES, j);
+	u64 lk = arena_image_u32(img, ek + 4), lj = arena_image_u32(img, ej + 4);
+	const u8 *pool = img->bytes + img->offset[ARENA_S_POOL];
+	const u8 *bk = pool + arena_image_u32(img, ek);
+	const u8 *bj = pool + arena_image_u32(img, ej);
 
 	if (lk != lj)
 		return lk < lj ? -1 : 1;
-	for (ac_u64 i = 0; i < lk; i++)
+	for (u64 i = 0; i < lk; i++)
 		if (bk[i] != bj[i])
 			return bk[i] < bj[i] ? -1 : 1;
 	return 0;
 }
 
-static void sift_down(const struct arena_image *img, ac_u32 *a, ac_u64 at,
-		      ac_u64 n)
+static void sift_down(const struct arena_image *img, u32 *a, u64 at,
+		      u64 n)
 {
 	for (;;) {
-		ac_u64 big = at, l = 2 * at + 1, r = l + 1;
-		ac_u32 t;
+		u64 big = at, l = 2 * at + 1, r = l + 1;
+		u32 t;
 
 		if (l < n && identity_cmp(img, a[l], a[big]) > 0)
 			big = l;
@@ -401,23 +403,24 @@ static void sift_down(const struct arena_image *img, ac_u32 *a, ac_u64 at,
 }
 
 /* Phase identities are distinct: heapsort (no recursion, no memory but
- * order[]) and compare neighbours. */
-static int check_identities(struct arena_image *img, ac_u32 *order)
+ * order[]) and compare neighbours.
+ */
+static int check_identities(struct arena_image *img, u32 *order)
 {
-	ac_u64 n = img->count[ARENA_S_PHASES];
+	u64 n = img->count[ARENA_S_PHASES];
 
-	for (ac_u64 k = 0; k < n; k++)
-		order[k] = (ac_u32)k;
-	for (ac_u64 k = n / 2; k-- > 0;)
+	for (u64 k = 0; k < n; k++)
+		order[k] = (u32)k;
+	for (u64 k = n / 2; k-- > 0;)
 		sift_down(img, order, k, n);
-	for (ac_u64 end = n; end > 1; end--) {
-		ac_u32 t = order[0];
+	for (u64 end = n; end > 1; end--) {
+		u32 t = order[0];
 
 		order[0] = order[end - 1];
 		order[end - 1] = t;
 		sift_down(img, order, 0, end - 1);
 	}
-	for (ac_u64 k = 1; k < n; k++)
+	for (u64 k = 1; k < n; k++)
 		if (identity_cmp(img, order[k - 1], order[k]) == 0)
 			return bad(img, entry(img, ARENA_S_PHASES,
 					      order[k] > order[k - 1] ?
@@ -425,10 +428,10 @@ static int check_identities(struct arena_image *img, ac_u32 *order)
 	return 0;
 }
 
-static int index_repeat(struct arena_program *p, ac_u64 r)
+static int index_repeat(struct arena_program *p, u64 r)
 {
 	const struct arena_image *img = p->image;
-	ac_u64 n = img->count[ARENA_S_LAUNCHES], e;
+	u64 n = img->count[ARENA_S_LAUNCHES], e;
 	struct arena_repeat rep;
 
 	arena_image_repeat(img, r, &rep);
@@ -437,23 +440,23 @@ static int index_repeat(struct arena_program *p, ac_u64 r)
 		return bad((struct arena_image *)img, e + 8);
 	if (rep.iterations == 0 || rep.iterations >= TWO_POW_32)
 		return bad((struct arena_image *)img, e + 16);
-	for (ac_u64 l = rep.first; l < rep.first + rep.count; l++) {
+	for (u64 l = rep.first; l < rep.first + rep.count; l++) {
 		if (p->repeat_of[l] != ARENA_NONE32)   /* bodies overlap */
 			return bad((struct arena_image *)img, e);
-		p->repeat_of[l] = (ac_u32)r;
+		p->repeat_of[l] = (u32)r;
 	}
-	for (ac_u32 k = 0; k < rep.delta_count; k++) {
-		ac_u64 d = entry(img, ARENA_S_DELTAS, rep.delta_first + k), at;
+	for (u32 k = 0; k < rep.delta_count; k++) {
+		u64 d = entry(img, ARENA_S_DELTAS, rep.delta_first + k), at;
 
 		if (body_word(img, &rep, arena_image_u64(img, d),
 			      arena_image_u64(img, d + 8), &at))
 			return bad((struct arena_image *)img, d);
-		p->delta_sum[at] += (ac_s64)arena_image_u64(img, d + 16);
+		p->delta_sum[at] += (s64)arena_image_u64(img, d + 16);
 	}
 	if (rep.frame_count == 0 && rep.slot_count != 0)
 		return bad((struct arena_image *)img, e + 36);
-	for (ac_u32 k = 0; k < rep.slot_count; k++) {
-		ac_u64 s = entry(img, ARENA_S_SLOTS, rep.slot_first + k), at;
+	for (u32 k = 0; k < rep.slot_count; k++) {
+		u64 s = entry(img, ARENA_S_SLOTS, rep.slot_first + k), at;
 
 		if (body_word(img, &rep, arena_image_u64(img, s),
 			      arena_image_u64(img, s + 8), &at))
@@ -476,42 +479,42 @@ static int index_repeat(struct arena_program *p, ac_u64 r)
 int arena_program_index(struct arena_program *p, const struct arena_image *img,
 			void *mem)
 {
-	ac_u64 n = img->count[ARENA_S_LAUNCHES];
-	ac_u64 w = img->count[ARENA_S_REPEATS] ? img->count[ARENA_S_WORDS] : 0;
-	ac_u8 *m = mem;
+	u64 n = img->count[ARENA_S_LAUNCHES];
+	u64 w = img->count[ARENA_S_REPEATS] ? img->count[ARENA_S_WORDS] : 0;
+	u8 *m = mem;
 	int rc;
 
 	*p = (struct arena_program){ .image = img };
 	/* 16-byte members first: mem is 16-aligned */
-	p->delta_sum = w ? (ac_s128 *)m : NULL;
-	m += w * sizeof(ac_s128);
-	p->executed_before = (ac_u64 *)m;
-	m += (n + 1) * sizeof(ac_u64);
-	p->repeat_of = (ac_u32 *)m;
-	m += round8(n * sizeof(ac_u32));
-	p->slot_of = w ? (ac_u32 *)m : NULL;
-	m += round8(w * sizeof(ac_u32));
+	p->delta_sum = w ? (s128 *)m : NULL;
+	m += w * sizeof(s128);
+	p->executed_before = (u64 *)m;
+	m += (n + 1) * sizeof(u64);
+	p->repeat_of = (u32 *)m;
+	m += round8(n * sizeof(u32));
+	p->slot_of = w ? (u32 *)m : NULL;
+	m += round8(w * sizeof(u32));
 	rc = check_plan((struct arena_image *)img);
 	if (!rc)
-		rc = check_identities((struct arena_image *)img, (ac_u32 *)m);
+		rc = check_identities((struct arena_image *)img, (u32 *)m);
 	if (rc)
 		return rc;
-	for (ac_u64 l = 0; l < n; l++)
+	for (u64 l = 0; l < n; l++)
 		p->repeat_of[l] = ARENA_NONE32;
-	for (ac_u64 i = 0; i < w; i++) {
+	for (u64 i = 0; i < w; i++) {
 		p->delta_sum[i] = 0;
 		p->slot_of[i] = 0;
 	}
-	for (ac_u64 r = 0; r < img->count[ARENA_S_REPEATS]; r++) {
+	for (u64 r = 0; r < img->count[ARENA_S_REPEATS]; r++) {
 		rc = index_repeat(p, r);
 
 		if (rc)
 			return rc;
 	}
 	p->executed_before[0] = 0;
-	for (ac_u64 l = 0; l < n; l++) {
+	for (u64 l = 0; l < n; l++) {
 		struct arena_launch la;
-		ac_u64 weight = 1;
+		u64 weight = 1;
 
 		if (p->repeat_of[l] != ARENA_NONE32) {
 			struct arena_repeat rep;
@@ -529,7 +532,7 @@ int arena_program_index(struct arena_program *p, const struct arena_image *img,
 }
 
 /* Whether a reference starting or ending at l cuts a body. */
-static int cuts_body_at(const struct arena_program *p, ac_u64 l)
+static int cuts_body_at(const struct arena_program *p, u64 l)
 {
 	struct arena_repeat rep;
 
@@ -540,10 +543,10 @@ static int cuts_body_at(const struct arena_program *p, ac_u64 l)
 	return rep.first != l;
 }
 
-int arena_ref_check(const struct arena_program *p, ac_u64 first, ac_u64 count,
-		    ac_u64 *executed)
+int arena_ref_check(const struct arena_program *p, u64 first, u64 count,
+		    u64 *executed)
 {
-	ac_u64 n = p->image->count[ARENA_S_LAUNCHES], adds;
+	u64 n = p->image->count[ARENA_S_LAUNCHES], adds;
 
 	if (count == 0 || first > n || count > n - first)
 		return -EINVAL;
@@ -557,33 +560,33 @@ int arena_ref_check(const struct arena_program *p, ac_u64 first, ac_u64 count,
 	return 0;
 }
 
-int arena_words_at(const struct arena_program *p, ac_u64 l, ac_u64 t,
-		   ac_u64 *out)
+int arena_words_at(const struct arena_program *p, u64 l, u64 t,
+		   u64 *out)
 {
 	const struct arena_image *img = p->image;
 	struct arena_launch la;
 	struct arena_repeat rep;
-	ac_u32 r = p->repeat_of[l];
+	u32 r = p->repeat_of[l];
 
 	arena_image_launch(img, l, &la);
 	if (r != ARENA_NONE32)
 		arena_image_repeat(img, r, &rep);
-	for (ac_u32 j = 0; j < la.word_count; j++) {
-		ac_u64 idx = la.word_first + j;
-		ac_s128 v = arena_image_word(img, idx);
+	for (u32 j = 0; j < la.word_count; j++) {
+		u64 idx = la.word_first + j;
+		s128 v = arena_image_word(img, idx);
 
 		if (r != ARENA_NONE32) {
-			ac_u32 slot = p->slot_of[idx];
+			u32 slot = p->slot_of[idx];
 
 			if (slot)
 				v = frame_value(img, rep.frame_value_first +
 						(t % rep.frame_count) *
 						rep.slot_count + slot - 1);
-			v += (ac_s128)t * p->delta_sum[idx];
-			if (v < 0 || v > (ac_s128)ARENA_U64_MAX)
+			v += (s128)t * p->delta_sum[idx];
+			if (v < 0 || v > (s128)ARENA_U64_MAX)
 				return -EFAULT;
 		}
-		out[j] = (ac_u64)v;
+		out[j] = (u64)v;
 	}
 	return 0;
 }

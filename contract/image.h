@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contract/image.h - what the arena device needs of a binary program
+ * What the arena device needs of a binary program
  * image (docs/program-image.md), checked once, in one freestanding place
  * compiled into the kernel driver (driver/) and into user space
  * (the fuzz harness fuzz/fuzz_contract.c, the simulator's kernels).
@@ -45,64 +45,67 @@ enum arena_section {
 
 /* A parsed image: the bytes (not owned) and each section's place. */
 struct arena_image {
-	const ac_u8 *bytes;
-	ac_u64 size;
-	ac_u64 offset[ARENA_S_COUNT];
-	ac_u64 count[ARENA_S_COUNT];
+	const u8 *bytes;
+	u64 size;
+	u64 offset[ARENA_S_COUNT];
+	u64 count[ARENA_S_COUNT];
 	/* where the first malformed field is (a byte offset), on -EINVAL */
-	ac_u64 error_at;
+	u64 error_at;
 };
 
 struct arena_launch {
-	ac_u64 word_first;
-	ac_u32 word_count;
+	u64 word_first;
+	u32 word_count;
 };
 
 struct arena_repeat {
-	ac_u64 first, count, iterations;
-	ac_u32 delta_first, delta_count, slot_first, slot_count;
-	ac_u64 frame_count, frame_value_first;
+	u64 first, count, iterations;
+	u32 delta_first, delta_count, slot_first, slot_count;
+	u64 frame_count, frame_value_first;
 };
 
 /* The index execution needs (arena_program_index), in caller memory. */
 struct arena_program {
 	const struct arena_image *image;
-	ac_u32 *repeat_of;            /* per launch: its repeat, or NONE32 */
-	ac_u64 *executed_before;      /* per launch + 1: executed launches of
-				       * the table before it (bodies counted
-				       * with their iterations) */
-	ac_s128 *delta_sum;           /* per word (repeats only): D */
-	ac_u32 *slot_of;              /* per word (repeats only): slot+1, 0 */
-	ac_u32 max_words;             /* the largest word_count */
+	u32 *repeat_of;            /* per launch: its repeat, or NONE32 */
+	/* per launch + 1: executed launches of the table before it (bodies
+	 * counted with their iterations)
+	 */
+	u64 *executed_before;
+	s128 *delta_sum;           /* per word (repeats only): D */
+	u32 *slot_of;              /* per word (repeats only): slot+1, 0 */
+	u32 max_words;             /* the largest word_count */
 };
 
-int arena_image_parse(const void *bytes, ac_u64 size, struct arena_image *img);
+int arena_image_parse(const void *bytes, u64 size, struct arena_image *img);
 
 /* Little-endian loads from a parsed image. */
-ac_u64 arena_image_u64(const struct arena_image *img, ac_u64 at);
-ac_u32 arena_image_u32(const struct arena_image *img, ac_u64 at);
+u64 arena_image_u64(const struct arena_image *img, u64 at);
+u32 arena_image_u32(const struct arena_image *img, u64 at);
 
-ac_u64 arena_image_n_launches(const struct arena_image *img);
-void arena_image_launch(const struct arena_image *img, ac_u64 l,
+u64 arena_image_n_launches(const struct arena_image *img);
+void arena_image_launch(const struct arena_image *img, u64 l,
 			struct arena_launch *out);
-void arena_image_repeat(const struct arena_image *img, ac_u64 r,
+void arena_image_repeat(const struct arena_image *img, u64 r,
 			struct arena_repeat *out);
-ac_u64 arena_image_word(const struct arena_image *img, ac_u64 w);
+u64 arena_image_word(const struct arena_image *img, u64 w);
 
 /* Bytes of caller memory arena_program_index() needs (16-aligned). */
-ac_u64 arena_program_index_bytes(const struct arena_image *img);
+u64 arena_program_index_bytes(const struct arena_image *img);
 int arena_program_index(struct arena_program *p, const struct arena_image *img,
 			void *mem);
 
 /* Spec 1.3: reference [first, first + count), after *executed launches;
  * adds its launches to *executed.  -EINVAL: empty, outside the table,
- * cutting a body, or reaching ARENA_EXECUTED_LIMIT. */
-int arena_ref_check(const struct arena_program *p, ac_u64 first, ac_u64 count,
-		    ac_u64 *executed);
+ * cutting a body, or reaching ARENA_EXECUTED_LIMIT.
+ */
+int arena_ref_check(const struct arena_program *p, u64 first, u64 count,
+		    u64 *executed);
 
 /* The words launch l executes at ordinal t of its repeat (t 0 outside
- * one) into out[0 .. word_count); -EFAULT when a value leaves [0, 2^64). */
-int arena_words_at(const struct arena_program *p, ac_u64 l, ac_u64 t,
-		   ac_u64 *out);
+ * one) into out[0 .. word_count); -EFAULT when a value leaves [0, 2^64).
+ */
+int arena_words_at(const struct arena_program *p, u64 l, u64 t,
+		   u64 *out);
 
 #endif

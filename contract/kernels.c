@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * contract/kernels.c - the f32 kernels (uapi.h, enum arena_kernel).
+ * The f32 kernels (uapi.h, enum arena_kernel).
  * Word 0 names the kernel; the others are device addresses and element
  * counts in the order uapi.h lists them.  Every range a kernel touches
  * must lie inside one buffer; otherwise, and for too few words or an
@@ -21,7 +21,7 @@
 
 #define ROW_ELEMENTS 65536   /* elementwise work between two pauses */
 
-static float ld(const ac_u8 *base, ac_u64 i)
+static float ld(const u8 *base, u64 i)
 {
 	float v;
 
@@ -29,21 +29,21 @@ static float ld(const ac_u8 *base, ac_u64 i)
 	return v;
 }
 
-static void st(ac_u8 *base, ac_u64 i, float v)
+static void st(u8 *base, u64 i, float v)
 {
 	__builtin_memcpy(base + 4 * i, &v, sizeof(v));
 }
 
-static float from_bits(ac_u64 word)
+static float from_bits(u64 word)
 {
-	ac_u32 bits = (ac_u32)word;
+	u32 bits = (u32)word;
 	float v;
 
 	__builtin_memcpy(&v, &bits, sizeof(v));
 	return v;
 }
 
-static double from_u64_bits(ac_u64 bits)
+static double from_u64_bits(u64 bits)
 {
 	double v;
 
@@ -54,11 +54,12 @@ static double from_u64_bits(ac_u64 bits)
 /* 2^k for k in [-1022, 1023]. */
 static double pow2(long k)
 {
-	return from_u64_bits((ac_u64)(k + 1023) << 52);
+	return from_u64_bits((u64)(k + 1023) << 52);
 }
 
 /* e^x in double: x = k ln2 + r, |r| <= ln2 / 2, e^r by its Taylor series
- * to degree 13 (error below 2^-60 of the result). */
+ * to degree 13 (error below 2^-60 of the result).
+ */
 static double exp_d(double x)
 {
 	const double ln2_hi = 6.93147180369123816490e-01;
@@ -120,7 +121,7 @@ static float tanhf_c(float x)
 /* sqrt(x) for x > 0 by Newton's method from the exponent's half. */
 static double sqrt_d(double x)
 {
-	ac_u64 bits;
+	u64 bits;
 	double y;
 
 	if (!(x > 0.0))
@@ -128,7 +129,7 @@ static double sqrt_d(double x)
 	if (x == __builtin_inf())
 		return x;
 	__builtin_memcpy(&bits, &x, sizeof(bits));
-	y = from_u64_bits((bits >> 1) + ((ac_u64)1023 << 51));
+	y = from_u64_bits((bits >> 1) + ((u64)1023 << 51));
 	for (int i = 0; i < 8; i++)
 		y = 0.5 * (y + x / y);
 	return y;
@@ -145,17 +146,17 @@ static float maxf(float a, float b)
 }
 
 /* Host memory for `count` f32 at device address `address`, or NULL.  An
- * empty range is never touched, so it needs no buffer. */
-static ac_u8 *f32s(struct arena_device_mem *mem, ac_u64 address,
-		   ac_u128 count)
+ * empty range is never touched, so it needs no buffer.
+ */
+static u8 *f32s(struct arena_device_mem *mem, u64 address, u128 count)
 {
-	static ac_u8 nothing[4];
+	static u8 nothing[4];
 
 	if (count == 0)
 		return nothing;
 	if (count > ARENA_U64_MAX / 4)
-		return (ac_u8 *)0;
-	return mem->range(mem, address, (ac_u64)count * 4);
+		return (u8 *)0;
+	return mem->range(mem, address, (u64)count * 4);
 }
 
 static void pause(struct arena_device_mem *mem)
@@ -164,9 +165,9 @@ static void pause(struct arena_device_mem *mem)
 		mem->pause(mem);
 }
 
-static int k_copy(struct arena_device_mem *mem, const ac_u64 *w)
+static int k_copy(struct arena_device_mem *mem, const u64 *w)
 {
-	ac_u8 *dst = f32s(mem, w[1], w[3]), *src = f32s(mem, w[2], w[3]);
+	u8 *dst = f32s(mem, w[1], w[3]), *src = f32s(mem, w[2], w[3]);
 
 	if (!dst || !src)
 		return -EFAULT;
@@ -175,14 +176,14 @@ static int k_copy(struct arena_device_mem *mem, const ac_u64 *w)
 	return 0;
 }
 
-static int k_fill(struct arena_device_mem *mem, const ac_u64 *w)
+static int k_fill(struct arena_device_mem *mem, const u64 *w)
 {
-	ac_u8 *dst = f32s(mem, w[1], w[2]);
+	u8 *dst = f32s(mem, w[1], w[2]);
 	float v = from_bits(w[3]);
 
 	if (!dst)
 		return -EFAULT;
-	for (ac_u64 i = 0; i < w[2]; i++) {
+	for (u64 i = 0; i < w[2]; i++) {
 		st(dst, i, v);
 		if ((i + 1) % ROW_ELEMENTS == 0)
 			pause(mem);
@@ -190,15 +191,15 @@ static int k_fill(struct arena_device_mem *mem, const ac_u64 *w)
 	return 0;
 }
 
-static int k_binary(struct arena_device_mem *mem, const ac_u64 *w, int mul)
+static int k_binary(struct arena_device_mem *mem, const u64 *w, int mul)
 {
-	ac_u64 n = w[4];
-	ac_u8 *dst = f32s(mem, w[1], n), *x = f32s(mem, w[2], n),
+	u64 n = w[4];
+	u8 *dst = f32s(mem, w[1], n), *x = f32s(mem, w[2], n),
 	      *y = f32s(mem, w[3], n);
 
 	if (!dst || !x || !y)
 		return -EFAULT;
-	for (ac_u64 i = 0; i < n; i++) {
+	for (u64 i = 0; i < n; i++) {
 		st(dst, i, mul ? ld(x, i) * ld(y, i) : ld(x, i) + ld(y, i));
 		if ((i + 1) % ROW_ELEMENTS == 0)
 			pause(mem);
@@ -207,21 +208,21 @@ static int k_binary(struct arena_device_mem *mem, const ac_u64 *w, int mul)
 }
 
 /* dst[m,n] = x[m,k] . w[k,n], or x[m,k] . w[n,k]^T when transposed. */
-static int k_matmul(struct arena_device_mem *mem, const ac_u64 *w)
+static int k_matmul(struct arena_device_mem *mem, const u64 *w)
 {
-	ac_u64 m = w[4], k = w[5], n = w[6];
+	u64 m = w[4], k = w[5], n = w[6];
 	int trans = w[7] != 0;
-	ac_u8 *dst = f32s(mem, w[1], (ac_u128)m * n),
-	      *x = f32s(mem, w[2], (ac_u128)m * k),
-	      *wt = f32s(mem, w[3], (ac_u128)k * n);
+	u8 *dst = f32s(mem, w[1], (u128)m * n),
+	      *x = f32s(mem, w[2], (u128)m * k),
+	      *wt = f32s(mem, w[3], (u128)k * n);
 
 	if (!dst || !x || !wt)
 		return -EFAULT;
-	for (ac_u64 i = 0; i < m; i++) {
-		for (ac_u64 j = 0; j < n; j++) {
+	for (u64 i = 0; i < m; i++) {
+		for (u64 j = 0; j < n; j++) {
 			float acc = 0.0f;
 
-			for (ac_u64 p = 0; p < k; p++)
+			for (u64 p = 0; p < k; p++)
 				acc += ld(x, i * k + p) *
 				       ld(wt, trans ? j * k + p : p * n + j);
 			st(dst, i * n + j, acc);
@@ -231,13 +232,13 @@ static int k_matmul(struct arena_device_mem *mem, const ac_u64 *w)
 	return 0;
 }
 
-static int k_gelu(struct arena_device_mem *mem, const ac_u64 *w)
+static int k_gelu(struct arena_device_mem *mem, const u64 *w)
 {
-	ac_u8 *dst = f32s(mem, w[1], w[3]), *x = f32s(mem, w[2], w[3]);
+	u8 *dst = f32s(mem, w[1], w[3]), *x = f32s(mem, w[2], w[3]);
 
 	if (!dst || !x)
 		return -EFAULT;
-	for (ac_u64 i = 0; i < w[3]; i++) {
+	for (u64 i = 0; i < w[3]; i++) {
 		float v = ld(x, i);
 		float inner = 0.7978845608f * (v + 0.044715f * v * v * v);
 
@@ -248,59 +249,59 @@ static int k_gelu(struct arena_device_mem *mem, const ac_u64 *w)
 	return 0;
 }
 
-static int k_softmax(struct arena_device_mem *mem, const ac_u64 *w)
+static int k_softmax(struct arena_device_mem *mem, const u64 *w)
 {
-	ac_u64 rows = w[3], cols = w[4];
+	u64 rows = w[3], cols = w[4];
 	float scale = from_bits(w[5]);
-	ac_u128 all = (ac_u128)rows * cols;
-	ac_u8 *dst = f32s(mem, w[1], all), *x = f32s(mem, w[2], all);
+	u128 all = (u128)rows * cols;
+	u8 *dst = f32s(mem, w[1], all), *x = f32s(mem, w[2], all);
 
 	if (!dst || !x)
 		return -EFAULT;
-	for (ac_u64 r = 0; r < rows && cols; r++) {
-		ac_u64 o = r * cols;
+	for (u64 r = 0; r < rows && cols; r++) {
+		u64 o = r * cols;
 		float mx = -__builtin_inff();
 		double sum = 0.0;
 
-		for (ac_u64 j = 0; j < cols; j++)
+		for (u64 j = 0; j < cols; j++)
 			mx = maxf(mx, scale * ld(x, o + j));
-		for (ac_u64 j = 0; j < cols; j++) {
+		for (u64 j = 0; j < cols; j++) {
 			float e = expf_c(scale * ld(x, o + j) - mx);
 
 			st(dst, o + j, e);
 			sum += e;
 		}
-		for (ac_u64 j = 0; j < cols; j++)
+		for (u64 j = 0; j < cols; j++)
 			st(dst, o + j, (float)(ld(dst, o + j) / sum));
 		pause(mem);
 	}
 	return 0;
 }
 
-static int k_layernorm(struct arena_device_mem *mem, const ac_u64 *w)
+static int k_layernorm(struct arena_device_mem *mem, const u64 *w)
 {
-	ac_u64 rows = w[5], cols = w[6];
-	ac_u128 all = (ac_u128)rows * cols;
-	ac_u8 *dst = f32s(mem, w[1], all), *x = f32s(mem, w[2], all),
+	u64 rows = w[5], cols = w[6];
+	u128 all = (u128)rows * cols;
+	u8 *dst = f32s(mem, w[1], all), *x = f32s(mem, w[2], all),
 	      *gamma = f32s(mem, w[3], cols), *beta = f32s(mem, w[4], cols);
 
 	if (!dst || !x || !gamma || !beta)
 		return -EFAULT;
-	for (ac_u64 r = 0; r < rows && cols; r++) {
-		ac_u64 o = r * cols;
+	for (u64 r = 0; r < rows && cols; r++) {
+		u64 o = r * cols;
 		double mean = 0.0, var = 0.0, inv;
 
-		for (ac_u64 j = 0; j < cols; j++)
+		for (u64 j = 0; j < cols; j++)
 			mean += ld(x, o + j);
 		mean /= (double)cols;
-		for (ac_u64 j = 0; j < cols; j++) {
+		for (u64 j = 0; j < cols; j++) {
 			double d = ld(x, o + j) - mean;
 
 			var += d * d;
 		}
 		var /= (double)cols;
 		inv = 1.0 / sqrt_d(var + 1e-5);
-		for (ac_u64 j = 0; j < cols; j++)
+		for (u64 j = 0; j < cols; j++)
 			st(dst, o + j, (float)((ld(x, o + j) - mean) * inv *
 					       ld(gamma, j) + ld(beta, j)));
 		pause(mem);
@@ -308,7 +309,7 @@ static int k_layernorm(struct arena_device_mem *mem, const ac_u64 *w)
 	return 0;
 }
 
-ac_u32 arena_kernel_words(ac_u64 kernel)
+u32 arena_kernel_words(u64 kernel)
 {
 	switch (kernel) {
 	case 1: return 4;   /* ARENA_K_COPY */
@@ -331,9 +332,9 @@ ac_u32 arena_kernel_words(ac_u64 kernel)
  *
  * Return: 0, or -EFAULT before anything is written.
  */
-int arena_kernel_run(struct arena_device_mem *mem, const ac_u64 *w, ac_u32 n)
+int arena_kernel_run(struct arena_device_mem *mem, const u64 *w, u32 n)
 {
-	ac_u32 need;
+	u32 need;
 
 	if (n == 0)
 		return -EFAULT;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * arena_bo.c - buffer objects: device memory at a fixed device address.
+ * Buffer objects: device memory at a fixed device address.
  *
  * Each buffer is a GEM shmem object, mapped into the kernel once at
  * creation (what the kernels and BO_READ/BO_WRITE touch) and into user

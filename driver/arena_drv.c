@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * arena_drv.c - the arena accelerator as a DRM accel driver.
+ * The arena accelerator as a DRM accel driver.
  *
  * There is no hardware: the module registers a platform device of its
  * own and binds a platform driver to it, whose probe registers a DRM
@@ -69,8 +69,10 @@ static void arena_drain(struct arena_file *af, struct xarray *xa,
 	}
 }
 
-/* The context's last file is closed: schedules first (they use their
- * programs), then programs, then buffers. */
+/*
+ * The context's last file is closed: schedules first (they use their
+ * programs), then programs, then buffers.
+ */
 static void arena_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
@@ -89,32 +91,117 @@ static void arena_postclose(struct drm_device *drm, struct drm_file *file)
 	file->driver_priv = NULL;
 }
 
-/* Each handler: the argument was copied in by drm_ioctl; take the
- * context's lock around the work. */
-#define ARENA_HANDLER(name, call)					\
-static int name(struct drm_device *drm, void *data, struct drm_file *file) \
-{									\
-	struct arena_file *af = to_arena_file(file);			\
-	int rc;								\
-									\
-	mutex_lock(&af->lock);						\
-	rc = call;							\
-	mutex_unlock(&af->lock);					\
-	return rc;							\
+/*
+ * The handlers: drm_ioctl copied the argument in (and copies it out);
+ * each takes the context's lock around its work.
+ */
+static int arena_ioctl_bo_create(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_bo_create(af, data);
 }
 
-ARENA_HANDLER(arena_ioctl_bo_create, arena_bo_create(af, data))
-ARENA_HANDLER(arena_ioctl_bo_mmap, arena_bo_mmap_offset(af, data))
-ARENA_HANDLER(arena_ioctl_bo_write, arena_bo_rw(af, data, true))
-ARENA_HANDLER(arena_ioctl_bo_read, arena_bo_rw(af, data, false))
-ARENA_HANDLER(arena_ioctl_bo_destroy, arena_bo_destroy(af, data))
-ARENA_HANDLER(arena_ioctl_program_create, arena_program_create(af, data))
-ARENA_HANDLER(arena_ioctl_program_destroy, arena_program_destroy(af, data))
-ARENA_HANDLER(arena_ioctl_schedule_create, arena_schedule_create(af, data))
-ARENA_HANDLER(arena_ioctl_schedule_append, arena_schedule_append(af, data))
-ARENA_HANDLER(arena_ioctl_wait, arena_wait(af, data))
-ARENA_HANDLER(arena_ioctl_schedule_destroy, arena_schedule_destroy(af, data))
-ARENA_HANDLER(arena_ioctl_seal, arena_seal(af, data))
+static int arena_ioctl_bo_mmap(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_bo_mmap_offset(af, data);
+}
+
+static int arena_ioctl_bo_write(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_bo_rw(af, data, true);
+}
+
+static int arena_ioctl_bo_read(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_bo_rw(af, data, false);
+}
+
+static int arena_ioctl_bo_destroy(struct drm_device *drm, void *data,
+				  struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_bo_destroy(af, data);
+}
+
+static int arena_ioctl_program_create(struct drm_device *drm, void *data,
+				      struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_program_create(af, data);
+}
+
+static int arena_ioctl_program_destroy(struct drm_device *drm, void *data,
+				       struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_program_destroy(af, data);
+}
+
+static int arena_ioctl_schedule_create(struct drm_device *drm, void *data,
+				       struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_schedule_create(af, data);
+}
+
+static int arena_ioctl_schedule_append(struct drm_device *drm, void *data,
+				       struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_schedule_append(af, data);
+}
+
+static int arena_ioctl_wait(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_wait(af, data);
+}
+
+static int arena_ioctl_schedule_destroy(struct drm_device *drm, void *data,
+					struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_schedule_destroy(af, data);
+}
+
+static int arena_ioctl_seal(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct arena_file *af = to_arena_file(file);
+
+	guard(mutex)(&af->lock);
+	return arena_seal(af, data);
+}
 
 /* Both submit ioctls: the seqno is written back only on success. */
 static int arena_submit_locked(struct drm_file *file, u32 schedule, u32 flags,
@@ -125,9 +212,9 @@ static int arena_submit_locked(struct drm_file *file, u32 schedule, u32 flags,
 	u64 seqno = 0;
 	int rc;
 
-	mutex_lock(&af->lock);
-	rc = arena_schedule_submit(af, schedule, flags, check, &seqno, NULL);
-	mutex_unlock(&af->lock);
+	scoped_guard(mutex, &af->lock)
+		rc = arena_schedule_submit(af, schedule, flags, check, &seqno,
+					   NULL);
 	if (!rc)
 		*seqno_out = seqno;
 	return rc;

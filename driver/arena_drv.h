@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * arena_drv.h - the arena accelerator's DRM accel driver: the seam
+ * The arena accelerator's DRM accel driver: the seam
  * between its files.
  *
  *   arena_drv.c       module, platform device, drm_driver, ioctl table
@@ -59,7 +59,7 @@ struct arena_device {
 struct arena_file {
 	struct arena_device *adev;
 	struct drm_file *drm_file;
-	struct mutex lock;
+	struct mutex lock; /* guards the context: every field below */
 	struct xarray bos;
 	struct rb_root by_address;
 	struct xarray programs;
@@ -171,6 +171,7 @@ struct arena_seal_check {
 	u32 algorithm;
 	u8 seal[ARENA_SEAL_BYTES];
 };
+
 int arena_schedule_submit(struct arena_file *af, u32 schedule, u32 flags,
 			  const struct arena_seal_check *check, u64 *seqno,
 			  u64 __user *seqno_user);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * arena_exec.c - executing a schedule: its references in order, each
+ * Executing a schedule: its references in order, each
  * launch of a reference in table order, a repeat body all its iterations
  * (ordinal 0 of the whole body, then 1, ...) before the launch after it
  * (spec 1.3); a body word at ordinal t has the value V(t) (the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * arena_kernels.c - the contract's f32 kernels (contract/kernels.c), the
+ * The contract's f32 kernels (contract/kernels.c), the
  * one copy shared with user space, compiled into the module here with the
  * kernel's FPU flags (Kbuild); callers hold kernel_fpu_begin().
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * arena_program.c - programs: a binary program image copied from user
+ * Programs: a binary program image copied from user
  * memory once (never read there again), parsed and checked by the
  * contract (contract/image.c: structure, then the launch table's rules
  * the device executes by), and indexed for execution.  The image's own
@@ -23,7 +23,8 @@ static void prog_free(struct arena_prog *prog)
 }
 
 /* The seal's program half: le64(size) || image, in chunks sha256_update
- * can take. */
+ * can take.
+ */
 static void seal_program(struct arena_prog *prog, u64 size)
 {
 	__le64 le = cpu_to_le64(size);

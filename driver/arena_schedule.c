@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * arena_schedule.c - schedules, submissions, sequence numbers, the seal.
+ * Schedules, submissions, sequence numbers, the seal.
  *
  * A batch of references is copied from user memory, checked whole by the
  * contract (arena_ref_check: spec 1.3 and the executed-sequence limit)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arena_seal_abi.h - the SHA-256 seal ABI, ahead of uapi.h.
+ * The SHA-256 seal ABI, ahead of uapi.h.
  *
  * MOVES TO uapi.h WITH THE SEAL BRANCH: these are the lead's definitions
  * for the seal (SHA-256 instead of XXH64).  Until the `seal` branch's
@@ -50,6 +50,7 @@ struct arena_uring_submit_sealed {
 
 /* seal = SHA-256(le64(size) || image || ref_0 || ref_1 ...), each ref
  * le64 first || le64 count; per program a state after the image, per
- * schedule a state fed as batches are accepted. */
+ * schedule a state fed as batches are accepted.
+ */
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * arena_uring.c - the io_uring front end: IORING_OP_URING_CMD on the
+ * The io_uring front end: IORING_OP_URING_CMD on the
  * device fd reaches file_operations.uring_cmd.  The ring must use
  * IORING_SETUP_SQE128 (EINVAL otherwise: no room for the argument);
  * sqe->cmd_op selects the command, sqe->cmd holds its struct, the rest
@@ -21,7 +21,7 @@
 
 static bool all_zero(const u8 *p, size_t n)
 {
-	return !n || memchr_inv(p, 0, n) == NULL;
+	return !n || !memchr_inv(p, 0, n);
 }
 
 static int cmd_append(struct arena_file *af, const u8 *cmd)
@@ -86,7 +86,8 @@ int arena_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	if (issue_flags & IO_URING_F_NONBLOCK)
 		return -EAGAIN;
 	/* the SQE is the application's memory until the command is issued:
-	 * read it once */
+	 * read it once
+	 */
 	memcpy(cmd, io_uring_sqe_cmd(ioucmd->sqe), sizeof(cmd));
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
