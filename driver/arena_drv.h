@@ -7,9 +7,10 @@
  *   arena_bo.c        buffer objects (GEM shmem) at fixed device addresses
  *   arena_program.c   programs: the image copied, parsed by the contract
  *   arena_schedule.c  schedules, submissions, wait, the seal
- *   arena_exec.c      executing a schedule's references
+ *   arena_exec.c      executing a schedule: the contract's walk, the FPU
  *   arena_uring.c     the io_uring URING_CMD front end
  *   arena_contract.c  contract/image.c, the rules shared with user space
+ *   arena_walk.c      contract/execute.c, the walk shared with user space
  *   arena_kernels.c   contract/kernels.c, built with the FPU flags
  *
  * Locking: each open file (a context) has one mutex, arena_file.lock,

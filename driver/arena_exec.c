@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Executing a schedule: its references in order, each
- * launch of a reference in table order, a repeat body all its iterations
- * (ordinal 0 of the whole body, then 1, ...) before the launch after it
- * (spec 1.3); a body word at ordinal t has the value V(t) (the
- * contract's arena_words_at), and a value outside [0, 2^64) faults the
- * submission as an address outside every buffer does.
+ * Executing a schedule: the contract's walk (contract/execute.c: the
+ * references in order, repeat bodies all their iterations, each launch
+ * with its words at its ordinal, V(t)), each launch run here; a value
+ * outside [0, 2^64) faults the submission as an address outside every
+ * buffer does.
  *
  * The kernels (contract/kernels.c, built with the FPU flags as
  * arena_kernels.c) run between kernel_fpu_begin() and kernel_fpu_end(),
@@ -20,12 +19,13 @@
 #include <asm/fpu/api.h>
 
 #include "arena_drv.h"
+#include "../contract/execute.h"
 #include "../contract/kernels.h"
 
 struct arena_exec {
 	struct arena_device_mem mem;
+	struct arena_walker walker;
 	struct arena_file *af;
-	struct arena_prog *prog;
 };
 
 static u8 *exec_range(struct arena_device_mem *mem, u64 address, u64 len)
@@ -44,8 +44,9 @@ static void exec_pause(struct arena_device_mem *mem)
 	kernel_fpu_begin();
 }
 
-static int run_launch(struct arena_exec *x, const u64 *words, u32 n)
+static int exec_launch(struct arena_walker *w, u64 l, const u64 *words, u32 n)
 {
+	struct arena_exec *x = container_of(w, struct arena_exec, walker);
 	int rc;
 
 	if (fatal_signal_pending(current))
@@ -54,40 +55,6 @@ static int run_launch(struct arena_exec *x, const u64 *words, u32 n)
 	rc = arena_kernel_run(&x->mem, words, n);
 	kernel_fpu_end();
 	cond_resched();
-	return rc;
-}
-
-static int run_launch_at(struct arena_exec *x, u64 l, u64 t)
-{
-	struct arena_launch la;
-
-	arena_image_launch(&x->prog->img, l, &la);
-	if (arena_words_at(&x->prog->index, l, t, x->prog->scratch))
-		return -EFAULT;
-	return run_launch(x, x->prog->scratch, la.word_count);
-}
-
-static int run_ref(struct arena_exec *x, const struct drm_arena_ref *ref)
-{
-	const struct arena_program *p = &x->prog->index;
-	u64 l = ref->first, end = ref->first + ref->count;
-	int rc = 0;
-
-	while (l < end && !rc) {
-		struct arena_repeat rep;
-
-		if (p->repeat_of[l] == ARENA_NONE32) {
-			rc = run_launch_at(x, l, 0);
-			l++;
-			continue;
-		}
-		/* a checked reference cuts no body: one holding l starts at l */
-		arena_image_repeat(&x->prog->img, p->repeat_of[l], &rep);
-		for (u64 t = 0; t < rep.iterations && !rc; t++)
-			for (u64 b = l; b < l + rep.count && !rc; b++)
-				rc = run_launch_at(x, b, t);
-		l += rep.count;
-	}
 	return rc;
 }
 
@@ -106,12 +73,11 @@ int arena_execute(struct arena_file *af, struct arena_prog *prog,
 {
 	struct arena_exec x = {
 		.mem = { .range = exec_range, .pause = exec_pause },
+		.walker = { .launch = exec_launch, .scratch = prog->scratch },
 		.af = af,
-		.prog = prog,
 	};
-	int rc = 0;
 
-	for (u64 i = 0; i < n_refs && !rc; i++)
-		rc = run_ref(&x, &refs[i]);
-	return rc;
+	BUILD_BUG_ON(sizeof(struct arena_ref) != sizeof(struct drm_arena_ref));
+	return arena_walk(&prog->index, (const struct arena_ref *)refs, n_refs,
+			  &x.walker);
 }
