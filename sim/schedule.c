@@ -92,7 +92,7 @@ int schedule_append(struct sim_file *f,
 		return -EBUSY;
 	if (arg->count == 0)
 		return 0;
-	if (arg->count > SIM_MAX_APPEND)
+	if (arg->count > ARENA_MAX_APPEND)   /* contract/image.h */
 		return -EINVAL;
 	_Static_assert(sizeof(struct drm_arena_ref) == sizeof(struct ac_ref),
 		       "a uapi reference is a model reference");

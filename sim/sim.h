@@ -265,9 +265,6 @@ struct sim_schedule {
 	struct arena_seal seal;       /* program's, then every accepted ref */
 };
 
-/* Hard cap on one append batch (EINVAL beyond): bounds the copy. */
-#define SIM_MAX_APPEND (1u << 20)
-
 int schedule_create(struct sim_file *f, struct drm_arena_schedule_create *arg);
 int schedule_append(struct sim_file *f,
 		    const struct drm_arena_schedule_append *arg);
