@@ -327,7 +327,7 @@ static double now(void)
 START_TEST(killed_mid_execution)
 {
 	int fd = dev_open();
-	bo_new(fd, 0x10000, 4096);
+	volatile float *p = bo_map(fd, bo_new(fd, 0x10000, 4096), 4096);
 	struct pb *b = pb_new();
 	pb_phase(b, "P");
 	pb_launch(b, "P", PB_WORDS(ARENA_K_FILL, 0x10000, 1024, f32_bits(1.0f)));
@@ -341,7 +341,11 @@ START_TEST(killed_mid_execution)
 		submit_plain(fd, schedule);
 		_exit(0);
 	}
-	usleep(500 * 1000);
+	/* Executing: the first launch has filled the buffer. */
+	double until = now() + 30.0;
+	while (p[0] != 1.0f && now() < until)
+		usleep(10 * 1000);
+	ck_assert_msg(p[0] == 1.0f, "the submission did not start in 30 s");
 	double start = now();
 	ck_assert_int_eq(kill(child, SIGKILL), 0);
 	int status;
@@ -351,6 +355,7 @@ START_TEST(killed_mid_execution)
 		      now() - start);
 	/* The context goes on: the submission is a fault, not a hang. */
 	ck_assert_int_eq(dev_wait(fd, 1), EIO);
+	munmap((void *)p, 4096);
 	close(fd);
 }
 END_TEST
