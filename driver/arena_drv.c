@@ -11,11 +11,11 @@
  * sequence numbers.
  *
  * Unloading: every open file holds a reference on the module (the
- * accel fops), so rmmod waits for the last close; the ioctls run inside
- * drm_dev_enter()/drm_dev_exit() (the DRM core's drm_ioctl for the
- * table, arena_uring_cmd for io_uring) so that unbinding the platform
- * device (drm_dev_unplug) waits for running calls and refuses new ones
- * with ENODEV.
+ * accel fops), so rmmod is refused until the last close, and the
+ * platform device goes (drm_dev_unplug) only then.  After the unplug
+ * drm_ioctl refuses the table's ioctls with ENODEV, and arena_uring_cmd
+ * runs inside drm_dev_enter()/drm_dev_exit(), which drm_dev_unplug waits
+ * for.
  */
 #include <linux/module.h>
 #include <linux/platform_device.h>
