@@ -10,6 +10,8 @@
  *   driver-tests                   the suites "seal" and "lifetime"
  *   driver-tests --require-seal    the suite "require-seal" (the module
  *                                  loaded with require_seal=1)
+ *   driver-tests --images DIR      every file of DIR through PROGRAM_CREATE,
+ *                                  against libarenacert's verdict on it
  *
  * Ends with "N passed, N failed".
  */
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <dirent.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -29,6 +32,8 @@
 #include <liburing.h>
 
 #include "../../driver/arena_seal_abi.h"
+#include <arenaguard/certify.h>
+
 #include "../sim/device.h"
 #include "../summary.h"
 
@@ -375,10 +380,68 @@ START_TEST(sealed_from_open)
 }
 END_TEST
 
+/* The module's image rules are libarenacert's: every image of a corpus
+ * (malformed ones included) is created by PROGRAM_CREATE exactly when
+ * libarenacert reads it, finds its own schedule empty and accepts the
+ * program; otherwise EINVAL.  Returns the number of disagreements. */
+static int compare_corpus(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "driver-tests: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	int fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC), bad = 0, n = 0;
+	if (fd < 0) {
+		fprintf(stderr, "driver-tests: %s: %s\n", ARENA_NODE_PATH,
+			strerror(errno));
+		closedir(d);
+		return 1;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char path[512];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		static uint8_t buf[1 << 20];
+		size_t len = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		struct ac_model *m = NULL;
+		ac_program *p = NULL;
+		int want = ac_model_read_image(buf, len, &m, NULL) == 0 &&
+			   m->n_refs == 0 && (p = ac_program_new(m, NULL));
+		ac_program_free(p);
+		ac_model_free(m);
+		struct drm_arena_program_create c = {
+			.image = (uintptr_t)buf, .size = len };
+		int rc = xioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c);
+		if (len == 0 ? rc != EINVAL : rc != (want ? 0 : EINVAL)) {
+			printf("%s: libarenacert %s, the module %s\n", e->d_name,
+			       want ? "accepts" : "refuses", strerror(rc));
+			bad++;
+		}
+		if (rc == 0) {
+			struct drm_arena_handle h = { .handle = c.handle };
+			xioctl(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, &h);
+		}
+		n++;
+	}
+	closedir(d);
+	close(fd);
+	printf("driver-tests: %d images of %s, %d disagreements\n", n, dir, bad);
+	return bad || n == 0;
+}
+
 int main(int argc, char **argv)
 {
 	Suite *s;
 	TCase *tc;
+	if (argc == 3 && strcmp(argv[1], "--images") == 0)
+		return compare_corpus(argv[2]) ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (argc == 2 && strcmp(argv[1], "--require-seal") == 0) {
 		s = suite_create("require-seal");
 		tc = tcase_create("require-seal");
