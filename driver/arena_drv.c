@@ -235,11 +235,9 @@ static int arena_ioctl_submit_sealed(struct drm_device *drm, void *data,
 {
 	struct drm_arena_schedule_submit_sealed *arg = data;
 	struct arena_seal_check check = {
-		.sealed = true, .algorithm = arg->algorithm,
+		.sealed = true, .algorithm = arg->algorithm, .pad = arg->pad,
 	};
 
-	if (arg->pad)
-		return -EINVAL;
 	memcpy(check.seal, arg->seal, sizeof(check.seal));
 	return arena_submit_locked(file, arg->schedule, arg->flags, &check,
 				   &arg->seqno);

@@ -30,7 +30,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem_shmem_helper.h>
 
-#include "arena_seal_abi.h"
+#include <arenaguard/uapi.h>
 #include "../contract/image.h"
 
 /**
@@ -165,11 +165,13 @@ int arena_schedule_append(struct arena_file *af,
  * struct arena_seal_check - what a submission asks of the seal
  * @sealed: false: the plain submit (ENOKEY on a sealed context)
  * @algorithm: the seal's algorithm (EINVAL unless ARENA_SEAL_SHA256)
+ * @pad: the submission's pad (EINVAL unless 0)
  * @seal: the digest the schedule must have (EKEYREJECTED otherwise)
  */
 struct arena_seal_check {
 	bool sealed;
 	u32 algorithm;
+	u32 pad;
 	u8 seal[ARENA_SEAL_BYTES];
 };
 

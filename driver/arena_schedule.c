@@ -7,8 +7,8 @@
  * and only then appended and fed to the schedule's seal state: a batch
  * is atomic.  A submission executes the whole schedule synchronously
  * (arena_exec.c); every refusal comes before a sequence number is
- * consumed.  Seals are SHA-256 (arena_seal_abi.h): a sealed submit costs
- * one sha256_final of a copy of the schedule's state.
+ * consumed.  Seals are SHA-256 (uapi.h, "Sealed submissions"): a sealed
+ * submit costs one sha256_final of a copy of the schedule's state.
  */
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -17,6 +17,12 @@
 #include <asm/byteorder.h>
 
 #include "arena_drv.h"
+
+/* uapi.h's seal ABI, whose sizes the ioctl numbers also encode */
+static_assert(sizeof(struct drm_arena_seal) == 16);
+static_assert(sizeof(struct drm_arena_schedule_submit_sealed) == 56);
+static_assert(sizeof(struct arena_uring_submit_sealed) == 56);
+static_assert(ARENA_SEAL_SHA256 == 1 && ARENA_SEAL_BYTES == 32);
 
 int arena_schedule_create(struct arena_file *af,
 			  struct drm_arena_schedule_create *arg)
@@ -151,7 +157,8 @@ int arena_schedule_submit(struct arena_file *af, u32 schedule, u32 flags,
 
 	if (flags)
 		return -EINVAL;
-	if (check->sealed && check->algorithm != ARENA_SEAL_SHA256)
+	if (check->sealed &&
+	    (check->pad || check->algorithm != ARENA_SEAL_SHA256))
 		return -EINVAL;
 	if (!check->sealed && af->sealed)
 		return -ENOKEY;

@@ -54,10 +54,10 @@ static int cmd_submit_sealed(struct arena_file *af, const u8 *cmd)
 	u64 seqno;
 
 	memcpy(&s, cmd, sizeof(s));
-	if (!all_zero(cmd + sizeof(s), ARENA_URING_CMD_BYTES - sizeof(s)) ||
-	    s.pad)
+	if (!all_zero(cmd + sizeof(s), ARENA_URING_CMD_BYTES - sizeof(s)))
 		return -EINVAL;
 	check.algorithm = s.algorithm;
+	check.pad = s.pad;
 	memcpy(check.seal, s.seal, sizeof(check.seal));
 	return arena_schedule_submit(af, s.schedule, s.flags, &check, &seqno,
 				     u64_to_user_ptr(s.seqno));

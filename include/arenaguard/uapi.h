@@ -37,9 +37,8 @@
  * into a process (docs/simulator.md), implement all of this with the same
  * errors; both run the kernels of contract/kernels.c, and arena.ko checks
  * images with contract/image.c, which agrees with the simulator's
- * libarenacert (fuzz/fuzz_contract.c).  They differ in the seal: the
- * simulator's is the XXH64 one below, arena.ko's the SHA-256 one of the
- * seal branch (driver/arena_seal_abi.h).  libarenaguard sits in front of
+ * libarenacert (fuzz/fuzz_contract.c); both seal with SHA-256 as
+ * "Sealed submissions" below says.  libarenaguard sits in front of
  * either and adds EPERM.
  */
 #ifndef ARENAGUARD_UAPI_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * driver-tests: what only arena.ko has, run by the kernel stage in the VM
- * (tests/kernel/tests.list): the SHA-256 seal (driver/arena_seal_abi.h)
+ * (tests/kernel/tests.list): the SHA-256 seal (uapi.h)
  * by ioctl and io_uring, the require_seal module parameter, and buffer
  * lifetimes across destroy, close and mappings, impossible sizes, and a
  * long execution stopped by SIGKILL.  The expected seal is
@@ -31,7 +31,7 @@
 
 #include <liburing.h>
 
-#include "../../driver/arena_seal_abi.h"
+#include <arenaguard/uapi.h>
 #include <arenaguard/certify.h>
 
 #include "../sim/device.h"
