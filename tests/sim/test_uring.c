@@ -440,9 +440,7 @@ Suite *suite_uring(void)
 	tcase_add_test(tc, submit_variants);
 	tcase_add_test(tc, passthrough);
 	suite_add_tcase(s, tc);
-	/* Its own case: the kernel stage runs "uring" on arena.ko, whose
-	 * seal is the SHA-256 one (driver/arena_seal_abi.h) until the seal
-	 * branch brings it to uapi.h and to this test. */
+	/* Its own case (the kernel stage runs both on arena.ko). */
 	tc = tcase_create("uring-seal");
 	tcase_add_test(tc, sealed_submits);
 	suite_add_tcase(s, tc);
