@@ -26,9 +26,9 @@
 #include "fake_driver.h"
 #include "seal.h"
 #include "usercopy.h"
+#include "../contract/image.h"  /* ARENA_MAX_APPEND: the device's batch limit */
 
 #define MAX_IMAGE (1u << 20)    /* larger: ENOMEM, unread */
-#define MAX_APPEND (1u << 20)   /* uapi.h: references per batch */
 #define CMD_BYTES 80            /* sqe->cmd of a 128-byte SQE */
 
 struct fake_program {
@@ -200,7 +200,7 @@ static int schedule_append(struct fake_file *f,
 		return -ENOENT;
 	if (a->count == 0)
 		return 0;
-	if (a->count > MAX_APPEND)
+	if (a->count > ARENA_MAX_APPEND)
 		return -EINVAL;
 	struct ac_ref *refs = malloc(a->count * sizeof(*refs));
 	FUZZ_CHECK(refs, "malloc");

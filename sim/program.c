@@ -2,11 +2,11 @@
 /*
  * Programs: a binary program image (docs/program-image.md), read with
  * libarenacert's reader and checked with ac_program_new(), which also
- * gives each launch's phase (for poisoning).  The device executes the
- * launch table; the plan matters only to poisoning.  References are
- * checked by libarenacert (ac_program_check_ref, spec 1.3), and the
- * words a launch executes at an iteration are libarenacert's too
- * (ac_word_values, spec 1.2), indexed once here.
+ * gives each launch's phase (for poisoning), and indexed by the contract
+ * (contract/image.c), the device's view arena.ko has too: references
+ * are checked (spec 1.3), words valued (V(t), spec 1.2) and schedules
+ * walked by it, as in the kernel.  The two readers agree on every image
+ * (fuzz/fuzz_contract.c).
  *
  * A program's image is kept in the context (sim.h), so that a process
  * sharing it that did not create the program can parse it too, once:
@@ -23,16 +23,24 @@
 #include "sim.h"
 #include "usercopy.h"
 
-/* The scratch words of one launch, and V(t)'s index (libarenacert). */
-static int index_words(struct sim_program *p)
+/* The device's view of the image (the contract, as arena.ko's), and the
+ * scratch words of one launch. */
+static int index_device(struct sim_program *p, const void *image,
+			uint64_t size)
 {
-	const struct ac_model *m = p->model;
-	for (uint32_t l = 0; l < m->n_launches; l++)
-		if (m->launches[l].word_count > p->max_words)
-			p->max_words = m->launches[l].word_count;
-	p->scratch = malloc(((size_t)p->max_words + 1) * sizeof(*p->scratch));
-	p->words = ac_word_values_new(p->prog);
-	return p->scratch && p->words ? 0 : -ENOMEM;
+	if (arena_image_parse(image, size, &p->img) != 0)
+		return -EINVAL;
+	uint64_t bytes = arena_program_index_bytes(&p->img);
+	if (bytes > SIZE_MAX - 16)
+		return -ENOMEM;
+	p->cp_mem = aligned_alloc(16, (bytes + 15) / 16 * 16 + 16);
+	if (!p->cp_mem)
+		return -ENOMEM;
+	if (arena_program_index(&p->cp, &p->img, p->cp_mem) != 0)
+		return -EINVAL;
+	p->scratch = malloc(((size_t)p->cp.max_words + 1) *
+			    sizeof(*p->scratch));
+	return p->scratch ? 0 : -ENOMEM;
 }
 
 void program_free(struct sim_program *p)
@@ -41,7 +49,7 @@ void program_free(struct sim_program *p)
 		return;
 	ac_program_free(p->prog);
 	ac_model_free(p->model);
-	ac_word_values_free(p->words);
+	free(p->cp_mem);
 	free(p->scratch);
 	free(p);
 }
@@ -57,7 +65,7 @@ static int program_load(struct sim_program *p, const void *image,
 	p->prog = ac_program_new(p->model, NULL);
 	if (!p->prog)
 		return -EINVAL;
-	return index_words(p);
+	return index_device(p, image, size);
 }
 
 /* A new parse of image; -EINVAL when malformed, -ENOMEM. */

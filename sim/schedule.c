@@ -67,17 +67,17 @@ static int reserve_refs(struct sim_file *f, struct sim_schedule *s,
 	return 0;
 }
 
-/* Checks a whole batch before any of it is appended (atomic), as
- * libarenacert does (spec 1.3); *executed: the launches all of the
- * schedule would execute. */
+/* Checks a whole batch before any of it is appended (atomic), by the
+ * contract's rule (spec 1.3), as arena.ko does; *executed: the launches
+ * all of the schedule would execute. */
 static int check_batch(const struct sim_schedule *s,
 		       const struct sim_program *p, const struct ac_ref *refs,
 		       uint32_t count, uint64_t *executed)
 {
 	*executed = s->executed;
 	for (uint32_t i = 0; i < count; i++)
-		if (ac_program_check_ref(p->prog, &refs[i], s->n_refs + i,
-					 executed, NULL) != 0)
+		if (arena_ref_check(&p->cp, refs[i].first, refs[i].count,
+				    executed) != 0)
 			return -EINVAL;
 	return 0;
 }
@@ -92,7 +92,7 @@ int schedule_append(struct sim_file *f,
 		return -EBUSY;
 	if (arg->count == 0)
 		return 0;
-	if (arg->count > SIM_MAX_APPEND)
+	if (arg->count > ARENA_MAX_APPEND)   /* contract/image.h */
 		return -EINVAL;
 	_Static_assert(sizeof(struct drm_arena_ref) == sizeof(struct ac_ref),
 		       "a uapi reference is a model reference");

@@ -12,8 +12,8 @@
  *   bo.c         buffer objects and the device address space
  *   program.c    program images
  *   schedule.c   schedules, submissions and sequence numbers
- *   execute.c    walking a schedule: repeats, V(t), poison
- *   kernels.c    the f32 kernels
+ *   execute.c    walking a schedule (contract/execute.c), poison
+ *   kernels.c    the device memory the f32 kernels (contract/) run on
  *   ioctl.c      the DRM ioctl dispatcher
  *   uring.c      liburing interposition: URING_CMD -> injected NOP
  *
@@ -35,6 +35,7 @@
 #include <arenaguard/uapi.h>
 
 #include "seal.h"
+#include "../contract/execute.h"
 
 /* ---- init.c ---- */
 
@@ -217,9 +218,13 @@ struct sim_program {
 	struct ac_model *model;
 	ac_program *prog;             /* keeps pointers into model */
 	uint64_t schedules;           /* live schedules (EBUSY on destroy) */
-	ac_word_values *words;        /* spec 1.2 V(t) of every launch */
-	uint32_t max_words;           /* largest word_count of a launch */
-	uint64_t *scratch;            /* max_words words: one launch at t */
+	/* the device's view (contract/image.h), as arena.ko's: references,
+	 * V(t) and the walk; img points into the context's image, which
+	 * outlives every use of this parse (program_get) */
+	struct arena_image img;
+	struct arena_program cp;
+	void *cp_mem;                 /* arena_program_index_bytes of it */
+	uint64_t *scratch;            /* cp.max_words words: one launch at t */
 };
 
 /* A program in the context: its image (the exact bytes given to
@@ -259,9 +264,6 @@ struct sim_schedule {
 	uint64_t executed;            /* launches of the executed sequence */
 	struct arena_seal seal;       /* program's, then every accepted ref */
 };
-
-/* Hard cap on one append batch (EINVAL beyond): bounds the copy. */
-#define SIM_MAX_APPEND (1u << 20)
 
 int schedule_create(struct sim_file *f, struct drm_arena_schedule_create *arg);
 int schedule_append(struct sim_file *f,

@@ -31,6 +31,15 @@
  * Programs are the binary program image (docs/program-image.md).  The
  * device executes launches; it ignores the plan section and the launches'
  * source identities, which exist for the certificate.
+ *
+ * Implementations: driver/arena.ko, a Linux 6.12 DRM accel driver
+ * (docs/driver.md), and sim/libarenasim.so, the simulated device preloaded
+ * into a process (docs/simulator.md), implement all of this with the same
+ * errors; both run the kernels of contract/kernels.c, and arena.ko checks
+ * images with contract/image.c, which agrees with the simulator's
+ * libarenacert (fuzz/fuzz_contract.c); both seal with SHA-256 as
+ * "Sealed submissions" below says.  libarenaguard sits in front of
+ * either and adds EPERM.
  */
 #ifndef ARENAGUARD_UAPI_H
 #define ARENAGUARD_UAPI_H

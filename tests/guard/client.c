@@ -267,6 +267,7 @@ struct mixer {
 	struct cdev *shared;
 	uint32_t schedule;
 	int appender, n, errors;
+	int last;          /* the last error's -errno */
 };
 
 static void *mix(void *arg)
@@ -288,13 +289,19 @@ static void *mix(void *arg)
 			struct drm_arena_schedule_append a = {
 				.schedule = m->schedule, .count = 2,
 				.refs = (uintptr_t)prog_good_refs };
-			if (cdev_ioctl(m->shared->fd,
-				       DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a))
+			int rc = cdev_ioctl(m->shared->fd,
+					    DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+			if (rc) {
 				m->errors++;
+				m->last = rc;
+			}
 		} else {
 			uint64_t seqno;
-			if (cdev_submit(&own, m->schedule, &seqno) != 0)
+			int rc = cdev_submit(&own, m->schedule, &seqno);
+			if (rc) {
 				m->errors++;
+				m->last = rc;
+			}
 		}
 	}
 	if (!m->appender)
@@ -314,13 +321,16 @@ static void cmd_mixed(int threads, int n)
 				       .appender = i % 2, .n = n };
 		pthread_create(&m[i].thread, NULL, mix, &m[i]);
 	}
-	int errors = 0;
+	int errors = 0, append_rc = 0, submit_rc = 0;
 	for (int i = 0; i < threads; i++) {
 		pthread_join(m[i].thread, NULL);
 		errors += m[i].errors;
+		if (m[i].last)
+			*(m[i].appender ? &append_rc : &submit_rc) = m[i].last;
 	}
 	check(errors == 0, "%d threads appending by ioctl and submitting by "
-	      "io_uring one schedule: %d errors", threads, errors);
+	      "io_uring one schedule: %d errors (last append %d, last "
+	      "submit %d)", threads, errors, append_rc, submit_rc);
 	free(m);
 	cdev_close(&d);
 }

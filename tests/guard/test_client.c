@@ -304,15 +304,29 @@ Suite *suite_client(void)
 	tcase_add_test(t, test_bad_mode_enforces);
 	tcase_add_loop_test(t, test_resubmit_cache, 0, 2);
 	tcase_add_test(t, test_threads);
-	tcase_add_test(t, test_mixed);
 	tcase_add_loop_test(t, test_race, 0, 2);
 	tcase_add_loop_test(t, test_badptr, 0, 3);
-	tcase_add_test(t, test_passthrough);
 	tcase_add_test(t, test_dupfork);
 	tcase_add_loop_test(t, test_unknown_schedule, 0, 2);
 	tcase_add_test(t, test_link);
 	tcase_add_test(t, test_handwritten);
 	tcase_add_test(t, test_malformed);
+	suite_add_tcase(s, t);
+	/* Cases of their own, which the kernel stage leaves out of its run
+	 * of "client" on arena.ko (docs/driver.md): passthrough compares
+	 * the completion order of io_uring with and without the guard,
+	 * which the simulator's io_uring (run in io_uring_submit) fixes and
+	 * the kernel's does not; mixed fails there (its submits by io_uring
+	 * race the ioctl appends: the kernel runs them later, from io-wq). */
+	t = tcase_create("client-passthrough");
+	tcase_set_timeout(t, 300);
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_add_test(t, test_passthrough);
+	suite_add_tcase(s, t);
+	t = tcase_create("client-mixed");
+	tcase_set_timeout(t, 300);
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_add_test(t, test_mixed);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include "device.h"
 
@@ -40,6 +41,16 @@ void bo_get(int fd, uint32_t bo, uint64_t offset, void *data, size_t len)
 	struct drm_arena_bo_rw rw = { .handle = bo, .offset = offset,
 				      .size = len, .data = (uintptr_t)data };
 	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_READ, &rw), 0);
+}
+
+void *bo_map(int fd, uint32_t bo, size_t len)
+{
+	struct drm_arena_bo_mmap m = { .handle = bo };
+	ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_BO_MMAP, &m), 0);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       (off_t)m.offset);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	return p;
 }
 
 uint32_t prog_from_image(int fd, const void *image, size_t len)

@@ -40,6 +40,8 @@ int xioctl(int fd, unsigned long request, void *arg);
 uint32_t bo_new(int fd, uint64_t address, uint64_t size);
 void bo_put(int fd, uint32_t bo, uint64_t offset, const void *data, size_t len);
 void bo_get(int fd, uint32_t bo, uint64_t offset, void *data, size_t len);
+/* mmap(2) of len bytes of the buffer, MAP_SHARED, read and write. */
+void *bo_map(int fd, uint32_t bo, size_t len);
 
 uint32_t prog_new(int fd, struct pb *b);   /* frees b */
 uint32_t prog_from_image(int fd, const void *image, size_t len);

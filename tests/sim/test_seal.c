@@ -320,6 +320,11 @@ Suite *suite_seal(void)
 	tcase_add_test(tc, unsealed_context);
 	tcase_add_test(tc, sealed_context);
 	tcase_add_test(tc, seal_follows_appends);
+	suite_add_tcase(s, tc);
+	/* Its own case: ARENASIM_REQUIRE_SEAL is the simulator's (the
+	 * kernel stage runs case "seal" on arena.ko, and the demo itself
+	 * with the module's require_seal=1). */
+	tc = tcase_create("require-seal");
 	tcase_add_test(tc, require_seal);
 	suite_add_tcase(s, tc);
 	return s;
