@@ -766,6 +766,42 @@ START_TEST(idle_timeout)
 }
 END_TEST
 
+/* A low hard descriptor limit (200, as a container may set): the server
+ * started there before the connection limit existed, and must still,
+ * with its default --max-connections lowered to fit and said; a
+ * --max-connections given that does not fit is refused (exit 2).  The
+ * limit is lowered in this test's process (check forks each test). */
+START_TEST(low_fd_hard_limit)
+{
+	struct rlimit r = { 200, 200 };
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &r), 0);
+	struct server s;
+	start_server(&s, "enforce", NULL);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_int_eq(c.status, 200);
+	http_client_close(&c);
+	ck_assert_int_eq(stop_server(&s), 0);
+	char *log = read_log(&s);
+	ck_assert_msg(strstr(log, "at most 136 connections at once"), "%s",
+		      log);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, STDERR_FILENO);
+		execl(AG_ARENA_SERVE, AG_ARENA_SERVE, "--port", "0",
+		      "--max-connections", "512", (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %#x",
+		      st);
+}
+END_TEST
+
 Suite *suite_serve(void)
 {
 	Suite *s = suite_create("serve");
@@ -782,6 +818,7 @@ Suite *suite_serve(void)
 	tcase_add_test(tc, unguarded_sealed_device);
 	tcase_add_test(tc, idle_flood);
 	tcase_add_test(tc, idle_timeout);
+	tcase_add_test(tc, low_fd_hard_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }
