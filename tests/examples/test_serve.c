@@ -619,6 +619,41 @@ START_TEST(unguarded_sealed_device)
 }
 END_TEST
 
+/* The device refuses the start-up probe's PROGRAM_CREATE once (ENOMEM,
+ * libfailcreate.so between the guard and the simulator), then accepts
+ * everything: /health is 503 at first, and ready again at the re-probe a
+ * second later; the probe's shape serves.  A refusal of a program's
+ * creation must not be kept as the shape's fate: the server would stay
+ * 503 and refuse that shape's requests for good. */
+START_TEST(create_refused_once)
+{
+	struct server s;
+	const char *const env[] = {
+		"LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_FAILCREATE
+		" " AG_ARENASIM, "FAILCREATE_FIRST=1", NULL };
+	start_server_env(&s, "enforce", env, NULL);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_msg(c.status == 503 && strstr(c.buf, "could not be created"),
+		      "%d %s", c.status, c.buf);
+	int status = 0;
+	for (int i = 0; i < 4 && status != 200; i++) {
+		usleep(1100000);   /* a re-probe is due once a second */
+		ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+		status = c.status;
+	}
+	ck_assert_msg(status == 200, "/health after the device recovered: "
+		      "%d %s", c.status, c.buf);
+	ck_assert_int_eq(http_call(&c, "POST", "/v1/completions",
+				   "{\"prompt\": [1], \"max_tokens\": 1}"), 0);
+	ck_assert_msg(c.status == 200, "%d %s", c.status, c.buf);
+	http_client_close(&c);
+	ck_assert_int_eq(stop_server(&s), 0);
+	read_log(&s);
+}
+END_TEST
+
 /* ---- connections ---- */
 
 #define FLOOD 2000
@@ -971,6 +1006,7 @@ Suite *suite_serve(void)
 	tcase_add_test(tc, idle_flood);
 	tcase_add_test(tc, idle_timeout);
 	tcase_add_test(tc, low_fd_hard_limit);
+	tcase_add_test(tc, create_refused_once);
 	suite_add_tcase(s, tc);
 	/* Reproducers of attacks the server does not yet withstand, for
 	 * the lead to decide on: SERVE_ATTACK=1 CK_RUN_CASE=attack. */
