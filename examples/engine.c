@@ -176,8 +176,13 @@ static int fits(const struct engine *e, const struct plan *p)
 	return 1;
 }
 
+/* A program the device refused to create, said as a failed shape. */
+static struct shape_entry refused_entry = { .failed = 1 };
+
 /* The shape's plan and program, made the first time; NULL with g->error
- * said when it cannot be. */
+ * said when it cannot be.  A program the device refuses is asked for
+ * again at the shape's next request; one that does not fit the buffers
+ * is not. */
 static struct shape_entry *shape_of(struct engine *e, int t,
 				    struct generation *g)
 {
@@ -187,18 +192,27 @@ static struct shape_entry *shape_of(struct engine *e, int t,
 		s->shape = model_default_shape(e->cfg.layers, t);
 		enum plan_kind kind = t == e->cfg.buggy_shape ? PLAN_BUGGY
 							      : PLAN_CORRECT;
+		int refused = 0;
 		if (plan_build(&s->plan, &s->shape, kind) != 0) {
 			free(s);
 			s = NULL;
-		} else if (!fits(e, &s->plan) ||
-			   device_program_on(e->dev.fd, &s->plan,
+		} else if (!fits(e, &s->plan)) {
+			s->failed = 1;   /* for good: the buffers are made */
+		} else if (device_program_on(e->dev.fd, &s->plan,
 					     &s->program) != 0) {
-			s->failed = 1;
+			/* Not kept: the device may accept it later (the
+			 * health's re-probe asks it again). */
+			plan_free(&s->plan);
+			free(s);
+			s = NULL;
+			refused = 1;
 		} else {
 			atomic_fetch_add(&e->shared->metrics.programs_created, 1);
 		}
 		if (s)
 			e->shapes[t] = s;
+		else if (refused)
+			s = &refused_entry;
 	}
 	pthread_mutex_unlock(&e->shapes_lock);
 	if (!s)
