@@ -654,6 +654,38 @@ START_TEST(create_refused_once)
 }
 END_TEST
 
+/* After the start-up probe's submission the driver refuses every
+ * submission with EPERM (libfailcreate.so: its access revoked), without
+ * the guard having refused anything: every completion fails, and
+ * /health must say 503.  arena-serve took every EPERM for the guard's
+ * block, which counts neither way, and stayed 200 for good. */
+START_TEST(driver_eperm)
+{
+	struct server s;
+	const char *const env[] = {
+		"LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " " AG_FAILCREATE
+		" " AG_ARENASIM, "FAILSUBMIT_AFTER=1", NULL };
+	start_server_env(&s, "enforce", env, NULL);
+	struct http_client c;
+	http_client_init(&c, s.port);
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_msg(c.status == 200, "%d %s", c.status, c.buf);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(http_call(&c, "POST", "/v1/completions",
+			"{\"prompt\": [1, 2, 3], \"max_tokens\": 1}"), 0);
+		ck_assert_msg(c.status == 500 && strstr(c.buf, "device_error"),
+			      "%d %s", c.status, c.buf);
+	}
+	ck_assert_int_eq(http_call(&c, "GET", "/health", NULL), 0);
+	ck_assert_msg(c.status == 503 && strstr(c.buf, "Operation not "
+		      "permitted"), "%d %s", c.status, c.buf);
+	http_client_close(&c);
+	ck_assert_int_eq(metric(s.port, "arenaguard_blocked_total"), 0);
+	ck_assert_int_eq(stop_server(&s), 0);
+	read_log(&s);
+}
+END_TEST
+
 /* ---- connections ---- */
 
 #define FLOOD 2000
@@ -1007,6 +1039,7 @@ Suite *suite_serve(void)
 	tcase_add_test(tc, idle_timeout);
 	tcase_add_test(tc, low_fd_hard_limit);
 	tcase_add_test(tc, create_refused_once);
+	tcase_add_test(tc, driver_eperm);
 	suite_add_tcase(s, tc);
 	/* Reproducers of attacks the server does not yet withstand, for
 	 * the lead to decide on: SERVE_ATTACK=1 CK_RUN_CASE=attack. */
