@@ -298,15 +298,13 @@ static int step(struct engine *e, struct shape_entry *s,
 static void say_failure(struct generation *g, int rc, int at)
 {
 	g->status = 500;
-	if (rc == -EPERM) {
+	/* The guard's block is an EPERM it kept a diagnostic of; an EPERM
+	 * without one is the driver's (say, access revoked): a device
+	 * error, which the health counts. */
+	char diag[sizeof(g->error) - 128];
+	if (rc == -EPERM && metrics_last_refusal(diag, sizeof(diag)) > 0) {
 		g->blocked = 1;
-		char diag[sizeof(g->error) - 128];
-		if (metrics_last_refusal(diag, sizeof(diag)) > 0)
-			snprintf(g->error, sizeof(g->error), "%s", diag);
-		else
-			snprintf(g->error, sizeof(g->error), "the submission "
-				 "of step %d was refused (EPERM) and no guard "
-				 "diagnostic is available", at);
+		snprintf(g->error, sizeof(g->error), "%s", diag);
 		return;
 	}
 	snprintf(g->error, sizeof(g->error), "device error at step %d: %s",
