@@ -176,8 +176,13 @@ static int fits(const struct engine *e, const struct plan *p)
 	return 1;
 }
 
+/* A program the device refused to create, said as a failed shape. */
+static struct shape_entry refused_entry = { .failed = 1 };
+
 /* The shape's plan and program, made the first time; NULL with g->error
- * said when it cannot be. */
+ * said when it cannot be.  A program the device refuses is asked for
+ * again at the shape's next request; one that does not fit the buffers
+ * is not. */
 static struct shape_entry *shape_of(struct engine *e, int t,
 				    struct generation *g)
 {
@@ -187,18 +192,27 @@ static struct shape_entry *shape_of(struct engine *e, int t,
 		s->shape = model_default_shape(e->cfg.layers, t);
 		enum plan_kind kind = t == e->cfg.buggy_shape ? PLAN_BUGGY
 							      : PLAN_CORRECT;
+		int refused = 0;
 		if (plan_build(&s->plan, &s->shape, kind) != 0) {
 			free(s);
 			s = NULL;
-		} else if (!fits(e, &s->plan) ||
-			   device_program_on(e->dev.fd, &s->plan,
+		} else if (!fits(e, &s->plan)) {
+			s->failed = 1;   /* for good: the buffers are made */
+		} else if (device_program_on(e->dev.fd, &s->plan,
 					     &s->program) != 0) {
-			s->failed = 1;
+			/* Not kept: the device may accept it later (the
+			 * health's re-probe asks it again). */
+			plan_free(&s->plan);
+			free(s);
+			s = NULL;
+			refused = 1;
 		} else {
 			atomic_fetch_add(&e->shared->metrics.programs_created, 1);
 		}
 		if (s)
 			e->shapes[t] = s;
+		else if (refused)
+			s = &refused_entry;
 	}
 	pthread_mutex_unlock(&e->shapes_lock);
 	if (!s)
@@ -284,15 +298,13 @@ static int step(struct engine *e, struct shape_entry *s,
 static void say_failure(struct generation *g, int rc, int at)
 {
 	g->status = 500;
-	if (rc == -EPERM) {
+	/* The guard's block is an EPERM it kept a diagnostic of; an EPERM
+	 * without one is the driver's (say, access revoked): a device
+	 * error, which the health counts. */
+	char diag[sizeof(g->error) - 128];
+	if (rc == -EPERM && metrics_last_refusal(diag, sizeof(diag)) > 0) {
 		g->blocked = 1;
-		char diag[sizeof(g->error) - 128];
-		if (metrics_last_refusal(diag, sizeof(diag)) > 0)
-			snprintf(g->error, sizeof(g->error), "%s", diag);
-		else
-			snprintf(g->error, sizeof(g->error), "the submission "
-				 "of step %d was refused (EPERM) and no guard "
-				 "diagnostic is available", at);
+		snprintf(g->error, sizeof(g->error), "%s", diag);
 		return;
 	}
 	snprintf(g->error, sizeof(g->error), "device error at step %d: %s",

@@ -47,6 +47,7 @@ struct options {
 	int port, workers;
 	struct http_config http;
 	int drain_s;          /* SIGTERM: how long requests in flight get */
+	int max_connections_given;   /* --max-connections on the command line */
 	struct engine_config engine;
 };
 
@@ -151,6 +152,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			const struct int_option *io = &ints[c - O_INT];
 			rc = parse_int(io->name, optarg, io->lo, io->hi,
 				       io->out);
+			if (io->out == &o->http.max_connections)
+				o->max_connections_given = 1;
 		} else if (c == 'u') {
 			o->engine.path = DEVICE_URING;
 		} else if (c == 'h') {
@@ -175,24 +178,41 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return rc;
 }
 
-/* Raises the soft descriptor limit to what `max_connections` needs;
- * 0, or -1 (said) when the hard limit is lower. */
-static int raise_fd_limit(int max_connections)
+/* Raises the soft descriptor limit to what the connection limit needs.
+ * When the hard limit is lower: a --max-connections given is refused
+ * (-1, said); the default is lowered to what the hard limit allows (at
+ * least one connection per thread), and said.  0 otherwise. */
+static int raise_fd_limit(struct http_config *http, int given)
 {
 	struct rlimit r;
-	rlim_t need = (rlim_t)max_connections + FD_RESERVE;
+	rlim_t need = (rlim_t)http->max_connections + FD_RESERVE;
 	if (getrlimit(RLIMIT_NOFILE, &r) != 0) {
 		perror("arena-serve: getrlimit");
 		return -1;
 	}
 	if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < need) {
 		if (r.rlim_max != RLIM_INFINITY && r.rlim_max < need) {
-			fprintf(stderr, "arena-serve: --max-connections %d "
-				"needs %llu descriptors; the hard limit "
-				"(RLIMIT_NOFILE) is %llu\n", max_connections,
-				(unsigned long long)need,
-				(unsigned long long)r.rlim_max);
-			return -1;
+			if (given) {
+				fprintf(stderr, "arena-serve: --max-connections "
+					"%d needs %llu descriptors; the hard "
+					"limit (RLIMIT_NOFILE) is %llu\n",
+					http->max_connections,
+					(unsigned long long)need,
+					(unsigned long long)r.rlim_max);
+				return -1;
+			}
+			long fit = (long)r.rlim_max - FD_RESERVE;
+			if (fit < http->threads)
+				fit = http->threads;
+			fprintf(stderr, "arena-serve: the hard descriptor limit "
+				"(RLIMIT_NOFILE) is %llu: at most %ld "
+				"connections at once (not %d)\n",
+				(unsigned long long)r.rlim_max, fit,
+				http->max_connections);
+			http->max_connections = (int)fit;
+			need = (rlim_t)fit + FD_RESERVE;
+			if (need > r.rlim_max)
+				need = r.rlim_max;
 		}
 		r.rlim_cur = need;
 		if (setrlimit(RLIMIT_NOFILE, &r) != 0) {
@@ -344,7 +364,7 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	if (parse_options(argc, argv, &o) != 0 ||
-	    raise_fd_limit(o.http.max_connections) != 0)
+	    raise_fd_limit(&o.http, o.max_connections_given) != 0)
 		return 2;
 	if (o.engine.buggy_shape > o.engine.max_context) {
 		fprintf(stderr, "arena-serve: --buggy-shape %d is longer than "
