@@ -8,6 +8,7 @@
 #include "elf_kind.h"
 
 #define MAX_PHNUM 4096
+#define PHDRS_AT_ONCE 32
 
 /* The header of the module this is linked into (the linker defines
  * it): its machine is the one this process runs. */
@@ -34,11 +35,17 @@ static int is_native(const ElfW(Ehdr) *eh)
 	       eh->e_machine == __ehdr_start.e_machine ? 0 : -1;
 }
 
+/* 0 when the header read is sane for this process to walk. */
+static int is_sane(const ElfW(Ehdr) *eh)
+{
+	return eh->e_phentsize == sizeof(ElfW(Phdr)) && eh->e_phnum &&
+	       eh->e_phnum <= MAX_PHNUM ? 0 : -1;
+}
+
 int elf_read_ehdr(int fd, ElfW(Ehdr) *eh)
 {
 	if (elf_read_at(fd, eh, sizeof(*eh), 0) != 0 || is_elf(eh) ||
-	    is_native(eh) || eh->e_phentsize != sizeof(ElfW(Phdr)) ||
-	    !eh->e_phnum || eh->e_phnum > MAX_PHNUM)
+	    is_native(eh) || is_sane(eh))
 		return -1;
 	return 0;
 }
@@ -46,21 +53,27 @@ int elf_read_ehdr(int fd, ElfW(Ehdr) *eh)
 enum elf_kind elf_kind(int fd)
 {
 	ElfW(Ehdr) eh;
-	/* The identity bytes first: a file shorter than a 64-bit header
-	 * may still be a 32-bit ELF file. */
-	if (elf_read_at(fd, &eh, EI_NIDENT, 0) != 0 || is_elf(&eh))
+	/* One read; a file shorter than this class's header may still be
+	 * an ELF file of another class. */
+	ssize_t got = pread(fd, &eh, sizeof(eh), 0);
+	if (got < EI_NIDENT || is_elf(&eh))
 		return ELF_NOT;
-	if (elf_read_at(fd, &eh, sizeof(eh), 0) != 0 || is_native(&eh))
+	if ((size_t)got < sizeof(eh) || is_native(&eh))
 		return ELF_FOREIGN;
-	if (elf_read_ehdr(fd, &eh) != 0)
+	if (is_sane(&eh))
 		return ELF_NOT;      /* malformed: the kernel refuses it */
-	for (size_t i = 0; i < eh.e_phnum; i++) {
-		ElfW(Phdr) ph;
-		if (elf_read_at(fd, &ph, sizeof(ph),
-				eh.e_phoff + i * sizeof(ph)) != 0)
+	/* PHDRS_AT_ONCE headers per read, on the stack: one read for
+	 * every ordinary program. */
+	ElfW(Phdr) ph[PHDRS_AT_ONCE];
+	for (size_t i = 0; i < eh.e_phnum; i += PHDRS_AT_ONCE) {
+		size_t n = eh.e_phnum - i < PHDRS_AT_ONCE ? eh.e_phnum - i
+							  : PHDRS_AT_ONCE;
+		if (elf_read_at(fd, ph, n * sizeof(ph[0]),
+				eh.e_phoff + i * sizeof(ph[0])) != 0)
 			return ELF_NOT;
-		if (ph.p_type == PT_INTERP)
-			return ELF_DYNAMIC;
+		for (size_t k = 0; k < n; k++)
+			if (ph[k].p_type == PT_INTERP)
+				return ELF_DYNAMIC;
 	}
 	return ELF_STATIC;
 }
