@@ -600,6 +600,19 @@ START_TEST(test_launcher_partly_guarded)
 	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
 	ck_assert_msg(!strstr(r.err, "unguarded"), "%s", r.err);
 	run_free(&r);
+	/* An exec of a static program that fails (E2BIG: one argument
+	 * over the kernel's 128 KiB) is taken back ("execfailed"): it
+	 * ran nothing. */
+	snprintf(script, sizeof(script), "import os\ntry: os.execv('%s', "
+		 "['x', 'a' * 300000])\nexcept OSError: pass",
+		 AG_STATIC_TRUE);
+	const char *failed_exec[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				      "--", "/usr/bin/python3", "-c", script,
+				      NULL };
+	spawn(&r, env, failed_exec);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "unguarded"), "%s", r.err);
+	run_free(&r);
 }
 END_TEST
 
