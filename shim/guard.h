@@ -622,6 +622,25 @@ void ag_report_summary(void);
  * tells the launcher that a process of its command was guarded (one
  * that ld.so ran without the guard never says it). */
 void ag_report_loaded(void);
+/* Tells the launcher that this process is about to execute path, which
+ * will not load the guard (why: a word, exec.c), and that an exec it
+ * told of failed (no program ran): "unguarded PID PATH WHY" and
+ * "execfailed PID" in summary_file.  Lock-free and allocation-free (a
+ * vfork child's): the descriptor opened at load while it is still the
+ * guard's, else summary_file opened for the line. */
+void ag_report_unguarded(const char *path, const char *why);
+void ag_report_exec_failed(void);
+
+/* The exec check (exec.c), under the launcher only: the guard's path
+ * kept at load (ag_exec_load); whether the program the exec family
+ * runs will load the guard, said to the launcher when not (the
+ * reason's word, or NULL).  ..._at: as execveat(dirfd, path, flags)
+ * with environment env; ..._search: file found in PATH as execvp(3)
+ * finds it.  Async-signal-safe enough for a vfork child; errno kept. */
+void ag_exec_load(void);
+const char *ag_exec_check_at(int dirfd, const char *path, int flags,
+			     char *const env[]);
+const char *ag_exec_check_search(const char *file, char *const env[]);
 /* Writes this thread's records (and dumps) composed while a schedule
  * was locked; ag_sched_unlock calls it once the lock is dropped. */
 void ag_report_flush(void);

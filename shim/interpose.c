@@ -27,6 +27,11 @@
  *              first seen and at exit: its SQEs pass unchecked)
  *   io_uring_enter, io_uring_enter2
  *              check SQEs written to the ring by hand
+ *   execve, execv, execvp, execvpe, execl, execlp, execle, fexecve,
+ *   execveat, posix_spawn, posix_spawnp, system, popen
+ *              under the launcher, a program that will not load the
+ *              guard is told to it first (exec.c); the call itself is
+ *              the next's, unchanged
  *   __register_atfork
  *              (pthread_atfork's) registers the guard's fork handlers
  *              before the caller's: see "start-up and fork"
@@ -41,7 +46,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -60,6 +68,7 @@ static _Atomic(ioctl_fn) next_ioctl;
 
 #define NEXT(fn) static __typeof__(fn) *next_##fn;
 AG_NEXT_SYMBOLS(NEXT)
+AG_EXEC_NEXT_SYMBOLS(NEXT)
 #undef NEXT
 
 /* The driver is whatever ioctl comes next: the simulator, or the
@@ -138,6 +147,7 @@ static void resolve(void)
 	ag_inside++;
 #define R(fn) next_##fn = (__typeof__(next_##fn))dlsym(RTLD_NEXT, #fn);
 	AG_NEXT_SYMBOLS(R)
+	AG_EXEC_NEXT_SYMBOLS(R)
 #undef R
 	ag_config_load();
 	if (ag_cfg.mode != AG_OFF)
@@ -872,4 +882,218 @@ void io_uring_queue_exit(struct io_uring *ring)
 	next_io_uring_queue_exit(ring);
 	ag_ring_life_end(NULL);
 	ag_inside--;
+}
+
+/* ---- exec ---- */
+
+/*
+ * Each asks exec.c whether the program will load the guard (told to the
+ * launcher when not; nothing is done when the guard is not under the
+ * launcher or is off), then calls the next definition with the
+ * caller's arguments, unchanged; when the call returns having run
+ * nothing, the launcher is told that too.  They may run in a vfork
+ * child: exec.c takes no lock and allocates nothing, and neither do
+ * these (the execl variants build argv on the stack, as glibc's do).
+ */
+
+/* The next definition of fn, resolved; ENOSYS when there is none. */
+#define NEED_EXEC(fn, fail)                                      \
+	do {                                                     \
+		if (!next_##fn)                                  \
+			init();                                  \
+		if (!next_##fn) {                                \
+			errno = ENOSYS;                          \
+			return fail;                             \
+		}                                                \
+	} while (0)
+
+/* After the next definition returned having run no program: the
+ * launcher forgets the "unguarded" line told before it (errno kept). */
+static void exec_failed(const char *why)
+{
+	if (!why)
+		return;
+	int saved = errno;
+	ag_report_exec_failed();
+	errno = saved;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	NEED_EXEC(execve, -1);
+	const char *why = ag_exec_check_at(AT_FDCWD, path, 0, envp);
+	int rc = next_execve(path, argv, envp);
+	exec_failed(why);
+	return rc;
+}
+
+int execv(const char *path, char *const argv[])
+{
+	NEED_EXEC(execv, -1);
+	const char *why = ag_exec_check_at(AT_FDCWD, path, 0, environ);
+	int rc = next_execv(path, argv);
+	exec_failed(why);
+	return rc;
+}
+
+int execvp(const char *file, char *const argv[])
+{
+	NEED_EXEC(execvp, -1);
+	const char *why = ag_exec_check_search(file, environ);
+	int rc = next_execvp(file, argv);
+	exec_failed(why);
+	return rc;
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	NEED_EXEC(execvpe, -1);
+	const char *why = ag_exec_check_search(file, envp);
+	int rc = next_execvpe(file, argv, envp);
+	exec_failed(why);
+	return rc;
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	NEED_EXEC(fexecve, -1);
+	const char *why = ag_exec_check_at(fd, "", AT_EMPTY_PATH, envp);
+	int rc = next_fexecve(fd, argv, envp);
+	exec_failed(why);
+	return rc;
+}
+
+int execveat(int dirfd, const char *path, char *const argv[],
+	     char *const envp[], int flags)
+{
+	NEED_EXEC(execveat, -1);
+	const char *why = ag_exec_check_at(dirfd, path, flags, envp);
+	int rc = next_execveat(dirfd, path, argv, envp, flags);
+	exec_failed(why);
+	return rc;
+}
+
+/* Whether an execl variant's arg0 is not NULL: glibc declares it
+ * nonnull, but a caller that passes NULL (execl(path, NULL)) must
+ * still be served as glibc serves it, so the compiler may not fold
+ * the test away. */
+static int given(const char *arg)
+{
+	__asm__("" : "+r"(arg));
+	return arg != NULL;
+}
+
+/* The argument list of an execl variant, after arg0 and up to its
+ * NULL, as an argv on the caller's stack (a VLA, as glibc's execl
+ * builds it: no allocation in a vfork child); with_env: the envp after
+ * the NULL (execle's) into envp.  A macro, since the array must live
+ * in the wrapper's frame. */
+#define EXECL_ARGV(argv, arg, with_env, envp)                         \
+	va_list ap;                                                   \
+	va_start(ap, arg);                                            \
+	size_t n_ = given(arg) ? count_args(ap) : 0;                  \
+	va_end(ap);                                                   \
+	char *argv[n_ + 1];                                           \
+	va_start(ap, arg);                                            \
+	argv[0] = (char *)(arg);                                      \
+	for (size_t i_ = 1; i_ < n_; i_++)                            \
+		argv[i_] = va_arg(ap, char *);                        \
+	if (n_)                                                       \
+		(void)va_arg(ap, char *);       /* the NULL */        \
+	argv[n_] = NULL;                                              \
+	if (with_env)                                                 \
+		*(envp) = va_arg(ap, char *const *);                  \
+	va_end(ap)
+
+/* How many arguments an execl variant has, arg0 and its NULL excluded
+ * plus arg0: 1 + the count up to the NULL. */
+static size_t count_args(va_list ap)
+{
+	size_t n = 1;
+	while (va_arg(ap, char *))
+		n++;
+	return n;
+}
+
+int execl(const char *path, const char *arg, ...)
+{
+	char *const *unused = NULL;
+	EXECL_ARGV(argv, arg, 0, &unused);
+	NEED_EXEC(execve, -1);
+	const char *why = ag_exec_check_at(AT_FDCWD, path, 0, environ);
+	int rc = next_execve(path, argv, environ);
+	exec_failed(why);
+	return rc;
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+	char *const *unused = NULL;
+	EXECL_ARGV(argv, arg, 0, &unused);
+	NEED_EXEC(execvp, -1);
+	const char *why = ag_exec_check_search(file, environ);
+	int rc = next_execvp(file, argv);
+	exec_failed(why);
+	return rc;
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp = NULL;
+	EXECL_ARGV(argv, arg, 1, &envp);
+	NEED_EXEC(execve, -1);
+	const char *why = ag_exec_check_at(AT_FDCWD, path, 0, envp);
+	int rc = next_execve(path, argv, envp);
+	exec_failed(why);
+	return rc;
+}
+
+int posix_spawn(pid_t *pid, const char *path,
+		const posix_spawn_file_actions_t *actions,
+		const posix_spawnattr_t *attr, char *const argv[],
+		char *const envp[])
+{
+	NEED_EXEC(posix_spawn, ENOSYS);
+	const char *why = ag_exec_check_at(AT_FDCWD, path, 0, envp);
+	int rc = next_posix_spawn(pid, path, actions, attr, argv, envp);
+	if (rc)
+		exec_failed(why);
+	return rc;
+}
+
+int posix_spawnp(pid_t *pid, const char *file,
+		 const posix_spawn_file_actions_t *actions,
+		 const posix_spawnattr_t *attr, char *const argv[],
+		 char *const envp[])
+{
+	NEED_EXEC(posix_spawnp, ENOSYS);
+	const char *why = ag_exec_check_search(file, envp);
+	int rc = next_posix_spawnp(pid, file, actions, attr, argv, envp);
+	if (rc)
+		exec_failed(why);
+	return rc;
+}
+
+/* system and popen run /bin/sh -c with environ (glibc's, through its
+ * internal posix_spawn): the shell is what is checked; what it runs is
+ * the shell's own exec, checked there when the shell is guarded. */
+int system(const char *command)
+{
+	NEED_EXEC(system, -1);
+	const char *why = command
+		? ag_exec_check_at(AT_FDCWD, "/bin/sh", 0, environ) : NULL;
+	int rc = next_system(command);
+	if (rc == -1)
+		exec_failed(why);
+	return rc;
+}
+
+FILE *popen(const char *command, const char *type)
+{
+	NEED_EXEC(popen, NULL);
+	const char *why = ag_exec_check_at(AT_FDCWD, "/bin/sh", 0, environ);
+	FILE *f = next_popen(command, type);
+	if (!f)
+		exec_failed(why);
+	return f;
 }

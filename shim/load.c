@@ -4,7 +4,8 @@
  * ag_cfg from the environment with the options' parser (options.c,
  * config.h), then the outputs opened and what did not parse said
  * (report.c), the suppressions loaded (suppress.c), and the launcher
- * told that this process is guarded (report.c, ag_report_loaded).
+ * told that this process is guarded (report.c, ag_report_loaded), and
+ * the guard's path kept for the exec check (exec.c).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -27,6 +28,7 @@ void ag_config_load(void)
 	ag_output_open();
 	ag_suppress_load();
 	ag_report_loaded();
+	ag_exec_load();
 }
 
 char *ag_strdup(const char *s)

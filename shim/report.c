@@ -738,6 +738,18 @@ static unsigned long long base_submissions, base_blocked, base_warned,
 /* A refusal was written to summary_file already (in this process). */
 static atomic_int refusal_said;
 
+/* Appends line[0, len) to summary_file opened by its path for the line
+ * (the guard's descriptor is gone).  No lock, no allocation. */
+static void append_summary_path(const char *line, size_t len)
+{
+	int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
+		      O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	write_quietly(fd, line, len, NULL);
+	close_own(fd);
+}
+
 /* Appends line[0, len) to summary_file with one write (O_APPEND: the
  * lines of concurrent processes do not mix): through the descriptor
  * opened at load (sum_out) while it is still the guard's, so that a
@@ -751,14 +763,8 @@ static void append_summary_file(const char *line, size_t len)
 	if (fd >= 0)
 		write_quietly(fd, line, len, NULL);
 	unlock_out(state);
-	if (fd >= 0)
-		return;
-	fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
-		  O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return;
-	write_quietly(fd, line, len, NULL);
-	close_own(fd);
+		append_summary_path(line, len);
 }
 
 /* The first refusal of this process is told to the launcher at once,
@@ -790,6 +796,77 @@ void ag_report_loaded(void)
 	char line[64];
 	int n = snprintf(line, sizeof(line), "loaded %d\n", (int)getpid());
 	append_summary_file(line, (size_t)n);
+}
+
+/* Appends line[0, len) to summary_file without out_lock (a vfork
+ * child's, which must take no lock): sum_out's number while it is still
+ * the file opened at load (set at load, before any exec), else the path
+ * opened for the line. */
+static void append_summary_raw(const char *line, size_t len)
+{
+	int fd = atomic_load(&sum_out.fd);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == sum_out.dev &&
+	    st.st_ino == sum_out.ino) {
+		write_quietly(fd, line, len, NULL);
+		return;
+	}
+	append_summary_path(line, len);
+}
+
+/* A summary line built on the stack (no stdio: a vfork child's):
+ * buf[0, n), room for the newline kept. */
+struct raw_line {
+	char buf[512];
+	size_t n;
+};
+
+/* Appends s, a control character or a space as '?' when field (so that
+ * a path stays one space-separated field of one line). */
+static void raw_put(struct raw_line *t, const char *s, int field)
+{
+	for (; *s && t->n + 1 < sizeof(t->buf); s++)
+		t->buf[t->n++] = field && ((unsigned char)*s <= ' ' ||
+					   *s == 0x7f) ? '?' : *s;
+}
+
+/* Appends this process's id in decimal. */
+static void raw_put_pid(struct raw_line *t)
+{
+	char d[16];
+	size_t k = 0;
+	unsigned int u = (unsigned int)getpid();
+	do
+		d[k++] = (char)('0' + u % 10);
+	while ((u /= 10) && k < sizeof(d));
+	while (k && t->n + 1 < sizeof(t->buf))
+		t->buf[t->n++] = d[--k];
+}
+
+void ag_report_unguarded(const char *path, const char *why)
+{
+	if (!ag_cfg.summary_file[0])
+		return;
+	struct raw_line t = { .n = 0 };
+	raw_put(&t, "unguarded ", 0);
+	raw_put_pid(&t);
+	raw_put(&t, " ", 0);
+	raw_put(&t, path, 1);
+	raw_put(&t, " ", 0);
+	raw_put(&t, why, 1);
+	t.buf[t.n++] = '\n';
+	append_summary_raw(t.buf, t.n);
+}
+
+void ag_report_exec_failed(void)
+{
+	if (!ag_cfg.summary_file[0])
+		return;
+	struct raw_line t = { .n = 0 };
+	raw_put(&t, "execfailed ", 0);
+	raw_put_pid(&t);
+	t.buf[t.n++] = '\n';
+	append_summary_raw(t.buf, t.n);
 }
 
 void ag_report_summary(void)

@@ -32,6 +32,18 @@
 	X(io_uring_queue_init) X(io_uring_queue_init_params) \
 	X(io_uring_queue_init_mem) X(io_uring_queue_mmap)
 
+/* The exec family and posix_spawn, system and popen (interpose.c,
+ * exec.c): under the launcher, a program that will run without the
+ * guard is told to it.  glibc's execv, execl*, execvp*, fexecve,
+ * posix_spawn*, system and popen call its internal __execve or
+ * __posix_spawn, not the exported execve: each is wrapped itself.
+ * With a next_<name> pointer of its type, like the others; the execl
+ * variants (variadic) call next_execve or next_execvp instead. */
+#define AG_EXEC_NEXT_SYMBOLS(X) \
+	X(execve) X(execv) X(execvp) X(execvpe) X(fexecve) X(execveat) \
+	X(posix_spawn) X(posix_spawnp) X(system) X(popen)
+#define AG_EXEC_OWN_SYMBOLS(X) X(execl) X(execlp) X(execle)
+
 /* The application's interface (include/arenaguard/guard_api.h, api.c):
  * found with dlsym, never interposed. */
 #define AG_API_SYMBOLS(X) \

@@ -29,9 +29,10 @@
  * (unless --quiet) and exits with the command's status, or with N
  * under --error-exitcode N when any submission was blocked or warned
  * (not suppressed).  When no process of the command loaded the guard
- * (a static binary, one ld.so runs in secure mode), it says that the
- * command ran unguarded and exits with N, or 125 without
- * --error-exitcode.
+ * (a static binary, one ld.so runs in secure mode), or a guarded one
+ * said that it executes a program that will not load it ("unguarded",
+ * shim/exec.c), it says that the command ran unguarded and exits with
+ * N, or 125 without --error-exitcode.
  *
  * The library is found in the build tree (../shim/) when this is the
  * build tree's executable, else where it was installed (AG_GUARD_LIB),
@@ -100,7 +101,8 @@ static const char usage_text[] =
 	"N suppressed\", over every guarded process of COMMAND.\n"
 	"Exit status: COMMAND's (128+N when a signal N ended it), N of\n"
 	"--error-exitcode when a submission was blocked or warned, or when\n"
-	"no process of COMMAND loaded the guard (125 without it), 125 for a\n"
+	"no process of COMMAND loaded the guard or a guarded one executed a\n"
+	"program that does not (125 without it), 125 for a\n"
 	"usage error or guard options in the environment that do not parse\n"
 	"(or switch the guard off without --mode off),\n"
 	"126/127 when COMMAND cannot be run.\n";
@@ -252,7 +254,76 @@ struct run_counts {
 	int refused;          /* a "refused" line: some process refused */
 	int loaded;           /* "loaded" lines: processes the guard loaded in */
 	int unfinished;       /* processes that refused and gave no counts */
+	/* "unguarded PID PATH WHY" lines a later "execfailed PID" did not
+	 * take back: programs of the command that ran without the guard
+	 * (shim/exec.c); the first UNGUARDED_SHOWN of them, to name. */
+	int unguarded;
+	struct unguarded {
+		int pid;
+		char path[256];
+		char why[16];
+	} shown[8];
 };
+#define UNGUARDED_SHOWN 8
+
+/* Counts the line "unguarded PID PATH WHY" (after its first word),
+ * named when among the first UNGUARDED_SHOWN (a malformed one counts,
+ * unnamed: never a clean run). */
+static void note_unguarded(struct run_counts *rc, const char *fields)
+{
+	int pid = -1, end = 0;
+	rc->unguarded++;
+	if (rc->unguarded > UNGUARDED_SHOWN ||
+	    sscanf(fields, "%d %n", &pid, &end) != 1 || !end)
+		return;
+	struct unguarded *u = &rc->shown[rc->unguarded - 1];
+	const char *path = fields + end, *why = strrchr(path, ' ');
+	if (!why)
+		return;
+	size_t plen = (size_t)(why - path), wlen = strcspn(why + 1, "\n");
+	u->pid = pid;
+	snprintf(u->path, sizeof(u->path), "%.*s", (int)plen, path);
+	snprintf(u->why, sizeof(u->why), "%.*s", (int)wlen, why + 1);
+}
+
+/* "execfailed PID": the last "unguarded" line of PID ran nothing (its
+ * exec failed); taken back when it is still known (named), else the
+ * count stays (never a clean run by mistake). */
+static void forget_unguarded(struct run_counts *rc, int pid)
+{
+	int n = rc->unguarded < UNGUARDED_SHOWN ? rc->unguarded
+						: UNGUARDED_SHOWN;
+	if (rc->unguarded > UNGUARDED_SHOWN)
+		return;
+	for (int i = n - 1; i >= 0; i--)
+		if (rc->shown[i].pid == pid) {
+			memmove(&rc->shown[i], &rc->shown[i + 1],
+				(size_t)(n - 1 - i) * sizeof(rc->shown[0]));
+			rc->unguarded--;
+			return;
+		}
+}
+
+/* What the guard's word for an unguarded program means (shim/exec.c). */
+static const char *unguarded_reason(const char *why)
+{
+	static const char *const words[][2] = {
+		{ "preload", "LD_PRELOAD in its environment does not name "
+			     "the guard" },
+		{ "static", "statically linked" },
+		{ "foreign", "an ELF file of another machine or class" },
+		{ "setuid", "secure mode: setuid" },
+		{ "setgid", "secure mode: setgid" },
+		{ "capabilities", "secure mode: file capabilities" },
+		{ "caller-ids", "secure mode: the caller's effective ids are "
+				"not its real ones" },
+		{ "unreadable", "its file cannot be read to tell" },
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(why, words[i][0]))
+			return words[i][1];
+	return why;
+}
 
 /* The summary file as created (mkstemp): a file of another identity at
  * its path at the end is not the run's. */
@@ -295,6 +366,10 @@ static int read_counts(const char *path, struct run_counts *rc)
 					refused_pid[i] = -1;
 		} else if (sscanf(line, "loaded %d", &pid) == 1) {
 			rc->loaded++;
+		} else if (!strncmp(line, "unguarded ", 10)) {
+			note_unguarded(rc, line + 10);
+		} else if (sscanf(line, "execfailed %d", &pid) == 1) {
+			forget_unguarded(rc, pid);
 		} else if (sscanf(line, "refused %d", &pid) == 1) {
 			rc->refused = 1;
 			if (n_refused < 64)
@@ -472,6 +547,12 @@ static void tell_enclosing(const struct run_counts *rc)
 	int pid = (int)getpid(), n = 0;
 	if (rc->refused)
 		n = snprintf(line, sizeof(line), "refused %d\n", pid);
+	if (rc->unguarded)     /* ran unguarded inside: so did the outer's */
+		n += snprintf(line + n, sizeof(line) - (size_t)n,
+			      "unguarded %d %.100s %.15s\n", pid,
+			      rc->shown[0].path[0] ? rc->shown[0].path
+						   : "(unnamed)",
+			      rc->shown[0].why[0] ? rc->shown[0].why : "?");
 	n += snprintf(line + n, sizeof(line) - (size_t)n,
 		      "counts %d %llu %llu %llu %llu\n", pid, rc->submissions,
 		      rc->blocked, rc->warned, rc->suppressed);
@@ -734,6 +815,23 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return error_exitcode >= 0 ? error_exitcode : 125;
 	}
+	if (rc.unguarded) {
+		/* Said even under --quiet: a program the guard did not see
+		 * may have run what it would have refused. */
+		int n = rc.unguarded < UNGUARDED_SHOWN ? rc.unguarded
+						       : UNGUARDED_SHOWN;
+		for (int i = 0; i < n; i++)
+			if (rc.shown[i].path[0])
+				fprintf(stderr, "arenaguard: %s ran unguarded "
+					"(%s)\n", rc.shown[i].path,
+					unguarded_reason(rc.shown[i].why));
+		if (rc.unguarded > n || !rc.shown[0].path[0])
+			fprintf(stderr, "arenaguard: %d program%s of %s ran "
+				"unguarded in all\n", rc.unguarded,
+				rc.unguarded > 1 ? "s" : "", argv[optind]);
+		fprintf(stderr, "arenaguard: %s was guarded only in part; "
+			"see arenaguard(1)\n", argv[optind]);
+	}
 	if (!quiet) {
 		fprintf(stderr, "arenaguard: SUMMARY: %llu submissions, %llu "
 			"blocked, %llu warned, %llu suppressed\n",
@@ -747,5 +845,7 @@ int main(int argc, char **argv)
 	}
 	if (error_exitcode >= 0 && (rc.blocked || rc.warned || rc.refused))
 		return error_exitcode;
+	if (rc.unguarded)
+		return error_exitcode >= 0 ? error_exitcode : 125;
 	return status;
 }

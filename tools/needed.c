@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_kind.h"
 #include "needed.h"
 
 int is_sanitizer(const char *entry, size_t len)
@@ -71,15 +72,6 @@ static int open_command(const char *command)
 	}
 }
 
-/* Reads exactly len bytes at off: 0, or -1. */
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	if (off > (uint64_t)INT64_MAX - len)
-		return -1;
-	ssize_t got = pread(fd, buf, len, (off_t)off);
-	return got == (ssize_t)len ? 0 : -1;
-}
-
 /* The file offset of virtual address v, by the PT_LOAD that maps it
  * from the file: 0, or -1. */
 static int file_offset(const ElfW(Phdr) *ph, size_t n, uint64_t v,
@@ -94,23 +86,17 @@ static int file_offset(const ElfW(Phdr) *ph, size_t n, uint64_t v,
 	return -1;
 }
 
-#define MAX_PHNUM 4096
 #define MAX_DYNAMIC (1u << 20)
 
 static int scan(int fd, char *out, size_t len)
 {
 	ElfW(Ehdr) eh;
-	if (read_at(fd, &eh, sizeof(eh), 0) != 0 ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64
-							 : ELFCLASS32) ||
-	    eh.e_phentsize != sizeof(ElfW(Phdr)) || !eh.e_phnum ||
-	    eh.e_phnum > MAX_PHNUM)
+	if (elf_read_ehdr(fd, &eh) != 0)
 		return -1;
 	ElfW(Phdr) *ph = calloc(eh.e_phnum, sizeof(*ph));
 	ElfW(Dyn) *dyn = NULL;
 	int rc = -1;
-	if (!ph || read_at(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
+	if (!ph || elf_read_at(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
 		goto out;
 	const ElfW(Phdr) *d = NULL;
 	for (size_t i = 0; i < eh.e_phnum; i++)
@@ -120,7 +106,7 @@ static int scan(int fd, char *out, size_t len)
 		goto out;
 	size_t n_dyn = d->p_filesz / sizeof(*dyn);
 	dyn = malloc(n_dyn * sizeof(*dyn) + 1);
-	if (!dyn || read_at(fd, dyn, n_dyn * sizeof(*dyn), d->p_offset))
+	if (!dyn || elf_read_at(fd, dyn, n_dyn * sizeof(*dyn), d->p_offset))
 		goto out;
 	uint64_t strtab = 0, strsz = 0;
 	int have_strtab = 0;

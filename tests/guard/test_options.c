@@ -506,20 +506,110 @@ START_TEST(test_launcher_unguarded)
 		      r.err);
 	run_free(&r);
 
-	/* Guarded means the guard loaded: a shell that execs an unguarded
-	 * program, a command that never touches the device. */
-	char script[600];
-	snprintf(script, sizeof(script), "exec %s", AG_STATIC_TRUE);
-	const char *via_shell[] = { AG_ARENAGUARD, "--error-exitcode", "9",
-				    "--", "/bin/sh", "-c", script, NULL };
-	spawn(&r, env, via_shell);
-	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
-	ck_assert_msg(strstr(r.err, "arenaguard: SUMMARY: 0 submissions"),
-		      "%s", r.err);
-	run_free(&r);
+	/* Guarded means the guard loaded: a command that never touches
+	 * the device is guarded (its exec'd programs: test_launcher_partly_
+	 * guarded). */
 	const char *no_device[] = { AG_ARENAGUARD, "--error-exitcode", "9",
 				    "--", "/bin/true", NULL };
 	spawn(&r, env, no_device);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "unguarded"), "%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
+/* A command whose first process loads the guard and then executes a
+ * program that will not (shim/exec.c): LD_PRELOAD reset by env or by a
+ * shell, a static program exec'd by a guarded shell.  The launcher
+ * names it and fails the run (9 here, 125 without --error-exitcode);
+ * a chain that keeps the guard stays guarded and is judged as usual. */
+START_TEST(test_launcher_partly_guarded)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_SIM, "TMPDIR=/tmp", NULL };
+	const char *why_env = "guard-launched ran unguarded (LD_PRELOAD in "
+			      "its environment does not name the guard)";
+
+	/* env LD_PRELOAD=SIM CMD: env loads the guard, CMD does not. */
+	const char *via_env[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+				  "env", PRELOAD_SIM, AG_LAUNCHED, NULL };
+	spawn(&r, env, via_env);
+	ck_assert_msg(r.status == 9, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, why_env), "%s", r.err);
+	run_free(&r);
+
+	/* sh -c 'LD_PRELOAD=SIM exec CMD' */
+	char script[1200];
+	snprintf(script, sizeof(script), "LD_PRELOAD='%s%s' exec %s",
+		 AG_PRELOAD_FIRST, AG_ARENASIM, AG_LAUNCHED);
+	const char *via_sh[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+				 "/bin/sh", "-c", script, NULL };
+	spawn(&r, env, via_sh);
+	ck_assert_msg(r.status == 9, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, why_env), "%s", r.err);
+	run_free(&r);
+
+	/* A static program exec'd by a guarded shell: 125 without
+	 * --error-exitcode, though the program itself succeeds. */
+	snprintf(script, sizeof(script), "%s; exit $?", AG_STATIC_TRUE);
+	const char *static_sh[] = { AG_ARENAGUARD, "--", "/bin/sh", "-c",
+				    script, NULL };
+	spawn(&r, env, static_sh);
+	ck_assert_msg(r.status == 125, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "guard-static-true ran unguarded "
+			     "(statically linked)"), "%s", r.err);
+	run_free(&r);
+
+	/* The same from CPython's subprocess (vfork, then execve in the
+	 * child sharing the parent's memory) and os.posix_spawn: said,
+	 * and the parent goes on unharmed (its "done" printed). */
+	snprintf(script, sizeof(script), "import os, subprocess; "
+		 "subprocess.run(['%s'], check=True); "
+		 "os.waitpid(os.posix_spawn('%s', ['x'], os.environ), 0); "
+		 "print('done')", AG_STATIC_TRUE, AG_STATIC_TRUE);
+	const char *py[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			     "/usr/bin/python3", "-c", script, NULL };
+	spawn(&r, env, py);
+	ck_assert_msg(r.status == 9, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.out, "done"), "%s\n%s", r.out, r.err);
+	ck_assert_int_eq(count(r.err, "guard-static-true ran unguarded "
+			       "(statically linked)"), 2);
+	run_free(&r);
+
+	/* A chain that keeps the guard (sh, env with another variable,
+	 * then the client): guarded, the failing schedule blocked (9 for
+	 * the block, not for an unguarded program), nothing unguarded. */
+	snprintf(script, sizeof(script), "env ARENA_X=1 %s; exit $?",
+		 AG_LAUNCHED);
+	const char *chain[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+				"/bin/sh", "-c", script, NULL };
+	spawn(&r, env, chain);
+	ck_assert_msg(r.status == 9, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(strstr(r.err, "SUMMARY: 1 submissions, 1 blocked"),
+		      "%s", r.err);
+	ck_assert_msg(!strstr(r.err, "unguarded"), "%s", r.err);
+	run_free(&r);
+	/* ... and with nothing to block, it passes with the command's 0;
+	 * an exec that fails runs nothing unguarded. */
+	const char *clean[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+				"/bin/sh", "-c",
+				"env ARENA_X=1 /bin/true && "
+				"(env LD_PRELOAD= /nonexistent/x || true)",
+				NULL };
+	spawn(&r, env, clean);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "unguarded"), "%s", r.err);
+	run_free(&r);
+	/* An exec of a static program that fails (E2BIG: one argument
+	 * over the kernel's 128 KiB) is taken back ("execfailed"): it
+	 * ran nothing. */
+	snprintf(script, sizeof(script), "import os\ntry: os.execv('%s', "
+		 "['x', 'a' * 300000])\nexcept OSError: pass",
+		 AG_STATIC_TRUE);
+	const char *failed_exec[] = { AG_ARENAGUARD, "--error-exitcode", "9",
+				      "--", "/usr/bin/python3", "-c", script,
+				      NULL };
+	spawn(&r, env, failed_exec);
 	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
 	ck_assert_msg(!strstr(r.err, "unguarded"), "%s", r.err);
 	run_free(&r);
@@ -946,6 +1036,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_launcher_hostile_options);
 	tcase_add_test(t, test_launcher_flags_win);
 	tcase_add_test(t, test_launcher_unguarded);
+	tcase_add_test(t, test_launcher_partly_guarded);
 	tcase_add_test(t, test_needed_reads_any_binary);
 #ifdef AG_ASAN_TRUE
 	tcase_add_test(t, test_launcher_asan);
