@@ -738,12 +738,19 @@ static unsigned long long base_submissions, base_blocked, base_warned,
 /* A refusal was written to summary_file already (in this process). */
 static atomic_int refusal_said;
 
+/* summary_file opened for appending (never blocking, never a
+ * controlling terminal): a descriptor, or -1. */
+static int open_summary_file(void)
+{
+	return open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
+		    O_NOCTTY | O_NONBLOCK);
+}
+
 /* Appends line[0, len) to summary_file opened by its path for the line
  * (the guard's descriptor is gone).  No lock, no allocation. */
 static void append_summary_path(const char *line, size_t len)
 {
-	int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC |
-		      O_NOCTTY | O_NONBLOCK);
+	int fd = open_summary_file();
 	if (fd < 0)
 		return;
 	write_quietly(fd, line, len, NULL);
@@ -785,8 +792,7 @@ void ag_report_loaded(void)
 	release(&sum_out);
 	/* Off, the guard holds no descriptor (it counts nothing either). */
 	if (ag_cfg.summary_file[0] && ag_cfg.mode != AG_OFF) {
-		int fd = open(ag_cfg.summary_file, O_WRONLY | O_APPEND |
-			      O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		int fd = open_summary_file();
 		if (fd >= 0)
 			keep(&sum_out, fd, 0);
 	}
