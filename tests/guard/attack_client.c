@@ -44,7 +44,6 @@
 #include "cdev.h"
 #include "checks.h"
 #include "progs.h"
-#include "seal.h"
 
 #include <xxhash.h>
 
@@ -221,20 +220,6 @@ static void cmd_scm(void)
 
 /* ---- appseal ---- */
 
-static struct arena_seal_value seal_of(enum prog_kind kind,
-				       const struct ac_ref *refs, uint32_t n)
-{
-	size_t len;
-	uint8_t *image = prog_image(kind, &len);
-	struct arena_seal s;
-	struct arena_seal_value v;
-	arena_seal_program(&s, image, len);
-	arena_seal_refs(&s, (const struct drm_arena_ref *)refs, n);
-	arena_seal_value(&s, &v);
-	free(image);
-	return v;
-}
-
 static void cmd_appseal(void)
 {
 	struct cdev d;
@@ -242,18 +227,19 @@ static void cmd_appseal(void)
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
-	struct arena_seal_value seal = seal_of(PROG_GOOD, prog_bad_d_refs, 4);
+	uint8_t seal[ARENA_SEAL_BYTES];
+	prog_seal(PROG_GOOD, prog_bad_d_refs, 4, seal);
 
 	cdev_zero(&d);
 	struct drm_arena_schedule_submit_sealed s = {
 		.schedule = bad, .algorithm = ARENA_SEAL_SHA256 };
-	memcpy(s.seal, seal.bytes, sizeof(s.seal));
+	memcpy(s.seal, seal, sizeof(s.seal));
 	int rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED, &s);
 	check(rc == -EPERM, "ioctl SUBMIT_SEALED with the right seal of a "
 	      "failing schedule: %d", rc);
 	struct arena_uring_submit_sealed u = {
 		.schedule = bad, .algorithm = ARENA_SEAL_SHA256 };
-	memcpy(u.seal, seal.bytes, sizeof(u.seal));
+	memcpy(u.seal, seal, sizeof(u.seal));
 	rc = cdev_uring_cmd(&d, ARENA_URING_CMD_SUBMIT_SEALED, &u, sizeof(u));
 	check(rc == -EPERM, "URING SUBMIT_SEALED with the right seal of a "
 	      "failing schedule: %d", rc);

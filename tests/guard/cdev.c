@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cdev.h"
@@ -17,17 +18,34 @@ int cdev_ioctl(int fd, unsigned long request, void *arg)
 	return ioctl(fd, request, arg) == 0 ? 0 : -errno;
 }
 
+int cdev_request(struct cdev *d, unsigned long request, void *arg)
+{
+	if (!d->raw)
+		return cdev_ioctl(d->fd, request, arg);
+	return syscall(SYS_ioctl, d->fd, request, arg) == 0 ? 0 : -errno;
+}
+
 int cdev_open(struct cdev *d, enum cpath path)
 {
-	memset(d, 0, sizeof(*d));
-	d->path = path;
-	d->next_user_data = 0x1000;
-	d->fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
-	if (d->fd < 0)
+	int fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		memset(d, 0, sizeof(*d));
+		d->fd = -1;
 		return -errno;
+	}
+	return cdev_open_fd(d, fd, path, 0);
+}
+
+int cdev_open_fd(struct cdev *d, int fd, enum cpath path, int raw)
+{
+	memset(d, 0, sizeof(*d));
+	d->fd = fd;
+	d->path = path;
+	d->raw = raw;
+	d->next_user_data = 0x1000;
 	struct drm_arena_bo_create c = { .address = PROG_BASE,
 					 .size = PROG_SIZE };
-	int rc = cdev_ioctl(d->fd, DRM_IOCTL_ARENA_BO_CREATE, &c);
+	int rc = cdev_request(d, DRM_IOCTL_ARENA_BO_CREATE, &c);
 	d->bo = c.handle;
 	if (rc == 0 && path != CP_IOCTL) {
 		rc = io_uring_queue_init(8, &d->ring, IORING_SETUP_SQE128);
@@ -55,7 +73,7 @@ int cdev_program(struct cdev *d, const uint8_t *image, size_t len,
 {
 	struct drm_arena_program_create c = { .image = (uintptr_t)image,
 					      .size = len };
-	int rc = cdev_ioctl(d->fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c);
+	int rc = cdev_request(d, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c);
 	*handle = c.handle;
 	return rc;
 }
@@ -63,7 +81,7 @@ int cdev_program(struct cdev *d, const uint8_t *image, size_t len,
 int cdev_schedule(struct cdev *d, uint32_t program, uint32_t *handle)
 {
 	struct drm_arena_schedule_create c = { .program = program };
-	int rc = cdev_ioctl(d->fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c);
+	int rc = cdev_request(d, DRM_IOCTL_ARENA_SCHEDULE_CREATE, &c);
 	*handle = c.handle;
 	return rc;
 }
@@ -71,7 +89,7 @@ int cdev_schedule(struct cdev *d, uint32_t program, uint32_t *handle)
 static int destroy(struct cdev *d, unsigned long request, uint32_t handle)
 {
 	struct drm_arena_handle h = { .handle = handle };
-	return cdev_ioctl(d->fd, request, &h);
+	return cdev_request(d, request, &h);
 }
 
 int cdev_destroy_schedule(struct cdev *d, uint32_t handle)
@@ -118,7 +136,7 @@ int cdev_append(struct cdev *d, uint32_t schedule, const struct ac_ref *refs,
 					       .count = n,
 					       .refs = (uintptr_t)refs };
 	if (d->path == CP_IOCTL)
-		return cdev_ioctl(d->fd, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
+		return cdev_request(d, DRM_IOCTL_ARENA_SCHEDULE_APPEND, &a);
 	return cdev_uring_cmd(d, ARENA_URING_CMD_APPEND, &a, sizeof(a));
 }
 
@@ -126,7 +144,7 @@ int cdev_submit(struct cdev *d, uint32_t schedule, uint64_t *seqno)
 {
 	if (d->path == CP_IOCTL) {
 		struct drm_arena_schedule_submit s = { .schedule = schedule };
-		int rc = cdev_ioctl(d->fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &s);
+		int rc = cdev_request(d, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, &s);
 		*seqno = s.seqno;
 		return rc;
 	}
@@ -139,7 +157,7 @@ int cdev_submit(struct cdev *d, uint32_t schedule, uint64_t *seqno)
 int cdev_wait(struct cdev *d, uint64_t seqno)
 {
 	struct drm_arena_wait w = { .seqno = seqno, .timeout_ns = -1 };
-	return cdev_ioctl(d->fd, DRM_IOCTL_ARENA_WAIT, &w);
+	return cdev_request(d, DRM_IOCTL_ARENA_WAIT, &w);
 }
 
 int cdev_run(struct cdev *d, uint32_t schedule)
@@ -156,7 +174,7 @@ static int rw(struct cdev *d, unsigned long request, uint64_t address,
 				     .offset = address - PROG_BASE,
 				     .size = size,
 				     .data = (uintptr_t)data };
-	return cdev_ioctl(d->fd, request, &r);
+	return cdev_request(d, request, &r);
 }
 
 int cdev_read(struct cdev *d, uint64_t address, void *out, size_t size)

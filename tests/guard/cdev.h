@@ -26,6 +26,9 @@ struct cdev {
 	int fd;
 	uint32_t bo;
 	enum cpath path;
+	int raw;           /* its requests by syscall(SYS_ioctl), which no
+			    * preloaded library sees (the guard interposes
+			    * libc's ioctl): tests/kernel/gate_raw.c */
 	struct io_uring ring;
 	int have_ring;
 	uint64_t next_user_data;
@@ -34,10 +37,17 @@ struct cdev {
 /* Opens the node, makes the window's buffer (zeroed), and a 128-byte
  * SQE ring for the io_uring paths.  0 or -errno. */
 int cdev_open(struct cdev *d, enum cpath path);
+/* The same on fd, which the caller opened its own way (a raw openat),
+ * its requests by raw system calls when raw; fd is d's (closed on
+ * failure). */
+int cdev_open_fd(struct cdev *d, int fd, enum cpath path, int raw);
 void cdev_close(struct cdev *d);
 
 /* ioctl(2) as 0 / -errno. */
 int cdev_ioctl(int fd, unsigned long request, void *arg);
+/* A request on d's fd as 0 / -errno: libc's ioctl, or the raw system
+ * call when d->raw. */
+int cdev_request(struct cdev *d, unsigned long request, void *arg);
 
 int cdev_program(struct cdev *d, const uint8_t *image, size_t len,
 		 uint32_t *handle);

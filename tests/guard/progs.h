@@ -58,6 +58,13 @@ extern const struct ac_ref prog_bad_d_refs[4];
 #define PROG_BAD_D_VERDICT 8
 #define PROG_BAD_C_VERDICT 2
 
+/* The seal (common/seal.c) of a schedule of refs[0, n) of this kind's
+ * image, computed as any code in a process can: what a driver with seals
+ * runs whoever gives it (uapi.h "Sealed submissions"; ARENA_SEAL_BYTES,
+ * asserted in progs_seal.c). */
+void prog_seal(enum prog_kind kind, const struct ac_ref *refs, uint32_t n,
+	       uint8_t seal[32]);
+
 /* The verdict the library gives an image with these references in its
  * schedule section, or UINT64_MAX when it is malformed. */
 uint64_t prog_verdict(const uint8_t *image, size_t len,
