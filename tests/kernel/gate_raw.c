@@ -106,9 +106,10 @@ struct expect {
 /*
  * Judges one attempt: rc and seqno are its submit's, on d (whose buffer
  * was zeroed before it, read back here with d's own kind of request);
- * good says which schedule it was; limit is why the guard cannot see
- * this submit (NULL: it sees it).  Prints the row and checks it against
- * the phase's expectation.
+ * good says which schedule it was; limit is the documented limit that
+ * lets this submit run without the guard's check (NULL: none, so a run
+ * is certified, or for a failing schedule a hole).  Prints the row and
+ * checks it against the phase's expectation.
  */
 static void judge(struct cdev *d, const char *path, int good, int rc,
 		  uint64_t seqno, const char *limit, struct expect e)
@@ -162,7 +163,7 @@ static void judge(struct cdev *d, const char *path, int good, int rc,
 static void attempt(struct cdev *d, const char *path, uint32_t s, int good,
 		    const char *limit, struct expect e)
 {
-	cdev_zero(d);
+	check(cdev_zero(d) == 0, "window zeroed");
 	guard_refused();
 	uint64_t seqno = 0;
 	int rc = cdev_submit(d, s, &seqno);
@@ -195,8 +196,9 @@ static const struct expect ran = { "ran", "ran" };
 /* What the guard never saw, on a context it never sealed. */
 static const struct expect unseen = { "uncertified", "refused ENOKEY" };
 
-/* The guard sealed the context, so a plain submit it did not see is the
- * driver's ENOKEY, certified or not (uapi.h "Sealed submissions"). */
+/* The limit of a submit the guard does not see on a context it sealed:
+ * none, since the driver refuses it (ENOKEY: a plain submit on a sealed
+ * context, certified or not; uapi.h "Sealed submissions"). */
 #define SEALED_BY_GUARD NULL
 
 /* ---- raw-ioctl ---- */
@@ -210,9 +212,8 @@ static void cmd_raw_ioctl(void)
 	uint32_t s = schedule(&d, prog, prog_bad_d_refs, 4);
 	d.raw = 1;
 	attempt(&d, "raw-ioctl SUBMIT", s, 0, SEALED_BY_GUARD, refused_nokey);
-	uint32_t good = 0;
 	d.raw = 0;
-	good = schedule(&d, prog, prog_good_refs, 2);
+	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
 	d.raw = 1;
 	attempt(&d, "raw-ioctl SUBMIT", good, 1, SEALED_BY_GUARD,
 		refused_nokey);
@@ -316,7 +317,7 @@ static void cmd_self_seal(void)
 	static const struct expect want[2] = {
 		{ "blocked", "blocked" }, { "uncertified", "uncertified" } };
 	for (int raw = 0; raw < 2; raw++) {
-		cdev_zero(&d);
+		check(cdev_zero(&d) == 0, "window zeroed");
 		guard_refused();
 		uint64_t seqno = 0;
 		d.raw = raw;
@@ -444,12 +445,12 @@ static int hand_ring_cmd(struct hand_ring *r, int fd, uint32_t op,
 	return res;
 }
 
-/* s appended with refs and submitted on the hand-written ring, judged. */
+/* s submitted on the hand-written ring, judged. */
 static void ring_attempt(struct cdev *d, struct hand_ring *r,
 			 const char *path, uint32_t s, int good,
 			 struct expect e)
 {
-	cdev_zero(d);
+	check(cdev_zero(d) == 0, "window zeroed");
 	guard_refused();
 	uint64_t seqno = 0;
 	struct arena_uring_submit sub = { .schedule = s,
