@@ -5,10 +5,25 @@
  * IORING_SETUP_SQE128 (EINVAL otherwise: no room for the argument);
  * sqe->cmd_op selects the command, sqe->cmd holds its struct, the rest
  * of the 80 bytes zero (EINVAL).  The command completes inline with the
- * ioctl's result (0 or -errno).  An issue that must not block
- * (IO_URING_F_NONBLOCK) gets -EAGAIN, so io_uring reissues it from a
- * worker that may sleep: commands take the context's mutex and a submit
- * executes the schedule.
+ * ioctl's result (0 or -errno).
+ *
+ * Every command runs in the context that issues it, IO_URING_F_NONBLOCK
+ * or not: a command issued directly from io_uring_enter has run, as an
+ * ioctl has, when io_uring_enter returns.  The guard relies on that: it
+ * mirrors an append, and lets other threads touch the schedule again,
+ * when the submitting call returns (docs/driver.md, "io_uring").
+ * Answering -EAGAIN would have io_uring reissue the command later from
+ * io-wq, after that return, and the sealed submits that follow it would
+ * be refused.  Blocking here is allowed (process context; io_uring holds
+ * only its ring's uring_lock, a mutex) and bounded: the context's mutex
+ * is held only by this driver's own requests, each bounded (a batch is
+ * at most ARENA_MAX_APPEND references; an execution stops at a fatal
+ * signal), none of which calls into io_uring under it, so the order is
+ * always uring_lock, then the context's mutex.  The price is that the
+ * ring's other submitters wait for an executing submit, as an ioctl's
+ * caller does.  What io_uring itself runs later (IOSQE_ASYNC, a linked
+ * or drained SQE, SQPOLL) reaches here without IO_URING_F_NONBLOCK and
+ * runs the same way, whenever io_uring issues it.
  */
 #include <linux/io_uring/cmd.h>
 #include <linux/io_uring_types.h>
@@ -68,8 +83,10 @@ static int cmd_submit_sealed(struct arena_file *af, const u8 *cmd)
  * @ioucmd: the command
  * @issue_flags: IO_URING_F_*
  *
- * Return: the command's result (0 or -errno), or -EAGAIN to be reissued
- * where it may block.
+ * Context: process context, from io_uring_enter, the SQPOLL thread or
+ * io-wq; may sleep (IO_URING_F_NONBLOCK included: see the file's comment).
+ * Return: the command's result (0 or -errno), never -EAGAIN or
+ * -EIOCBQUEUED: the command is complete when this returns.
  */
 int arena_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
@@ -83,8 +100,6 @@ int arena_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 		     ARENA_URING_CMD_BYTES);
 	if (!(issue_flags & IO_URING_F_SQE128))
 		return -EINVAL;
-	if (issue_flags & IO_URING_F_NONBLOCK)
-		return -EAGAIN;
 	/* the SQE is the application's memory until the command is issued:
 	 * read it once
 	 */

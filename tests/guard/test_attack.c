@@ -132,13 +132,11 @@ Suite *suite_attack(void)
 	tcase_add_loop_test(t, test_attack, 2 * ATTACK_PROCFD + 2,
 			    (int)(2 * N_ATTACKS));
 	suite_add_tcase(s, t);
-	/* Cases of their own, which the kernel stage leaves out of its run
-	 * of "attack" on arena.ko (docs/driver.md): procfd's premise is the
-	 * simulator's (a reopen of /proc/self/fd/N of arena.ko's node is a
-	 * new open, a context of its own, not the same one), and heldrace
-	 * fails there (certified submits refused EKEYREJECTED: the kernel
-	 * runs the io_uring append later, from io-wq, than the guard
-	 * assumes). */
+	/* Cases of their own: the kernel stage leaves procfd out of its
+	 * runs on arena.ko (docs/driver.md: its premise is the simulator's,
+	 * a reopen of /proc/self/fd/N of arena.ko's node is a new open, a
+	 * context of its own, not the same one), and runs heldrace as a
+	 * case of its own, in both of its phases. */
 	t = tcase_create("attack-procfd");
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_set_timeout(t, 120);

@@ -312,12 +312,12 @@ Suite *suite_client(void)
 	tcase_add_test(t, test_handwritten);
 	tcase_add_test(t, test_malformed);
 	suite_add_tcase(s, t);
-	/* Cases of their own, which the kernel stage leaves out of its run
-	 * of "client" on arena.ko (docs/driver.md): passthrough compares
-	 * the completion order of io_uring with and without the guard,
-	 * which the simulator's io_uring (run in io_uring_submit) fixes and
-	 * the kernel's does not; mixed fails there (its submits by io_uring
-	 * race the ioctl appends: the kernel runs them later, from io-wq). */
+	/* Cases of their own: the kernel stage leaves passthrough out of
+	 * its runs on arena.ko (docs/driver.md: it compares the completion
+	 * order of io_uring with and without the guard, which the
+	 * simulator's io_uring, run in io_uring_submit, fixes and the
+	 * kernel's does not), and runs mixed as a case of its own, in both
+	 * of its phases. */
 	t = tcase_create("client-passthrough");
 	tcase_set_timeout(t, 300);
 	tcase_add_checked_fixture(t, NULL, teardown);

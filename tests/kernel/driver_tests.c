@@ -2,14 +2,16 @@
 /*
  * driver-tests: what only arena.ko has, run by the kernel stage in the VM
  * (tests/kernel/tests.list): the SHA-256 seal (uapi.h)
- * by ioctl and io_uring, the require_seal module parameter, and buffer
+ * by ioctl and io_uring, a URING_CMD run inside io_uring_submit, the
+ * require_seal module parameter, and buffer
  * lifetimes across destroy, close and mappings, impossible sizes, and a
  * long execution stopped by SIGKILL.  The expected seal is
  * computed by sha256sum(1) (busybox's in the VM), not by code of ours.
  *
  *   driver-tests                   the suites "seal" and "lifetime"
  *   driver-tests --require-seal    the suite "require-seal" (the module
- *                                  loaded with require_seal=1)
+ *                                  loaded with require_seal=1), with
+ *                                  uring_runs_in_submit again
  *   driver-tests --images DIR      every file of DIR through PROGRAM_CREATE,
  *                                  against libarenacert's verdict on it
  *
@@ -262,6 +264,60 @@ START_TEST(seal_uring)
 }
 END_TEST
 
+/* A URING_CMD issued from io_uring_enter has run when io_uring_submit
+ * returns, as an ioctl has when it returns (docs/driver.md, "io_uring"):
+ * an append handed over by io_uring_submit, then at once, without
+ * waiting for its completion, a sealed submit by ioctl whose seal covers
+ * it runs, and the append's CQE is already there.  The guard relies on
+ * it (it mirrors an append when the submitting call returns).  A driver
+ * that runs the command later, from io-wq, refuses the submit
+ * (EKEYREJECTED: the schedule is still empty) in some rounds. */
+START_TEST(uring_runs_in_submit)
+{
+	enum { ROUNDS = 64 };
+	size_t len;
+	uint8_t *img = two_fills_image(&len);
+	struct drm_arena_ref ref = { 0, 1 };
+	uint8_t seal[ARENA_SEAL_BYTES];
+	expected_seal(img, len, &ref, 1, seal);
+	int fd = dev_open();
+	bo_new(fd, 0x10000, 4096);
+	uint32_t program = prog_from_image(fd, img, len);
+	free(img);
+	struct io_uring ring;
+	ck_assert_int_eq(io_uring_queue_init(8, &ring, IORING_SETUP_SQE128), 0);
+	int refused = 0, late = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		uint32_t schedule = sched_new(fd, program);
+		struct drm_arena_schedule_append a = {
+			.schedule = schedule, .count = 1,
+			.refs = (uintptr_t)&ref };
+		ring_cmd(&ring, fd, ARENA_URING_CMD_APPEND, &a, sizeof(a), 9);
+		ck_assert_int_eq(io_uring_submit(&ring), 1);
+		uint64_t seqno = 0;
+		int rc = submit_sealed(fd, schedule, ARENA_SEAL_SHA256, seal,
+				       &seqno);
+		refused += rc != 0;
+		struct io_uring_cqe *cqe;
+		late += io_uring_peek_cqe(&ring, &cqe) != 0;
+		ck_assert_int_eq(io_uring_wait_cqe(&ring, &cqe), 0);
+		ck_assert_int_eq(cqe->res, 0);
+		ck_assert_uint_eq(cqe->user_data, 9);
+		io_uring_cqe_seen(&ring, cqe);
+		struct drm_arena_handle h = { .handle = schedule };
+		ck_assert_int_eq(xioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
+					&h), 0);
+	}
+	ck_assert_msg(refused == 0 && late == 0,
+		      "of %d appends by io_uring_submit, %d sealed submits "
+		      "right after were refused, %d completions were not "
+		      "there when io_uring_submit returned",
+		      ROUNDS, refused, late);
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+END_TEST
+
 /* A mapping outlives BO_DESTROY and the file's close, as GEM's do; a
  * destroyed buffer's address is free again. */
 START_TEST(mapping_outlives_buffer)
@@ -446,6 +502,7 @@ int main(int argc, char **argv)
 		s = suite_create("require-seal");
 		tc = tcase_create("require-seal");
 		tcase_add_test(tc, sealed_from_open);
+		tcase_add_test(tc, uring_runs_in_submit);
 		suite_add_tcase(s, tc);
 		return run_and_summarize(srunner_create(s));
 	}
@@ -453,6 +510,7 @@ int main(int argc, char **argv)
 	tc = tcase_create("seal");
 	tcase_add_test(tc, seal_ioctl);
 	tcase_add_test(tc, seal_uring);
+	tcase_add_test(tc, uring_runs_in_submit);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	s = suite_create("lifetime");
