@@ -43,8 +43,9 @@
 
 #include "cdev.h"
 #include "checks.h"
+#include "fdpass.h"
 #include "progs.h"
-#include "seal.h"
+#include "progseal.h"
 
 #include <xxhash.h>
 
@@ -166,33 +167,16 @@ static void cmd_uringioctl(void)
 
 /* ---- scm ---- */
 
+/* fd again, received from this process itself over a socket pair. */
 static int pass_fd(int fd)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 		return -1;
-	char byte = 0;
-	struct iovec iov = { &byte, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	memset(&u, 0, sizeof(u));
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	int got = -1;
-	if (sendmsg(sv[0], &m, 0) == 1 && recvmsg(sv[1], &m, 0) == 1 &&
-	    (c = CMSG_FIRSTHDR(&m)) && c->cmsg_type == SCM_RIGHTS)
-		memcpy(&got, CMSG_DATA(c), sizeof(int));
+	int got = fd_send(sv[0], fd) == 0 ? fd_recv(sv[1]) : -1;
 	close(sv[0]);
 	close(sv[1]);
-	return got;
+	return got < 0 ? -1 : got;
 }
 
 static void cmd_scm(void)
@@ -221,20 +205,6 @@ static void cmd_scm(void)
 
 /* ---- appseal ---- */
 
-static struct arena_seal_value seal_of(enum prog_kind kind,
-				       const struct ac_ref *refs, uint32_t n)
-{
-	size_t len;
-	uint8_t *image = prog_image(kind, &len);
-	struct arena_seal s;
-	struct arena_seal_value v;
-	arena_seal_program(&s, image, len);
-	arena_seal_refs(&s, (const struct drm_arena_ref *)refs, n);
-	arena_seal_value(&s, &v);
-	free(image);
-	return v;
-}
-
 static void cmd_appseal(void)
 {
 	struct cdev d;
@@ -242,7 +212,7 @@ static void cmd_appseal(void)
 	uint32_t prog = program(&d, PROG_GOOD);
 	uint32_t bad = schedule(&d, prog, prog_bad_d_refs, 4);
 	uint32_t good = schedule(&d, prog, prog_good_refs, 2);
-	struct arena_seal_value seal = seal_of(PROG_GOOD, prog_bad_d_refs, 4);
+	struct arena_seal_value seal = prog_seal(PROG_GOOD, prog_bad_d_refs, 4);
 
 	cdev_zero(&d);
 	struct drm_arena_schedule_submit_sealed s = {
