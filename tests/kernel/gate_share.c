@@ -167,8 +167,13 @@ static void path(struct cdev *d, const char *what, struct sub s,
 			 "(%s)", errname(-rc));
 		ok = 0;
 	} else if (!wrote(d, &s)) {
-		snprintf(got, sizeof(got), "submitted, but its output is not "
-			 "on the device");
+		/* Another schedule under its handle ran: a failing one? */
+		int failing = cdev_all(d, PROG_CANARY, PROG_FLOATS, 1.0f) ||
+			      cdev_all(d, PROG_OUT, 16, 2.0f);
+		snprintf(got, sizeof(got), "%s", failing
+			 ? "ran UNCERTIFIED (the driver held a failing "
+			   "schedule under this handle)"
+			 : "submitted, but its output is not on the device");
 		ok = 0;
 	} else if (s.certified) {
 		snprintf(got, sizeof(got), "ran (certified)");
