@@ -10,11 +10,12 @@
 struct fd_msg {
 	char byte;
 	struct iovec iov;
+	struct msghdr m;
+	/* Last: to clang, an array sized by CMSG_SPACE is variably sized. */
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct msghdr m;
 };
 
 static void fd_msg_init(struct fd_msg *f)
