@@ -43,6 +43,7 @@
 
 #include "cdev.h"
 #include "checks.h"
+#include "fdpass.h"
 #include "progs.h"
 
 #include <xxhash.h>
@@ -165,33 +166,16 @@ static void cmd_uringioctl(void)
 
 /* ---- scm ---- */
 
+/* fd again, received from this process itself over a socket pair. */
 static int pass_fd(int fd)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 		return -1;
-	char byte = 0;
-	struct iovec iov = { &byte, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	memset(&u, 0, sizeof(u));
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	int got = -1;
-	if (sendmsg(sv[0], &m, 0) == 1 && recvmsg(sv[1], &m, 0) == 1 &&
-	    (c = CMSG_FIRSTHDR(&m)) && c->cmsg_type == SCM_RIGHTS)
-		memcpy(&got, CMSG_DATA(c), sizeof(int));
+	int got = fd_send(sv[0], fd) == 0 ? fd_recv(sv[1]) : -1;
 	close(sv[0]);
 	close(sv[1]);
-	return got;
+	return got < 0 ? -1 : got;
 }
 
 static void cmd_scm(void)

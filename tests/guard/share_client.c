@@ -65,16 +65,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "checks.h"
+#include "nokcmp.h"
 
 static struct cdev dev;
 static uint32_t good_prog, good, failing;
@@ -401,24 +399,6 @@ static void cmd_handler_uring(void)
 	/* Its SQEs stay queued in that ring (liburing's way with a
 	 * failed submit); the ring is not used again. */
 	alarm(0);
-}
-
-/* kcmp(2) fails with EPERM from now on, as under Docker's default
- * seccomp profile (kcmp only with CAP_SYS_PTRACE). */
-static void deny_kcmp(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
-	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	if (rc == 0)
-		rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-	check(rc == 0, "kcmp denied by a seccomp filter: %d", rc);
 }
 
 /* The handler's io_uring submits while its thread sets up a ring of its
