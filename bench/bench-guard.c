@@ -342,7 +342,9 @@ static double time_submits(long n, enum cpath path, void (*op)(void *))
 	if (!t.heap_arg)
 		die("submit", ENOMEM);
 	t.heap_arg->schedule = t.schedule;
-	return time_op(op, &t, n);
+	double ns = time_op(op, &t, n);
+	free(t.heap_arg);
+	return ns;
 }
 
 static double child_submit_ioctl(long n)
