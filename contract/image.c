@@ -484,7 +484,8 @@ static int varint(const u8 *b, u64 len, u64 *pos, u64 *value)
  * The phase identity a launch's source identity declares (spec 1.2): the
  * payload of its last field 51 when the whole identity parses as protobuf
  * wire format (fields 1 .. 2^29 - 1; wire types 0, 1, 2, 5) and every
- * field 51 is length-delimited.  0 with *at, *len; -EINVAL otherwise.
+ * field 51 is length-delimited.  0 with the payload in *at, *n bytes;
+ * -EINVAL otherwise.
  * libarenacert's identity_parse (certify/identity.c) is the certificate's
  * reading; fuzz_contract holds the two to the same phases.
  */
