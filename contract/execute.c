@@ -6,14 +6,46 @@
  */
 #include "execute.h"
 
+/* Launch l is about to run (its words valued): when it starts an
+ * instance, poison its phase's fresh planes.
+ */
+static int enter(const struct arena_program *p, struct arena_walker *w, u64 l)
+{
+	u32 phase = p->phase_of[l];
+	u64 first, count;
+	int rc = 0;
+
+	if (w->in_instance && phase == w->phase)
+		return 0;
+	w->in_instance = 1;
+	w->phase = phase;
+	if (phase == ARENA_NONE32)
+		return 0;
+	arena_image_phase_planes(p->image, phase, &first, &count);
+	for (u64 k = first; k < first + count && !rc; k++) {
+		struct arena_plane pl;
+
+		arena_image_plane(p->image, k, &pl);
+		if (!pl.carried && pl.size)
+			rc = w->poison(w, pl.offset, pl.size);
+	}
+	return rc;
+}
+
 static int run_at(const struct arena_program *p, struct arena_walker *w,
 		  u64 l, u64 t)
 {
 	struct arena_launch la;
+	int rc;
 
 	arena_image_launch(p->image, l, &la);
 	if (arena_words_at(p, l, t, w->scratch))
 		return -EFAULT;
+	if (w->poison) {
+		rc = enter(p, w, l);
+		if (rc)
+			return rc;
+	}
 	return w->launch(w, l, w->scratch, la.word_count);
 }
 
@@ -45,6 +77,7 @@ int arena_walk(const struct arena_program *p, const struct arena_ref *refs,
 {
 	int rc = 0;
 
+	w->in_instance = 0;
 	for (u64 i = 0; i < n_refs && !rc; i++)
 		rc = walk_ref(p, &refs[i], w);
 	return rc;

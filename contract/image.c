@@ -290,6 +290,25 @@ u64 arena_image_word(const struct arena_image *img, u64 w)
 	return arena_image_u64(img, entry(img, ARENA_S_WORDS, w));
 }
 
+void arena_image_phase_planes(const struct arena_image *img, u64 ph,
+			      u64 *first, u64 *count)
+{
+	u64 e = entry(img, ARENA_S_PHASES, ph);
+
+	*first = arena_image_u32(img, e + 8);
+	*count = arena_image_u32(img, e + 12);
+}
+
+void arena_image_plane(const struct arena_image *img, u64 k,
+		       struct arena_plane *out)
+{
+	u64 e = entry(img, ARENA_S_PLANES, k);
+
+	out->offset = arena_image_u64(img, e + 8);
+	out->size = arena_image_u64(img, e + 16);
+	out->carried = img->bytes[e + 24];
+}
+
 static u64 frame_value(const struct arena_image *img, u64 v)
 {
 	return arena_image_u64(img, entry(img, ARENA_S_FRAME_VALUES, v));
@@ -309,7 +328,8 @@ u64 arena_program_index_bytes(const struct arena_image *img)
 
 	return round8(n * sizeof(u32)) + (n + 1) * sizeof(u64) +
 	       w * sizeof(s128) + round8(w * sizeof(u32)) +
-	       round8(img->count[ARENA_S_PHASES] * sizeof(u32));
+	       round8(img->count[ARENA_S_PHASES] * sizeof(u32)) +
+	       round8(n * sizeof(u32));
 }
 
 /* (launch, word) of repeat rep's body: the word's index, or -EINVAL. */
@@ -365,21 +385,32 @@ static int check_plan(struct arena_image *img)
 	return 0;
 }
 
-/* Phase identity k's order against identity j's: by length, then bytes. */
+/* Byte string a's order against b's: by length, then bytes. */
+static int bytes_cmp(const u8 *a, u64 la, const u8 *b, u64 lb)
+{
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	for (u64 i = 0; i < la; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* A byte string of the pool, at entry byte e (checked by check_strings). */
+static const u8 *pool_string(const struct arena_image *img, u64 e, u64 *len)
+{
+	*len = arena_image_u32(img, e + 4);
+	return img->bytes + img->offset[ARENA_S_POOL] + arena_image_u32(img, e);
+}
+
+/* Phase identity k's order against identity j's. */
 static int identity_cmp(const struct arena_image *img, u32 k, u32 j)
 {
-	u64 ek = entry(img, ARENA_S_PHASES, k), ej = entry(img, ARENA_S_PHASES, j);
-	u64 lk = arena_image_u32(img, ek + 4), lj = arena_image_u32(img, ej + 4);
-	const u8 *pool = img->bytes + img->offset[ARENA_S_POOL];
-	const u8 *bk = pool + arena_image_u32(img, ek);
-	const u8 *bj = pool + arena_image_u32(img, ej);
+	u64 lk, lj;
+	const u8 *bk = pool_string(img, entry(img, ARENA_S_PHASES, k), &lk);
+	const u8 *bj = pool_string(img, entry(img, ARENA_S_PHASES, j), &lj);
 
-	if (lk != lj)
-		return lk < lj ? -1 : 1;
-	for (u64 i = 0; i < lk; i++)
-		if (bk[i] != bj[i])
-			return bk[i] < bj[i] ? -1 : 1;
-	return 0;
+	return bytes_cmp(bk, lk, bj, lj);
 }
 
 static void sift_down(const struct arena_image *img, u32 *a, u64 at,
@@ -426,6 +457,109 @@ static int check_identities(struct arena_image *img, u32 *order)
 					      order[k] > order[k - 1] ?
 					      order[k] : order[k - 1]));
 	return 0;
+}
+
+/* A protobuf varint at *pos of b[0, len): at most 10 bytes, below 2^64;
+ * -EINVAL when truncated or too long.
+ */
+static int varint(const u8 *b, u64 len, u64 *pos, u64 *value)
+{
+	u64 v = 0;
+
+	for (int i = 0; i < 10 && *pos < len; i++) {
+		u8 c = b[(*pos)++];
+
+		if (i == 9 && c > 1)
+			return -EINVAL;
+		v |= (u64)(c & 0x7f) << (7 * i);
+		if (!(c & 0x80)) {
+			*value = v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * The phase identity a launch's source identity declares (spec 1.2): the
+ * payload of its last field 51 when the whole identity parses as protobuf
+ * wire format (fields 1 .. 2^29 - 1; wire types 0, 1, 2, 5) and every
+ * field 51 is length-delimited.  0 with the payload in *at, *n bytes;
+ * -EINVAL otherwise.
+ * libarenacert's identity_parse (certify/identity.c) is the certificate's
+ * reading; fuzz_contract holds the two to the same phases.
+ */
+static int declared_phase(const u8 *id, u64 len, const u8 **at, u64 *n)
+{
+	u64 pos = 0, tag, size;
+	int seen = 0, wrong_type = 0;
+
+	while (pos < len) {
+		if (varint(id, len, &pos, &tag) || (tag >> 3) < 1 ||
+		    (tag >> 3) > (1u << 29) - 1)
+			return -EINVAL;
+		switch (tag & 7) {
+		case 0:
+			if (varint(id, len, &pos, &size))
+				return -EINVAL;
+			size = 0;
+			break;
+		case 1:
+			size = 8;
+			break;
+		case 2:
+			if (varint(id, len, &pos, &size))
+				return -EINVAL;
+			break;
+		case 5:
+			size = 4;
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (size > len - pos)
+			return -EINVAL;
+		if ((tag >> 3) == 51) {
+			if ((tag & 7) == 2) {
+				seen = 1;
+				*at = id + pos;
+				*n = size;
+			} else {
+				wrong_type = 1;
+			}
+		}
+		pos += size;
+	}
+	return seen && !wrong_type ? 0 : -EINVAL;
+}
+
+/* Launch l's phase: its declared identity among p->phase_order (sorted),
+ * by binary search; ARENA_NONE32 when it declares none of them.
+ */
+static u32 launch_phase(const struct arena_program *p, u64 l)
+{
+	const struct arena_image *img = p->image;
+	u64 len, n = 0, lo = 0, hi = img->count[ARENA_S_PHASES];
+	const u8 *id = pool_string(img, entry(img, ARENA_S_LAUNCHES, l), &len);
+	const u8 *want = NULL;
+
+	if (declared_phase(id, len, &want, &n))
+		return ARENA_NONE32;
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2, lm;
+		u32 ph = p->phase_order[mid];
+		const u8 *b = pool_string(img, entry(img, ARENA_S_PHASES, ph),
+					  &lm);
+		int c = bytes_cmp(b, lm, want, n);
+
+		if (c == 0)
+			return ph;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return ARENA_NONE32;
 }
 
 static int index_repeat(struct arena_program *p, u64 r)
@@ -494,9 +628,12 @@ int arena_program_index(struct arena_program *p, const struct arena_image *img,
 	m += round8(n * sizeof(u32));
 	p->slot_of = w ? (u32 *)m : NULL;
 	m += round8(w * sizeof(u32));
+	p->phase_order = (u32 *)m;
+	m += round8(img->count[ARENA_S_PHASES] * sizeof(u32));
+	p->phase_of = (u32 *)m;
 	rc = check_plan((struct arena_image *)img);
 	if (!rc)
-		rc = check_identities((struct arena_image *)img, (u32 *)m);
+		rc = check_identities((struct arena_image *)img, p->phase_order);
 	if (rc)
 		return rc;
 	for (u64 l = 0; l < n; l++)
@@ -524,6 +661,7 @@ int arena_program_index(struct arena_program *p, const struct arena_image *img,
 		}
 		/* n < 2^32 launches of < 2^32 iterations: no wrap */
 		p->executed_before[l + 1] = p->executed_before[l] + weight;
+		p->phase_of[l] = launch_phase(p, l);
 		arena_image_launch(img, l, &la);
 		if (la.word_count > p->max_words)
 			p->max_words = la.word_count;

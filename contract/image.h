@@ -18,7 +18,10 @@
  * pairwise disjoint, 1 .. 2^32-1 iterations, deltas and slots naming
  * words of their body, slots distinct, frames for slots), and builds the
  * index execution needs, in memory the caller provides
- * (arena_program_index_bytes()).  The device reads no plan beyond that.
+ * (arena_program_index_bytes()): with each launch's phase (spec 1.2: the
+ * last field 51 of its source identity, among the phases' identities),
+ * which poisoning needs (execute.h).  The device reads no plan beyond
+ * that.
  *
  * arena_ref_check() is spec 1.3's reference rule with the executed-
  * sequence limit; arena_words_at() is spec 1.2's V(t).
@@ -58,6 +61,12 @@ struct arena_launch {
 	u32 word_count;
 };
 
+/* A plane of a phase (docs/program-image.md 4.4). */
+struct arena_plane {
+	u64 offset, size;
+	u8 carried;
+};
+
 struct arena_repeat {
 	u64 first, count, iterations;
 	u32 delta_first, delta_count, slot_first, slot_count;
@@ -74,6 +83,11 @@ struct arena_program {
 	u64 *executed_before;
 	s128 *delta_sum;           /* per word (repeats only): D */
 	u32 *slot_of;              /* per word (repeats only): slot+1, 0 */
+	/* per launch: the phase its identity declares, or ARENA_NONE32 (no
+	 * parsable identity, no length-delimited field 51, an unknown one)
+	 */
+	u32 *phase_of;
+	u32 *phase_order;          /* the phases sorted by identity */
 	u32 max_words;             /* the largest word_count */
 };
 
@@ -89,6 +103,11 @@ void arena_image_launch(const struct arena_image *img, u64 l,
 void arena_image_repeat(const struct arena_image *img, u64 r,
 			struct arena_repeat *out);
 u64 arena_image_word(const struct arena_image *img, u64 w);
+/* Phase ph's planes: the run [*first, *first + *count) of the planes. */
+void arena_image_phase_planes(const struct arena_image *img, u64 ph,
+			      u64 *first, u64 *count);
+void arena_image_plane(const struct arena_image *img, u64 k,
+		       struct arena_plane *out);
 
 /* Bytes of caller memory arena_program_index() needs (16-aligned). */
 u64 arena_program_index_bytes(const struct arena_image *img);

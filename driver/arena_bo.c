@@ -12,6 +12,8 @@
  * their last byte, so a buffer may end at 2^64.
  */
 #include <linux/iosys-map.h>
+#include <linux/minmax.h>
+#include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_vma_manager.h>
@@ -71,6 +73,71 @@ u8 *arena_bo_range(struct arena_file *af, u64 address, u64 len)
 		}
 	}
 	return NULL;
+}
+
+/* The buffer of lowest address whose last byte is at or after address. */
+static struct arena_bo *first_ending_at_or_after(struct arena_file *af,
+						 u64 address)
+{
+	struct rb_node *n = af->by_address.rb_node;
+	struct arena_bo *found = NULL;
+
+	while (n) {
+		struct arena_bo *bo = rb_entry(n, struct arena_bo, node);
+
+		if (last_byte(bo) >= address) {
+			found = bo;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return found;
+}
+
+/* Bytes set between reschedule points: a few hundred microseconds. */
+#define FILL_CHUNK SZ_1M
+
+/**
+ * arena_bo_fill() - set the buffer bytes of a device range
+ * @af: the context (locked)
+ * @address: first device address
+ * @size: bytes, not 0 (a range past 2^64 ends there)
+ * @byte: the value
+ *
+ * Bytes of the range outside every buffer are skipped.  The work is the
+ * range's bytes in buffers, in chunks with a reschedule point between
+ * them; a fatal signal stops it.
+ *
+ * Return: 0, or -EINTR on a fatal signal (the range partly set).
+ */
+int arena_bo_fill(struct arena_file *af, u64 address, u64 size, u8 byte)
+{
+	u64 last = address + (size - 1);
+	struct arena_bo *bo;
+
+	if (last < address)
+		last = U64_MAX;
+	for (bo = first_ending_at_or_after(af, address);
+	     bo && bo->address <= last;
+	     bo = rb_entry_safe(rb_next(&bo->node), struct arena_bo, node)) {
+		u64 lo = max(address, bo->address);
+		u64 hi = min(last, last_byte(bo));
+
+		/* [lo, hi] lies in bo: at most bo->size bytes, a size_t */
+		for (;;) {
+			u64 n = min_t(u64, hi - lo, FILL_CHUNK - 1) + 1;
+
+			memset(bo->vaddr + (lo - bo->address), byte, n);
+			cond_resched();
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			if (hi - lo < n)
+				break;
+			lo += n;
+		}
+	}
+	return 0;
 }
 
 static void bo_free(struct arena_file *af, struct arena_bo *bo)

@@ -33,6 +33,11 @@ module_param_named(require_seal, arena_require_seal, bool, 0444);
 MODULE_PARM_DESC(require_seal,
 		 "Seal every context from its open: only sealed submissions run (uapi.h, \"Sealed submissions\")");
 
+bool arena_poison;
+module_param_named(poison, arena_poison, bool, 0444);
+MODULE_PARM_DESC(poison,
+		 "Poison each phase instance's fresh planes before it runs (contract/execute.h), the simulator's ARENASIM_POISON=1");
+
 static struct platform_device *arena_pdev;
 
 static int arena_open(struct drm_device *drm, struct drm_file *file)
@@ -52,6 +57,7 @@ static int arena_open(struct drm_device *drm, struct drm_file *file)
 	af->by_address = RB_ROOT;
 	af->context = atomic64_inc_return(&adev->next_context);
 	af->sealed = READ_ONCE(arena_require_seal);
+	af->poison = READ_ONCE(arena_poison);
 	file->driver_priv = af;
 	return 0;
 }
@@ -294,8 +300,8 @@ static int arena_probe(struct platform_device *pdev)
 	rc = drm_dev_register(&adev->drm, 0);
 	if (rc)
 		return rc;
-	drm_info(&adev->drm, "arena accelerator (require_seal=%d)\n",
-		 arena_require_seal);
+	drm_info(&adev->drm, "arena accelerator (require_seal=%d poison=%d)\n",
+		 arena_require_seal, arena_poison);
 	return 0;
 }
 

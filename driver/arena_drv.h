@@ -56,6 +56,7 @@ struct arena_device {
  * @last_seqno: sequence numbers 1 .. last_seqno were handed out
  * @context: identity (DRM_IOCTL_ARENA_SEAL), never 0, never reused
  * @sealed: unsealed submissions are refused (ENOKEY), for good
+ * @poison: executions poison fresh planes (the poison parameter at open)
  */
 struct arena_file {
 	struct arena_device *adev;
@@ -69,6 +70,7 @@ struct arena_file {
 	u64 last_seqno;
 	u64 context;
 	bool sealed;
+	bool poison;
 };
 
 /**
@@ -131,6 +133,7 @@ static inline struct arena_file *to_arena_file(struct drm_file *file)
 }
 
 extern bool arena_require_seal;
+extern bool arena_poison;
 
 /*
  * Allocations a request sizes: charged to the caller's memory cgroup; an
@@ -147,6 +150,7 @@ int arena_bo_rw(struct arena_file *af, const struct drm_arena_bo_rw *arg,
 		bool write);
 int arena_bo_destroy(struct arena_file *af, const struct drm_arena_handle *arg);
 u8 *arena_bo_range(struct arena_file *af, u64 address, u64 len);
+int arena_bo_fill(struct arena_file *af, u64 address, u64 size, u8 byte);
 void arena_bo_drop(struct arena_file *af, void *obj);
 
 /* arena_program.c (locked) */

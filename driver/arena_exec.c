@@ -13,6 +13,12 @@
  * Between launches the task may be rescheduled, and a fatal signal stops
  * the execution (reported as a fault): a schedule of 2^62 launches does
  * not keep a killed process alive.
+ *
+ * A context opened with the poison parameter set poisons as the
+ * contract's walk says (contract/execute.h: each phase instance's fresh
+ * planes, before its first launch), outside any FPU section, through
+ * arena_bo_fill (bounded by the buffers' bytes, rescheduling between
+ * chunks, stopped by a fatal signal).
  */
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -44,6 +50,18 @@ static void exec_pause(struct arena_device_mem *mem)
 	kernel_fpu_begin();
 }
 
+/* The contract's poison (execute.h), when the context poisons. */
+static int exec_poison(struct arena_walker *w, u64 address, u64 size)
+{
+	struct arena_exec *x = container_of(w, struct arena_exec, walker);
+
+	/* a phase may have 2^32 - 1 planes, none in a buffer */
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	cond_resched();
+	return arena_bo_fill(x->af, address, size, ARENA_POISON_BYTE);
+}
+
 static int exec_launch(struct arena_walker *w, u64 l, const u64 *words, u32 n)
 {
 	struct arena_exec *x = container_of(w, struct arena_exec, walker);
@@ -73,7 +91,9 @@ int arena_execute(struct arena_file *af, struct arena_prog *prog,
 {
 	struct arena_exec x = {
 		.mem = { .range = exec_range, .pause = exec_pause },
-		.walker = { .launch = exec_launch, .scratch = prog->scratch },
+		.walker = { .launch = exec_launch,
+			    .poison = af->poison ? exec_poison : NULL,
+			    .scratch = prog->scratch },
 		.af = af,
 	};
 

@@ -83,6 +83,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 		}
 		compare_words(&cp, p, m);
+		for (uint64_t l = 0; l < m->n_launches; l++) {
+			uint64_t want = ac_program_launch_phase(p, l);
+			FUZZ_CHECK(cp.phase_of[l] == (want == AC_NONE ?
+						      ARENA_NONE32 : want),
+				   "launch %llu: contract phase %u, "
+				   "libarenacert %llu", (unsigned long long)l,
+				   cp.phase_of[l], (unsigned long long)want);
+		}
 		ac_program_free(p);
 	}
 	free(mem);

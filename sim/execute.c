@@ -8,12 +8,10 @@
  * [0, 2^64) cannot be a device word and faults the submission, as an
  * address outside every buffer does.
  *
- * Poisoning (ARENASIM_POISON): a phase instance is a maximal run of
- * consecutive executed launches of one phase, across references and
- * iterations (spec 2 (D)).  When one starts, its fresh planes are filled
- * with 0xFF bytes (f32 NaN), so a value that was never written in this
- * instance, or was overwritten since, shows up in the results instead of
- * surviving by luck in reused workspace.
+ * Poisoning (ARENASIM_POISON): the contract's rule (contract/execute.h:
+ * each phase instance's fresh planes filled with ARENA_POISON_BYTE before
+ * its first launch), arena.ko's poison=1; this file only fills the
+ * simulated device's memory.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -25,53 +23,38 @@
 struct execution {
 	struct arena_walker walker;
 	struct sim_file *f;
-	const struct sim_program *p;
-	int in_instance;
-	uint64_t phase;               /* the current instance's phase */
 };
 
-static void poison_fresh_planes(struct execution *r, uint64_t phase)
+static struct execution *of_walker(struct arena_walker *w)
 {
-	const struct ac_model *m = r->p->model;
-	const struct ac_phase *ph = &m->phases[phase];
-	for (uint32_t i = 0; i < ph->plane_count; i++) {
-		const struct ac_tensor *pl = &m->planes[ph->plane_first + i];
-		if (!pl->carried)
-			bo_fill(r->f, pl->offset, pl->size, 0xFF);
-	}
+	return (struct execution *)((char *)w - offsetof(struct execution,
+							  walker));
 }
 
-/* A launch is about to run: does it start a new instance? */
-static void enter(struct execution *r, uint64_t launch)
+/* The walk's poison: buffer bytes of the range, the rest skipped. */
+static int poison_range(struct arena_walker *w, uint64_t address,
+			uint64_t size)
 {
-	if (!sim_poison)
-		return;
-	uint64_t phase = ac_program_launch_phase(r->p->prog, launch);
-	if (r->in_instance && phase == r->phase)
-		return;
-	r->in_instance = 1;
-	r->phase = phase;
-	if (phase != AC_NONE)
-		poison_fresh_planes(r, phase);
+	bo_fill(of_walker(w)->f, address, size, ARENA_POISON_BYTE);
+	return 0;
 }
 
-/* The walk's launch: poison, then the kernel. */
+/* The walk's launch: the kernel. */
 static int run_launch(struct arena_walker *w, uint64_t launch,
 		      const uint64_t *words, uint32_t n)
 {
-	struct execution *r = (struct execution *)((char *)w -
-						   offsetof(struct execution,
-							    walker));
-	enter(r, launch);
-	return kernel_run(r->f, words, n);
+	(void)launch;
+	return kernel_run(of_walker(w)->f, words, n);
 }
 
 int execute(struct sim_file *f, const struct sim_program *p,
 	    const struct ac_ref *refs, uint64_t n_refs)
 {
 	struct execution r = {
-		.walker = { .launch = run_launch, .scratch = p->scratch },
-		.f = f, .p = p,
+		.walker = { .launch = run_launch,
+			    .poison = sim_poison ? poison_range : NULL,
+			    .scratch = p->scratch },
+		.f = f,
 	};
 	_Static_assert(sizeof(struct arena_ref) == sizeof(struct ac_ref),
 		       "a contract reference is a model reference");

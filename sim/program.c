@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Programs: a binary program image (docs/program-image.md), read with
- * libarenacert's reader and checked with ac_program_new(), which also
- * gives each launch's phase (for poisoning), and indexed by the contract
- * (contract/image.c), the device's view arena.ko has too: references
- * are checked (spec 1.3), words valued (V(t), spec 1.2) and schedules
- * walked by it, as in the kernel.  The two readers agree on every image
- * (fuzz/fuzz_contract.c).
+ * libarenacert's reader and checked with ac_program_new(), and indexed
+ * by the contract (contract/image.c), the device's view arena.ko has
+ * too: references are checked (spec 1.3), words valued (V(t), spec 1.2),
+ * launches given their phases (for poisoning) and schedules walked by
+ * it, as in the kernel.  The two readers agree on every image and every
+ * launch's phase (fuzz/fuzz_contract.c), so libarenacert's is a second
+ * reading of the same rules.
  *
  * A program's image is kept in the context (sim.h), so that a process
  * sharing it that did not create the program can parse it too, once:

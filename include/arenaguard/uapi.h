@@ -29,15 +29,21 @@
  *           program and references the driver holds for that schedule
  *
  * Programs are the binary program image (docs/program-image.md).  The
- * device executes launches; it ignores the plan section and the launches'
- * source identities, which exist for the certificate.
+ * device executes launches; the plan section and the launches' source
+ * identities exist for the certificate, and the device reads them only
+ * to poison: told to (the simulator's ARENASIM_POISON=1, arena.ko's
+ * module parameter poison=1, both off by default), it fills each phase
+ * instance's fresh planes with 0xFF before the instance's first launch
+ * (contract/execute.h, the one rule both follow), so a value the
+ * certificate trusted to be written shows up as NaN when it was not.
  *
  * Implementations: driver/arena.ko, a Linux 6.12 DRM accel driver
  * (docs/driver.md), and sim/libarenasim.so, the simulated device preloaded
  * into a process (docs/simulator.md), implement all of this with the same
  * errors; both run the kernels of contract/kernels.c, and arena.ko checks
  * images with contract/image.c, which agrees with the simulator's
- * libarenacert (fuzz/fuzz_contract.c); both seal with SHA-256 as
+ * libarenacert (fuzz/fuzz_contract.c); both walk schedules, and poison
+ * when told to, with contract/execute.c; both seal with SHA-256 as
  * "Sealed submissions" below says.  libarenaguard sits in front of
  * either and adds EPERM.
  */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -14,6 +15,25 @@ int dev_open(void)
 	int fd = open(ARENA_NODE_PATH, O_RDWR | O_CLOEXEC);
 	ck_assert_msg(fd >= 0, "open %s: %s", ARENA_NODE_PATH, strerror(errno));
 	return fd;
+}
+
+int dev_simulated(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "re");
+	ck_assert_ptr_nonnull(maps);
+	char line[4096];
+	int found = 0;
+	while (!found && fgets(line, sizeof(line), maps))
+		found = strstr(line, "/libarenasim.so") != NULL;
+	fclose(maps);
+	return found;
+}
+
+void not_applicable(const char *suite, const char *name, const char *why)
+{
+	printf("%s: %s: not applicable on a kernel driver: %s\n", suite, name,
+	       why);
+	fflush(stdout);
 }
 
 int xioctl(int fd, unsigned long request, void *arg)

@@ -34,6 +34,14 @@ int scm_demo(int sock);
 /* Opens the node (fails the test if it cannot). */
 int dev_open(void);
 
+/* Whether the node is the simulator's: libarenasim.so is mapped in this
+ * process.  Otherwise the suites run on a kernel driver (arena.ko, the
+ * kernel stage), where a case whose premise is the simulator's says so
+ * (not_applicable) and passes without checking anything. */
+int dev_simulated(void);
+/* Prints "SUITE: CASE: not applicable on a kernel driver: WHY". */
+void not_applicable(const char *suite, const char *name, const char *why);
+
 /* ioctl(2): 0, or the errno it failed with. */
 int xioctl(int fd, unsigned long request, void *arg);
 
