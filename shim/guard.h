@@ -729,8 +729,14 @@ struct ag_held;
 struct ag_held *ag_uring_check(struct io_uring *ring);
 void ag_uring_release(struct io_uring *ring, struct ag_held *held);
 /* io_uring_enter() called by the application itself: the SQEs it wrote
- * to the ring by hand, if the ring is known. */
-struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit);
+ * to the ring by hand, if the ring is known: by its fd, or (registered
+ * nonzero: IORING_ENTER_REGISTERED_RING) by the registered ring index
+ * ag_ring_index_registered saw this thread's liburing give it. */
+struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit,
+				     int registered);
+/* liburing's io_uring_register_ring_fd registered ring's fd in the
+ * calling thread (ring->enter_ring_fd is the index). */
+void ag_ring_index_registered(struct io_uring *ring);
 
 /*
  * A registration of a ring's files under way: begun before the call

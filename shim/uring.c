@@ -118,6 +118,10 @@ struct ring_state {
 	_Atomic(void *) sq_ring;        /* identity; NULL: known by fd only
 					 * (io_uring_register), or free */
 	atomic_int ring_fd;             /* -1: none known */
+	atomic_int reg_tid;             /* the thread whose registered ring
+					 * index liburing's
+					 * io_uring_register_ring_fd gave it
+					 * (enter_ring_fd), 0: none */
 	atomic_int in_use;
 	struct io_uring *ring;
 	struct ring_shared *shared;     /* MAP_SHARED: survives fork */
@@ -349,6 +353,7 @@ static void state_forget(struct ring_state *r)
 	pthread_mutex_unlock(&r->slots_lock);
 	atomic_store(&r->sq_ring, NULL);
 	atomic_store(&r->ring_fd, -1);
+	atomic_store(&r->reg_tid, 0);
 	r->ring = NULL;
 	atomic_store(&r->shared->have_tail, 0);
 	if (r->shared_mapped) {
@@ -380,6 +385,30 @@ static struct ring_state *by_fd(int ring_fd)
 	     r = atomic_load(&r->next))
 		if (atomic_load(&r->in_use) && atomic_load(&r->ring_fd) == ring_fd)
 			return r;
+	return NULL;
+}
+
+/* liburing's own flag (src/int_flags.h): enter_ring_fd is a registered
+ * ring index. */
+#define LIBURING_INT_FLAG_REG_RING 1
+
+/* The ring that registered ring index `index` names for this thread:
+ * one liburing's io_uring_register_ring_fd registered in it, and still
+ * registered (liburing's flag; io_uring_unregister_ring_fd clears it).
+ * The kernel's table of registered rings is per thread, so no other
+ * thread's ring can be it. */
+static struct ring_state *by_registered_index(int index)
+{
+	int tid = gettid();
+	for (struct ring_state *r = atomic_load(&rings); index >= 0 && r;
+	     r = atomic_load(&r->next)) {
+		struct io_uring *ring = r->ring;
+		if (atomic_load(&r->in_use) && atomic_load(&r->sq_ring) &&
+		    ring && atomic_load(&r->reg_tid) == tid &&
+		    ring->enter_ring_fd == index &&
+		    (ring->int_flags & LIBURING_INT_FLAG_REG_RING))
+			return r;
+	}
 	return NULL;
 }
 
@@ -1664,14 +1693,31 @@ struct ag_held *ag_uring_check(struct io_uring *ring)
 	return w.held;
 }
 
-struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit)
+void ag_ring_index_registered(struct io_uring *ring)
+{
+	struct ring_state *r = ring_of(ring);
+	if (r)
+		atomic_store(&r->reg_tid, gettid());
+}
+
+struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit,
+				     int registered)
 {
 	if (!to_submit)
 		return NULL;
 	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = by_fd(ring_fd);
+	struct ring_state *r = registered ? by_registered_index(ring_fd)
+					  : by_fd(ring_fd);
 	struct io_uring *ring = r ? r->ring : NULL;
 	pthread_mutex_unlock(&ring_lock);
+	if (!ring && registered) {
+		ag_report_once("unknown ring enter", "io_uring_enter() on "
+			       "registered ring index %d, which liburing's "
+			       "io_uring_register_ring_fd did not register in "
+			       "this thread: the guard cannot name the ring, "
+			       "and its SQEs are not checked", ring_fd);
+		return NULL;
+	}
 	if (!ring) {
 		ag_report_once("unknown ring enter", "io_uring_enter() on ring "
 			       "fd %d, which never passed liburing's submit "
