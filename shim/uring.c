@@ -1516,6 +1516,21 @@ static void fail_cmd(struct walk *w, struct io_uring_sqe *sqe, int rc)
 		w->chain_blocked = 1;
 }
 
+/* A device command refused before its handler ran, its slot uncertain
+ * (why): a submit among them is a refused submission, which the thread's
+ * last refusal (arenaguard_last_refusal) says, as for decide.c's, so
+ * that an application tells the guard's EPERM from a driver's.  (Both
+ * submit structs begin with the schedule handle.) */
+static void slot_refused(const struct io_uring_sqe *sqe, const char *why)
+{
+	if (sqe->cmd_op != ARENA_URING_CMD_SUBMIT &&
+	    sqe->cmd_op != ARENA_URING_CMD_SUBMIT_SEALED)
+		return;
+	struct ag_submit sub = { .fd = sqe->fd, .path = AG_PATH_URING };
+	memcpy(&sub.schedule, sqe->cmd, sizeof(sub.schedule));
+	ag_api_note_refusal(&sub, NULL, NULL, why, 1);
+}
+
 /* A URING_CMD checked, and handled if it is the device's.  Returns
  * whether it is an append the mirror took in good health (handle_cmd):
  * one that does not make the rest of its link chain uncertain. */
@@ -1540,8 +1555,13 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 			       "which file the kernel will use; %s", sqe->fd,
 			       w->ring->ring_fd, ag_cfg.mode == AG_ENFORCE
 					? "blocked" : "not checked");
-		if (ag_cfg.mode == AG_ENFORCE)
+		if (ag_cfg.mode == AG_ENFORCE) {
+			slot_refused(sqe, "a URING_CMD on a registered file "
+				     "slot while another thread's "
+				     "registration of the ring's files may "
+				     "be changing it");
 			fail_cmd(w, sqe, -EPERM);
+		}
 		return 0;
 	}
 	if (f == AG_SLOT_UNCERTAIN) {
@@ -1554,8 +1574,12 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 			       "know; %s", sqe->fd, w->ring->ring_fd,
 			       ag_cfg.mode == AG_ENFORCE ? "blocked"
 							 : "not checked");
-		if (ag_cfg.mode == AG_ENFORCE)
+		if (ag_cfg.mode == AG_ENFORCE) {
+			slot_refused(sqe, "a URING_CMD on a registered file "
+				     "slot that may be the device: the guard "
+				     "cannot know which file it holds");
 			fail_cmd(w, sqe, -EPERM);
+		}
 		return 0;
 	}
 	size_t arg = req->uring_size;
