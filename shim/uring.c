@@ -422,9 +422,13 @@ static struct slot_table *table_lost(void)
 }
 
 /* The state of ring (lock held), found or made; NULL when memory runs
- * out. */
-static struct ring_state *ring_get(struct io_uring *ring)
+ * out.  A ring first met at a submit (`at_submit`), not at a liburing
+ * set-up, may have had files registered where the guard did not see it
+ * (a raw io_uring_register, or before the guard's first look): every
+ * slot of it is uncertain until a registration the guard follows. */
+static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 {
+	int made = 0;
 	void *map = ring->sq.ring_ptr;
 	struct ring_state *r = by_mapping(map);
 	if (!r) {
@@ -443,10 +447,16 @@ static struct ring_state *ring_get(struct io_uring *ring)
 			}
 		} else if (!r) {
 			r = state_new();
+			made = at_submit;
 		}
 		if (!r)
 			return NULL;
 		atomic_store(&r->sq_ring, map);
+	}
+	if (made) {
+		pthread_mutex_lock(&r->slots_lock);
+		table_replace(r, table_lost());
+		pthread_mutex_unlock(&r->slots_lock);
 	}
 	if (ring->ring_fd >= 0)
 		atomic_store(&r->ring_fd, ring->ring_fd);
@@ -474,7 +484,7 @@ static struct ring_state *ring_enter(struct io_uring *ring)
 	}
 	pthread_mutex_lock(&ring_lock);
 	unsigned int forgotten = atomic_load(&rings_forgotten);
-	struct ring_state *r = ring_get(ring);
+	struct ring_state *r = ring_get(ring, 1);
 	pthread_mutex_unlock(&ring_lock);
 	if (r)
 		*l = (struct last_ring){ ring, ring->sq.ring_ptr, forgotten, r };
@@ -718,7 +728,7 @@ static void files_update(struct ring_state *r, unsigned int off,
 static struct ring_state *ring_of(struct io_uring *ring)
 {
 	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = ring_get(ring);
+	struct ring_state *r = ring_get(ring, 0);
 	pthread_mutex_unlock(&ring_lock);
 	return r;
 }
