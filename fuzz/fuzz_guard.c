@@ -470,7 +470,7 @@ static void op_sqes(struct fuzz_in *in)
 	struct ag_held *held;
 	if (enter) {
 		ktail = first + n;
-		held = ag_uring_enter_check(RING_FD, n);
+		held = ag_uring_enter_check(RING_FD, n, 0);
 	} else {
 		ktail = first + hand;
 		held = ag_uring_check(&ring);

@@ -674,7 +674,8 @@ void ag_report_malformed(const char *request, const struct ag_submit *sub,
 void ag_report_exit(void);
 /* api.c: keeps the refusal as the calling thread's last one, for
  * arenaguard_last_refusal (include/arenaguard/guard_api.h); decide.c
- * calls it for every refusal, reported or not.  Same arguments. */
+ * calls it for every refusal, reported or not, and uring.c for a submit
+ * on a slot it cannot know.  Same arguments. */
 void ag_api_note_refusal(const struct ag_submit *sub,
 			 const struct ag_sched *s, const struct ag_verdict *v,
 			 const char *why, int blocked);
@@ -729,8 +730,14 @@ struct ag_held;
 struct ag_held *ag_uring_check(struct io_uring *ring);
 void ag_uring_release(struct io_uring *ring, struct ag_held *held);
 /* io_uring_enter() called by the application itself: the SQEs it wrote
- * to the ring by hand, if the ring is known. */
-struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit);
+ * to the ring by hand, if the ring is known: by its fd, or (registered
+ * nonzero: IORING_ENTER_REGISTERED_RING) by the registered ring index
+ * ag_ring_index_registered saw this thread's liburing give it. */
+struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit,
+				     int registered);
+/* liburing's io_uring_register_ring_fd registered ring's fd in the
+ * calling thread (ring->enter_ring_fd is the index). */
+void ag_ring_index_registered(struct io_uring *ring);
 
 /*
  * A registration of a ring's files under way: begun before the call

@@ -26,7 +26,9 @@
  *              fd none of these made is reported, when a device file is
  *              first seen and at exit: its SQEs pass unchecked)
  *   io_uring_enter, io_uring_enter2
- *              check SQEs written to the ring by hand
+ *              check SQEs written to the ring by hand (on a registered
+ *              ring index too: io_uring_register_ring_fd
+ *              says which ring it names)
  *   execve, execv, execvp, execvpe, execl, execlp, execle, fexecve,
  *   execveat, posix_spawn, posix_spawnp, system, popen
  *              under the launcher, a program that will not load the
@@ -621,7 +623,7 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 		   unsigned int min_complete, unsigned int flags, sigset_t *sig)
 {
 	NEED(io_uring_enter, -ENOSYS);
-	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
+	if (off())
 		return next_io_uring_enter(fd, to_submit, min_complete, flags,
 					   sig);
 	if (reentered())
@@ -629,7 +631,8 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 				 : next_io_uring_enter(fd, 0, min_complete,
 						       flags, sig);
 	ag_inside++;
-	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
+	struct ag_held *held = ag_uring_enter_check(
+		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
 	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
 	ag_uring_release(NULL, held);
 	ag_inside--;
@@ -641,7 +644,7 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 		    sigset_t *sig, size_t sz)
 {
 	NEED(io_uring_enter2, -ENOSYS);
-	if (off() || (flags & IORING_ENTER_REGISTERED_RING))
+	if (off())
 		return next_io_uring_enter2(fd, to_submit, min_complete, flags,
 					    sig, sz);
 	if (reentered())
@@ -649,11 +652,29 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 				 : next_io_uring_enter2(fd, 0, min_complete,
 							flags, sig, sz);
 	ag_inside++;
-	struct ag_held *held = ag_uring_enter_check((int)fd, to_submit);
+	struct ag_held *held = ag_uring_enter_check(
+		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
 	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
 				      sz);
 	ag_uring_release(NULL, held);
 	ag_inside--;
+	return rc;
+}
+
+/* A ring's fd registered (liburing 2.2): the index it gets, which
+ * io_uring_enter(IORING_ENTER_REGISTERED_RING) names, is the calling
+ * thread's.  Not followed from a handler that interrupted the guard (the
+ * ring list's lock may be held): that ring's raw enters are then said
+ * not to be checked. */
+int io_uring_register_ring_fd(struct io_uring *ring)
+{
+	NEED(io_uring_register_ring_fd, -ENOSYS);
+	int rc = next_io_uring_register_ring_fd(ring);
+	if (rc == 1 && !off() && !reentered()) {
+		ag_inside++;
+		ag_ring_index_registered(ring);
+		ag_inside--;
+	}
 	return rc;
 }
 

@@ -30,7 +30,8 @@
 	X(io_uring_submit_and_wait_reg) \
 	X(io_uring_resize_rings) X(io_uring_register) \
 	X(io_uring_queue_init) X(io_uring_queue_init_params) \
-	X(io_uring_queue_init_mem) X(io_uring_queue_mmap)
+	X(io_uring_queue_init_mem) X(io_uring_queue_mmap) \
+	X(io_uring_register_ring_fd)
 
 /* The exec family and posix_spawn, system and popen (interpose.c,
  * exec.c): under the launcher, a program that will run without the

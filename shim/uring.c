@@ -118,6 +118,10 @@ struct ring_state {
 	_Atomic(void *) sq_ring;        /* identity; NULL: known by fd only
 					 * (io_uring_register), or free */
 	atomic_int ring_fd;             /* -1: none known */
+	atomic_int reg_tid;             /* the thread whose registered ring
+					 * index liburing's
+					 * io_uring_register_ring_fd gave it
+					 * (enter_ring_fd), 0: none */
 	atomic_int in_use;
 	struct io_uring *ring;
 	struct ring_shared *shared;     /* MAP_SHARED: survives fork */
@@ -349,6 +353,7 @@ static void state_forget(struct ring_state *r)
 	pthread_mutex_unlock(&r->slots_lock);
 	atomic_store(&r->sq_ring, NULL);
 	atomic_store(&r->ring_fd, -1);
+	atomic_store(&r->reg_tid, 0);
 	r->ring = NULL;
 	atomic_store(&r->shared->have_tail, 0);
 	if (r->shared_mapped) {
@@ -383,6 +388,30 @@ static struct ring_state *by_fd(int ring_fd)
 	return NULL;
 }
 
+/* liburing's own flag (src/int_flags.h): enter_ring_fd is a registered
+ * ring index. */
+#define LIBURING_INT_FLAG_REG_RING 1
+
+/* The ring that registered ring index `index` names for this thread:
+ * one liburing's io_uring_register_ring_fd registered in it, and still
+ * registered (liburing's flag; io_uring_unregister_ring_fd clears it).
+ * The kernel's table of registered rings is per thread, so no other
+ * thread's ring can be it. */
+static struct ring_state *by_registered_index(int index)
+{
+	int tid = gettid();
+	for (struct ring_state *r = atomic_load(&rings); index >= 0 && r;
+	     r = atomic_load(&r->next)) {
+		struct io_uring *ring = r->ring;
+		if (atomic_load(&r->in_use) && atomic_load(&r->sq_ring) &&
+		    ring && atomic_load(&r->reg_tid) == tid &&
+		    ring->enter_ring_fd == index &&
+		    (ring->int_flags & LIBURING_INT_FLAG_REG_RING))
+			return r;
+	}
+	return NULL;
+}
+
 /* A slot table whose every slot is uncertain. */
 static struct slot_table *table_lost(void)
 {
@@ -393,9 +422,13 @@ static struct slot_table *table_lost(void)
 }
 
 /* The state of ring (lock held), found or made; NULL when memory runs
- * out. */
-static struct ring_state *ring_get(struct io_uring *ring)
+ * out.  A ring first met at a submit (`at_submit`), not at a liburing
+ * set-up, may have had files registered where the guard did not see it
+ * (a raw io_uring_register, or before the guard's first look): every
+ * slot of it is uncertain until a registration the guard follows. */
+static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 {
+	int made = 0;
 	void *map = ring->sq.ring_ptr;
 	struct ring_state *r = by_mapping(map);
 	if (!r) {
@@ -414,10 +447,16 @@ static struct ring_state *ring_get(struct io_uring *ring)
 			}
 		} else if (!r) {
 			r = state_new();
+			made = at_submit;
 		}
 		if (!r)
 			return NULL;
 		atomic_store(&r->sq_ring, map);
+	}
+	if (made) {
+		pthread_mutex_lock(&r->slots_lock);
+		table_replace(r, table_lost());
+		pthread_mutex_unlock(&r->slots_lock);
 	}
 	if (ring->ring_fd >= 0)
 		atomic_store(&r->ring_fd, ring->ring_fd);
@@ -445,7 +484,7 @@ static struct ring_state *ring_enter(struct io_uring *ring)
 	}
 	pthread_mutex_lock(&ring_lock);
 	unsigned int forgotten = atomic_load(&rings_forgotten);
-	struct ring_state *r = ring_get(ring);
+	struct ring_state *r = ring_get(ring, 1);
 	pthread_mutex_unlock(&ring_lock);
 	if (r)
 		*l = (struct last_ring){ ring, ring->sq.ring_ptr, forgotten, r };
@@ -689,7 +728,7 @@ static void files_update(struct ring_state *r, unsigned int off,
 static struct ring_state *ring_of(struct io_uring *ring)
 {
 	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = ring_get(ring);
+	struct ring_state *r = ring_get(ring, 0);
 	pthread_mutex_unlock(&ring_lock);
 	return r;
 }
@@ -1487,6 +1526,21 @@ static void fail_cmd(struct walk *w, struct io_uring_sqe *sqe, int rc)
 		w->chain_blocked = 1;
 }
 
+/* A device command refused before its handler ran, its slot uncertain
+ * (why): a submit among them is a refused submission, which the thread's
+ * last refusal (arenaguard_last_refusal) says, as for decide.c's, so
+ * that an application tells the guard's EPERM from a driver's.  (Both
+ * submit structs begin with the schedule handle.) */
+static void slot_refused(const struct io_uring_sqe *sqe, const char *why)
+{
+	if (sqe->cmd_op != ARENA_URING_CMD_SUBMIT &&
+	    sqe->cmd_op != ARENA_URING_CMD_SUBMIT_SEALED)
+		return;
+	struct ag_submit sub = { .fd = sqe->fd, .path = AG_PATH_URING };
+	memcpy(&sub.schedule, sqe->cmd, sizeof(sub.schedule));
+	ag_api_note_refusal(&sub, NULL, NULL, why, 1);
+}
+
 /* A URING_CMD checked, and handled if it is the device's.  Returns
  * whether it is an append the mirror took in good health (handle_cmd):
  * one that does not make the rest of its link chain uncertain. */
@@ -1511,8 +1565,13 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 			       "which file the kernel will use; %s", sqe->fd,
 			       w->ring->ring_fd, ag_cfg.mode == AG_ENFORCE
 					? "blocked" : "not checked");
-		if (ag_cfg.mode == AG_ENFORCE)
+		if (ag_cfg.mode == AG_ENFORCE) {
+			slot_refused(sqe, "a URING_CMD on a registered file "
+				     "slot while another thread's "
+				     "registration of the ring's files may "
+				     "be changing it");
 			fail_cmd(w, sqe, -EPERM);
+		}
 		return 0;
 	}
 	if (f == AG_SLOT_UNCERTAIN) {
@@ -1525,8 +1584,12 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 			       "know; %s", sqe->fd, w->ring->ring_fd,
 			       ag_cfg.mode == AG_ENFORCE ? "blocked"
 							 : "not checked");
-		if (ag_cfg.mode == AG_ENFORCE)
+		if (ag_cfg.mode == AG_ENFORCE) {
+			slot_refused(sqe, "a URING_CMD on a registered file "
+				     "slot that may be the device: the guard "
+				     "cannot know which file it holds");
 			fail_cmd(w, sqe, -EPERM);
+		}
 		return 0;
 	}
 	size_t arg = req->uring_size;
@@ -1664,14 +1727,31 @@ struct ag_held *ag_uring_check(struct io_uring *ring)
 	return w.held;
 }
 
-struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit)
+void ag_ring_index_registered(struct io_uring *ring)
+{
+	struct ring_state *r = ring_of(ring);
+	if (r)
+		atomic_store(&r->reg_tid, gettid());
+}
+
+struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit,
+				     int registered)
 {
 	if (!to_submit)
 		return NULL;
 	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = by_fd(ring_fd);
+	struct ring_state *r = registered ? by_registered_index(ring_fd)
+					  : by_fd(ring_fd);
 	struct io_uring *ring = r ? r->ring : NULL;
 	pthread_mutex_unlock(&ring_lock);
+	if (!ring && registered) {
+		ag_report_once("unknown ring enter", "io_uring_enter() on "
+			       "registered ring index %d, which liburing's "
+			       "io_uring_register_ring_fd did not register in "
+			       "this thread: the guard cannot name the ring, "
+			       "and its SQEs are not checked", ring_fd);
+		return NULL;
+	}
 	if (!ring) {
 		ag_report_once("unknown ring enter", "io_uring_enter() on ring "
 			       "fd %d, which never passed liburing's submit "

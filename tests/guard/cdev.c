@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -102,20 +103,29 @@ int cdev_destroy_program(struct cdev *d, uint32_t handle)
 	return destroy(d, DRM_IOCTL_ARENA_PROGRAM_DESTROY, handle);
 }
 
+void cdev_prep_cmd(struct io_uring_sqe *sqe, int fd, unsigned int flags,
+		   uint32_t op, const void *arg, size_t size, uint64_t user_data)
+{
+	assert(size <= 80);
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->flags = (uint8_t)flags;
+	sqe->cmd_op = op;
+	sqe->user_data = user_data;
+	memcpy((uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd), arg, size);
+}
+
 int cdev_uring_cmd(struct cdev *d, uint32_t op, const void *arg, size_t size)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
 	if (!sqe)
 		return -EBUSY;
-	memset(sqe, 0, 2 * sizeof(*sqe));
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = d->path == CP_FIXED ? 0 : d->fd;
-	if (d->path == CP_FIXED)
-		sqe->flags = IOSQE_FIXED_FILE;
-	sqe->cmd_op = op;
 	uint64_t user_data = d->next_user_data++;
-	sqe->user_data = user_data;
-	memcpy((uint8_t *)sqe + offsetof(struct io_uring_sqe, cmd), arg, size);
+	if (d->path == CP_FIXED)
+		cdev_prep_cmd(sqe, 0, IOSQE_FIXED_FILE, op, arg, size, user_data);
+	else
+		cdev_prep_cmd(sqe, d->fd, 0, op, arg, size, user_data);
 	/* submit_and_wait: the guard splits it when a submit is held. */
 	int rc = io_uring_submit_and_wait(&d->ring, 1);
 	if (rc != 1)

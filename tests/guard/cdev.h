@@ -62,6 +62,12 @@ int cdev_wait(struct cdev *d, uint64_t seqno);
 /* submit + wait. */
 int cdev_run(struct cdev *d, uint32_t schedule);
 
+/* A URING_CMD of `size` argument bytes (at most 80) in the 128-byte SQE
+ * sqe, on fd (a registered slot with IOSQE_FIXED_FILE in flags), with
+ * the other SQE flags given; the rest of the SQE zero. */
+void cdev_prep_cmd(struct io_uring_sqe *sqe, int fd, unsigned int flags,
+		   uint32_t op, const void *arg, size_t size, uint64_t user_data);
+
 /* One URING_CMD on d's ring (by fd or slot 0 per d->path), waited for:
  * the CQE's res, after checking its user_data came back. */
 int cdev_uring_cmd(struct cdev *d, uint32_t op, const void *arg, size_t size);

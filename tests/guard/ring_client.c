@@ -34,6 +34,7 @@
  * /dev/null (not -EPERM), or the simulated device, which runs it (0).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -49,6 +50,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <arenaguard/guard_api.h>
 
 #include "cdev.h"
 #include "checks.h"
@@ -528,8 +531,18 @@ static void cmd_msgring(void)
 	check(rc == 1, "MSG_RING submit: %d", rc);
 	rc = reap(&d.ring, 0x3e5);
 	check(rc == 0, "IORING_MSG_SEND_FD: %d", rc);
+	arenaguard_last_refusal_fn *last = (arenaguard_last_refusal_fn *)
+		dlsym(RTLD_DEFAULT, ARENAGUARD_LAST_REFUSAL);
+	char why[256];
+	if (last)
+		last(why, sizeof(why), 1);
 	rc = uring_submit(&other, 2, IOSQE_FIXED_FILE, s);
 	check(rc == -EPERM, "submit on the slot sent to: %d", rc);
+	/* The guard's refusal, said as one (arena-serve tells it from a
+	 * driver's EPERM by this). */
+	check(last && last(why, sizeof(why), 1) > 0 &&
+	      strstr(why, "blocked submission of schedule"),
+	      "the thread's last refusal says the blocked submit");
 	io_uring_queue_exit(&other);
 	cdev_close(&d);
 }
