@@ -24,11 +24,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
 #include "guard.h"
 #include "usercopy.h"
-
-/* uapi.h: a batch of more references is refused (EINVAL). */
-#define MAX_BATCH (1u << 20)
 
 /* ---- create and destroy: the mirror forwards them itself ---- */
 
@@ -202,7 +200,7 @@ static int append(struct ag_call *c, void *arg)
 	rc = c->front->wait_holds(c, s);
 	/* uapi.h's limit, before anything is read or mirrored: the
 	 * driver's answer whatever the references are. */
-	if (rc == 0 && a->count > MAX_BATCH)
+	if (rc == 0 && a->count > ARENA_MAX_APPEND)
 		rc = -EINVAL;
 	else if (rc == 0 && a->count == 0)
 		rc = c->front->forward(c, s, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
 #include "fake.h"
 #include "seal.h"
 #include "spawn.h"
 #include "usercopy.h"
 
 #define OBJECTS 4096
-#define MAX_BATCH (1u << 20)          /* uapi.h */
 #define MAX_IMAGE (16u << 20)         /* larger: not read, unsealable */
 
 int fake_calls[16];
@@ -102,7 +102,7 @@ static int schedule_append(const struct drm_arena_schedule_append *a)
 {
 	if (append_hook)
 		append_hook();
-	if (a->count > MAX_BATCH)
+	if (a->count > ARENA_MAX_APPEND)
 		return -EINVAL;
 	struct object *s = get(a->schedule, SCHEDULE);
 	if (!s || a->count == 0)

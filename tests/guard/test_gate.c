@@ -27,13 +27,13 @@
 
 #include <arenaguard/guard_api.h>
 
+#include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
 #include "fake.h"
 #include "guard.h"
 #include "progs.h"
 #include "spawn.h"
 #include "suites.h"
 
-#define BATCH_LIMIT (1u << 20)      /* uapi.h */
 
 /* A device file as the guard makes it when it first sees fd: sealed
  * (or matched by context), and in the fd table. */
@@ -132,8 +132,8 @@ START_TEST(test_batch_limit_ioctl)
 	uint32_t prog;
 	struct ag_file *f = start(&prog);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 0, 1);
-	struct ac_ref *v = many_refs(BATCH_LIMIT + 1);
-	const uint32_t counts[] = { BATCH_LIMIT + 1, UINT32_MAX };
+	struct ac_ref *v = many_refs(ARENA_MAX_APPEND + 1);
+	const uint32_t counts[] = { ARENA_MAX_APPEND + 1, UINT32_MAX };
 	for (int i = 0; i < 2; i++) {
 		struct drm_arena_schedule_append a = {
 			.schedule = h, .count = counts[i],
@@ -163,10 +163,10 @@ START_TEST(test_batch_limit_uring)
 	uint32_t prog;
 	struct ag_file *f = start(&prog);
 	uint32_t h = fake_schedule(f, prog, prog_good_refs, 0, 1);
-	struct ac_ref *v = many_refs(BATCH_LIMIT + 1);
+	struct ac_ref *v = many_refs(ARENA_MAX_APPEND + 1);
 	struct io_uring ring;
 	ring_open(&ring);
-	const uint32_t counts[] = { BATCH_LIMIT + 1, UINT32_MAX };
+	const uint32_t counts[] = { ARENA_MAX_APPEND + 1, UINT32_MAX };
 	for (int i = 0; i < 2; i++) {
 		struct drm_arena_schedule_append a = {
 			.schedule = h, .count = counts[i],
