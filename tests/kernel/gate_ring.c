@@ -485,6 +485,52 @@ static void cmd_link(void)
 }
 
 /*
+ * A device command linked after another is issued when that one
+ * completes.  Linux 6.12's io_uring copies a URING_CMD's SQE at prep
+ * only for IOSQE_ASYNC (and drains, which imply it): a linked one keeps
+ * pointing at its SQ slot, which the application may fill again as soon
+ * as the submit returns, and the driver reads the slot when the command
+ * is issued.  On a ring with IORING_SETUP_DEFER_TASKRUN the linked
+ * submit is issued at the next wait for events: here after both slots
+ * of a two-entry ring were reused for NOPs.  The certified submit must
+ * still run (not read a NOP's bytes as its argument), the failing one
+ * never.
+ */
+static void cmd_link_reuse(void)
+{
+	for (int bad = 0; bad <= 1; bad++) {
+		struct io_uring ring;
+		int rc = io_uring_queue_init(2, &ring,
+					     IORING_SETUP_SQE128 |
+					     IORING_SETUP_SINGLE_ISSUER |
+					     IORING_SETUP_DEFER_TASKRUN);
+		check(rc == 0, "link-reuse: ring: %d", rc);
+		if (rc)
+			return;
+		struct attempt a;
+		attempt_open(&a, bad);
+		int res[4] = { 1, 1, 1, 1 };
+		put_append(get_sqe(&ring), &a, a.d.fd, IOSQE_IO_LINK, 1);
+		put_submit(get_sqe(&ring), &a, a.d.fd, 0, 2);
+		push(&ring, PUSH_LIBURING);
+		/* Both slots are free again: an application reuses them. */
+		for (uint64_t i = 0; i < 2; i++) {
+			struct io_uring_sqe *sqe = get_sqe(&ring);
+			io_uring_prep_nop(sqe);
+			sqe->user_data = 3 + i;
+		}
+		push(&ring, PUSH_LIBURING);
+		reap(&ring, 4, res);
+		if (res[0] != 0)
+			printf("  (its append: %d)\n", res[0]);
+		report("link-reuse", bad, judge(&a.d, bad, res[1]), res[1],
+		       bad ? O(BLOCKED) | O(REFUSED) : O(RAN), NULL);
+		io_uring_queue_exit(&ring);
+		cdev_close(&a.d);
+	}
+}
+
+/*
  * IORING_OP_MSG_RING (IORING_MSG_SEND_FD): slot 0 of ring `from` (the
  * device) installed in slot 2 of the ring `to_fd`.
  */
@@ -691,6 +737,7 @@ static const struct {
 	{ "sqpoll-mixed", cmd_sqpoll_mixed },
 	{ "async", cmd_async },
 	{ "link", cmd_link },
+	{ "link-reuse", cmd_link_reuse },
 	{ "msg-ring", cmd_msg_ring },
 	{ "msg-ring-unwatched", cmd_msg_ring_unwatched },
 	{ "regring", cmd_regring },
