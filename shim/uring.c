@@ -1388,6 +1388,9 @@ struct walk {
 					 * but appends mirrored in good
 					 * health): the kernel would then
 					 * cancel the rest */
+	int in_chain;                   /* the SQE before had IOSQE_IO_LINK
+					 * or IOSQE_IO_HARDLINK: this one is
+					 * issued when that one completes */
 };
 
 /* ---- the URING_CMD front end (request.c has the handlers) ---- */
@@ -1427,6 +1430,16 @@ static int uring_forward(struct ag_call *c, struct ag_sched *s,
 	u->sqe->cmd_op = req->uring_op;
 	memcpy(u->sqe->cmd, arg, req->uring_size);
 	memset(u->sqe->cmd + req->uring_size, 0, URING_CMD_BYTES - req->uring_size);
+	/* A command linked after another is issued when that one
+	 * completes, after the submit returned (on a DEFER_TASKRUN ring at
+	 * the next wait): Linux 6.12's io_uring copies a URING_CMD's SQE at
+	 * prep only with IOSQE_ASYNC, so without it the driver reads the
+	 * SQ slot then, which the application may have filled again
+	 * (gate-ring link-reuse: a certified submit read a NOP's bytes).
+	 * IOSQE_ASYNC keeps the chain's order; the command runs from io-wq
+	 * with the copy taken at the submit. */
+	if (u->w->in_chain)
+		u->sqe->flags |= IOSQE_ASYNC;
 	/* No CQE is seen here: mirrored, but maybe never taken, and later
 	 * appends would then be certified with references the driver does
 	 * not have (fuzz_guard).  A seal would refuse such a schedule's
@@ -1620,6 +1633,7 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 		w->chain_may_fail = 1;
 	if (!linked)
 		w->chain_blocked = w->chain_may_fail = 0;
+	w->in_chain = linked != 0;
 }
 
 /* ---- walking ---- */
@@ -1712,7 +1726,7 @@ int ag_uring_pending_cmd(struct io_uring *ring)
 
 struct ag_held *ag_uring_check(struct io_uring *ring)
 {
-	struct walk w = { ring, ring_enter(ring), NULL, 0, 0 };
+	struct walk w = { ring, ring_enter(ring), NULL, 0, 0, 0 };
 	if (w.r)
 		check_unseen(&w);
 	/* liburing's pending SQEs, less any the application has already
@@ -1758,7 +1772,7 @@ struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit,
 			       "functions: its SQEs are not checked", ring_fd);
 		return NULL;
 	}
-	struct walk w = { ring, r, NULL, 0, 0 };
+	struct walk w = { ring, r, NULL, 0, 0, 0 };
 	check_unseen(&w);
 	return w.held;
 }
