@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,77 @@ static void cmd_link_reuse(void)
 }
 
 /*
+ * SQEs published by hand and entered by two threads at once: the kernel
+ * takes each once, whichever thread's io_uring_enter (the guard
+ * interposes liburing's) comes first; the other finds nothing.  Each
+ * round appends the certified references to a fresh schedule this way,
+ * then submits it by ioctl: every submit must run (an append the guard
+ * mirrored twice would leave its mirror longer than the driver's
+ * schedule: EKEYREJECTED).
+ */
+struct enter_race {
+	struct io_uring *ring;
+	pthread_barrier_t bar;
+	atomic_int stop;
+};
+
+static void *enter_racer(void *arg)
+{
+	struct enter_race *e = arg;
+	for (;;) {
+		pthread_barrier_wait(&e->bar);
+		if (atomic_load(&e->stop))
+			return NULL;
+		io_uring_enter((unsigned int)e->ring->ring_fd, 1, 0, 0, NULL);
+		pthread_barrier_wait(&e->bar);
+	}
+}
+
+static void cmd_enter_race(void)
+{
+	struct io_uring ring;
+	check(ring_plain(&ring) == 0, "enter-race: ring");
+	struct attempt a;
+	attempt_open(&a, 0);
+	uint32_t prog = program(&a.d, PROG_GOOD);
+	struct enter_race e = { .ring = &ring };
+	pthread_barrier_init(&e.bar, NULL, 3);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, enter_racer, &e);
+	int ran = 0, refused = 0, first = 0;
+	for (int round = 0; round < 200; round++) {
+		int res[1] = { 1 };
+		check(cdev_schedule(&a.d, prog, &a.schedule) == 0, "schedule");
+		put_append(get_sqe(&ring), &a, a.d.fd, 0, 1);
+		ring.sq.sqe_head = ring.sq.sqe_tail;
+		io_uring_smp_store_release(ring.sq.ktail, ring.sq.sqe_tail);
+		pthread_barrier_wait(&e.bar);   /* both enter */
+		pthread_barrier_wait(&e.bar);   /* both returned */
+		reap(&ring, 1, res);
+		if (cdev_zero(&a.d) != 0)
+			check(0, "output zeroed");
+		int rc = res[0] ? res[0] : cdev_run(&a.d, a.schedule);
+		if (rc == 0 && cdev_all(&a.d, PROG_OUT, PROG_FLOATS, 1.0f)) {
+			ran++;
+		} else {
+			if (!refused++)
+				first = rc;
+		}
+		cdev_destroy_schedule(&a.d, a.schedule);
+	}
+	atomic_store(&e.stop, 1);
+	pthread_barrier_wait(&e.bar);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("gate-ring[require_seal=%d] enter-race good: %d of 200 ran, "
+	       "%d refused (first: %d)\n", require_seal, ran, refused, first);
+	check(refused == 0, "enter-race: every certified schedule ran");
+	io_uring_queue_exit(&ring);
+	cdev_close(&a.d);
+}
+
+/*
  * IORING_OP_MSG_RING (IORING_MSG_SEND_FD): slot 0 of ring `from` (the
  * device) installed in slot 2 of the ring `to_fd`.
  */
@@ -738,6 +810,7 @@ static const struct {
 	{ "async", cmd_async },
 	{ "link", cmd_link },
 	{ "link-reuse", cmd_link_reuse },
+	{ "enter-race", cmd_enter_race },
 	{ "msg-ring", cmd_msg_ring },
 	{ "msg-ring-unwatched", cmd_msg_ring_unwatched },
 	{ "regring", cmd_regring },
