@@ -146,6 +146,13 @@ struct ring_state {
 	atomic_uint epoch;
 	atomic_uint slot_users[2];
 	pthread_mutex_t epoch_lock;
+	/* Held by a thread from reading shared->tail to storing the tail
+	 * it checked up to (check_unseen): two threads entering the ring
+	 * at once (the kernel takes its SQEs once, whoever enters first)
+	 * check each SQE once, and the one that finds them checked by the
+	 * other enters only after they were.  Not shared with a process
+	 * that shares the ring by fork (a known limit). */
+	pthread_mutex_t walk_lock;
 	_Atomic(struct ring_state *) next;
 };
 
@@ -338,6 +345,7 @@ static struct ring_state *state_new(void)
 	}
 	pthread_mutex_init(&r->slots_lock, NULL);
 	pthread_mutex_init(&r->epoch_lock, NULL);
+	pthread_mutex_init(&r->walk_lock, NULL);
 	atomic_store(&r->ring_fd, -1);
 	atomic_store(&r->in_use, 1);
 	atomic_store(&r->next, atomic_load(&rings));
@@ -1675,7 +1683,7 @@ static void check_range(struct walk *w, unsigned int from, unsigned int to)
  * wrote the SQ ring itself): those the kernel has not taken yet are
  * checked, the others counted and reported.
  */
-static void check_unseen(struct walk *w)
+static void check_unseen_locked(struct walk *w)
 {
 	struct io_uring *ring = w->ring;
 	struct ring_shared *sh = w->r->shared;
@@ -1709,6 +1717,13 @@ static void check_unseen(struct walk *w)
 	}
 	check_range(w, from, ktail);
 	atomic_store_explicit(&sh->tail, ktail, memory_order_relaxed);
+}
+
+static void check_unseen(struct walk *w)
+{
+	pthread_mutex_lock(&w->r->walk_lock);
+	check_unseen_locked(w);
+	pthread_mutex_unlock(&w->r->walk_lock);
 }
 
 int ag_uring_pending_cmd(struct io_uring *ring)
@@ -1805,6 +1820,8 @@ void ag_uring_unlock_all(int child)
 				table_replace(r, table_lost());
 			atomic_store(&r->reg_inflight, 0);
 			atomic_store(&r->reg_all, 0);
+			/* A walk under way in the parent stays there. */
+			pthread_mutex_init(&r->walk_lock, NULL);
 			for (unsigned int k = 0; k < 4; k++)
 				atomic_store(&r->reg_range[k], 0);
 		}
