@@ -603,6 +603,63 @@ static void cmd_enter_race(void)
 }
 
 /*
+ * The driver against io_uring's teardown: certified submits in flight
+ * on io-wq (IOSQE_ASYNC) and on an SQPOLL thread, some with a seqno
+ * address the driver cannot write (unmapped, a kernel address: EFAULT),
+ * the device slot registered in both rings; then both rings and the
+ * device fd closed without waiting.  The kernel log must stay clean and
+ * the module unload once io_uring let go of the file (tests.list's next
+ * line).
+ */
+static void cmd_teardown(void)
+{
+	static const uint64_t bad_seqno[] = { 0, 8, 0xffff880000000000ull,
+					       0xfffffffffffff000ull };
+	for (int round = 0; round < 20; round++) {
+		struct io_uring rings[2];
+		check(ring_plain(&rings[0]) == 0, "teardown: ring");
+		check(ring_sqpoll(&rings[1]) == 0, "teardown: sqpoll ring");
+		struct attempt a;
+		attempt_open(&a, 0);
+		check(cdev_append(&a.d, a.schedule, a.refs, a.n) == 0,
+		      "teardown: append");
+		for (int r = 0; r < 2; r++) {
+			check(io_uring_register_files(&rings[r], &a.d.fd, 1) ==
+				      0, "teardown: register");
+			for (unsigned int i = 0; i < 6; i++) {
+				struct io_uring_sqe *sqe =
+					io_uring_get_sqe(&rings[r]);
+				if (!sqe)
+					break;
+				int fixed = i & 1;
+				put_submit(sqe, &a, fixed ? 0 : a.d.fd,
+					   (fixed ? IOSQE_FIXED_FILE : 0) |
+					   (r ? 0 : IOSQE_ASYNC), 1 + i);
+				if (i >= 2) {
+					struct arena_uring_submit sub;
+					memcpy(&sub, sqe->cmd, sizeof(sub));
+					sub.seqno = bad_seqno[i - 2];
+					memcpy(sqe->cmd, &sub, sizeof(sub));
+				}
+			}
+			check(io_uring_submit(&rings[r]) >= 0,
+			      "teardown: submit");
+		}
+		if (round & 1) {
+			cdev_close(&a.d);
+			io_uring_queue_exit(&rings[1]);
+			io_uring_queue_exit(&rings[0]);
+		} else {
+			io_uring_queue_exit(&rings[0]);
+			io_uring_queue_exit(&rings[1]);
+			cdev_close(&a.d);
+		}
+	}
+	printf("gate-ring[require_seal=%d] teardown: 20 rounds closed with "
+	       "submits in flight\n", require_seal);
+}
+
+/*
  * IORING_OP_MSG_RING (IORING_MSG_SEND_FD): slot 0 of ring `from` (the
  * device) installed in slot 2 of the ring `to_fd`.
  */
@@ -811,6 +868,7 @@ static const struct {
 	{ "link", cmd_link },
 	{ "link-reuse", cmd_link_reuse },
 	{ "enter-race", cmd_enter_race },
+	{ "teardown", cmd_teardown },
 	{ "msg-ring", cmd_msg_ring },
 	{ "msg-ring-unwatched", cmd_msg_ring_unwatched },
 	{ "regring", cmd_regring },
