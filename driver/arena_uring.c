@@ -22,8 +22,13 @@
  * always uring_lock, then the context's mutex.  The price is that the
  * ring's other submitters wait for an executing submit, as an ioctl's
  * caller does.  What io_uring itself runs later (IOSQE_ASYNC, a linked
- * or drained SQE, SQPOLL) reaches here without IO_URING_F_NONBLOCK and
- * runs the same way, whenever io_uring issues it.
+ * or drained SQE, SQPOLL) runs the same way, whenever io_uring issues
+ * it.  Its bytes are read then: 6.12 copies the SQE at prep only with
+ * IOSQE_ASYNC (a drain implies it), so a linked command is read from
+ * its SQ slot, which the application may have filled again since its
+ * submit returned (docs/driver.md, "io_uring"; the guard sets
+ * IOSQE_ASYNC on linked commands).  The driver cannot tell; a reused
+ * slot is only ever another command's bytes, checked like any.
  */
 #include <linux/io_uring/cmd.h>
 #include <linux/io_uring_types.h>

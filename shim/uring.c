@@ -146,6 +146,13 @@ struct ring_state {
 	atomic_uint epoch;
 	atomic_uint slot_users[2];
 	pthread_mutex_t epoch_lock;
+	/* Held by a thread from reading shared->tail to storing the tail
+	 * it checked up to (check_unseen): two threads entering the ring
+	 * at once (the kernel takes its SQEs once, whoever enters first)
+	 * check each SQE once, and the one that finds them checked by the
+	 * other enters only after they were.  Not shared with a process
+	 * that shares the ring by fork (a known limit). */
+	pthread_mutex_t walk_lock;
 	_Atomic(struct ring_state *) next;
 };
 
@@ -338,6 +345,7 @@ static struct ring_state *state_new(void)
 	}
 	pthread_mutex_init(&r->slots_lock, NULL);
 	pthread_mutex_init(&r->epoch_lock, NULL);
+	pthread_mutex_init(&r->walk_lock, NULL);
 	atomic_store(&r->ring_fd, -1);
 	atomic_store(&r->in_use, 1);
 	atomic_store(&r->next, atomic_load(&rings));
@@ -1388,6 +1396,9 @@ struct walk {
 					 * but appends mirrored in good
 					 * health): the kernel would then
 					 * cancel the rest */
+	int in_chain;                   /* the SQE before had IOSQE_IO_LINK
+					 * or IOSQE_IO_HARDLINK: this one is
+					 * issued when that one completes */
 };
 
 /* ---- the URING_CMD front end (request.c has the handlers) ---- */
@@ -1427,6 +1438,16 @@ static int uring_forward(struct ag_call *c, struct ag_sched *s,
 	u->sqe->cmd_op = req->uring_op;
 	memcpy(u->sqe->cmd, arg, req->uring_size);
 	memset(u->sqe->cmd + req->uring_size, 0, URING_CMD_BYTES - req->uring_size);
+	/* A command linked after another is issued when that one
+	 * completes, after the submit returned (on a DEFER_TASKRUN ring at
+	 * the next wait): Linux 6.12's io_uring copies a URING_CMD's SQE at
+	 * prep only with IOSQE_ASYNC, so without it the driver reads the
+	 * SQ slot then, which the application may have filled again
+	 * (gate-ring link-reuse: a certified submit read a NOP's bytes).
+	 * IOSQE_ASYNC keeps the chain's order; the command runs from io-wq
+	 * with the copy taken at the submit. */
+	if (u->w->in_chain)
+		u->sqe->flags |= IOSQE_ASYNC;
 	/* No CQE is seen here: mirrored, but maybe never taken, and later
 	 * appends would then be certified with references the driver does
 	 * not have (fuzz_guard).  A seal would refuse such a schedule's
@@ -1620,6 +1641,7 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 		w->chain_may_fail = 1;
 	if (!linked)
 		w->chain_blocked = w->chain_may_fail = 0;
+	w->in_chain = linked != 0;
 }
 
 /* ---- walking ---- */
@@ -1661,7 +1683,7 @@ static void check_range(struct walk *w, unsigned int from, unsigned int to)
  * wrote the SQ ring itself): those the kernel has not taken yet are
  * checked, the others counted and reported.
  */
-static void check_unseen(struct walk *w)
+static void check_unseen_locked(struct walk *w)
 {
 	struct io_uring *ring = w->ring;
 	struct ring_shared *sh = w->r->shared;
@@ -1697,6 +1719,13 @@ static void check_unseen(struct walk *w)
 	atomic_store_explicit(&sh->tail, ktail, memory_order_relaxed);
 }
 
+static void check_unseen(struct walk *w)
+{
+	pthread_mutex_lock(&w->r->walk_lock);
+	check_unseen_locked(w);
+	pthread_mutex_unlock(&w->r->walk_lock);
+}
+
 int ag_uring_pending_cmd(struct io_uring *ring)
 {
 	unsigned int from = io_uring_smp_load_acquire(ring->sq.khead);
@@ -1712,7 +1741,7 @@ int ag_uring_pending_cmd(struct io_uring *ring)
 
 struct ag_held *ag_uring_check(struct io_uring *ring)
 {
-	struct walk w = { ring, ring_enter(ring), NULL, 0, 0 };
+	struct walk w = { ring, ring_enter(ring), NULL, 0, 0, 0 };
 	if (w.r)
 		check_unseen(&w);
 	/* liburing's pending SQEs, less any the application has already
@@ -1758,7 +1787,7 @@ struct ag_held *ag_uring_enter_check(int ring_fd, unsigned int to_submit,
 			       "functions: its SQEs are not checked", ring_fd);
 		return NULL;
 	}
-	struct walk w = { ring, r, NULL, 0, 0 };
+	struct walk w = { ring, r, NULL, 0, 0, 0 };
 	check_unseen(&w);
 	return w.held;
 }
@@ -1791,6 +1820,8 @@ void ag_uring_unlock_all(int child)
 				table_replace(r, table_lost());
 			atomic_store(&r->reg_inflight, 0);
 			atomic_store(&r->reg_all, 0);
+			/* A walk under way in the parent stays there. */
+			pthread_mutex_init(&r->walk_lock, NULL);
 			for (unsigned int k = 0; k < 4; k++)
 				atomic_store(&r->reg_range[k], 0);
 		}

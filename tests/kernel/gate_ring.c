@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,6 +486,180 @@ static void cmd_link(void)
 }
 
 /*
+ * A device command linked after another is issued when that one
+ * completes.  Linux 6.12's io_uring copies a URING_CMD's SQE at prep
+ * only for IOSQE_ASYNC (and drains, which imply it): a linked one keeps
+ * pointing at its SQ slot, which the application may fill again as soon
+ * as the submit returns, and the driver reads the slot when the command
+ * is issued.  On a ring with IORING_SETUP_DEFER_TASKRUN the linked
+ * submit is issued at the next wait for events: here after both slots
+ * of a two-entry ring were reused for NOPs.  The certified submit must
+ * still run (not read a NOP's bytes as its argument), the failing one
+ * never.
+ */
+static void cmd_link_reuse(void)
+{
+	for (int bad = 0; bad <= 1; bad++) {
+		struct io_uring ring;
+		int rc = io_uring_queue_init(2, &ring,
+					     IORING_SETUP_SQE128 |
+					     IORING_SETUP_SINGLE_ISSUER |
+					     IORING_SETUP_DEFER_TASKRUN);
+		check(rc == 0, "link-reuse: ring: %d", rc);
+		if (rc)
+			return;
+		struct attempt a;
+		attempt_open(&a, bad);
+		int res[4] = { 1, 1, 1, 1 };
+		put_append(get_sqe(&ring), &a, a.d.fd, IOSQE_IO_LINK, 1);
+		put_submit(get_sqe(&ring), &a, a.d.fd, 0, 2);
+		push(&ring, PUSH_LIBURING);
+		/* Both slots are free again: an application reuses them. */
+		for (uint64_t i = 0; i < 2; i++) {
+			struct io_uring_sqe *sqe = get_sqe(&ring);
+			io_uring_prep_nop(sqe);
+			sqe->user_data = 3 + i;
+		}
+		push(&ring, PUSH_LIBURING);
+		reap(&ring, 4, res);
+		if (res[0] != 0)
+			printf("  (its append: %d)\n", res[0]);
+		report("link-reuse", bad, judge(&a.d, bad, res[1]), res[1],
+		       bad ? O(BLOCKED) | O(REFUSED) : O(RAN), NULL);
+		io_uring_queue_exit(&ring);
+		cdev_close(&a.d);
+	}
+}
+
+/*
+ * SQEs published by hand and entered by two threads at once: the kernel
+ * takes each once, whichever thread's io_uring_enter (the guard
+ * interposes liburing's) comes first; the other finds nothing.  Each
+ * round appends the certified references to a fresh schedule this way,
+ * then submits it by ioctl: every submit must run (an append the guard
+ * mirrored twice would leave its mirror longer than the driver's
+ * schedule: EKEYREJECTED).
+ */
+struct enter_race {
+	struct io_uring *ring;
+	pthread_barrier_t bar;
+	atomic_int stop;
+};
+
+static void *enter_racer(void *arg)
+{
+	struct enter_race *e = arg;
+	for (;;) {
+		pthread_barrier_wait(&e->bar);
+		if (atomic_load(&e->stop))
+			return NULL;
+		io_uring_enter((unsigned int)e->ring->ring_fd, 1, 0, 0, NULL);
+		pthread_barrier_wait(&e->bar);
+	}
+}
+
+static void cmd_enter_race(void)
+{
+	struct io_uring ring;
+	check(ring_plain(&ring) == 0, "enter-race: ring");
+	struct attempt a;
+	attempt_open(&a, 0);
+	uint32_t prog = program(&a.d, PROG_GOOD);
+	struct enter_race e = { .ring = &ring };
+	pthread_barrier_init(&e.bar, NULL, 3);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, enter_racer, &e);
+	int ran = 0, refused = 0, first = 0;
+	for (int round = 0; round < 200; round++) {
+		int res[1] = { 1 };
+		check(cdev_schedule(&a.d, prog, &a.schedule) == 0, "schedule");
+		put_append(get_sqe(&ring), &a, a.d.fd, 0, 1);
+		ring.sq.sqe_head = ring.sq.sqe_tail;
+		io_uring_smp_store_release(ring.sq.ktail, ring.sq.sqe_tail);
+		pthread_barrier_wait(&e.bar);   /* both enter */
+		pthread_barrier_wait(&e.bar);   /* both returned */
+		reap(&ring, 1, res);
+		if (cdev_zero(&a.d) != 0)
+			check(0, "output zeroed");
+		int rc = res[0] ? res[0] : cdev_run(&a.d, a.schedule);
+		if (rc == 0 && cdev_all(&a.d, PROG_OUT, PROG_FLOATS, 1.0f)) {
+			ran++;
+		} else {
+			if (!refused++)
+				first = rc;
+		}
+		cdev_destroy_schedule(&a.d, a.schedule);
+	}
+	atomic_store(&e.stop, 1);
+	pthread_barrier_wait(&e.bar);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("gate-ring[require_seal=%d] enter-race good: %d of 200 ran, "
+	       "%d refused (first: %d)\n", require_seal, ran, refused, first);
+	check(refused == 0, "enter-race: every certified schedule ran");
+	io_uring_queue_exit(&ring);
+	cdev_close(&a.d);
+}
+
+/*
+ * The driver against io_uring's teardown: certified submits in flight
+ * on io-wq (IOSQE_ASYNC) and on an SQPOLL thread, some with a seqno
+ * address the driver cannot write (unmapped, a kernel address: EFAULT),
+ * the device slot registered in both rings; then both rings and the
+ * device fd closed without waiting.  The kernel log must stay clean and
+ * the module unload once io_uring let go of the file (tests.list's next
+ * line).
+ */
+static void cmd_teardown(void)
+{
+	static const uint64_t bad_seqno[] = { 0, 8, 0xffff880000000000ull,
+					       0xfffffffffffff000ull };
+	for (int round = 0; round < 20; round++) {
+		struct io_uring rings[2];
+		check(ring_plain(&rings[0]) == 0, "teardown: ring");
+		check(ring_sqpoll(&rings[1]) == 0, "teardown: sqpoll ring");
+		struct attempt a;
+		attempt_open(&a, 0);
+		check(cdev_append(&a.d, a.schedule, a.refs, a.n) == 0,
+		      "teardown: append");
+		for (int r = 0; r < 2; r++) {
+			check(io_uring_register_files(&rings[r], &a.d.fd, 1) ==
+				      0, "teardown: register");
+			for (unsigned int i = 0; i < 6; i++) {
+				struct io_uring_sqe *sqe =
+					io_uring_get_sqe(&rings[r]);
+				if (!sqe)
+					break;
+				int fixed = i & 1;
+				put_submit(sqe, &a, fixed ? 0 : a.d.fd,
+					   (fixed ? IOSQE_FIXED_FILE : 0) |
+					   (r ? 0 : IOSQE_ASYNC), 1 + i);
+				if (i >= 2) {
+					struct arena_uring_submit sub;
+					memcpy(&sub, sqe->cmd, sizeof(sub));
+					sub.seqno = bad_seqno[i - 2];
+					memcpy(sqe->cmd, &sub, sizeof(sub));
+				}
+			}
+			check(io_uring_submit(&rings[r]) >= 0,
+			      "teardown: submit");
+		}
+		if (round & 1) {
+			cdev_close(&a.d);
+			io_uring_queue_exit(&rings[1]);
+			io_uring_queue_exit(&rings[0]);
+		} else {
+			io_uring_queue_exit(&rings[0]);
+			io_uring_queue_exit(&rings[1]);
+			cdev_close(&a.d);
+		}
+	}
+	printf("gate-ring[require_seal=%d] teardown: 20 rounds closed with "
+	       "submits in flight\n", require_seal);
+}
+
+/*
  * IORING_OP_MSG_RING (IORING_MSG_SEND_FD): slot 0 of ring `from` (the
  * device) installed in slot 2 of the ring `to_fd`.
  */
@@ -691,6 +866,9 @@ static const struct {
 	{ "sqpoll-mixed", cmd_sqpoll_mixed },
 	{ "async", cmd_async },
 	{ "link", cmd_link },
+	{ "link-reuse", cmd_link_reuse },
+	{ "enter-race", cmd_enter_race },
+	{ "teardown", cmd_teardown },
 	{ "msg-ring", cmd_msg_ring },
 	{ "msg-ring-unwatched", cmd_msg_ring_unwatched },
 	{ "regring", cmd_regring },
