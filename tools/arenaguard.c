@@ -386,12 +386,18 @@ static int read_counts(const char *path, struct run_counts *rc)
  * lines. */
 #define COUNTS_RESERVE (1 << 20)
 
+/* The child signals are forwarded to: set only while it is unreaped
+ * (alive or a zombie, so that its pid is not anyone else's), 0 before
+ * the fork and from just before the reap (forwarded signals blocked
+ * around both changes). */
 static pid_t child;
 
 static void forward_signal(int sig)
 {
+	int saved = errno;
 	if (child > 0)
 		kill(child, sig);
+	errno = saved;
 }
 
 /* Runs argv as a child and waits: its status as a shell gives it, or
@@ -406,27 +412,38 @@ static int run(char **argv, int *ran)
 	/* Before the fork, so that no signal finds the launcher without
 	 * its handler; one the caller ignores stays ignored (a shell's
 	 * background job), and exec gives the child the default for
-	 * those handled here. */
+	 * those handled here.  They are blocked until `child` is set (one
+	 * that came meanwhile is forwarded then), and the child gets the
+	 * caller's mask back before its exec. */
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	sigset_t fwd, caller_mask;
+	sigemptyset(&fwd);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&fwd, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &fwd, &caller_mask);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
 		struct sigaction was;
 		if (sigaction(forwarded[i], NULL, &was) == 0 &&
 		    was.sa_handler != SIG_IGN)
 			signal(forwarded[i], forward_signal);
 	}
-	child = fork();
-	if (child < 0) {
+	pid_t pid = fork();
+	if (pid < 0) {
 		fprintf(stderr, "arenaguard: fork: %s\n", strerror(errno));
+		sigprocmask(SIG_SETMASK, &caller_mask, NULL);
 		return 125;
 	}
-	if (child == 0) {
+	if (pid == 0) {
 		close(report[0]);
+		sigprocmask(SIG_SETMASK, &caller_mask, NULL);
 		execvp(argv[0], argv);
 		int err = errno;
 		if (write(report[1], &err, sizeof(err)) < 0)
 			_exit(126);
 		_exit(err == ENOENT ? 127 : 126);
 	}
+	child = pid;
+	sigprocmask(SIG_SETMASK, &caller_mask, NULL);
 	close(report[1]);
 	int err = 0;
 	ssize_t got;
@@ -434,8 +451,19 @@ static int run(char **argv, int *ran)
 		got = read(report[0], &err, sizeof(err));
 	while (got < 0 && errno == EINTR);
 	close(report[0]);
+	/* Waited for without reaping it (WNOWAIT): a signal forwarded now
+	 * reaches the child or its zombie, never a process that reused
+	 * its pid.  Forwarding ends (blocked, `child` cleared) before the
+	 * reap. */
+	siginfo_t info;
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	sigprocmask(SIG_BLOCK, &fwd, NULL);
+	child = 0;
+	sigprocmask(SIG_SETMASK, &caller_mask, NULL);
 	int st = 0;
-	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (got == sizeof(err)) {
 		fprintf(stderr, "arenaguard: %s: %s\n", argv[0],

@@ -126,13 +126,24 @@ static void start_server(struct server *s, const char *mode,
 	start_server_env(s, mode, NULL, extra);
 }
 
-/* SIGTERM, then its exit status (-1: killed by a signal). */
+static char *read_log(const struct server *s);
+
+/* SIGTERM, then its exit status; a server killed by a signal fails the
+ * test here, saying which signal (and whether it dumped core) and the
+ * server's log. */
 static int stop_server(struct server *s)
 {
 	ck_assert_int_eq(kill(s->pid, SIGTERM), 0);
 	int st;
 	ck_assert_int_eq(waitpid(s->pid, &st, 0), s->pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (WIFSIGNALED(st))
+		ck_abort_msg("the server was killed by signal %d (%s%s); "
+			     "log:\n%s", WTERMSIG(st),
+			     strsignal(WTERMSIG(st)),
+			     WCOREDUMP(st) ? ", core dumped" : "",
+			     read_log(s));
+	ck_assert_msg(WIFEXITED(st), "status %#x", st);
+	return WEXITSTATUS(st);
 }
 
 static char *read_log(const struct server *s)

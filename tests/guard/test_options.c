@@ -852,6 +852,27 @@ static void alarm_in_10(void *arg)
 	alarm(10);              /* kept across the exec: no hang */
 }
 
+/* A signal that reaches the launcher after it reaped its command (here
+ * SIGTERM, raised by libguard-latesig.so as waitpid returns) is not
+ * forwarded to the command's pid, which by then may be another
+ * process's (a loaded machine reuses pids within seconds): the
+ * launcher waited without reaping and stopped forwarding first. */
+START_TEST(test_launcher_late_signal)
+{
+	struct run r;
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_ARENASIM " "
+			      AG_LATESIG, NULL };
+	const char *argv[] = { AG_ARENAGUARD, "--error-exitcode", "9", "--",
+			       AG_ARENA_INFER, "-q", NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(!strstr(r.err, "latesig:"), "exit %d\n%s", r.status,
+		      r.err);
+	ck_assert_msg(r.status == 0, "exit %d\n%s", r.status, r.err);
+	ck_assert_int_eq(count(r.err, "arenaguard: SUMMARY: "), 1);
+	run_free(&r);
+}
+END_TEST
+
 /* A command that is a FIFO (or anything open(2) waits on): the launcher
  * reads the binary before it runs it and must not wait there forever;
  * execvp then says it cannot run it (126). */
@@ -1074,6 +1095,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_close_all_after_chdir);
 	tcase_add_test(t, test_launcher_nested);
 	tcase_add_test(t, test_launcher_command_fifo);
+	tcase_add_test(t, test_launcher_late_signal);
 	tcase_add_test(t, test_launcher_environment_off);
 	tcase_add_test(t, test_launcher_summary_file_removed);
 	tcase_add_test(t, test_launcher_privileges_dropped);
