@@ -16,6 +16,9 @@
  *                             (another process executing a long
  *                             schedule on the shared file) dies at
  *                             SIGKILL, by ioctl and by URING_CMD
+ *   attack29-kproc closerange close_range calls that leave the device fd
+ *                             open (EINVAL; CLOSE_RANGE_UNSHARE in another
+ *                             thread): its certified work still runs
  *   attack29-kproc fuzz N     N random ioctls and URING_CMDs of random
  *                             sizes, handles and pointers, from two
  *                             processes sharing the file
@@ -26,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -330,6 +334,69 @@ static void attack_bigbo(void)
 	}
 }
 
+/* ---- closerange ---- */
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+
+static unsigned int unshare_fd;
+
+static void *unshare_close(void *arg)
+{
+	(void)arg;
+	/* this thread's own copy of the table, the range closed in it */
+	long rc = close_range(unshare_fd, unshare_fd, CLOSE_RANGE_UNSHARE);
+	return (void *)rc;
+}
+
+/*
+ * close_range calls after which the device fd is still open in the
+ * calling thread's table: one the kernel refuses (EINVAL: an unknown
+ * flag), and CLOSE_RANGE_UNSHARE in another thread (which closes the fd
+ * in its private copy only).  The certified schedule made before must
+ * still run, and a failing one still be blocked.
+ */
+static void attack_closerange(void)
+{
+	for (int how = 0; how < 2; how++) {
+		const char *what = how ? "CLOSE_RANGE_UNSHARE in another thread"
+				       : "close_range refused (EINVAL)";
+		struct cdev d;
+		open_or_exit(&d, CP_IOCTL);
+		uint32_t p = program(&d, PROG_GOOD);
+		uint32_t s = schedule(&d, p, prog_good_refs, 2);
+		uint32_t bad = schedule(&d, p, prog_bad_d_refs, 4);
+		check(cdev_run(&d, s) == 0 && good_ran(&d), "good ran");
+		if (!how) {
+			errno = 0;
+			int rc = close_range(d.fd, d.fd, 0x40);
+			check(rc == -1 && errno == EINVAL, "%s: %d %s", what,
+			      rc, strerror(errno));
+		} else {
+			pthread_t t;
+			void *res;
+			unshare_fd = (unsigned int)d.fd;
+			pthread_create(&t, NULL, unshare_close, NULL);
+			pthread_join(t, &res);
+			check(res == NULL, "%s: %ld", what, (long)res);
+		}
+		check(fcntl(d.fd, F_GETFD) >= 0, "%s: fd %d still open here",
+		      what, d.fd);
+		cdev_zero(&d);
+		int rc = cdev_run(&d, s);
+		check(rc == 0 && good_ran(&d),
+		      "%s: the certified schedule made before runs: %d (%s)",
+		      what, rc, rc == -EPERM ? "refused by the guard" : "");
+		cdev_zero(&d);
+		uint64_t seq;
+		rc = cdev_submit(&d, bad, &seq);
+		check(rc != 0 && !bad_ran(&d), "%s: the failing one: %d, %s",
+		      what, rc, bad_ran(&d) ? "ran UNCERTIFIED" : "not run");
+		cdev_close(&d);
+	}
+}
+
 /* ---- killwait ---- */
 
 static double now(void)
@@ -608,7 +675,7 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
-		fprintf(stderr, "usage: attack29-kproc dup2|reuse|refusals|bigbo|killwait|fuzz N\n");
+		fprintf(stderr, "usage: attack29-kproc dup2|reuse|refusals|bigbo|closerange|killwait|fuzz N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "dup2"))
@@ -619,6 +686,8 @@ int main(int argc, char **argv)
 		attack_refusals();
 	else if (!strcmp(argv[1], "bigbo"))
 		attack_bigbo();
+	else if (!strcmp(argv[1], "closerange"))
+		attack_closerange();
 	else if (!strcmp(argv[1], "killwait"))
 		attack_killwait();
 	else if (!strcmp(argv[1], "fuzz"))
