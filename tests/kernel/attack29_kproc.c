@@ -19,6 +19,11 @@
  *   attack29-kproc closerange close_range calls that leave the device fd
  *                             open (EINVAL; CLOSE_RANGE_UNSHARE in another
  *                             thread): its certified work still runs
+ *   attack29-kproc unsharefiles  a thread with its own fd table
+ *                             (unshare(CLONE_FILES)) closes the device fd
+ *                             there: the other threads' certified work
+ *   attack29-kproc mapunload  a buffer mapped, destroyed, its fd closed:
+ *                             the mapping works and holds the module
  *   attack29-kproc fuzz N     N random ioctls and URING_CMDs of random
  *                             sizes, handles and pointers, from two
  *                             processes sharing the file
@@ -31,6 +36,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +403,80 @@ static void attack_closerange(void)
 	}
 }
 
+/* ---- unsharefiles ---- */
+
+static void *unshare_then_close(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_FILES) != 0)
+		return (void *)(long)-errno;
+	/* libc's close, which the guard sees: this thread's copy only */
+	return (void *)(long)close((int)unshare_fd);
+}
+
+/* A thread unshares its fd table and closes the device fd in it; the
+ * other threads still have the fd and the certified schedule. */
+static void attack_unsharefiles(void)
+{
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	uint32_t p = program(&d, PROG_GOOD);
+	uint32_t s = schedule(&d, p, prog_good_refs, 2);
+	uint32_t bad = schedule(&d, p, prog_bad_d_refs, 4);
+	pthread_t t;
+	void *res;
+	unshare_fd = (unsigned int)d.fd;
+	pthread_create(&t, NULL, unshare_then_close, NULL);
+	pthread_join(t, &res);
+	check(res == NULL, "unshare(CLONE_FILES) and close in a thread: %ld",
+	      (long)res);
+	check(fcntl(d.fd, F_GETFD) >= 0, "fd %d still open here", d.fd);
+	cdev_zero(&d);
+	int rc = cdev_run(&d, s);
+	check(rc == 0 && good_ran(&d),
+	      "unshare+close in another thread: the certified schedule runs: %d%s",
+	      rc, rc == -EPERM ? " (refused by the guard)" : "");
+	cdev_zero(&d);
+	uint64_t seq;
+	rc = cdev_submit(&d, bad, &seq);
+	check(rc != 0 && !bad_ran(&d), "unshare+close: the failing one: %d, %s",
+	      rc, bad_ran(&d) ? "ran UNCERTIFIED" : "not run");
+	cdev_close(&d);
+}
+
+/* ---- mapunload ---- */
+
+static void attack_mapunload(void)
+{
+	int fd = open(ARENA_NODE_PATH, O_RDWR);
+	struct drm_arena_bo_create bo = { .address = 0x10000, .size = 8192 };
+	int rc = xioctl(fd, DRM_IOCTL_ARENA_BO_CREATE, &bo);
+	struct drm_arena_bo_mmap mm = { .handle = bo.handle };
+	rc = rc ? rc : xioctl(fd, DRM_IOCTL_ARENA_BO_MMAP, &mm);
+	float *m = rc ? MAP_FAILED : mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+					  MAP_SHARED, fd, mm.offset);
+	check(m != MAP_FAILED, "buffer mapped: %d", rc);
+	if (m == MAP_FAILED)
+		return;
+	struct drm_arena_handle h = { .handle = bo.handle };
+	check(xioctl(fd, DRM_IOCTL_ARENA_BO_DESTROY, &h) == 0, "destroyed");
+	close(fd);
+	m[0] = 3.0f;
+	m[2047] = 4.0f;
+	check(m[0] == 3.0f && m[2047] == 4.0f, "the mapping outlives the fd");
+	check(system("rmmod arena 2>/dev/null") != 0,
+	      "rmmod refused while the mapping holds the file");
+	munmap(m, 8192);
+	int unloaded = 0;
+	for (int i = 0; i < 10 && !unloaded; i++) {
+		unloaded = system("rmmod arena 2>/dev/null") == 0;
+		if (!unloaded)
+			sleep(1);
+	}
+	check(unloaded, "rmmod once the mapping is gone");
+	check(system("insmod /lib/modules/arena.ko") == 0, "insmod again");
+}
+
 /* ---- killwait ---- */
 
 static double now(void)
@@ -675,7 +755,7 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
-		fprintf(stderr, "usage: attack29-kproc dup2|reuse|refusals|bigbo|closerange|killwait|fuzz N\n");
+		fprintf(stderr, "usage: attack29-kproc dup2|reuse|refusals|bigbo|closerange|unsharefiles|mapunload|killwait|fuzz N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "dup2"))
@@ -688,6 +768,10 @@ int main(int argc, char **argv)
 		attack_bigbo();
 	else if (!strcmp(argv[1], "closerange"))
 		attack_closerange();
+	else if (!strcmp(argv[1], "unsharefiles"))
+		attack_unsharefiles();
+	else if (!strcmp(argv[1], "mapunload"))
+		attack_mapunload();
 	else if (!strcmp(argv[1], "killwait"))
 		attack_killwait();
 	else if (!strcmp(argv[1], "fuzz"))
