@@ -99,114 +99,170 @@ static void arena_postclose(struct drm_device *drm, struct drm_file *file)
 
 /*
  * The handlers: drm_ioctl copied the argument in (and copies it out);
- * each takes the context's lock around its work.
+ * each takes the context's lock around its work.  The lock may be held
+ * for long by another process sharing the file (an execution, stopped
+ * only by that process's fatal signal), so waiting for it is killable:
+ * a killed waiter leaves with -EINTR at once, never stuck in D state.
  */
+int arena_lock(struct arena_file *af)
+{
+	return mutex_lock_killable(&af->lock) ? -EINTR : 0;
+}
+
 static int arena_ioctl_bo_create(struct drm_device *drm, void *data,
 				 struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_bo_create(af, data);
+	if (rc)
+		return rc;
+	rc = arena_bo_create(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_bo_mmap(struct drm_device *drm, void *data,
 			       struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_bo_mmap_offset(af, data);
+	if (rc)
+		return rc;
+	rc = arena_bo_mmap_offset(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_bo_write(struct drm_device *drm, void *data,
 				struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_bo_rw(af, data, true);
+	if (rc)
+		return rc;
+	rc = arena_bo_rw(af, data, true);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_bo_read(struct drm_device *drm, void *data,
 			       struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_bo_rw(af, data, false);
+	if (rc)
+		return rc;
+	rc = arena_bo_rw(af, data, false);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_bo_destroy(struct drm_device *drm, void *data,
 				  struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_bo_destroy(af, data);
+	if (rc)
+		return rc;
+	rc = arena_bo_destroy(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_program_create(struct drm_device *drm, void *data,
 				      struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_program_create(af, data);
+	if (rc)
+		return rc;
+	rc = arena_program_create(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_program_destroy(struct drm_device *drm, void *data,
 				       struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_program_destroy(af, data);
+	if (rc)
+		return rc;
+	rc = arena_program_destroy(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_schedule_create(struct drm_device *drm, void *data,
 				       struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_schedule_create(af, data);
+	if (rc)
+		return rc;
+	rc = arena_schedule_create(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_schedule_append(struct drm_device *drm, void *data,
 				       struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_schedule_append(af, data);
+	if (rc)
+		return rc;
+	rc = arena_schedule_append(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_wait(struct drm_device *drm, void *data,
 			    struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_wait(af, data);
+	if (rc)
+		return rc;
+	rc = arena_wait(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_schedule_destroy(struct drm_device *drm, void *data,
 					struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_schedule_destroy(af, data);
+	if (rc)
+		return rc;
+	rc = arena_schedule_destroy(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 static int arena_ioctl_seal(struct drm_device *drm, void *data,
 			    struct drm_file *file)
 {
 	struct arena_file *af = to_arena_file(file);
+	int rc = arena_lock(af);
 
-	guard(mutex)(&af->lock);
-	return arena_seal(af, data);
+	if (rc)
+		return rc;
+	rc = arena_seal(af, data);
+	mutex_unlock(&af->lock);
+	return rc;
 }
 
 /* Both submit ioctls: the seqno is written back only on success. */
@@ -218,9 +274,11 @@ static int arena_submit_locked(struct drm_file *file, u32 schedule, u32 flags,
 	u64 seqno = 0;
 	int rc;
 
-	scoped_guard(mutex, &af->lock)
-		rc = arena_schedule_submit(af, schedule, flags, check, &seqno,
-					   NULL);
+	rc = arena_lock(af);
+	if (rc)
+		return rc;
+	rc = arena_schedule_submit(af, schedule, flags, check, &seqno, NULL);
+	mutex_unlock(&af->lock);
 	if (!rc)
 		*seqno_out = seqno;
 	return rc;

@@ -143,6 +143,9 @@ extern bool arena_poison;
  */
 #define ARENA_GFP (GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 
+/* arena_drv.c: takes af->lock, killable: 0, or -EINTR (a fatal signal) */
+int arena_lock(struct arena_file *af);
+
 /* arena_bo.c (locked) */
 int arena_bo_create(struct arena_file *af, struct drm_arena_bo_create *arg);
 int arena_bo_mmap_offset(struct arena_file *af, struct drm_arena_bo_mmap *arg);

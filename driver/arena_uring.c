@@ -19,7 +19,8 @@
  * is held only by this driver's own requests, each bounded (a batch is
  * at most ARENA_MAX_APPEND references; an execution stops at a fatal
  * signal), none of which calls into io_uring under it, so the order is
- * always uring_lock, then the context's mutex.  The price is that the
+ * always uring_lock, then the context's mutex; the wait for it is
+ * killable (arena_lock), as an ioctl's is.  The price is that the
  * ring's other submitters wait for an executing submit, as an ioctl's
  * caller does.  What io_uring itself runs later (IOSQE_ASYNC, a linked
  * or drained SQE, SQPOLL) runs the same way, whenever io_uring issues
@@ -111,7 +112,10 @@ int arena_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	memcpy(cmd, io_uring_sqe_cmd(ioucmd->sqe), sizeof(cmd));
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
-	mutex_lock(&af->lock);
+	if (arena_lock(af)) {
+		drm_dev_exit(idx);
+		return -EINTR;
+	}
 	switch (ioucmd->cmd_op) {
 	case ARENA_URING_CMD_APPEND:
 		rc = cmd_append(af, cmd);

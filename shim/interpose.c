@@ -321,16 +321,31 @@ int close(int fd)
 	return rc;
 }
 
+/*
+ * The range is forgotten before the call (as close marks its fd), but
+ * only when the call closes fds in the table every thread uses: not when
+ * the kernel will refuse it (EINVAL: an unknown flag, first > last), nor
+ * with CLOSE_RANGE_CLOEXEC (nothing closed), nor with CLOSE_RANGE_UNSHARE
+ * (closed in the caller's private copy of a shared table only; the other
+ * threads keep the fds).  Forgetting a device fd that stays open lost its
+ * mirror: its certified schedules were refused (attack29-kproc
+ * closerange).  The guard's own fds step aside whenever the range may
+ * close them.
+ */
 int close_range(unsigned int first, unsigned int last, int flags)
 {
 	if (__builtin_expect(!loaded(), 0))     /* as close */
 		return (int)syscall(SYS_close_range, first, last, flags);
 	NEED(close_range, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && !(flags & CLOSE_RANGE_CLOEXEC)) {
+	int valid = !(flags & ~(CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE)) &&
+		    first <= last;
+	if (ag_cfg.mode != AG_OFF && valid && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		ag_inside++;
 		ag_report_fds_taken(first, last);
-		ag_fd_forget_range(first, last);
-		ag_ring_fds_closed(first, last);
+		if (!(flags & CLOSE_RANGE_UNSHARE)) {
+			ag_fd_forget_range(first, last);
+			ag_ring_fds_closed(first, last);
+		}
 		ag_inside--;
 	}
 	return next_close_range(first, last, flags);

@@ -386,6 +386,35 @@ static int read_counts(const char *path, struct run_counts *rc)
  * lines. */
 #define COUNTS_RESERVE (1 << 20)
 
+/* Room for one more line of the guard's (read_counts reads lines of at
+ * most 256 bytes). */
+#define COUNTS_LINE 256
+
+/*
+ * Whether the summary file at path (the launcher's, checked as
+ * read_counts checks it) had filled its file system by the end: no room
+ * is left for one more line beyond what was written.  The guard appends
+ * its lines quietly, so a line that found no room is lost without a
+ * trace: a process's refusal among them would make a run that blocked
+ * pass for a clean one.  A nearly full disk reserves only a few KiB
+ * (run), which a few hundred processes' lines use up.  A file system
+ * that cannot reserve (EOPNOTSUPP) is not judged.
+ */
+static int counts_filled(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int full = 0;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_dev == counts_dev && st.st_ino == counts_ino)
+		full = fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size,
+				 COUNTS_LINE) != 0 && errno == ENOSPC;
+	close(fd);
+	return full;
+}
+
 /* The child signals are forwarded to: set only while it is unreaped
  * (alive or a zombie, so that its pid is not anyone else's), 0 before
  * the fork and from just before the reap (forwarded signals blocked
@@ -820,6 +849,7 @@ int main(int argc, char **argv)
 	int status = run(&argv[optind], &ran);
 	struct run_counts rc = { 0 };
 	int lost = read_counts(counts, &rc);
+	int filled = !lost && counts_filled(counts);
 	unlink(counts);
 	tell_enclosing(&rc);
 	if (!ran)
@@ -830,6 +860,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "arenaguard: the run's summary file %s was "
 			"removed or replaced while %s ran: its counts are "
 			"lost\n", counts, argv[optind]);
+		return error_exitcode >= 0 ? error_exitcode : 125;
+	}
+	if (filled) {
+		/* Said even under --quiet, as lost counts are. */
+		fprintf(stderr, "arenaguard: the run's summary file %s filled "
+			"its file system while %s ran: lines of its processes "
+			"may be lost (refusals among them); free space in "
+			"TMPDIR (%s) and run it again\n", counts, argv[optind],
+			getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
+							      : "/tmp");
 		return error_exitcode >= 0 ? error_exitcode : 125;
 	}
 	if (!rc.loaded) {
