@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guard's options (docs/arenaguard.7, docs/guard.md "Options"),
- * parsed from one table (config.h):
+ * parsed from their one table (options.inc):
  *
  *   ARENAGUARD_OPTIONS="key=value:key=value"   the sanitizers' style
  *
@@ -36,7 +36,6 @@ enum option_kind { MODE, PATH, FLAG, MIB, FORMAT, THREADS };
 struct option {
 	const char *key;   /* in ARENAGUARD_OPTIONS */
 	const char *env;   /* its own variable, or NULL */
-	const char *def;   /* the default, as help=1 shows it */
 	const char *help;
 	enum option_kind kind;
 	size_t off;        /* where in struct ag_config */
@@ -44,43 +43,18 @@ struct option {
 
 #define AT(field) offsetof(struct ag_config, field)
 
+/* The options' one table (options.inc), in help=1's order. */
 static const struct option options[] = {
-	{ "mode", "ARENAGUARD", "enforce", "enforce: block failing "
-	  "submissions with EPERM; warn: report them and submit; off: do "
-	  "nothing", MODE, AT(mode) },
-	{ "log_path", "ARENAGUARD_LOG", "", "append records to this file "
-	  "instead of standard error; %p is the pid, %e the executable's "
-	  "name, %% a %", PATH, AT(log_template) },
-	{ "log_format", NULL, "text", "text: records as lines for people; "
-	  "json: one JSON object a line (docs/guard.md, \"JSON records\")",
-	  FORMAT, AT(log_json) },
-	{ "dump_dir", "ARENAGUARD_DUMP", "", "write each failing program, "
-	  "with its schedule, as an image in this directory", PATH,
-	  AT(dump_dir) },
-	{ "stats", "ARENAGUARD_STATS", "0", "print the counters at exit",
-	  FLAG, AT(stats) },
-	{ "summary", NULL, "1", "print the SUMMARY line at exit when a "
-	  "submission was blocked, warned or suppressed", FLAG, AT(summary) },
-	{ "summary_file", NULL, "", "append this process's counts to this "
-	  "file at exit instead (the launcher's channel)", PATH,
-	  AT(summary_file) },
-	{ "strict", "ARENAGUARD_STRICT", "0", "also refuse certified "
-	  "programs with advisories (specification section 6)", FLAG,
-	  AT(strict) },
-	{ "halt_on_error", NULL, "0", "abort (SIGABRT) at the first blocked "
-	  "submission, after its record", FLAG, AT(halt_on_error) },
-	{ "suppressions", NULL, "", "a file of rules: failing verdicts they "
-	  "match are submitted and counted as suppressed (docs/guard.md, "
-	  "\"Suppressions\")", PATH, AT(suppressions) },
-	{ "print_suppressions", NULL, "0", "at exit, how often each "
-	  "suppression rule matched", FLAG, AT(print_suppressions) },
-	{ "cache_mb", "ARENAGUARD_CACHE_MB", "256", "the caches' budget in "
-	  "MiB (0 to 1048576)", MIB, AT(cache_bytes) },
-	{ "threads", "ARENAGUARD_THREADS", "1", "certify a program of 65536 "
-	  "launch words or more on this many threads (1 to 64), started and "
-	  "joined while it is created; 1: on the thread that creates it",
-	  THREADS, AT(threads) },
-	{ "help", NULL, "0", "list these options at start", FLAG, AT(help) },
+#define AG_OPTION(key, env, kind, field, def, help, launcher) \
+	{ #key, env, help, kind, AT(field) },
+#include "options.inc"
+#undef AG_OPTION
+};
+
+const struct ag_config ag_config_defaults = {
+#define AG_OPTION AG_OPTION_DEFAULT
+#include "options.inc"
+#undef AG_OPTION
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -215,7 +189,7 @@ static void load_env(struct ag_config *cfg, const struct option *o)
 		return;
 	case MIB:
 		if (set(cfg, o, v, len) != 0) {
-			cfg->cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+			cfg->cache_bytes = ag_config_defaults.cache_bytes;
 			if (*v)
 				note(cfg, "arenaguard: %s=%.200s: not %s",
 				     o->env, v, allowed[MIB]);
@@ -310,11 +284,7 @@ void ag_config_read(struct ag_config *cfg)
 {
 	/* The defaults, then the old variables, then ARENAGUARD_OPTIONS,
 	 * then the launcher's channel. */
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->mode = AG_ENFORCE;
-	cfg->cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
-	cfg->summary = 1;
-	cfg->threads = 1;
+	*cfg = ag_config_defaults;
 	for (size_t i = 0; i < N_OPTIONS; i++)
 		if (options[i].env)
 			load_env(cfg, &options[i]);
@@ -358,14 +328,58 @@ void ag_config_say(const struct ag_config *cfg, ag_say_fn *say)
 			     "no dumps are written");
 }
 
+/* Option o's default (ag_config_defaults) as help=1 shows it: as a
+ * value of it would be written ("" for an empty path). */
+static void show_default(const struct option *o, char *out, size_t len)
+{
+	const char *d = (const char *)&ag_config_defaults + o->off;
+	switch (o->kind) {
+	case MODE:
+		snprintf(out, len, "%s", ag_mode_name(*(const enum ag_mode *)
+						      (const void *)d));
+		return;
+	case PATH:
+		snprintf(out, len, "%.*s", (int)len - 1, *d ? d : "\"\"");
+		return;
+	case FLAG:
+		snprintf(out, len, "%d", *(const int *)(const void *)d);
+		return;
+	case FORMAT:
+		snprintf(out, len, "%s", *(const int *)(const void *)d
+			 ? "json" : "text");
+		return;
+	case MIB:
+		snprintf(out, len, "%zu", *(const size_t *)(const void *)d >> 20);
+		return;
+	case THREADS:
+		snprintf(out, len, "%u", *(const unsigned *)(const void *)d);
+		return;
+	}
+	assert(0);
+}
+
+int ag_option_takes(const char *key, const char *value)
+{
+	const struct option *o = find(key, strlen(key));
+	size_t len = strlen(value);
+	if (!o || len > AG_PATH_MAX)
+		return 0;
+	/* set() writes o's own field of scratch and reads none (20 KiB
+	 * of stack, in the launcher). */
+	struct ag_config scratch;
+	return set(&scratch, o, value, len) == 0;
+}
+
 void ag_options_help(ag_say_fn *say)
 {
 	say("arenaguard: options (ARENAGUARD_OPTIONS=\"key=value:...\"; "
 	    "docs/arenaguard.7):");
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		const struct option *o = &options[i];
+		char def[32];
+		show_default(o, def, sizeof(def));
 		say("arenaguard:   %-18s default %-8s %s%s%s%s",
-		    o->key, *o->def ? o->def : "\"\"", o->help,
+		    o->key, def, o->help,
 		    o->env ? " (also " : "", o->env ? o->env : "",
 		    o->env ? ")" : "");
 	}
