@@ -76,8 +76,6 @@ struct ag_config {
 	size_t dump_too_long;   /* ARENAGUARD_DUMP's length if over the max */
 };
 
-/* Every option at its default (options.inc), the rest zero. */
-extern const struct ag_config ag_config_defaults;
 
 
 /* How the parser's users say a line (the guard: ag_log; the launcher:

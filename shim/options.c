@@ -39,20 +39,29 @@ struct option {
 	const char *help;
 	enum option_kind kind;
 	size_t off;        /* where in struct ag_config */
+	unsigned long long def;   /* the default: a number (PATH: unused) */
+	const char *def_path;     /* PATH's default */
 };
 
 #define AT(field) offsetof(struct ag_config, field)
 
 /* The options' one table (options.inc), in help=1's order. */
 static const struct option options[] = {
+#define DEF_NUMBER_MODE(d) AG_INIT_MODE(d)
+#define DEF_NUMBER_PATH(d) 0
+#define DEF_NUMBER_FLAG(d) AG_INIT_FLAG(d)
+#define DEF_NUMBER_MIB(d) AG_INIT_MIB(d)
+#define DEF_NUMBER_FORMAT(d) AG_INIT_FORMAT(d)
+#define DEF_NUMBER_THREADS(d) AG_INIT_THREADS(d)
+#define DEF_PATH_MODE(d) NULL
+#define DEF_PATH_PATH(d) AG_INIT_PATH(d)
+#define DEF_PATH_FLAG(d) NULL
+#define DEF_PATH_MIB(d) NULL
+#define DEF_PATH_FORMAT(d) NULL
+#define DEF_PATH_THREADS(d) NULL
 #define AG_OPTION(key, env, kind, field, def, help, launcher) \
-	{ #key, env, help, kind, AT(field) },
-#include "options.inc"
-#undef AG_OPTION
-};
-
-const struct ag_config ag_config_defaults = {
-#define AG_OPTION AG_OPTION_DEFAULT
+	{ #key, env, help, kind, AT(field), DEF_NUMBER_##kind(def), \
+	  DEF_PATH_##kind(def) },
 #include "options.inc"
 #undef AG_OPTION
 };
@@ -189,7 +198,7 @@ static void load_env(struct ag_config *cfg, const struct option *o)
 		return;
 	case MIB:
 		if (set(cfg, o, v, len) != 0) {
-			cfg->cache_bytes = ag_config_defaults.cache_bytes;
+			cfg->cache_bytes = (size_t)o->def;
 			if (*v)
 				note(cfg, "arenaguard: %s=%.200s: not %s",
 				     o->env, v, allowed[MIB]);
@@ -280,11 +289,38 @@ static void load_options(struct ag_config *cfg, const char *prefix,
 	}
 }
 
+/* Sets option o of cfg to its default (options.inc). */
+static void set_default(struct ag_config *cfg, const struct option *o)
+{
+	void *dst = (char *)cfg + o->off;
+	switch (o->kind) {
+	case MODE:
+		*(enum ag_mode *)dst = (enum ag_mode)o->def;
+		return;
+	case PATH:
+		snprintf(dst, AG_PATH_MAX + 1, "%s", o->def_path);
+		return;
+	case FLAG:
+	case FORMAT:
+		*(int *)dst = (int)o->def;
+		return;
+	case MIB:
+		*(size_t *)dst = (size_t)o->def;
+		return;
+	case THREADS:
+		*(unsigned *)dst = (unsigned)o->def;
+		return;
+	}
+	assert(0);
+}
+
 void ag_config_read(struct ag_config *cfg)
 {
 	/* The defaults, then the old variables, then ARENAGUARD_OPTIONS,
 	 * then the launcher's channel. */
-	*cfg = ag_config_defaults;
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		set_default(cfg, &options[i]);
 	for (size_t i = 0; i < N_OPTIONS; i++)
 		if (options[i].env)
 			load_env(cfg, &options[i]);
@@ -328,31 +364,26 @@ void ag_config_say(const struct ag_config *cfg, ag_say_fn *say)
 			     "no dumps are written");
 }
 
-/* Option o's default (ag_config_defaults) as help=1 shows it: as a
- * value of it would be written ("" for an empty path). */
+/* Option o's default as help=1 shows it: as a value of it would be
+ * written ("" for an empty path). */
 static void show_default(const struct option *o, char *out, size_t len)
 {
-	const char *d = (const char *)&ag_config_defaults + o->off;
 	switch (o->kind) {
 	case MODE:
-		snprintf(out, len, "%s", ag_mode_name(*(const enum ag_mode *)
-						      (const void *)d));
+		snprintf(out, len, "%s", ag_mode_name((enum ag_mode)o->def));
 		return;
 	case PATH:
-		snprintf(out, len, "%.*s", (int)len - 1, *d ? d : "\"\"");
+		snprintf(out, len, "%s", *o->def_path ? o->def_path : "\"\"");
 		return;
 	case FLAG:
-		snprintf(out, len, "%d", *(const int *)(const void *)d);
+	case THREADS:
+		snprintf(out, len, "%llu", o->def);
 		return;
 	case FORMAT:
-		snprintf(out, len, "%s", *(const int *)(const void *)d
-			 ? "json" : "text");
+		snprintf(out, len, "%s", o->def ? "json" : "text");
 		return;
 	case MIB:
-		snprintf(out, len, "%zu", *(const size_t *)(const void *)d >> 20);
-		return;
-	case THREADS:
-		snprintf(out, len, "%u", *(const unsigned *)(const void *)d);
+		snprintf(out, len, "%llu", o->def >> 20);
 		return;
 	}
 	assert(0);
