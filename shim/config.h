@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guard's options (docs/arenaguard.7, docs/guard.md "Options"):
- * struct ag_config and its one parser (options.c).  The guard reads its
+ * struct ag_config, generated from the options' one table (options.inc),
+ * and its one parser (options.c).  The guard reads its
  * configuration with it at load (load.c); the launcher (tools/arenaguard)
  * links options.c too and judges the caller's environment with the
  * very same parser before it runs a command, so that the two can never
@@ -26,24 +27,48 @@ enum ag_mode { AG_OFF, AG_WARN, AG_ENFORCE };
  */
 #define AG_LAUNCHER_VAR "ARENAGUARD_LAUNCHER_OPTIONS"
 
+/* The caches' budget when ARENAGUARD_CACHE_MB is unset or not a number
+ * of MiB from 0 to AG_CACHE_MB_MAX (docs/guard.md, "Caches"). */
+#define AG_CACHE_MB_DEFAULT 256
+#define AG_CACHE_MB_MAX (1u << 20)
+/* The most threads= takes (the library starts at most 63 workers). */
+#define AG_THREADS_MAX 64
+
+/* Each kind of option (options.inc): the type of its field and its
+ * default as the field's initializer. */
+#define AG_TYPE_MODE(f) enum ag_mode f
+#define AG_TYPE_PATH(f) char f[AG_PATH_MAX + 1]
+#define AG_TYPE_FLAG(f) int f
+#define AG_TYPE_MIB(f) size_t f          /* in bytes */
+#define AG_TYPE_FORMAT(f) int f          /* 1: json */
+#define AG_TYPE_THREADS(f) unsigned f
+#define AG_INIT_MODE(d) d
+#define AG_INIT_PATH(d) d
+#define AG_INIT_FLAG(d) d
+#define AG_INIT_MIB(d) ((size_t)(d) << 20)
+#define AG_INIT_FORMAT(d) d
+#define AG_INIT_THREADS(d) d
+
+/* A row of options.inc as a designated initializer of its default:
+ *   struct ag_config c = {
+ *   #define AG_OPTION AG_OPTION_DEFAULT
+ *   #include "options.inc"
+ *   #undef AG_OPTION
+ *   }; */
+#define AG_OPTION_DEFAULT(key, env, kind, field, def, help, launcher) \
+	.field = AG_INIT_##kind(def),
+
 struct ag_config {
-	enum ag_mode mode;
-	char log_template[AG_PATH_MAX + 1]; /* log_path as set: %p, %e */
+	/* The options, a field each (options.inc): mode, log_template
+	 * (log_path as set: %p, %e), dump_dir ("" : no dumps),
+	 * cache_bytes, threads, summary_file (the launcher's), log_json,
+	 * suppressions ("" : none), the flags. */
+#define AG_OPTION(key, env, kind, field, def, help, launcher) \
+	AG_TYPE_##kind(field);
+#include "options.inc"
+#undef AG_OPTION
+	/* What reading them found. */
 	char log_path[AG_PATH_MAX + 1];  /* expanded; "" : standard error */
-	char dump_dir[AG_PATH_MAX + 1];  /* "" : no dumps */
-	int stats;              /* print counters at exit */
-	int strict;             /* ARENAGUARD_STRICT: refuse programs with
-				 * advisories (spec 6) */
-	size_t cache_bytes;     /* the caches' budget (ARENAGUARD_CACHE_MB) */
-	unsigned threads;       /* threads: certify on this many (1: the
-				 * caller's alone; ARENAGUARD_THREADS) */
-	int halt_on_error;      /* halt_on_error: abort at the first block */
-	int summary;            /* summary: the SUMMARY line at exit */
-	char summary_file[AG_PATH_MAX + 1]; /* summary_file: the launcher's */
-	int help;               /* help: list the options at start */
-	int log_json;           /* log_format=json: a JSON object a line */
-	char suppressions[AG_PATH_MAX + 1]; /* the rules' file, "" : none */
-	int print_suppressions; /* list the rules' matches at exit */
 	char notes[2048];       /* lines to say at start: bad options */
 	char bad_mode[64];      /* an ARENAGUARD value not understood */
 	size_t bad_mode_len;    /* its whole length (bad_mode may be cut) */
@@ -51,12 +76,7 @@ struct ag_config {
 	size_t dump_too_long;   /* ARENAGUARD_DUMP's length if over the max */
 };
 
-/* The caches' budget when ARENAGUARD_CACHE_MB is unset or not a number
- * of MiB from 0 to AG_CACHE_MB_MAX (docs/guard.md, "Caches"). */
-#define AG_CACHE_MB_DEFAULT 256
-#define AG_CACHE_MB_MAX (1u << 20)
-/* The most threads= takes (the library starts at most 63 workers). */
-#define AG_THREADS_MAX 64
+
 
 /* How the parser's users say a line (the guard: ag_log; the launcher:
  * standard error). */
@@ -80,5 +100,10 @@ void ag_config_say(const struct ag_config *cfg, ag_say_fn *say);
 const char *ag_mode_name(enum ag_mode mode);
 /* Lists every option with its default and meaning (help=1). */
 void ag_options_help(ag_say_fn *say);
+/* Whether the guard takes value for the option key (a key of
+ * options.inc): 1, or 0 when key is no option or value does not parse
+ * as its kind.  Reads and changes nothing (the launcher checks its
+ * flags' values with it). */
+int ag_option_takes(const char *key, const char *value);
 
 #endif

@@ -13,11 +13,11 @@
 
 #include "guard.h"
 
+/* The defaults until the environment is read (options.inc). */
 struct ag_config ag_cfg = {
-	.mode = AG_ENFORCE,
-	.cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20,
-	.summary = 1,
-	.threads = 1,
+#define AG_OPTION AG_OPTION_DEFAULT
+#include "options.inc"
+#undef AG_OPTION
 };
 
 __thread int ag_inside __attribute__((tls_model("initial-exec")));

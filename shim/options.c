@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guard's options (docs/arenaguard.7, docs/guard.md "Options"),
- * parsed from one table (config.h):
+ * parsed from their one table (options.inc):
  *
  *   ARENAGUARD_OPTIONS="key=value:key=value"   the sanitizers' style
  *
@@ -36,51 +36,34 @@ enum option_kind { MODE, PATH, FLAG, MIB, FORMAT, THREADS };
 struct option {
 	const char *key;   /* in ARENAGUARD_OPTIONS */
 	const char *env;   /* its own variable, or NULL */
-	const char *def;   /* the default, as help=1 shows it */
 	const char *help;
 	enum option_kind kind;
 	size_t off;        /* where in struct ag_config */
+	unsigned long long def;   /* the default: a number (PATH: unused) */
+	const char *def_path;     /* PATH's default */
 };
 
 #define AT(field) offsetof(struct ag_config, field)
 
+/* The options' one table (options.inc), in help=1's order. */
 static const struct option options[] = {
-	{ "mode", "ARENAGUARD", "enforce", "enforce: block failing "
-	  "submissions with EPERM; warn: report them and submit; off: do "
-	  "nothing", MODE, AT(mode) },
-	{ "log_path", "ARENAGUARD_LOG", "", "append records to this file "
-	  "instead of standard error; %p is the pid, %e the executable's "
-	  "name, %% a %", PATH, AT(log_template) },
-	{ "log_format", NULL, "text", "text: records as lines for people; "
-	  "json: one JSON object a line (docs/guard.md, \"JSON records\")",
-	  FORMAT, AT(log_json) },
-	{ "dump_dir", "ARENAGUARD_DUMP", "", "write each failing program, "
-	  "with its schedule, as an image in this directory", PATH,
-	  AT(dump_dir) },
-	{ "stats", "ARENAGUARD_STATS", "0", "print the counters at exit",
-	  FLAG, AT(stats) },
-	{ "summary", NULL, "1", "print the SUMMARY line at exit when a "
-	  "submission was blocked, warned or suppressed", FLAG, AT(summary) },
-	{ "summary_file", NULL, "", "append this process's counts to this "
-	  "file at exit instead (the launcher's channel)", PATH,
-	  AT(summary_file) },
-	{ "strict", "ARENAGUARD_STRICT", "0", "also refuse certified "
-	  "programs with advisories (specification section 6)", FLAG,
-	  AT(strict) },
-	{ "halt_on_error", NULL, "0", "abort (SIGABRT) at the first blocked "
-	  "submission, after its record", FLAG, AT(halt_on_error) },
-	{ "suppressions", NULL, "", "a file of rules: failing verdicts they "
-	  "match are submitted and counted as suppressed (docs/guard.md, "
-	  "\"Suppressions\")", PATH, AT(suppressions) },
-	{ "print_suppressions", NULL, "0", "at exit, how often each "
-	  "suppression rule matched", FLAG, AT(print_suppressions) },
-	{ "cache_mb", "ARENAGUARD_CACHE_MB", "256", "the caches' budget in "
-	  "MiB (0 to 1048576)", MIB, AT(cache_bytes) },
-	{ "threads", "ARENAGUARD_THREADS", "1", "certify a program of 65536 "
-	  "launch words or more on this many threads (1 to 64), started and "
-	  "joined while it is created; 1: on the thread that creates it",
-	  THREADS, AT(threads) },
-	{ "help", NULL, "0", "list these options at start", FLAG, AT(help) },
+#define DEF_NUMBER_MODE(d) AG_INIT_MODE(d)
+#define DEF_NUMBER_PATH(d) 0
+#define DEF_NUMBER_FLAG(d) AG_INIT_FLAG(d)
+#define DEF_NUMBER_MIB(d) AG_INIT_MIB(d)
+#define DEF_NUMBER_FORMAT(d) AG_INIT_FORMAT(d)
+#define DEF_NUMBER_THREADS(d) AG_INIT_THREADS(d)
+#define DEF_PATH_MODE(d) NULL
+#define DEF_PATH_PATH(d) AG_INIT_PATH(d)
+#define DEF_PATH_FLAG(d) NULL
+#define DEF_PATH_MIB(d) NULL
+#define DEF_PATH_FORMAT(d) NULL
+#define DEF_PATH_THREADS(d) NULL
+#define AG_OPTION(key, env, kind, field, def, help, launcher) \
+	{ #key, env, help, kind, AT(field), DEF_NUMBER_##kind(def), \
+	  DEF_PATH_##kind(def) },
+#include "options.inc"
+#undef AG_OPTION
 };
 
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -215,7 +198,7 @@ static void load_env(struct ag_config *cfg, const struct option *o)
 		return;
 	case MIB:
 		if (set(cfg, o, v, len) != 0) {
-			cfg->cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
+			cfg->cache_bytes = (size_t)o->def;
 			if (*v)
 				note(cfg, "arenaguard: %s=%.200s: not %s",
 				     o->env, v, allowed[MIB]);
@@ -306,15 +289,38 @@ static void load_options(struct ag_config *cfg, const char *prefix,
 	}
 }
 
+/* Sets option o of cfg to its default (options.inc). */
+static void set_default(struct ag_config *cfg, const struct option *o)
+{
+	void *dst = (char *)cfg + o->off;
+	switch (o->kind) {
+	case MODE:
+		*(enum ag_mode *)dst = (enum ag_mode)o->def;
+		return;
+	case PATH:
+		snprintf(dst, AG_PATH_MAX + 1, "%s", o->def_path);
+		return;
+	case FLAG:
+	case FORMAT:
+		*(int *)dst = (int)o->def;
+		return;
+	case MIB:
+		*(size_t *)dst = (size_t)o->def;
+		return;
+	case THREADS:
+		*(unsigned *)dst = (unsigned)o->def;
+		return;
+	}
+	assert(0);
+}
+
 void ag_config_read(struct ag_config *cfg)
 {
 	/* The defaults, then the old variables, then ARENAGUARD_OPTIONS,
 	 * then the launcher's channel. */
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->mode = AG_ENFORCE;
-	cfg->cache_bytes = (size_t)AG_CACHE_MB_DEFAULT << 20;
-	cfg->summary = 1;
-	cfg->threads = 1;
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		set_default(cfg, &options[i]);
 	for (size_t i = 0; i < N_OPTIONS; i++)
 		if (options[i].env)
 			load_env(cfg, &options[i]);
@@ -358,14 +364,53 @@ void ag_config_say(const struct ag_config *cfg, ag_say_fn *say)
 			     "no dumps are written");
 }
 
+/* Option o's default as help=1 shows it: as a value of it would be
+ * written ("" for an empty path). */
+static void show_default(const struct option *o, char *out, size_t len)
+{
+	switch (o->kind) {
+	case MODE:
+		snprintf(out, len, "%s", ag_mode_name((enum ag_mode)o->def));
+		return;
+	case PATH:
+		snprintf(out, len, "%s", *o->def_path ? o->def_path : "\"\"");
+		return;
+	case FLAG:
+	case THREADS:
+		snprintf(out, len, "%llu", o->def);
+		return;
+	case FORMAT:
+		snprintf(out, len, "%s", o->def ? "json" : "text");
+		return;
+	case MIB:
+		snprintf(out, len, "%llu", o->def >> 20);
+		return;
+	}
+	assert(0);
+}
+
+int ag_option_takes(const char *key, const char *value)
+{
+	const struct option *o = find(key, strlen(key));
+	size_t len = strlen(value);
+	if (!o || len > AG_PATH_MAX)
+		return 0;
+	/* set() writes o's own field of scratch and reads none (20 KiB
+	 * of stack, in the launcher). */
+	struct ag_config scratch;
+	return set(&scratch, o, value, len) == 0;
+}
+
 void ag_options_help(ag_say_fn *say)
 {
 	say("arenaguard: options (ARENAGUARD_OPTIONS=\"key=value:...\"; "
 	    "docs/arenaguard.7):");
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		const struct option *o = &options[i];
+		char def[32];
+		show_default(o, def, sizeof(def));
 		say("arenaguard:   %-18s default %-8s %s%s%s%s",
-		    o->key, *o->def ? o->def : "\"\"", o->help,
+		    o->key, def, o->help,
 		    o->env ? " (also " : "", o->env ? o->env : "",
 		    o->env ? ")" : "");
 	}

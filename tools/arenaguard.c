@@ -10,7 +10,11 @@
  *              [--error-exitcode N] [--quiet] [--lib PATH]
  *              [--] COMMAND [ARG...]
  *
- * Every flag is a key of the guard's options (docs/arenaguard.7), which
+ * The flags of guard options are generated from their rows in
+ * shim/options.inc (AG_FLAG: name, rank, how the value is passed, the
+ * --help lines), with the launcher's own flags (own_flags) merged in
+ * rank order.  Every such flag is a key of the guard's options
+ * (docs/arenaguard.7), which
  * the launcher passes in a channel of its own, ARENAGUARD_LAUNCHER_OPTIONS
  * (AG_LAUNCHER_VAR), that the guard reads after ARENAGUARD_OPTIONS and
  * the old variables: the launcher's flags win whatever the caller's
@@ -42,6 +46,7 @@
  * Manual: docs/arenaguard.1.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -69,43 +74,114 @@
 #define AG_VERSION "unknown"
 #endif
 
-static const char usage_text[] =
-	"Usage: arenaguard [OPTION...] [--] COMMAND [ARG...]\n"
-	"Run COMMAND with libarenaguard.so preloaded: every program it submits\n"
-	"to the arena accelerator is certified first, and (in enforce mode)\n"
-	"blocked with EPERM if it fails the device-arena certificate.\n"
-	"\n"
-	"  --mode M            enforce (default): block failing submissions;\n"
-	"                      warn: report them and submit anyway; off: do nothing\n"
-	"  --log FILE          append records to FILE instead of standard error\n"
-	"                      (%p: the process id, %e: the executable's name)\n"
-	"  --dump DIR          write each failing program, with its schedule, as a\n"
-	"                      binary image in DIR (for arena-certify)\n"
-	"  --stats             print each process's counters when it exits\n"
-	"  --strict            also refuse certified programs with advisories (a\n"
-	"                      tensor outside every window: specification section 6)\n"
-	"  --halt-on-error     abort the process (SIGABRT) at its first blocked\n"
-	"                      submission\n"
-	"  --error-exitcode N  exit N when any submission was blocked or warned\n"
-	"  --quiet             do not print the SUMMARY line at the end\n"
-	"  --log-format F      text (default) or json: one JSON object a line\n"
-	"  --suppressions FILE failing verdicts that FILE's rules match are\n"
-	"                      submitted, counted as suppressed, not recorded\n"
-	"  --print-suppressions  at exit, how often each rule matched\n"
-	"  --threads N         certify a program of 65536 launch words or more on\n"
-	"                      N threads (1 to 64; default 1: the creating thread)\n"
-	"  --lib PATH          the libarenaguard.so to preload\n"
-	"  --help              show this help;  --version  show the version\n"
-	"\n"
-	"At the end: \"arenaguard: SUMMARY: N submissions, N blocked, N warned,\n"
-	"N suppressed\", over every guarded process of COMMAND.\n"
-	"Exit status: COMMAND's (128+N when a signal N ended it), N of\n"
-	"--error-exitcode when a submission was blocked or warned, or when\n"
-	"no process of COMMAND loaded the guard or a guarded one executed a\n"
-	"program that does not (125 without it), 125 for a\n"
-	"usage error or guard options in the environment that do not parse\n"
-	"(or switch the guard off without --mode off),\n"
-	"126/127 when COMMAND cannot be run.\n";
+/*
+ * The launcher's flags: one for each guard option whose row in
+ * shim/options.inc has an AG_FLAG (how the value is passed: AG_LF_*
+ * below), and the launcher's own (OWN_FLAGS), in rank order: --help's
+ * lines and getopt's table (whose order its "ambiguous" message
+ * lists) both follow it.
+ */
+enum {
+	AG_LF_SET,       /* no value: the option is set to 1 */
+	AG_LF_WORD,      /* a value the guard's parser takes (ag_option_takes),
+			  * spelled as --help does (lower case), else said
+			  * with the row's "takes" and the command not run */
+	AG_LF_ABSOLUTE,  /* a path, made absolute with the current directory */
+	AG_LF_DIRECTORY, /* a directory (checked before the command runs),
+			  * passed as realpath names it */
+	AG_LF_RULES,     /* a readable regular file, passed as realpath
+			  * names it */
+	LF_OWN,          /* the launcher's own flag, handled in main */
+};
+
+struct flag {
+	int rank;              /* place in --help and getopt's table */
+	int short_name;        /* -X, or 0 */
+	const char *name;      /* --name */
+	int how;               /* AG_LF_* or LF_OWN */
+	int has_arg;           /* getopt's: no_argument, required_argument */
+	const char *takes;     /* AG_LF_WORD: what the value must be */
+	const char *usage;     /* its lines of --help */
+	const char *key;       /* the guard option's key; NULL: LF_OWN */
+};
+
+#define FLAG_ARG(how) ((how) == AG_LF_SET ? no_argument : required_argument)
+#define AG_FLAG(rank, short_name, name, how, takes, usage) \
+	{ rank, short_name, name, how, FLAG_ARG(how), takes, usage,
+#define AG_NO_FLAG { 0, 0, NULL, 0, 0, NULL, NULL,
+static const struct flag guard_flags[] = {
+#define AG_OPTION(key, env, kind, field, def, help, launcher) \
+	launcher #key },
+#include "options.inc"
+#undef AG_OPTION
+};
+#undef AG_FLAG
+#undef AG_NO_FLAG
+
+enum { OWN_EXITCODE, OWN_QUIET, OWN_LIB, OWN_HELP, OWN_VERSION, N_OWN };
+static const struct flag own_flags[N_OWN] = {
+	[OWN_EXITCODE] = { 70, 0, "error-exitcode", LF_OWN, required_argument,
+		NULL,
+		"  --error-exitcode N  exit N when any submission was blocked or warned\n",
+		NULL },
+	[OWN_QUIET] = { 80, 0, "quiet", LF_OWN, no_argument, NULL,
+		"  --quiet             do not print the SUMMARY line at the end\n",
+		NULL },
+	[OWN_LIB] = { 130, 0, "lib", LF_OWN, required_argument, NULL,
+		"  --lib PATH          the libarenaguard.so to preload\n", NULL },
+	[OWN_HELP] = { 140, 'h', "help", LF_OWN, no_argument, NULL,
+		"  --help              show this help;  --version  show the version\n",
+		NULL },
+	[OWN_VERSION] = { 150, 0, "version", LF_OWN, no_argument, NULL, "",
+		NULL },
+};
+
+#define N_GUARD_FLAGS (sizeof(guard_flags) / sizeof(guard_flags[0]))
+#define N_FLAGS (N_GUARD_FLAGS + N_OWN)
+
+/* Every flag, guard options' and own, sorted by rank (sort_flags). */
+static const struct flag *flags[N_FLAGS];
+static size_t n_flags;
+
+/* Fills flags[] in rank order (an insertion sort of a few rows). */
+static void sort_flags(void)
+{
+	n_flags = 0;
+	for (size_t i = 0; i < N_FLAGS; i++) {
+		const struct flag *f = i < N_GUARD_FLAGS ? &guard_flags[i]
+					: &own_flags[i - N_GUARD_FLAGS];
+		if (!f->name)
+			continue;        /* an option without a flag */
+		size_t at = n_flags++;
+		while (at > 0 && flags[at - 1]->rank > f->rank) {
+			flags[at] = flags[at - 1];
+			at--;
+		}
+		flags[at] = f;
+	}
+}
+
+/* --help's text: the head, each flag's lines in rank order, the tail. */
+static void usage(FILE *to)
+{
+	fputs("Usage: arenaguard [OPTION...] [--] COMMAND [ARG...]\n"
+	      "Run COMMAND with libarenaguard.so preloaded: every program it submits\n"
+	      "to the arena accelerator is certified first, and (in enforce mode)\n"
+	      "blocked with EPERM if it fails the device-arena certificate.\n"
+	      "\n", to);
+	for (size_t i = 0; i < n_flags; i++)
+		fputs(flags[i]->usage, to);
+	fputs("\n"
+	      "At the end: \"arenaguard: SUMMARY: N submissions, N blocked, N warned,\n"
+	      "N suppressed\", over every guarded process of COMMAND.\n"
+	      "Exit status: COMMAND's (128+N when a signal N ended it), N of\n"
+	      "--error-exitcode when a submission was blocked or warned, or when\n"
+	      "no process of COMMAND loaded the guard or a guarded one executed a\n"
+	      "program that does not (125 without it), 125 for a\n"
+	      "usage error or guard options in the environment that do not parse\n"
+	      "(or switch the guard off without --mode off),\n"
+	      "126/127 when COMMAND cannot be run.\n", to);
+}
 
 static int readable(const char *path)
 {
@@ -210,11 +286,6 @@ static int preload(const char *lib, const char *runtime)
 	int rc = set("LD_PRELOAD", v);
 	free(v);
 	return rc;
-}
-
-static int valid_mode(const char *m)
-{
-	return !strcmp(m, "enforce") || !strcmp(m, "warn") || !strcmp(m, "off");
 }
 
 /* The launcher's channel (AG_LAUNCHER_VAR): what an enclosing launcher
@@ -538,21 +609,6 @@ static int parse_exitcode(const char *v, int *out)
 	return 0;
 }
 
-/* --threads N: 0 when N is a number of threads the guard takes (1 to
- * 64, its threads= option), else -1, said. */
-static int parse_threads(const char *v)
-{
-	char *end;
-	errno = 0;
-	long n = strtol(v, &end, 10);
-	if (*v < '0' || *v > '9' || *end || errno || n < 1 || n > 64) {
-		fprintf(stderr, "arenaguard: --threads takes a number from 1 "
-			"to 64, not '%s'\n", v);
-		return -1;
-	}
-	return 0;
-}
-
 static void say_err(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
@@ -633,118 +689,128 @@ static int options_take_effect(const char *counts)
 	return 0;
 }
 
+/* Whether v is spelled in lower case (as --help spells every word). */
+static int lower_case(const char *v)
+{
+	for (; *v; v++)
+		if (*v >= 'A' && *v <= 'Z')
+			return 0;
+	return 1;
+}
+
+/*
+ * Passes the guard option flag f's value v (NULL for AG_LF_SET) in the
+ * launcher's channel, as f's row says (AG_LF_*).  0; -1 when it could
+ * not be added (said; the command is not run); 125 when v is refused
+ * (said; the launcher exits at once).  *dump: the --dump directory,
+ * checked once the environment is judged.
+ */
+static int guard_flag(const struct flag *f, const char *v, const char **dump)
+{
+	struct stat st;
+	char *abs;
+	int bad;
+	switch (f->how) {
+	case AG_LF_SET:
+		return add_option(f->key, "1");
+	case AG_LF_WORD:
+		if (!lower_case(v) || !ag_option_takes(f->key, v)) {
+			fprintf(stderr, "arenaguard: --%s takes %s, not '%s'\n",
+				f->name, f->takes, v);
+			return 125;
+		}
+		return add_option(f->key, v);
+	case AG_LF_ABSOLUTE:
+		/* Absolute, like the suppressions: a process of the run
+		 * that changed directory (make -C) logs where it was
+		 * asked. */
+		abs = absolute(v);
+		bad = !abs || add_option(f->key, abs);
+		free(abs);
+		return bad ? -1 : 0;
+	case AG_LF_DIRECTORY:
+		*dump = v;
+		abs = realpath(v, NULL);
+		bad = add_option(f->key, abs ? abs : v);
+		free(abs);
+		return bad;
+	case AG_LF_RULES:
+		/* A rules file the guard could not read would leave the
+		 * run gated on rules nobody checked; the guard reads only
+		 * a regular file. */
+		if (access(v, R_OK) != 0 || stat(v, &st)) {
+			fprintf(stderr, "arenaguard: --%s %s: %s\n", f->name, v,
+				strerror(errno));
+			return 125;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "arenaguard: --%s %s: not a regular "
+				"file\n", f->name, v);
+			return 125;
+		}
+		/* Absolute: a process of the run that changed directory
+		 * (make -C) reads the same rules. */
+		abs = realpath(v, NULL);
+		bad = add_option(f->key, abs ? abs : v);
+		free(abs);
+		return bad;
+	}
+	assert(0);
+	return 125;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_LIB = 256, OPT_VERSION, OPT_STRICT,
-	       OPT_HALT, OPT_EXITCODE, OPT_QUIET, OPT_FORMAT, OPT_SUPP,
-	       OPT_PRINT_SUPP, OPT_THREADS };
-	static const struct option longopts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "dump", required_argument, NULL, 'd' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "halt-on-error", no_argument, NULL, OPT_HALT },
-		{ "error-exitcode", required_argument, NULL, OPT_EXITCODE },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "log-format", required_argument, NULL, OPT_FORMAT },
-		{ "suppressions", required_argument, NULL, OPT_SUPP },
-		{ "print-suppressions", no_argument, NULL, OPT_PRINT_SUPP },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "lib", required_argument, NULL, OPT_LIB },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
+	/* getopt's tables, from flags[] in rank order: a flag's val is
+	 * its short name, or 256 + its place. */
+	static struct option longopts[N_FLAGS + 1];
+	static char shortopts[1 + 2 * N_FLAGS + 1] = "+";  /* "+": stop at
+						  * the first non-option */
+	sort_flags();
+	for (size_t i = 0, n = 1; i < n_flags; i++) {
+		const struct flag *f = flags[i];
+		longopts[i] = (struct option){ f->name, f->has_arg, NULL,
+			f->short_name ? f->short_name : 256 + (int)i };
+		if (f->short_name) {
+			shortopts[n++] = (char)f->short_name;
+			if (f->has_arg == required_argument)
+				shortopts[n++] = ':';
+		}
+	}
 	const char *old = getenv(AG_LAUNCHER_VAR);
 	options = old && *old ? strdup(old) : NULL;
 	const char *lib = NULL, *dump = NULL;
 	int error_exitcode = -1, quiet = 0, c, bad = 0, mode_flag = 0;
-	/* "+": stop at the first non-option, the command. */
-	while ((c = getopt_long(argc, argv, "+m:l:d:sh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (!valid_mode(optarg)) {
-				fprintf(stderr, "arenaguard: --mode takes "
-					"enforce, warn or off, not '%s'\n",
-					optarg);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct flag *f = NULL;
+		for (size_t i = 0; i < n_flags && !f; i++)
+			if (longopts[i].val == c)
+				f = flags[i];
+		if (!f) {
+			usage(stderr);
+			return 125;
+		}
+		if (f->key) {
+			int rc = guard_flag(f, optarg, &dump);
+			if (rc == 125)
 				return 125;
-			}
-			bad |= add_option("mode", optarg);
-			mode_flag = 1;
-			break;
-		case 'l': {
-			/* Absolute, like the suppressions: a process of
-			 * the run that changed directory (make -C) logs
-			 * where it was asked. */
-			char *abs = absolute(optarg);
-			bad |= !abs || add_option("log_path", abs);
-			free(abs);
-			break;
+			bad |= rc != 0;
+			mode_flag |= !strcmp(f->key, "mode");
+			continue;
 		}
-		case 'd': {
-			dump = optarg;
-			char *abs = realpath(optarg, NULL);
-			bad |= add_option("dump_dir", abs ? abs : optarg);
-			free(abs);
-			break;
-		}
-		case 's': bad |= add_option("stats", "1"); break;
-		case OPT_STRICT: bad |= add_option("strict", "1"); break;
-		case OPT_HALT: bad |= add_option("halt_on_error", "1"); break;
-		case OPT_EXITCODE:
+		switch (f - own_flags) {
+		case OWN_EXITCODE:
 			if (parse_exitcode(optarg, &error_exitcode) != 0)
 				return 125;
 			break;
-		case OPT_QUIET: quiet = 1; break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr, "arenaguard: --log-format takes "
-					"text or json, not '%s'\n", optarg);
-				return 125;
-			}
-			bad |= add_option("log_format", optarg);
-			break;
-		case OPT_SUPP: {
-			/* A rules file the guard could not read would
-			 * leave the run gated on rules nobody checked;
-			 * the guard reads only a regular file. */
-			struct stat st;
-			if (access(optarg, R_OK) != 0 || stat(optarg, &st)) {
-				fprintf(stderr, "arenaguard: --suppressions "
-					"%s: %s\n", optarg, strerror(errno));
-				return 125;
-			}
-			if (!S_ISREG(st.st_mode)) {
-				fprintf(stderr, "arenaguard: --suppressions "
-					"%s: not a regular file\n", optarg);
-				return 125;
-			}
-			/* Absolute: a process of the run that changed
-			 * directory (make -C) reads the same rules. */
-			char *abs = realpath(optarg, NULL);
-			bad |= add_option("suppressions", abs ? abs : optarg);
-			free(abs);
-			break;
-		}
-		case OPT_PRINT_SUPP:
-			bad |= add_option("print_suppressions", "1");
-			break;
-		case OPT_THREADS:
-			if (parse_threads(optarg) != 0)
-				return 125;
-			bad |= add_option("threads", optarg);
-			break;
-		case OPT_LIB: lib = optarg; break;
-		case 'h':
-			fputs(usage_text, stdout);
+		case OWN_QUIET: quiet = 1; break;
+		case OWN_LIB: lib = optarg; break;
+		case OWN_HELP:
+			usage(stdout);
 			return 0;
-		case OPT_VERSION:
+		case OWN_VERSION:
 			printf("arenaguard %s\n", AG_VERSION);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 125;
 		}
 	}
 	if (bad)
@@ -754,7 +820,7 @@ int main(int argc, char **argv)
 	strcpy(enclosing, cfg.summary_file);
 	if (optind >= argc) {
 		fprintf(stderr, "arenaguard: no command given\n");
-		fputs(usage_text, stderr);
+		usage(stderr);
 		return 125;
 	}
 	if (dump) {

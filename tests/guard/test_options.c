@@ -205,6 +205,102 @@ START_TEST(test_help_and_notes_said)
 }
 END_TEST
 
+/* The options' one table (shim/options.inc), as the tests read it. */
+static const struct row {
+	const char *key, *env, *help, *flag, *usage;
+	int rank;
+} rows[] = {
+#define AG_FLAG(rank, short_name, name, how, takes, usage) name, usage, rank
+#define AG_NO_FLAG NULL, NULL, 0
+#define AG_OPTION(key, env, kind, field, def, help, launcher) \
+	{ #key, env, help, launcher },
+#include "options.inc"
+#undef AG_OPTION
+#undef AG_FLAG
+#undef AG_NO_FLAG
+};
+#define N_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* help=1 lists every row of the table, in its order, with its help and
+ * its variable; the launcher's --help has the usage of every row with
+ * a flag, in rank order; every flag is taken (a flag the table names
+ * but getopt does not know would be a usage error). */
+START_TEST(test_help_and_usage_from_table)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, "ARENAGUARD_OPTIONS=help=1",
+			      NULL };
+	const char *argv[] = { DYNAMIC_NOOP, NULL };
+	spawn(&r, env, argv);
+	ck_assert_int_eq(r.status, 0);
+	const char *at = r.err;
+	for (size_t i = 0; i < N_ROWS; i++) {
+		char head[64];
+		snprintf(head, sizeof(head), "arenaguard:   %-18s default ",
+			 rows[i].key);
+		const char *line = strstr(at, head);
+		ck_assert_msg(line, "%s not listed after the row before: %s",
+			      rows[i].key, r.err);
+		const char *end = strchr(line, '\n');
+		ck_assert_ptr_nonnull(end);
+		const char *help = strstr(line, rows[i].help);
+		ck_assert_msg(help && help < end, "%s: help: %.*s",
+			      rows[i].key, (int)(end - line), line);
+		if (rows[i].env) {
+			char also[64];
+			snprintf(also, sizeof(also), " (also %s)\n",
+				 rows[i].env);
+			ck_assert_msg(!strncmp(end - strlen(also) + 1, also,
+					       strlen(also)), "%s: %.*s",
+				      rows[i].key, (int)(end - line), line);
+		}
+		at = end;
+	}
+	run_free(&r);
+
+	const char *usage[] = { AG_ARENAGUARD, "--help", NULL };
+	spawn(&r, NULL, usage);
+	ck_assert_int_eq(r.status, 0);
+	int last = 0;
+	for (int done = 0; !done;) {
+		/* The next rank after last: the rows in rank order. */
+		const struct row *next = NULL;
+		for (size_t i = 0; i < N_ROWS; i++)
+			if (rows[i].flag && rows[i].rank > last &&
+			    (!next || rows[i].rank < next->rank))
+				next = &rows[i];
+		if (!next) {
+			done = 1;
+			continue;
+		}
+		const char *u = strstr(r.out, next->usage);
+		ck_assert_msg(u, "--%s's usage missing: %s", next->flag, r.out);
+		last = next->rank;
+		/* Every earlier-ranked flag's usage comes before it. */
+		for (size_t i = 0; i < N_ROWS; i++)
+			if (rows[i].flag && rows[i].rank < next->rank)
+				ck_assert_msg(strstr(r.out, rows[i].usage) < u,
+					      "--%s after --%s", rows[i].flag,
+					      next->flag);
+	}
+	run_free(&r);
+	/* Each flag is one getopt knows: a value-less flag runs, a
+	 * flag with a value bad for every kind ("") is refused by its own
+	 * check, never as an unknown option. */
+	for (size_t i = 0; i < N_ROWS; i++) {
+		if (!rows[i].flag)
+			continue;
+		char flag[64];
+		snprintf(flag, sizeof(flag), "--%s=", rows[i].flag);
+		const char *bad[] = { AG_ARENAGUARD, flag, DYNAMIC_NOOP, NULL };
+		spawn(&r, NULL, bad);
+		ck_assert_msg(!strstr(r.err, "unrecognized option"), "%s: %s",
+			      flag, r.err);
+		run_free(&r);
+	}
+}
+END_TEST
+
 /* log_path=DIR/log.%e.%p: the parent and its forked child each open
  * their own log (the child's records of the parent's failures are
  * known already, so its log stays empty; it leaves with _exit, so it
@@ -1079,6 +1175,7 @@ Suite *suite_options(void)
 	tcase_add_test(t, test_parse_bad);
 	tcase_add_test(t, test_threads_variable);
 	tcase_add_test(t, test_help_and_notes_said);
+	tcase_add_test(t, test_help_and_usage_from_table);
 	tcase_add_test(t, test_log_per_process);
 	tcase_add_test(t, test_summary_line);
 	tcase_add_test(t, test_halt_on_error);
