@@ -91,11 +91,11 @@ static void put_tensor(struct text *t, const struct ac_model *m,
 	if (!x) {
 		if (r.phase == AC_NONE)
 			aci_text_put(t, "no globals[%llu]",
-				 (unsigned long long)r.index);
+				     (unsigned long long)r.index);
 		else
 			aci_text_put(t, "no phases[%llu].planes[%llu]",
-				 (unsigned long long)r.phase,
-				 (unsigned long long)r.index);
+				     (unsigned long long)r.phase,
+				     (unsigned long long)r.index);
 		return;
 	}
 	if (r.phase == AC_NONE) {

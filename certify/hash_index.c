@@ -36,13 +36,13 @@ static uint64_t locate(const struct hash_index *h, uint64_t hash,
 }
 
 uint32_t aci_hash_index_find(const struct hash_index *h, uint64_t hash,
-			 hash_index_eq eq, const void *ctx, const void *probe)
+			     hash_index_eq eq, const void *ctx, const void *probe)
 {
 	return h->slots[locate(h, hash, eq, ctx, probe)];
 }
 
 uint32_t aci_hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
-			   hash_index_eq eq, const void *ctx, const void *probe)
+			       hash_index_eq eq, const void *ctx, const void *probe)
 {
 	uint64_t i = locate(h, hash, eq, ctx, probe);
 	if (h->slots[i] == HASH_INDEX_EMPTY)

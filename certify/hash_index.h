@@ -25,10 +25,10 @@ void aci_hash_index_free(struct hash_index *h);
 
 /* The id of an entry equal to probe, or HASH_INDEX_EMPTY. */
 uint32_t aci_hash_index_find(const struct hash_index *h, uint64_t hash,
-			 hash_index_eq eq, const void *ctx, const void *probe);
+			     hash_index_eq eq, const void *ctx, const void *probe);
 
 /* Like find; when absent, inserts id and returns it. */
 uint32_t aci_hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
-			   hash_index_eq eq, const void *ctx, const void *probe);
+			       hash_index_eq eq, const void *ctx, const void *probe);
 
 #endif

@@ -30,7 +30,7 @@ unsigned aci_varint_put(uint8_t *dst, uint64_t v)
 }
 
 int aci_varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
-		uint64_t *value)
+		    uint64_t *value)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < 10; i++) {
@@ -102,7 +102,7 @@ static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 }
 
 void aci_identity_parse(const uint8_t *id, uint64_t len,
-		    struct identity_field51 *out)
+			struct identity_field51 *out)
 {
 	int seen = 0, wrong_type = 0;
 	uint64_t pos = 0;
@@ -143,7 +143,7 @@ unsigned aci_identity_field51_header(uint8_t *dst, uint64_t len)
 }
 
 int aci_identity_field51_only(const uint8_t *id, uint64_t len,
-			  const uint8_t **payload, uint64_t *payload_len)
+			      const uint8_t **payload, uint64_t *payload_len)
 {
 	uint64_t at = sizeof(FIELD51_TAG), n;
 	if (len < at || memcmp(id, FIELD51_TAG, at) != 0 ||
@@ -210,7 +210,7 @@ static int identity_equals(const void *ctx, uint32_t id, const void *probe)
 }
 
 int aci_phase_table_build(const struct ac_model *m, struct hash_index *h,
-		      uint32_t *first, uint32_t *dup)
+			  uint32_t *first, uint32_t *dup)
 {
 	if (aci_hash_index_init(h, m->n_phases) != 0)
 		return -1;
@@ -218,7 +218,7 @@ int aci_phase_table_build(const struct ac_model *m, struct hash_index *h,
 		const struct ac_bytes *id = &m->phases[p].identity;
 		struct byte_probe b = { id->data, id->len };
 		uint32_t got = aci_hash_index_intern(h, XXH3_64bits(b.data, b.len),
-						 p, identity_equals, m, &b);
+						     p, identity_equals, m, &b);
 		if (got != p) {
 			*first = got;
 			*dup = p;
@@ -229,11 +229,11 @@ int aci_phase_table_build(const struct ac_model *m, struct hash_index *h,
 }
 
 uint32_t aci_phase_table_find(const struct hash_index *h, const struct ac_model *m,
-			  const uint8_t *bytes, uint64_t len)
+			      const uint8_t *bytes, uint64_t len)
 {
 	struct byte_probe b = { bytes, len };
 	return aci_hash_index_find(h, XXH3_64bits(bytes, len), identity_equals, m,
-			       &b);
+				   &b);
 }
 
 /*
@@ -312,7 +312,7 @@ int aci_phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 	uint32_t first, dup;
 	struct hash_index seen;
 	if (aci_hash_index_init(&seen, m->n_launches < SEEN_LAUNCHES ?
-			    m->n_launches : SEEN_LAUNCHES) != 0)
+				m->n_launches : SEEN_LAUNCHES) != 0)
 		return -1;
 	if (aci_phase_table_build(m, &h, &first, &dup) != 0) {
 		aci_hash_index_free(&seen);

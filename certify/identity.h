@@ -24,7 +24,7 @@ struct identity_field51 {
  * advancing *pos: 0, or -1 when truncated or too long. */
 unsigned aci_varint_put(uint8_t *dst, uint64_t v);
 int aci_varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
-		uint64_t *value);
+		    uint64_t *value);
 
 /* The canonical identity of a phase whose field 51 holds `len` bytes: the
  * message holding only field 51 (tag 0x9A 0x03, the length as a minimal
@@ -34,7 +34,7 @@ unsigned aci_identity_field51_header(uint8_t *dst, uint64_t len);
 
 /* Whether id is exactly a canonical field-51 message; then its payload. */
 int aci_identity_field51_only(const uint8_t *id, uint64_t len,
-			  const uint8_t **payload, uint64_t *payload_len);
+			      const uint8_t **payload, uint64_t *payload_len);
 
 /*
  * Parses a source identity.  problem is AC_ID_OK when the identity parses
@@ -42,7 +42,7 @@ int aci_identity_field51_only(const uint8_t *id, uint64_t len,
  * payload up among the plan's phases (AC_ID_UNKNOWN_PHASE if absent).
  */
 void aci_identity_parse(const uint8_t *id, uint64_t len,
-		    struct identity_field51 *out);
+			struct identity_field51 *out);
 
 
 #include "hash_index.h"
@@ -53,11 +53,11 @@ void aci_identity_parse(const uint8_t *id, uint64_t len,
  * out-of-memory.
  */
 int aci_phase_table_build(const struct ac_model *m, struct hash_index *h,
-		      uint32_t *first, uint32_t *dup);
+			  uint32_t *first, uint32_t *dup);
 
 /* The phase whose identity is these bytes, or HASH_INDEX_EMPTY. */
 uint32_t aci_phase_table_find(const struct hash_index *h, const struct ac_model *m,
-			  const uint8_t *bytes, uint64_t len);
+			      const uint8_t *bytes, uint64_t len);
 
 /* Every launch's phase (NO_PHASE when it has no declared phase) for a
  * model whose phase identities are distinct.  -1 on out-of-memory. */

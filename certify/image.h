@@ -201,7 +201,7 @@ typedef void (*image_sink)(void *ctx, const void *data, size_t len);
  * passed to sink, since every check happens before the first byte.
  */
 int aci_image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
-	       void *ctx, struct ac_error *err);
+		   void *ctx, struct ac_error *err);
 
 /*
  * Whether aci_image_emit(m, 0, ...) would succeed, for a model whose structure
@@ -212,7 +212,7 @@ int aci_image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
  * launch table (s holds its sums) unless a string breaks a limit.
  */
 int aci_image_check(const struct ac_model *m, const struct launch_sums *s,
-		struct ac_error *err);
+		    struct ac_error *err);
 
 /*
  * image_read.c: ac_model_view_image, and the launch table's sums the
@@ -220,6 +220,6 @@ int aci_image_check(const struct ac_model *m, const struct launch_sums *s,
  * find for the model returned), into *sums.
  */
 int aci_image_view(const void *image, size_t len, struct ac_model **out,
-	       struct launch_sums *sums, struct ac_error *err);
+		   struct launch_sums *sums, struct ac_error *err);
 
 #endif

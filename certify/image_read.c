@@ -705,7 +705,7 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
  * this is ac_model_read_image.
  */
 int aci_image_view(const void *image, size_t len, struct ac_model **out,
-	       struct launch_sums *sums, struct ac_error *err)
+		   struct launch_sums *sums, struct ac_error *err)
 {
 	assert(out && sums);
 	struct reader r = { .p = image, .len = len, .err = err };

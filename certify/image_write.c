@@ -180,7 +180,7 @@ static int plan_offsets(struct layout *l, struct ac_error *err)
 		if (at > UINT64_MAX - 8 ||
 		    l->count[s] > (UINT64_MAX - 8 - at) / size)
 			return aci_fail(err, aci_image_sections[s].name,
-				       "image would be larger than 2^64 bytes");
+					"image would be larger than 2^64 bytes");
 		at = image_align8(at + l->count[s] * size);
 	}
 	l->size = at;
@@ -584,7 +584,7 @@ static void emit(struct emitter *e, const struct ac_model *m,
 }
 
 int aci_image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
-	       void *ctx, struct ac_error *err)
+		   void *ctx, struct ac_error *err)
 {
 	struct layout l;
 	if (plan(m, with_schedule, &l, err))
@@ -596,7 +596,7 @@ int aci_image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 }
 
 int aci_image_check(const struct ac_model *m, const struct launch_sums *s,
-		struct ac_error *err)
+		    struct ac_error *err)
 {
 	struct layout l;
 	return plan_checked(m, 0, s, &l, err);
@@ -628,13 +628,13 @@ uint8_t *ac_model_write_image(const struct ac_model *model, size_t *len,
 		return NULL;
 	if (l.size > SIZE_MAX) {
 		aci_fail(err, "", "image of %llu bytes does not fit in memory",
-			(unsigned long long)l.size);
+			 (unsigned long long)l.size);
 		return NULL;
 	}
 	struct buffer b = { malloc((size_t)l.size), 0, (size_t)l.size };
 	if (!b.p) {
 		aci_fail(err, "", "out of memory (%llu bytes)",
-			(unsigned long long)l.size);
+			 (unsigned long long)l.size);
 		return NULL;
 	}
 	struct emitter e = { .sink = buffer_sink, .ctx = &b };

@@ -23,13 +23,13 @@ int aci_fail(struct ac_error *err, const char *where, const char *fmt, ...)
 
 /* structure.c: aci_fail at "table[i].field". */
 int aci_fail_entry(struct ac_error *err, const char *table, uint64_t i,
-		  const char *field, const char *what);
+		   const char *field, const char *what);
 
 /* structure.c: an array given with a count must exist: 0 when a is not
  * NULL or n is 0, else -1 with *err at `name` ("array is NULL but its
  * count is n").  The structure check's and ac_schedule_append's. */
 int aci_check_array(const void *a, uint64_t n, const char *name,
-		   struct ac_error *err);
+		    struct ac_error *err);
 
 /* Is the run [first, first + count) inside an array of n elements? */
 static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
@@ -40,7 +40,7 @@ static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 /* model.c: the global (r.phase == AC_NONE) or plane r names, or NULL when
  * it names none of m's (an index past its table). */
 const struct ac_tensor *aci_model_tensor(const struct ac_model *m,
-				     struct ac_tensor_ref r);
+					 struct ac_tensor_ref r);
 
 /* model.c: whether data starts with the image's magic (else it is read
  * as JSON). */
@@ -70,7 +70,7 @@ struct launch_sums {
  * Every function that reads a hand-built model checks it first.
  */
 int aci_model_check_structure(const struct ac_model *m, int with_refs,
-			  struct launch_sums *sums, struct ac_error *err);
+			      struct launch_sums *sums, struct ac_error *err);
 
 /*
  * A model that owns its arrays, as the readers build it.  Counts are set
@@ -105,7 +105,7 @@ struct model_owned *aci_model_owned_new(void);
  * strings, zeroed, except those in `borrow` (a set of enum model_borrow).
  * Returns -1 on overflow or out-of-memory (err filled). */
 int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
-		      struct ac_error *err);
+			  struct ac_error *err);
 
 /*
  * sort.c: the library's sorts; every sort of the library goes through one

@@ -276,7 +276,7 @@ void aci_json_out_name(struct json_out *j, struct ac_bytes b)
 }
 
 void aci_json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
-		    const uint8_t *p, size_t len)
+			const uint8_t *p, size_t len)
 {
 	if (aci_json_out_is_utf8(p, len)) {
 		aci_json_out_key(j, key);

@@ -84,7 +84,7 @@ void aci_json_out_name(struct json_out *j, struct ac_bytes b);
 /* key: the bytes as a string when they are valid UTF-8, else hex_key:
  * their hex digits, two a byte (the result object's names). */
 void aci_json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
-		    const uint8_t *p, size_t len);
+			const uint8_t *p, size_t len);
 
 /*
  * The text written, NUL-terminated, with a newline after it when

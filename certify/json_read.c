@@ -133,7 +133,7 @@ static int fail_type(struct reader *r, const char *path, const json_t *v,
 		     const char *expected)
 {
 	return aci_fail(r->err, path, "expected %s, got %s", expected,
-		       type_name(v));
+			type_name(v));
 }
 
 /* Is this key in the NULL-ended list?  (jansson refuses keys with NUL.) */
@@ -159,7 +159,7 @@ static int check_object(struct reader *r, json_t *v, const char *path,
 		char where[PATH_LEN], q[48];
 		path_key(where, path, key, strlen(key));
 		return aci_fail(r->err, where, "unknown key %s in %s",
-			       quote(q, sizeof(q), key, strlen(key)), expected);
+				quote(q, sizeof(q), key, strlen(key)), expected);
 	}
 	return 0;
 }
@@ -173,7 +173,7 @@ static json_t *need(struct reader *r, json_t *obj, const char *path,
 		char where[PATH_LEN];
 		path_field(where, path, key);
 		aci_fail(r->err, where, "missing required key \"%s\" (%s)", key,
-			expected);
+			 expected);
 	}
 	return v;
 }
@@ -220,7 +220,7 @@ static int check_total32(struct reader *r, const char *path, uint64_t n,
 	if (n <= UINT32_MAX)
 		return 0;
 	return aci_fail(r->err, path, "%" PRIu64 " %s in all; at most 2^32-1",
-		       n, what);
+			n, what);
 }
 
 /* ---- numbers -------------------------------------------------------- */
@@ -275,13 +275,13 @@ static int exact_integer(struct reader *r, const json_t *v, const char *path,
 {
 	if (json_is_real(v))
 		return aci_fail(r->err, path, "not an integer (a fraction or "
-			       "an exponent); expected an integer or a "
-			       "decimal or 0x string");
+				"an exponent); expected an integer or a "
+				"decimal or 0x string");
 	json_int_t n = json_integer_value(v);
 	if (n > (json_int_t)EXACT_MAX || n < -(json_int_t)EXACT_MAX)
 		return aci_fail(r->err, path, "integer %" JSON_INTEGER_FORMAT
-			       " is beyond 2^53 and not exact in JSON; write "
-			       "it as a string", n);
+				" is beyond 2^53 and not exact in JSON; write "
+				"it as a string", n);
 	*out = n;
 	return 0;
 }
@@ -298,7 +298,7 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 			return -1;
 		if (n < 0)
 			return aci_fail(r->err, path, "negative; expected %s",
-				       expected);
+					expected);
 		*out = (uint64_t)n;
 		return 0;
 	}
@@ -309,10 +309,10 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 	char q[48];
 	if (len > 0 && s[0] == '-')
 		return aci_fail(r->err, path, "%s: negative; expected %s",
-			       quote(q, sizeof(q), s, len), expected);
+				quote(q, sizeof(q), s, len), expected);
 	if (scan_u64(s, len, out, &why))
 		return aci_fail(r->err, path, "%s: %s; expected %s",
-			       quote(q, sizeof(q), s, len), why, expected);
+				quote(q, sizeof(q), s, len), why, expected);
 	return 0;
 }
 
@@ -350,7 +350,7 @@ static int parse_i64(struct reader *r, const json_t *v, const char *path,
 		why = "out of range";
 	}
 	return aci_fail(r->err, path, "%s: %s; expected %s",
-		       quote(q, sizeof(q), s, len), why, expected);
+			quote(q, sizeof(q), s, len), why, expected);
 }
 
 static int need_u64(struct reader *r, json_t *obj, const char *path,
@@ -398,11 +398,11 @@ static int check_hex(struct reader *r, const json_t *v, const char *path,
 	for (size_t i = 0; i < len; i++)
 		if (hex_digit(s[i]) < 0)
 			return aci_fail(r->err, path, "byte %zu is not a hex "
-				       "digit; expected pairs of hex digits",
-				       i);
+					"digit; expected pairs of hex digits",
+					i);
 	if (len % 2)
 		return aci_fail(r->err, path, "odd number of hex digits (%zu); "
-			       "expected two per byte", len);
+				"expected two per byte", len);
 	*n = len / 2;
 	return 0;
 }
@@ -432,7 +432,7 @@ static int check_len32(struct reader *r, const char *path, uint64_t len)
 	if (len <= UINT32_MAX)
 		return 0;
 	return aci_fail(r->err, path, "%" PRIu64 " bytes; at most 2^32-1",
-		       len);
+			len);
 }
 
 /*
@@ -451,7 +451,7 @@ static int twins(struct reader *r, json_t *obj, const char *path,
 	char where[PATH_LEN];
 	path_field(where, path, hex_key);
 	return aci_fail(r->err, where, "both %s and %s given; expected "
-		       "exactly one", key, hex_key);
+			"exactly one", key, hex_key);
 }
 
 /* Bytes given as a string of hex digits, into a pool section. */
@@ -507,7 +507,7 @@ static int read_bytes(struct reader *r, json_t *obj, const char *path,
 		return 0;
 	path_field(where, path, key);
 	return aci_fail(r->err, where, "missing required key \"%s\" (or "
-		       "\"%s\")", key, hex_key);
+			"\"%s\")", key, hex_key);
 }
 
 /* ---- the launch identity -------------------------------------------- */
@@ -558,16 +558,16 @@ static int read_launch_identity(struct reader *r, json_t *obj,
 		if (v) {
 			path_field(where, path, keys[k]);
 			return aci_fail(r->err, where, "both %s and %s given; "
-				       "expected exactly one of phase, "
-				       "phase_hex, identity_hex",
-				       keys[which], keys[k]);
+					"expected exactly one of phase, "
+					"phase_hex, identity_hex",
+					keys[which], keys[k]);
 		}
 		v = got;
 		which = k;
 	}
 	if (!v)
 		return aci_fail(r->err, path, "no source identity: expected "
-			       "exactly one of phase, phase_hex, identity_hex");
+				"exactly one of phase, phase_hex, identity_hex");
 	path_field(where, path, keys[which]);
 	if (which < 2)
 		return read_phase_identity(r, v, which == 1, where, out);
@@ -769,7 +769,7 @@ static int read_frame(struct reader *r, json_t *frame, const char *path,
 	size_t n = json_array_size(frame);
 	if (n != slot_count)
 		return aci_fail(r->err, path, "%zu values; expected one per "
-			       "slot (%" PRIu32 ")", n, slot_count);
+				"slot (%" PRIu32 ")", n, slot_count);
 	for (size_t s = 0; s < n; s++) {
 		uint64_t v;
 		path_index(at, path, s);
@@ -802,7 +802,7 @@ static int read_table(struct reader *r, json_t *table, const char *path,
 	size_t n = json_array_size(frames);
 	if (n == 0)
 		return aci_fail(r->err, where, "a table needs at least one "
-			       "frame");
+				"frame");
 	rp->frame_count = n;
 	for (size_t f = 0; f < n; f++) {
 		path_index(at, where, f);
@@ -913,9 +913,9 @@ static int read_format(struct reader *r, json_t *root)
 	    memcmp(json_string_value(v), FORMAT_NAME, strlen(FORMAT_NAME))) {
 		char q[48];
 		return aci_fail(r->err, "format", "%s is not a known format; "
-			       "expected \"" FORMAT_NAME "\"",
-			       quote(q, sizeof(q), json_string_value(v),
-				     json_string_length(v)));
+				"expected \"" FORMAT_NAME "\"",
+				quote(q, sizeof(q), json_string_value(v),
+				      json_string_length(v)));
 	}
 	return 0;
 }
@@ -987,7 +987,7 @@ static int syntax_error(struct ac_error *err, const json_error_t *je)
 		snprintf(where, sizeof(where), "line %d, column %d", je->line,
 			 je->column);
 	return aci_fail(err, where, "invalid JSON: %s (byte %d)", je->text,
-		       je->position);
+			je->position);
 }
 
 /* A raw NUL byte is never valid JSON (inside a string it is a control
@@ -1006,7 +1006,7 @@ static int nul_error(struct ac_error *err, const char *text, size_t len)
 	snprintf(where, sizeof(where), "line %zu, column %zu", line,
 		 at - line_start + 1);
 	return aci_fail(err, where, "invalid JSON: a NUL byte at byte %zu",
-		       at + 1);
+			at + 1);
 }
 
 /*

@@ -191,7 +191,7 @@ static int split_root(struct scan *s, struct json_split *out,
 }
 
 int aci_json_split(const char *text, size_t len, const char *const *keys,
-	       struct json_split *out)
+		   struct json_split *out)
 {
 	assert(text || len == 0);
 	memset(out, 0, sizeof(*out));
@@ -221,7 +221,7 @@ void aci_json_split_free(struct json_split *s)
 }
 
 const struct json_split_array *aci_json_split_find(const struct json_split *s,
-					       const char *key)
+						   const char *key)
 {
 	for (unsigned k = 0; s && k < s->n_arrays; k++)
 		if (s->arrays[k].key && strcmp(s->arrays[k].key, key) == 0)

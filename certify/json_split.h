@@ -42,11 +42,11 @@ struct json_split {
  * (read it whole), -1 when memory ran out.
  */
 int aci_json_split(const char *text, size_t len, const char *const *keys,
-	       struct json_split *out);
+		   struct json_split *out);
 void aci_json_split_free(struct json_split *s);
 
 /* The split array under key, or NULL when it was not split. */
 const struct json_split_array *aci_json_split_find(const struct json_split *s,
-					       const char *key);
+						   const char *key);
 
 #endif

@@ -23,7 +23,7 @@ json_t *aci_json_text(const char *s, size_t n)
 	size_t out = 0;
 	for (size_t i = 0; i < n;) {
 		size_t len = aci_json_out_utf8_len((const unsigned char *)s + i,
-					       n - i);
+						   n - i);
 		if (len) {
 			memcpy(buf + out, s + i, len);
 			out += len;
@@ -60,7 +60,7 @@ json_t *aci_json_hex_bytes(const uint8_t *p, uint32_t len)
 }
 
 int aci_json_set_bytes(json_t *obj, const char *key, const char *hex_key,
-		   const uint8_t *p, uint32_t len)
+		       const uint8_t *p, uint32_t len)
 {
 	json_t *v = json_stringn(len ? (const char *)p : "", len);
 	if (v)

@@ -36,7 +36,7 @@ json_t *aci_json_hex_bytes(const uint8_t *p, uint32_t len);
  * memory runs out.
  */
 int aci_json_set_bytes(json_t *obj, const char *key, const char *hex_key,
-		   const uint8_t *p, uint32_t len);
+		       const uint8_t *p, uint32_t len);
 
 /* A 64-bit value as a "0x..." string: JSON numbers lose them. */
 json_t *aci_json_hex_u64(uint64_t v);

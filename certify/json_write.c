@@ -49,12 +49,12 @@ static int check_model(const struct ac_model *m, struct ac_error *err)
 		snprintf(where, sizeof(where), "repeats[%" PRIu64 "]", i);
 		if (rp->slot_count && !rp->frame_count)
 			return aci_fail(err, where, "%" PRIu32 " slots but no "
-				       "frames: JSON has no table without "
-				       "frames", rp->slot_count);
+					"frames: JSON has no table without "
+					"frames", rp->slot_count);
 		if (!rp->slot_count && rp->frame_count > SLOTLESS_FRAMES_MAX)
 			return aci_fail(err, where, "%" PRIu64 " frames in a "
-				       "table without slots; at most 4096 can "
-				       "be written", rp->frame_count);
+					"table without slots; at most 4096 can "
+					"be written", rp->frame_count);
 	}
 	return 0;
 }

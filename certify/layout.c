@@ -220,7 +220,7 @@ static int check_planes(const struct ac_model *m, const uint32_t *globals,
 }
 
 int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
-		 struct ac_diag *d)
+		     struct ac_diag *d)
 {
 	int r = check_globals(m, globals, d);
 	if (r == 0)

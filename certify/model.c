@@ -30,7 +30,7 @@ const char *ac_error_text(const struct ac_error *err, char *buf, size_t len)
 }
 
 const struct ac_tensor *aci_model_tensor(const struct ac_model *m,
-				     struct ac_tensor_ref r)
+					 struct ac_tensor_ref r)
 {
 	if (r.phase == AC_NONE)
 		return r.index < m->n_globals ? &m->globals[r.index] : NULL;
@@ -67,7 +67,7 @@ static uint64_t owned(uint64_t n, unsigned borrow, unsigned which)
 }
 
 int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
-		      struct ac_error *err)
+			  struct ac_error *err)
 {
 	struct ac_model *m = &o->m;
 	struct { uint64_t n, sz, at; } t[] = {
@@ -94,7 +94,7 @@ int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
 	uint8_t *b = aci_big_calloc(1, (size_t)total);
 	if (!b)
 		return aci_fail(err, "", "out of memory (%llu bytes)",
-			       (unsigned long long)total);
+				(unsigned long long)total);
 	o->block = b;
 	o->block_len = total;
 	m->windows = (void *)(b + t[0].at);

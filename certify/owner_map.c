@@ -19,7 +19,7 @@ static int bit_tree_init(struct bit_tree *t, uint64_t size)
 			return -1;
 		t->bits[t->levels] = bits;
 		aci_lazy_array_init(&t->level[t->levels], words_for(bits),
-				sizeof(uint64_t));
+				    sizeof(uint64_t));
 		t->levels++;
 		bits = words_for(bits);
 	} while (bits > 1);
@@ -186,7 +186,7 @@ int aci_owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi)
 /* Position 0 starts a segment (owned by nobody) from the first assignment
  * on; before it the map is empty and every position is nobody's. */
 int aci_owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
-		     uint32_t key, owner_taken_fn taken, void *ctx)
+			 uint32_t key, owner_taken_fn taken, void *ctx)
 {
 	struct bit_tree *t = &map->starts;
 	assert(lo < hi && hi <= map->n && key != UINT32_MAX);

@@ -53,7 +53,7 @@ typedef void (*owner_taken_fn)(void *ctx, uint32_t key);
  * [lo, hi) already was one segment of key's (nothing changed, no call of
  * taken), 1 when the map may have changed. */
 int aci_owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
-		     uint32_t key, owner_taken_fn taken, void *ctx);
+			 uint32_t key, owner_taken_fn taken, void *ctx);
 
 /* Allocates what aci_owner_map_assign(map, lo, hi, ...) writes, which must
  * come first; 0, or -1 when memory runs out (the map reads as before). */

@@ -96,7 +96,7 @@ static int intern_keys(struct ac_program *p)
 		const struct ac_tensor *t = &m->planes[i];
 		kt.first_plane[n] = i;
 		uint32_t key = aci_hash_index_intern(&h, key_hash(t), n, same_key,
-						 &kt, t);
+						     &kt, t);
 		if (key == n)
 			n++;
 		p->spans[i].key = key;
@@ -575,7 +575,7 @@ static int index_for_schedules(struct ac_program *p)
 	if (!p->spans)
 		return -1;
 	if (aci_index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
-		       &p->n_runs) ||
+			   &p->n_runs) ||
 	    intern_keys(p) || index_positions(p) ||
 	    index_followed(p))
 		return -1;
@@ -766,7 +766,7 @@ static int check_program(struct ac_program *p, const struct ac_options *opt,
 			 const struct launch_sums *sums)
 {
 	p->phase_of = aci_big_calloc((size_t)p->m->n_launches + 1,
-				 sizeof(*p->phase_of));
+				     sizeof(*p->phase_of));
 	if (!p->phase_of)
 		return -1;
 	unsigned threads = opt ? opt->threads : 0;

@@ -124,8 +124,8 @@ struct ac_program {
  * arrays it allocated (aci_big_calloc) are in *runs and *run_of, for the
  * caller to aci_big_free. */
 int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
-	       struct body *bodies, struct run **runs, uint32_t **run_of,
-	       uint32_t *n_runs);
+		   struct body *bodies, struct run **runs, uint32_t **run_of,
+		   uint32_t *n_runs);
 
 /* schedule.c: the bytes a schedule holds beyond its program (its (D)
  * state), for the tests and benchmarks of the live-schedule cost. */
@@ -156,7 +156,7 @@ void aci_diag_clear(struct ac_diag *diag);
  * not checked again, and *sums is *read.
  */
 int aci_validate_model(const struct ac_model *m, const struct launch_sums *read,
-		   struct launch_sums *sums, struct ac_error *err);
+		       struct launch_sums *sums, struct ac_error *err);
 
 /* A closed range [lo, last] of the arena: a window, one of the windows'
  * union, a named range (advisory.c, words.c). */
@@ -178,12 +178,12 @@ uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n);
 /* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
  * out-of-memory. */
 int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
-		 struct ac_diag *diag);
+		     struct ac_diag *diag);
 
 /* words.c: (C), given every launch's phase.  Returns 0, or 1 with *diag
  * for the smallest failing launch; -1 on out-of-memory. */
 int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
-		const uint32_t *globals, struct ac_diag *diag);
+		    const uint32_t *globals, struct ac_diag *diag);
 
 /* words.c: (C) in parts, for threads.  aci_word_check_new builds what every
  * part reads (the named ranges, each repeat's sorted deltas and slots):
@@ -194,9 +194,9 @@ int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
  * one c at once. */
 struct word_check;
 struct word_check *aci_word_check_new(const struct ac_model *m,
-				  const uint32_t *globals);
+				      const uint32_t *globals);
 int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
-		     uint32_t from, uint32_t to, struct ac_diag *diag);
+			 uint32_t from, uint32_t to, struct ac_diag *diag);
 void aci_word_check_free(struct word_check *c);
 
 #endif

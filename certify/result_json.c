@@ -198,8 +198,8 @@ static void put_advisories(struct json_out *j, const ac_program *program,
 }
 
 void aci_result_explain(char *text, size_t len, uint64_t verdict,
-		    const struct ac_diag *diag, const ac_program *program,
-		    uint64_t executed)
+			const struct ac_diag *diag, const ac_program *program,
+			uint64_t executed)
 {
 	assert(text && len > 0);
 	if (verdict == 0)
@@ -211,7 +211,7 @@ void aci_result_explain(char *text, size_t len, uint64_t verdict,
 }
 
 void aci_result_json_begin(struct json_out *j, const char *file,
-		       const uint64_t *verdict)
+			   const uint64_t *verdict)
 {
 	assert(j->depth == 0);
 	aci_json_out_object(j);
@@ -225,9 +225,9 @@ void aci_result_json_begin(struct json_out *j, const char *file,
 }
 
 void aci_result_json_fields(struct json_out *j, const ac_program *program,
-			const struct ac_diag *diag, const char *explanation,
-			const struct ac_advisory *advisories,
-			uint64_t n_advisories, int explain_advisories)
+			    const struct ac_diag *diag, const char *explanation,
+			    const struct ac_advisory *advisories,
+			    uint64_t n_advisories, int explain_advisories)
 {
 	put_diag(j, ac_program_model(program), diag);
 	if (explanation && explanation[0])
@@ -268,7 +268,7 @@ char *ac_certify_json(const void *data, size_t len, size_t *out_len,
 	memset(&diag, 0, sizeof(diag));
 	uint64_t verdict = ac_schedule_verdict(schedule, &diag);
 	aci_result_explain(text, RESULT_TEXT_LEN, verdict, &diag, program,
-		       ac_schedule_executed(schedule));
+			   ac_schedule_executed(schedule));
 	struct json_out j = JSON_OUT_INIT;
 	aci_result_json_begin(&j, NULL, &verdict);
 	aci_result_json_fields(&j, program, &diag, text, adv, n_adv, 1);

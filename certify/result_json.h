@@ -25,8 +25,8 @@
  * the rendered diagnostic (ac_diag_render).
  */
 void aci_result_explain(char *text, size_t len, uint64_t verdict,
-		    const struct ac_diag *diag, const ac_program *program,
-		    uint64_t executed);
+			const struct ac_diag *diag, const ac_program *program,
+			uint64_t executed);
 
 /*
  * Opens the result object and writes its first keys: "file" (left out
@@ -36,7 +36,7 @@ void aci_result_explain(char *text, size_t len, uint64_t verdict,
  * holds nothing open.
  */
 void aci_result_json_begin(struct json_out *j, const char *file,
-		       const uint64_t *verdict);
+			   const uint64_t *verdict);
 
 /*
  * The keys of the result object after "verdict": "condition", "reason",
@@ -45,8 +45,8 @@ void aci_result_json_begin(struct json_out *j, const char *file,
  * explain_advisories), into the object open in j.
  */
 void aci_result_json_fields(struct json_out *j, const ac_program *program,
-			const struct ac_diag *diag, const char *explanation,
-			const struct ac_advisory *advisories,
-			uint64_t n_advisories, int explain_advisories);
+			    const struct ac_diag *diag, const char *explanation,
+			    const struct ac_advisory *advisories,
+			    uint64_t n_advisories, int explain_advisories);
 
 #endif

@@ -121,12 +121,12 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 	if (!s->digest || XXH3_128bits_reset(s->digest) == XXH_ERROR)
 		goto fail;
 	aci_lazy_array_init(&s->keys, p->verdict == 0 ? p->n_watched : 0,
-			sizeof(struct key_state));
+			    sizeof(struct key_state));
 	aci_lazy_array_init(&s->phases, p->verdict == 0 ? p->m->n_phases : 0,
-			sizeof(struct phase_state));
+			    sizeof(struct phase_state));
 	aci_lazy_array_init(&s->firsts,
-			p->verdict == 0 ? p->pair_first[p->m->n_phases] : 0,
-			sizeof(uint64_t));
+			    p->verdict == 0 ? p->pair_first[p->m->n_phases] : 0,
+			    sizeof(uint64_t));
 	if (aci_owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
 		goto fail;
 	return s;
@@ -384,7 +384,7 @@ static void declare_followed(struct ac_schedule *s, uint64_t k, uint32_t phase)
 					       : NULL;
 		s->decl_plane = p->followed[f] - ph->plane_first;
 		int changed = aci_owner_map_assign(&s->map, sp->lo, sp->hi,
-					       sp->key, owner_taken, s);
+						   sp->key, owner_taken, s);
 		assert(ks || !watched);
 		s->version += (uint64_t)changed;
 		if (ks)

@@ -46,12 +46,12 @@ static void runs_of_stretch(const uint32_t *phase_of, uint32_t from,
 }
 
 int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
-	       struct body *bodies, struct run **runs_out,
-	       uint32_t **run_of_out, uint32_t *n_runs)
+		   struct body *bodies, struct run **runs_out,
+		   uint32_t **run_of_out, uint32_t *n_runs)
 {
 	struct run *runs = aci_big_calloc((size_t)m->n_launches + 1, sizeof(*runs));
 	uint32_t *run_of = aci_big_calloc((size_t)m->n_launches + 1,
-				      sizeof(*run_of));
+					  sizeof(*run_of));
 	*runs_out = runs;
 	*run_of_out = run_of;
 	if (!runs || !run_of)
@@ -127,8 +127,8 @@ ac_walk *ac_walk_new(const ac_program *p, uint64_t extra_repeat,
 	w->own_bodies = malloc((n_bodies + 1) * sizeof(*w->own_bodies));
 	if (!w->own_bodies ||
 	    aci_index_runs(p->m, p->phase_of,
-		       memcpy(w->own_bodies, p->bodies,
-			      n_bodies * sizeof(*w->own_bodies)),
+			   memcpy(w->own_bodies, p->bodies,
+				  n_bodies * sizeof(*w->own_bodies)),
 		       &w->own_runs, &w->own_run_of, &w->n_runs) != 0) {
 		ac_walk_free(w);
 		return NULL;

@@ -25,11 +25,11 @@ int aci_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 }
 
 int aci_check_array(const void *a, uint64_t n, const char *name,
-		   struct ac_error *err)
+		    struct ac_error *err)
 {
 	if (n && !a)
 		return aci_fail(err, name, "array is NULL but its count is %llu",
-			       (unsigned long long)n);
+				(unsigned long long)n);
 	return 0;
 }
 
@@ -154,7 +154,7 @@ static int check_runs(const struct ac_model *m, int launches_ok,
 }
 
 int aci_model_check_structure(const struct ac_model *m, int with_refs,
-			  struct launch_sums *sums, struct ac_error *err)
+			      struct launch_sums *sums, struct ac_error *err)
 {
 	if (check_arrays(m, with_refs, err))
 		return -1;

@@ -28,7 +28,7 @@ void aci_text_range(struct text *t, uint64_t offset, uint64_t size)
 		aci_text_put(t, "[0x%" PRIx64 ", 2^64)", offset);
 	else
 		aci_text_put(t, "[0x%" PRIx64 ", 0x%" PRIx64 ")", offset,
-			 offset + size);
+			     offset + size);
 }
 
 void aci_text_wide(struct text *t, struct ac_wide v)

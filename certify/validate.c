@@ -40,8 +40,8 @@ static int validate_plan(const struct ac_model *m, struct ac_error *err)
 	uint64_t a = m->alignment;
 	if (a == 0 || a > TWO_POW_32 || (a & (a - 1)) != 0)
 		return aci_fail(err, "alignment",
-			       "%llu is not a power of two in 1 .. 2^32",
-			       (unsigned long long)a);
+				"%llu is not a power of two in 1 .. 2^32",
+				(unsigned long long)a);
 	for (uint32_t i = 0; i < m->n_windows; i++) {
 		if (m->windows[i].size == 0)
 			return fail_at(err, "a window is at least 1 byte",
@@ -222,7 +222,7 @@ static int validate_bodies_disjoint(const struct ac_model *m,
 }
 
 int aci_validate_model(const struct ac_model *m, const struct launch_sums *read,
-		   struct launch_sums *sums, struct ac_error *err)
+		       struct launch_sums *sums, struct ac_error *err)
 {
 	if (read)
 		*sums = *read;

@@ -774,7 +774,7 @@ static int check_stop(const struct word_check *wc, const struct word_sets *c,
 }
 
 struct word_check *aci_word_check_new(const struct ac_model *m,
-				  const uint32_t *globals)
+				      const uint32_t *globals)
 {
 	struct word_check *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -821,7 +821,7 @@ void aci_word_check_free(struct word_check *c)
 }
 
 int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
-		     uint32_t from, uint32_t to, struct ac_diag *diag)
+			 uint32_t from, uint32_t to, struct ac_diag *diag)
 {
 	assert(from <= to && to <= c->sets.m->n_launches);
 	struct word_sets sets = c->sets;   /* its diag: this caller's */
@@ -845,7 +845,7 @@ int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
 }
 
 int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
-		const uint32_t *globals, struct ac_diag *diag)
+		    const uint32_t *globals, struct ac_diag *diag)
 {
 	struct word_check *c = aci_word_check_new(m, globals);
 	if (!c)

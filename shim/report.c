@@ -1277,7 +1277,7 @@ static void submission_json(struct json_out *j, const struct ag_submit *sub,
 		if (ac_program_advisories(p->prog, &adv, &n_adv, NULL) != 0)
 			n_adv = 0;
 		aci_result_json_fields(j, p->prog, &v->diag, v->text, adv, n_adv,
-				   1);
+				       1);
 		free(adv);
 	} else {
 		int strict = p && why == p->advisory;

@@ -376,7 +376,7 @@ static void report_verdict(const struct options *opt, const char *file,
 	struct json_out j = JSON_OUT_INIT;
 	aci_result_json_begin(&j, file, &verdict);
 	aci_result_json_fields(&j, program, diag, text, adv->list, adv->n,
-			   !opt->quiet);
+			       !opt->quiet);
 	if (opt->strict)
 		aci_json_out_string_at(&j, "strict", adv->n ? "fails" : "holds");
 	print_json_line(&j);
@@ -459,7 +459,7 @@ static int certify_file(const struct options *opt, const char *file,
 	text[0] = 0;
 	if (!opt->quiet || opt->html)   /* the report explains even when quiet */
 		aci_result_explain(text, RENDER_LEN, verdict, &diag, program,
-			       executed);
+				   executed);
 	report_verdict(opt, file, verdict, &diag, program, opt->quiet ? "" : text,
 		       &adv);
 	if (opt->html && write_html(opt, file, verdict, &diag, program, executed,

@@ -329,7 +329,7 @@ static void word_marks(struct out *o, const struct tl_found *found)
 	LINE(title);
 	LINE(label);
 	aci_text_put(&title, "word %" PRIu64 " of launch %" PRIu64 " = ", d->word,
-		 d->launch);
+		     d->launch);
 	put_interval(&title, d);
 	if (d->ordinal != AC_NONE)
 		aci_text_put(&title, " at iteration %" PRIu64, d->ordinal);
