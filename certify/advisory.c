@@ -5,7 +5,7 @@
  * tensor-outside-windows: a non-empty global or plane with a byte in no
  * window, memory that (C) never checks.
  *
- * The windows' union is window_union's (layout.c: disjoint closed ranges,
+ * The windows' union is aci_window_union's (layout.c: disjoint closed ranges,
  * touching ones merged, so the byte after a range is outside every
  * window); each tensor then needs one binary search: O((W + T) log W).
  */
@@ -65,14 +65,14 @@ int ac_program_advisories(const ac_program *program, struct ac_advisory **out,
 	*out = NULL;
 	*count = 0;
 	uint32_t n = 0;
-	struct range *s = window_union(m, &n);
+	struct range *s = aci_window_union(m, &n);
 	/* at most one advisory per tensor */
 	uint64_t tensors = (uint64_t)m->n_globals + m->n_planes;
 	struct ac_advisory *adv = malloc((tensors ? tensors : 1) * sizeof(*adv));
 	if (!s || !adv) {
 		free(s);
 		free(adv);
-		return ac_fail(err, "", "out of memory");
+		return aci_fail(err, "", "out of memory");
 	}
 	uint64_t k = 0;
 	for (uint32_t g = 0; g < m->n_globals; g++)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * big_calloc: calloc, except that a large block is its own anonymous
+ * aci_big_calloc: calloc, except that a large block is its own anonymous
  * mapping advised MADV_HUGEPAGE and aligned so that all but its ends are
  * whole huge pages.  Anonymous memory is zero, so nothing is written
  * before the caller writes it.  A header in front of the block records
@@ -51,7 +51,7 @@ static void *mapped(size_t bytes)
 	return data;
 }
 
-void *big_calloc(size_t n, size_t size)
+void *aci_big_calloc(size_t n, size_t size)
 {
 	if (size && n > (SIZE_MAX - HEADER_SIZE - HUGE_PAGE) / size)
 		return NULL;
@@ -67,7 +67,7 @@ void *big_calloc(size_t n, size_t size)
 	return block + HEADER_SIZE;
 }
 
-size_t big_footprint(size_t n, size_t size)
+size_t aci_big_footprint(size_t n, size_t size)
 {
 	if (size && n > (SIZE_MAX - HEADER_SIZE - 2 * HUGE_PAGE) / size)
 		return SIZE_MAX;
@@ -80,7 +80,7 @@ size_t big_footprint(size_t n, size_t size)
 	return HUGE_PAGE + ((bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
 }
 
-void big_free(void *p)
+void aci_big_free(void *p)
 {
 	if (!p)
 		return;

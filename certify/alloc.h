@@ -13,14 +13,14 @@
 
 /* n * size zeroed bytes, or NULL on overflow or out-of-memory.  Never
  * NULL for n == 0 (one byte is allocated), so NULL always means failure. */
-void *big_calloc(size_t n, size_t size);
+void *aci_big_calloc(size_t n, size_t size);
 
-/* The bytes big_calloc(n, size) may make resident, at most: the block
+/* The bytes aci_big_calloc(n, size) may make resident, at most: the block
  * and its header, a large block rounded to whole huge pages.  Saturates
  * at SIZE_MAX. */
-size_t big_footprint(size_t n, size_t size);
+size_t aci_big_footprint(size_t n, size_t size);
 
-/* Frees what big_calloc returned; NULL is ignored. */
-void big_free(void *p);
+/* Frees what aci_big_calloc returned; NULL is ignored. */
+void aci_big_free(void *p);
 
 #endif

@@ -6,7 +6,7 @@
 #include "program_impl.h"
 #include "text.h"
 
-void diag_clear(struct ac_diag *d)
+void aci_diag_clear(struct ac_diag *d)
 {
 	struct ac_tensor_ref none = { AC_NONE, AC_NONE };
 	*d = (struct ac_diag){
@@ -50,15 +50,15 @@ const char *ac_identity_problem_name(enum ac_identity_problem p)
 /* Names are bytes: printable ASCII as is, the rest as \xNN. */
 static void put_bytes(struct text *t, const struct ac_bytes *b)
 {
-	text_put(t, "'");
+	aci_text_put(t, "'");
 	for (uint32_t i = 0; i < b->len && i < 64; i++) {
 		uint8_t c = b->data[i];
 		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
-			text_put(t, "%c", c);
+			aci_text_put(t, "%c", c);
 		else
-			text_put(t, "\\x%02x", c);
+			aci_text_put(t, "\\x%02x", c);
 	}
-	text_put(t, b->len > 64 ? "...'" : "'");
+	aci_text_put(t, b->len > 64 ? "...'" : "'");
 }
 
 const char *ac_wide_text(struct ac_wide v, char *buf, size_t len)
@@ -77,9 +77,9 @@ const char *ac_wide_text(struct ac_wide v, char *buf, size_t len)
 
 static void put_phase(struct text *t, const struct ac_model *m, uint64_t p)
 {
-	text_put(t, "phase ");
+	aci_text_put(t, "phase ");
 	put_bytes(t, &m->phases[p].identity);
-	text_put(t, " (phases[%llu])", (unsigned long long)p);
+	aci_text_put(t, " (phases[%llu])", (unsigned long long)p);
 }
 
 static void put_tensor(struct text *t, const struct ac_model *m,
@@ -87,50 +87,50 @@ static void put_tensor(struct text *t, const struct ac_model *m,
 {
 	/* a diagnostic of this program names its objects; any other diag
 	 * passed in gets no out-of-bounds read */
-	const struct ac_tensor *x = model_tensor(m, r);
+	const struct ac_tensor *x = aci_model_tensor(m, r);
 	if (!x) {
 		if (r.phase == AC_NONE)
-			text_put(t, "no globals[%llu]",
-				 (unsigned long long)r.index);
+			aci_text_put(t, "no globals[%llu]",
+				     (unsigned long long)r.index);
 		else
-			text_put(t, "no phases[%llu].planes[%llu]",
-				 (unsigned long long)r.phase,
-				 (unsigned long long)r.index);
+			aci_text_put(t, "no phases[%llu].planes[%llu]",
+				     (unsigned long long)r.phase,
+				     (unsigned long long)r.index);
 		return;
 	}
 	if (r.phase == AC_NONE) {
-		text_put(t, "global ");
+		aci_text_put(t, "global ");
 		put_bytes(t, &x->name);
-		text_put(t, " (globals[%llu]) ", (unsigned long long)r.index);
+		aci_text_put(t, " (globals[%llu]) ", (unsigned long long)r.index);
 	} else {
-		text_put(t, "%s plane ", x->carried ? "carried" : "fresh");
+		aci_text_put(t, "%s plane ", x->carried ? "carried" : "fresh");
 		put_bytes(t, &x->name);
-		text_put(t, " (phases[%llu].planes[%llu]) ",
+		aci_text_put(t, " (phases[%llu].planes[%llu]) ",
 		    (unsigned long long)r.phase, (unsigned long long)r.index);
 	}
-	text_range(t, x->offset, x->size);
+	aci_text_range(t, x->offset, x->size);
 }
 
 static void render_layout(struct text *t, const struct ac_diag *d,
 			  const struct ac_model *m)
 {
-	text_put(t, "(%s) fails: ", ac_condition_name(d->condition));
+	aci_text_put(t, "(%s) fails: ", ac_condition_name(d->condition));
 	put_tensor(t, m, d->tensor[0]);
 	switch (d->reason) {
 	case AC_GLOBAL_MISALIGNED:
 	case AC_PLANE_MISALIGNED:
-		text_put(t, " is not aligned to %llu",
+		aci_text_put(t, " is not aligned to %llu",
 		    (unsigned long long)m->alignment);
 		break;
 	case AC_GLOBAL_EMPTY:
 	case AC_PLANE_EMPTY:
-		text_put(t, " is empty");
+		aci_text_put(t, " is empty");
 		break;
 	default:
-		text_put(t, " overlaps ");
+		aci_text_put(t, " overlaps ");
 		put_tensor(t, m, d->tensor[1]);
 		if (d->reason == AC_PLANES_OVERLAP)
-			text_put(t, ", and both are planes of one phase");
+			aci_text_put(t, ", and both are planes of one phase");
 		break;
 	}
 }
@@ -154,35 +154,35 @@ static const char *identity_problem_text(enum ac_identity_problem p)
 static void render_word(struct text *t, const struct ac_diag *d,
 			const struct ac_model *m)
 {
-	text_put(t, "(C) fails at launch %llu (", (unsigned long long)d->launch);
+	aci_text_put(t, "(C) fails at launch %llu (", (unsigned long long)d->launch);
 	put_phase(t, m, d->phase);
-	text_put(t, "): word %llu ", (unsigned long long)d->word);
+	aci_text_put(t, "): word %llu ", (unsigned long long)d->word);
 	if (d->lo.high == d->hi.high && d->lo.low == d->hi.low) {
-		text_put(t, "= ");
-		text_wide(t, d->lo);
+		aci_text_put(t, "= ");
+		aci_text_wide(t, d->lo);
 	} else {
-		text_put(t, "spans [");
-		text_wide(t, d->lo);
-		text_put(t, ", ");
-		text_wide(t, d->hi);
-		text_put(t, "] over its iterations");
+		aci_text_put(t, "spans [");
+		aci_text_wide(t, d->lo);
+		aci_text_put(t, ", ");
+		aci_text_wide(t, d->hi);
+		aci_text_put(t, "] over its iterations");
 	}
 	if (d->ordinal != AC_NONE)
-		text_put(t, " at iteration %llu", (unsigned long long)d->ordinal);
+		aci_text_put(t, " at iteration %llu", (unsigned long long)d->ordinal);
 	if (d->window == AC_NONE) {
-		text_put(t, " leaves [0, 2^64)");
+		aci_text_put(t, " leaves [0, 2^64)");
 	} else {
-		text_put(t, " lies in window ");
+		aci_text_put(t, " lies in window ");
 		put_bytes(t, &m->windows[d->window].name);
-		text_put(t, " (windows[%llu]) ", (unsigned long long)d->window);
-		text_range(t, m->windows[d->window].base,
+		aci_text_put(t, " (windows[%llu]) ", (unsigned long long)d->window);
+		aci_text_range(t, m->windows[d->window].base,
 			  m->windows[d->window].size);
-		text_put(t, " but inside no global and no plane of its phase");
+		aci_text_put(t, " but inside no global and no plane of its phase");
 	}
 	for (int i = 0; i < 2; i++) {
-		text_put(t, i ? "; nearest above: " : "; nearest below: ");
+		aci_text_put(t, i ? "; nearest above: " : "; nearest below: ");
 		if (d->near[i].index == AC_NONE)
-			text_put(t, "none");
+			aci_text_put(t, "none");
 		else
 			put_tensor(t, m, d->near[i]);
 	}
@@ -191,25 +191,25 @@ static void render_word(struct text *t, const struct ac_diag *d,
 static void render_carried(struct text *t, const struct ac_diag *d,
 			   const struct ac_model *m)
 {
-	text_put(t, "(D) fails at instance %llu (", (unsigned long long)d->instance);
+	aci_text_put(t, "(D) fails at instance %llu (", (unsigned long long)d->instance);
 	put_phase(t, m, d->phase);
-	text_put(t, ", from launch %llu", (unsigned long long)d->start_launch);
+	aci_text_put(t, ", from launch %llu", (unsigned long long)d->start_launch);
 	if (d->start_ordinal != AC_NONE)
-		text_put(t, " iteration %llu", (unsigned long long)d->start_ordinal);
-	text_put(t, "): ");
+		aci_text_put(t, " iteration %llu", (unsigned long long)d->start_ordinal);
+	aci_text_put(t, "): ");
 	put_tensor(t, m, d->tensor[0]);
 	if (d->reason == AC_CARRIED_UNDECLARED) {
-		text_put(t, " was never declared by an earlier instance");
+		aci_text_put(t, " was never declared by an earlier instance");
 		return;
 	}
-	text_put(t, " was last declared by instance %llu (",
+	aci_text_put(t, " was last declared by instance %llu (",
 	    (unsigned long long)d->earlier);
 	put_phase(t, m, d->earlier_phase);
-	text_put(t, "), but instance %llu (", (unsigned long long)d->intervening);
+	aci_text_put(t, "), but instance %llu (", (unsigned long long)d->intervening);
 	put_phase(t, m, d->tensor[1].phase);
-	text_put(t, ") since declared ");
+	aci_text_put(t, ") since declared ");
 	put_tensor(t, m, d->tensor[1]);
-	text_put(t, " over its bytes");
+	aci_text_put(t, " over its bytes");
 }
 
 const char *ac_diag_render(const struct ac_diag *d, const ac_program *p,
@@ -221,15 +221,15 @@ const char *ac_diag_render(const struct ac_diag *d, const ac_program *p,
 		buf[0] = 0;
 	switch (d->reason) {
 	case AC_OK:
-		text_put(&t, "certified: (A), (B), (C) and (D) hold");
+		aci_text_put(&t, "certified: (A), (B), (C) and (D) hold");
 		break;
 	case AC_LAUNCH_NO_PHASE:
-		text_put(&t, "(C) fails at launch %llu: it has no declared phase: %s",
+		aci_text_put(&t, "(C) fails at launch %llu: it has no declared phase: %s",
 		    (unsigned long long)d->launch,
 		    identity_problem_text(d->identity_problem));
 		if (d->identity_problem != AC_ID_UNKNOWN_PHASE &&
 		    d->identity_problem != AC_ID_NO_FIELD51)
-			text_put(&t, " (at byte %llu)",
+			aci_text_put(&t, " (at byte %llu)",
 			    (unsigned long long)d->identity_offset);
 		break;
 	case AC_WORD_UNNAMED:
@@ -252,8 +252,8 @@ const char *ac_advisory_render(const struct ac_advisory *a,
 	struct text t = { buf, len, 0 };
 	if (len)
 		buf[0] = 0;
-	text_put(&t, "%s: ", ac_advisory_kind_name(a->kind));
+	aci_text_put(&t, "%s: ", ac_advisory_kind_name(a->kind));
 	put_tensor(&t, p->m, a->tensor);
-	text_put(&t, " has byte 0x%llx in no window", (unsigned long long)a->outside);
+	aci_text_put(&t, " has byte 0x%llx in no window", (unsigned long long)a->outside);
 	return buf;
 }

@@ -4,7 +4,7 @@
  * XXH3-128 of the canonical image without its schedule, R that of the
  * references, two little-endian u64 each.  The one place that lays the
  * bytes out: ac_schedule (schedule.c) hashes its references with
- * digest_refs, and a caller keeping its own references (the guard) uses
+ * aci_digest_refs, and a caller keeping its own references (the guard) uses
  * an ac_digester, which is the same state behind the public API.
  */
 #include <assert.h>
@@ -13,7 +13,7 @@
 #include "image.h"
 #include "program_impl.h"
 
-void digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n)
+void aci_digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* The schedule's image entries (image.h asserts the layout): on
@@ -88,7 +88,7 @@ ac_digester *ac_digester_new(const struct ac_digest *program)
 void ac_digester_add(ac_digester *d, const struct ac_ref *refs, size_t n)
 {
 	XXH3_copyState(d->before, d->now);
-	digest_refs(d->now, refs, n);
+	aci_digest_refs(d->now, refs, n);
 }
 
 void ac_digester_undo(ac_digester *d)

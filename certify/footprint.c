@@ -3,8 +3,8 @@
  * What a reader-built model and a program hold in memory, so that a cache
  * of them (the guard's) can be bounded in bytes.  Each figure is what the
  * allocations made for the object may make resident: the arrays
- * model_owned_alloc and ac_program_new allocate, by their counts, with
- * big_calloc's huge-page rounding (big_footprint).  Keep this in step with
+ * aci_model_owned_alloc and ac_program_new allocate, by their counts, with
+ * aci_big_calloc's huge-page rounding (aci_big_footprint).  Keep this in step with
  * program.c's allocations: tests/guard/test_cache.c checks that the guard,
  * counting with these, stays within its budget in resident memory.
  */
@@ -16,7 +16,7 @@ uint64_t ac_model_footprint(const struct ac_model *model)
 	if (!model)
 		return 0;
 	const struct model_owned *o = (const struct model_owned *)model;
-	return sizeof(*o) + big_footprint(1, (size_t)o->block_len);
+	return sizeof(*o) + aci_big_footprint(1, (size_t)o->block_len);
 }
 
 /* The light keys' lists (program.c: index_light, index_pairs,
@@ -45,10 +45,10 @@ uint64_t ac_program_footprint(const ac_program *p)
 	size_t repeats = (size_t)m->n_repeats + 1;
 	uint64_t bytes = sizeof(*p) + repeats * sizeof(*p->bodies) +
 			 repeats * sizeof(*p->extra_prefix) +
-			 big_footprint(launches, sizeof(*p->phase_of));
+			 aci_big_footprint(launches, sizeof(*p->phase_of));
 	if (p->runs)                 /* the indexes (D) needs */
-		bytes += big_footprint(launches, sizeof(*p->runs)) +
-			 big_footprint(launches, sizeof(*p->run_of)) +
+		bytes += aci_big_footprint(launches, sizeof(*p->runs)) +
+			 aci_big_footprint(launches, sizeof(*p->run_of)) +
 			 ((uint64_t)m->n_planes + 1) * sizeof(*p->spans) +
 			 ((uint64_t)m->n_planes + 1) * sizeof(*p->followed) +
 			 ((uint64_t)m->n_phases + 1) *

@@ -3,7 +3,7 @@
 
 #include "hash_index.h"
 
-int hash_index_init(struct hash_index *h, uint64_t n)
+int aci_hash_index_init(struct hash_index *h, uint64_t n)
 {
 	/* Load factor <= 1/2 keeps linear probing short. */
 	uint64_t size = 16;
@@ -18,7 +18,7 @@ int hash_index_init(struct hash_index *h, uint64_t n)
 	return 0;
 }
 
-void hash_index_free(struct hash_index *h)
+void aci_hash_index_free(struct hash_index *h)
 {
 	free(h->slots);
 	h->slots = NULL;
@@ -35,14 +35,14 @@ static uint64_t locate(const struct hash_index *h, uint64_t hash,
 	return i;
 }
 
-uint32_t hash_index_find(const struct hash_index *h, uint64_t hash,
-			 hash_index_eq eq, const void *ctx, const void *probe)
+uint32_t aci_hash_index_find(const struct hash_index *h, uint64_t hash,
+			     hash_index_eq eq, const void *ctx, const void *probe)
 {
 	return h->slots[locate(h, hash, eq, ctx, probe)];
 }
 
-uint32_t hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
-			   hash_index_eq eq, const void *ctx, const void *probe)
+uint32_t aci_hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
+			       hash_index_eq eq, const void *ctx, const void *probe)
 {
 	uint64_t i = locate(h, hash, eq, ctx, probe);
 	if (h->slots[i] == HASH_INDEX_EMPTY)

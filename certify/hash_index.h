@@ -20,15 +20,15 @@ struct hash_index {
 typedef int (*hash_index_eq)(const void *ctx, uint32_t id, const void *probe);
 
 /* Sized for up to n entries.  -1 on out-of-memory. */
-int hash_index_init(struct hash_index *h, uint64_t n);
-void hash_index_free(struct hash_index *h);
+int aci_hash_index_init(struct hash_index *h, uint64_t n);
+void aci_hash_index_free(struct hash_index *h);
 
 /* The id of an entry equal to probe, or HASH_INDEX_EMPTY. */
-uint32_t hash_index_find(const struct hash_index *h, uint64_t hash,
-			 hash_index_eq eq, const void *ctx, const void *probe);
+uint32_t aci_hash_index_find(const struct hash_index *h, uint64_t hash,
+			     hash_index_eq eq, const void *ctx, const void *probe);
 
 /* Like find; when absent, inserts id and returns it. */
-uint32_t hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
-			   hash_index_eq eq, const void *ctx, const void *probe);
+uint32_t aci_hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
+			       hash_index_eq eq, const void *ctx, const void *probe);
 
 #endif

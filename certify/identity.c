@@ -15,7 +15,7 @@ static const uint8_t FIELD51_TAG[2] = { 0x9a, 0x03 };
 _Static_assert(((IDENTITY_PHASE_FIELD << 3) | 2) == (0x9a & 0x7f) + (0x03 << 7),
 	       "FIELD51_TAG is field 51's tag, wire type 2");
 
-unsigned varint_put(uint8_t *dst, uint64_t v)
+unsigned aci_varint_put(uint8_t *dst, uint64_t v)
 {
 	unsigned n = 0;
 	do {
@@ -29,8 +29,8 @@ unsigned varint_put(uint8_t *dst, uint64_t v)
 	return n;
 }
 
-int varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
-		uint64_t *value)
+int aci_varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
+		    uint64_t *value)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < 10; i++) {
@@ -49,7 +49,7 @@ int varint_read(const uint8_t *p, uint64_t len, uint64_t *pos,
 }
 
 /*
- * varint_read, with varints of one and two bytes (every tag below field
+ * aci_varint_read, with varints of one and two bytes (every tag below field
  * 2048, field 51's among them, and every length below 2^14) taken inline:
  * an identity is parsed for every launch whose bytes were not seen just
  * before.
@@ -68,7 +68,7 @@ static inline int varint_next(const uint8_t *p, uint64_t len, uint64_t *pos,
 		*pos = at + 2;
 		return 0;
 	}
-	return varint_read(p, len, pos, value);
+	return aci_varint_read(p, len, pos, value);
 }
 
 /* Skips a field's value of the given wire type. */
@@ -101,8 +101,8 @@ static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 	return 0;
 }
 
-void identity_parse(const uint8_t *id, uint64_t len,
-		    struct identity_field51 *out)
+void aci_identity_parse(const uint8_t *id, uint64_t len,
+			struct identity_field51 *out)
 {
 	int seen = 0, wrong_type = 0;
 	uint64_t pos = 0;
@@ -134,21 +134,21 @@ void identity_parse(const uint8_t *id, uint64_t len,
 		out->problem = AC_ID_NO_FIELD51;
 }
 
-unsigned identity_field51_header(uint8_t *dst, uint64_t len)
+unsigned aci_identity_field51_header(uint8_t *dst, uint64_t len)
 {
 	if (dst)
 		memcpy(dst, FIELD51_TAG, sizeof(FIELD51_TAG));
 	return sizeof(FIELD51_TAG) +
-	       varint_put(dst ? dst + sizeof(FIELD51_TAG) : NULL, len);
+	       aci_varint_put(dst ? dst + sizeof(FIELD51_TAG) : NULL, len);
 }
 
-int identity_field51_only(const uint8_t *id, uint64_t len,
-			  const uint8_t **payload, uint64_t *payload_len)
+int aci_identity_field51_only(const uint8_t *id, uint64_t len,
+			      const uint8_t **payload, uint64_t *payload_len)
 {
 	uint64_t at = sizeof(FIELD51_TAG), n;
 	if (len < at || memcmp(id, FIELD51_TAG, at) != 0 ||
-	    varint_read(id, len, &at, &n) != 0 ||
-	    varint_put(NULL, n) != at - sizeof(FIELD51_TAG) || n != len - at)
+	    aci_varint_read(id, len, &at, &n) != 0 ||
+	    aci_varint_put(NULL, n) != at - sizeof(FIELD51_TAG) || n != len - at)
 		return 0;
 	*payload = id + at;
 	*payload_len = n;
@@ -209,16 +209,16 @@ static int identity_equals(const void *ctx, uint32_t id, const void *probe)
 	return bytes_equal(have->data, have->len, b->data, b->len);
 }
 
-int phase_table_build(const struct ac_model *m, struct hash_index *h,
-		      uint32_t *first, uint32_t *dup)
+int aci_phase_table_build(const struct ac_model *m, struct hash_index *h,
+			  uint32_t *first, uint32_t *dup)
 {
-	if (hash_index_init(h, m->n_phases) != 0)
+	if (aci_hash_index_init(h, m->n_phases) != 0)
 		return -1;
 	for (uint32_t p = 0; p < m->n_phases; p++) {
 		const struct ac_bytes *id = &m->phases[p].identity;
 		struct byte_probe b = { id->data, id->len };
-		uint32_t got = hash_index_intern(h, XXH3_64bits(b.data, b.len),
-						 p, identity_equals, m, &b);
+		uint32_t got = aci_hash_index_intern(h, XXH3_64bits(b.data, b.len),
+						     p, identity_equals, m, &b);
 		if (got != p) {
 			*first = got;
 			*dup = p;
@@ -228,12 +228,12 @@ int phase_table_build(const struct ac_model *m, struct hash_index *h,
 	return 0;
 }
 
-uint32_t phase_table_find(const struct hash_index *h, const struct ac_model *m,
-			  const uint8_t *bytes, uint64_t len)
+uint32_t aci_phase_table_find(const struct hash_index *h, const struct ac_model *m,
+			      const uint8_t *bytes, uint64_t len)
 {
 	struct byte_probe b = { bytes, len };
-	return hash_index_find(h, XXH3_64bits(bytes, len), identity_equals, m,
-			       &b);
+	return aci_hash_index_find(h, XXH3_64bits(bytes, len), identity_equals, m,
+				   &b);
 }
 
 /*
@@ -300,23 +300,23 @@ static uint32_t phase_of_new_bytes(const struct ac_model *m,
 	}
 	*slot = l;
 	struct identity_field51 id;
-	identity_parse(b->data, b->len, &id);
+	aci_identity_parse(b->data, b->len, &id);
 	if (id.problem != AC_ID_OK)
 		return NO_PHASE;
-	return phase_table_find(h, m, id.payload, id.len);
+	return aci_phase_table_find(h, m, id.payload, id.len);
 }
 
-int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
+int aci_phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 {
 	struct hash_index h;
 	uint32_t first, dup;
 	struct hash_index seen;
-	if (hash_index_init(&seen, m->n_launches < SEEN_LAUNCHES ?
-			    m->n_launches : SEEN_LAUNCHES) != 0)
+	if (aci_hash_index_init(&seen, m->n_launches < SEEN_LAUNCHES ?
+				m->n_launches : SEEN_LAUNCHES) != 0)
 		return -1;
-	if (phase_table_build(m, &h, &first, &dup) != 0) {
-		hash_index_free(&seen);
-		hash_index_free(&h);
+	if (aci_phase_table_build(m, &h, &first, &dup) != 0) {
+		aci_hash_index_free(&seen);
+		aci_hash_index_free(&h);
 		return -1;
 	}
 	/* First the launch `period` back, where the last launch found its
@@ -344,7 +344,7 @@ int phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 		}
 		recent_touch(&recent, i, l);
 	}
-	hash_index_free(&seen);
-	hash_index_free(&h);
+	aci_hash_index_free(&seen);
+	aci_hash_index_free(&h);
 	return 0;
 }

@@ -141,7 +141,7 @@ struct image_section_info {
 	const char *name;
 	uint32_t entry_size;
 };
-extern const struct image_section_info image_sections[IMAGE_SECTIONS];
+extern const struct image_section_info aci_image_sections[IMAGE_SECTIONS];
 
 /* Rounds up to the next multiple of 8; callers guarantee no overflow. */
 static inline uint64_t image_align8(uint64_t n)
@@ -200,26 +200,26 @@ typedef void (*image_sink)(void *ctx, const void *data, size_t len);
  * byte string too long for the pool's u32 offsets); on -1 nothing has been
  * passed to sink, since every check happens before the first byte.
  */
-int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
-	       void *ctx, struct ac_error *err);
+int aci_image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
+		   void *ctx, struct ac_error *err);
 
 /*
- * Whether image_emit(m, 0, ...) would succeed, for a model whose structure
- * is already checked (model_check_structure(m, 0, s, ...) returned 0, as
- * validate_model does first, and filled *s): 0, or -1 with err.  It
+ * Whether aci_image_emit(m, 0, ...) would succeed, for a model whose structure
+ * is already checked (aci_model_check_structure(m, 0, s, ...) returned 0, as
+ * aci_validate_model does first, and filled *s): 0, or -1 with err.  It
  * checks what only the image's fixed-width fields limit (string offsets,
  * the u32 totals), not the structure a second time, and does not walk the
  * launch table (s holds its sums) unless a string breaks a limit.
  */
-int image_check(const struct ac_model *m, const struct launch_sums *s,
-		struct ac_error *err);
+int aci_image_check(const struct ac_model *m, const struct launch_sums *s,
+		    struct ac_error *err);
 
 /*
  * image_read.c: ac_model_view_image, and the launch table's sums the
- * reader found as it checked the table (what model_check_structure would
+ * reader found as it checked the table (what aci_model_check_structure would
  * find for the model returned), into *sums.
  */
-int image_view(const void *image, size_t len, struct ac_model **out,
-	       struct launch_sums *sums, struct ac_error *err);
+int aci_image_view(const void *image, size_t len, struct ac_model **out,
+		   struct launch_sums *sums, struct ac_error *err);
 
 #endif

@@ -51,7 +51,7 @@ static int failv(struct reader *r, uint64_t at, const char *name,
 	snprintf(where, sizeof(where), "byte %llu (%s)",
 		 (unsigned long long)at, name);
 	vsnprintf(message, sizeof(message), fmt, ap);
-	return ac_fail(r->err, where, "%s", message);
+	return aci_fail(r->err, where, "%s", message);
 }
 
 static int fail(struct reader *r, uint64_t at, const char *name,
@@ -168,7 +168,7 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 			      uint64_t *next)
 {
 	uint64_t e = IMAGE_HEADER_SIZE + (uint64_t)s * IMAGE_TABLE_ENTRY;
-	const char *name = image_sections[s].name;
+	const char *name = aci_image_sections[s].name;
 	if (r->len < e + IMAGE_TABLE_ENTRY) {
 		/* named only when it is missing: formatting is most of a
 		 * small image's reading */
@@ -184,16 +184,16 @@ static int read_section_entry(struct reader *r, int s, uint64_t at,
 		return fail_entry(r, e + IMAGE_S_KIND, "sections", s, "kind",
 				  "expected %d (%s), found %u", s + 1, name,
 				  kind);
-	if (size != image_sections[s].entry_size)
+	if (size != aci_image_sections[s].entry_size)
 		return fail_entry(r, e + IMAGE_S_ENTRY_SIZE, "sections", s,
 				  "entry_size", "expected %u (%s), found %u",
-				  image_sections[s].entry_size, name, size);
+				  aci_image_sections[s].entry_size, name, size);
 	if (offset != at)
 		return fail_entry(r, e + IMAGE_S_OFFSET, "sections", s,
 				  "offset", "expected %llu (%s starts at the "
 				  "8-byte boundary after the %s), found %llu",
 				  (unsigned long long)at, name,
-				  s ? image_sections[s - 1].name :
+				  s ? aci_image_sections[s - 1].name :
 				  "section table",
 				  (unsigned long long)offset);
 	uint64_t room = at <= r->len ? r->len - at : 0;
@@ -246,13 +246,13 @@ static int check_zero(struct reader *r, uint64_t from, uint64_t to,
 static int check_padding(struct reader *r)
 {
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		uint64_t end = r->offset[s] + r->count[s] * image_sections[s].entry_size;
+		uint64_t end = r->offset[s] + r->count[s] * aci_image_sections[s].entry_size;
 		uint64_t pad = image_align8(end);
 		for (uint64_t b = end; b < pad; b++)
 			if (r->p[b]) {
 				char name[24];
 				snprintf(name, sizeof(name), "%s.padding",
-					 image_sections[s].name);
+					 aci_image_sections[s].name);
 				return fail(r, b, name, "expected 0, found "
 					    "0x%02x", r->p[b]);
 			}
@@ -265,7 +265,7 @@ static int check_padding(struct reader *r)
 /* The start of entry i of section s. */
 static const uint8_t *entry(const struct reader *r, int s, uint64_t i)
 {
-	return r->p + r->offset[s] + i * image_sections[s].entry_size;
+	return r->p + r->offset[s] + i * aci_image_sections[s].entry_size;
 }
 
 static uint64_t at_of(const struct reader *r, const uint8_t *p)
@@ -287,7 +287,7 @@ static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
 	if (offset != r->pool) {
 		snprintf(name, sizeof(name), "%s.offset", field);
 		return fail_entry(r, at_of(r, p) + IMAGE_STR_OFFSET,
-				  image_sections[s].name, i,
+				  aci_image_sections[s].name, i,
 				  name, "expected %llu (where the previous "
 				  "string ends in the pool), found %u",
 				  (unsigned long long)r->pool, offset);
@@ -295,7 +295,7 @@ static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
 	if (len > pool - r->pool) {
 		snprintf(name, sizeof(name), "%s.length", field);
 		return fail_entry(r, at_of(r, p) + IMAGE_STR_LENGTH,
-				  image_sections[s].name, i,
+				  aci_image_sections[s].name, i,
 				  name, "a string of %u bytes from pool offset "
 				  "%u runs past the pool's %llu bytes", len,
 				  offset, (unsigned long long)pool);
@@ -318,7 +318,7 @@ static int read_run(struct reader *r, uint64_t first, uint64_t first_at,
 	char name[40];
 	if (first != *sum) {
 		snprintf(name, sizeof(name), "%s_first", field);
-		return fail_entry(r, first_at, image_sections[s].name, i, name,
+		return fail_entry(r, first_at, aci_image_sections[s].name, i, name,
 				  "expected %llu (the sum of the %s_count "
 				  "fields before it), found %llu",
 				  (unsigned long long)*sum, field,
@@ -326,13 +326,13 @@ static int read_run(struct reader *r, uint64_t first, uint64_t first_at,
 	}
 	if (count > r->count[of] - *sum) {
 		snprintf(name, sizeof(name), "%s_count", field);
-		return fail_entry(r, count_at, image_sections[s].name, i, name,
+		return fail_entry(r, count_at, aci_image_sections[s].name, i, name,
 				  "%llu %s from %llu run past the %s "
 				  "section's %llu entries",
 				  (unsigned long long)count,
-				  image_sections[of].name,
+				  aci_image_sections[of].name,
 				  (unsigned long long)first,
-				  image_sections[of].name,
+				  aci_image_sections[of].name,
 				  (unsigned long long)r->count[of]);
 	}
 	*sum += count;
@@ -352,7 +352,7 @@ static int check_total(struct reader *r, int of, int by, const char *field,
 			  IMAGE_TABLE_ENTRY + IMAGE_S_COUNT, "sections", of,
 			  "count", "expected %llu (the sum of the %s' %s "
 			  "fields), found %llu", (unsigned long long)sum,
-			  image_sections[by].name, field,
+			  aci_image_sections[by].name, field,
 			  (unsigned long long)r->count[of]);
 }
 
@@ -480,7 +480,7 @@ static int read_launches(struct reader *r)
 	uint64_t pool = r->pool, pool_end = r->count[IMG_POOL];
 	uint64_t words = 0, words_end = r->count[IMG_WORDS];
 	const uint64_t pool_first = pool;
-	const uint32_t size = image_sections[IMG_LAUNCHES].entry_size;
+	const uint32_t size = aci_image_sections[IMG_LAUNCHES].entry_size;
 	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++, p += size) {
 		uint32_t offset = image_get32(p + IMAGE_STR_OFFSET),
 			 len = image_get32(p + IMAGE_STR_LENGTH);
@@ -649,9 +649,9 @@ static int read_entries(struct reader *r)
 
 static struct model_owned *alloc_model(struct reader *r)
 {
-	struct model_owned *o = model_owned_new();
+	struct model_owned *o = aci_model_owned_new();
 	if (!o) {
-		ac_fail(r->err, "", "out of memory");
+		aci_fail(r->err, "", "out of memory");
 		return NULL;
 	}
 	struct ac_model *m = &o->m;
@@ -668,7 +668,7 @@ static struct model_owned *alloc_model(struct reader *r)
 	m->n_frame_values = r->count[IMG_FRAME_VALUES];
 	m->n_refs = r->count[IMG_SCHEDULE];
 	o->bytes_len = r->count[IMG_POOL];
-	if (model_owned_alloc(o, r->borrow, r->err)) {
+	if (aci_model_owned_alloc(o, r->borrow, r->err)) {
 		free(o);
 		return NULL;
 	}
@@ -704,8 +704,8 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
  * 8-byte aligned (every section starts at a multiple of 8).  Elsewhere
  * this is ac_model_read_image.
  */
-int image_view(const void *image, size_t len, struct ac_model **out,
-	       struct launch_sums *sums, struct ac_error *err)
+int aci_image_view(const void *image, size_t len, struct ac_model **out,
+		   struct launch_sums *sums, struct ac_error *err)
 {
 	assert(out && sums);
 	struct reader r = { .p = image, .len = len, .err = err };
@@ -722,5 +722,5 @@ int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
 			struct ac_error *err)
 {
 	struct launch_sums unused;
-	return image_view(image, len, out, &unused, err);
+	return aci_image_view(image, len, out, &unused, err);
 }

@@ -21,7 +21,7 @@
 
 #include "image.h"
 
-const struct image_section_info image_sections[IMAGE_SECTIONS] = {
+const struct image_section_info aci_image_sections[IMAGE_SECTIONS] = {
 	[IMG_WINDOWS] = { "windows", IMAGE_WINDOW_ENTRY },
 	[IMG_GLOBALS] = { "globals", IMAGE_GLOBAL_ENTRY },
 	[IMG_PHASES] = { "phases", IMAGE_PHASE_ENTRY },
@@ -53,9 +53,9 @@ static int plan_string(const struct ac_bytes *s, uint64_t *pool,
 		       const char *table, uint64_t i, const char *field,
 		       struct ac_error *err)
 {
-	assert(!s->len || s->data);   /* model_check_structure */
+	assert(!s->len || s->data);   /* aci_model_check_structure */
 	if (*pool > UINT32_MAX)
-		return ac_fail_entry(err, table, i, field,
+		return aci_fail_entry(err, table, i, field,
 				  "the byte-string pool passes 2^32-1 bytes "
 				  "before this string: its offset does not "
 				  "fit the image's u32 offset field");
@@ -86,7 +86,7 @@ static int plan_phases(const struct ac_model *m, struct layout *l,
 		assert(run_inside(ph->plane_first, ph->plane_count, m->n_planes));
 		planes += ph->plane_count;
 		if (planes > UINT32_MAX)
-			return ac_fail_entry(err, "phases", i, "plane_count",
+			return aci_fail_entry(err, "phases", i, "plane_count",
 					  "the phases' planes total more than "
 					  "2^32-1");
 		for (uint32_t k = 0; k < ph->plane_count; k++)
@@ -144,21 +144,21 @@ static int plan_repeats(const struct ac_model *m, struct layout *l,
 	uint64_t deltas = 0, slots = 0, values = 0;
 	for (uint32_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *r = &m->repeats[i];
-		/* below 2^64: model_check_structure */
+		/* below 2^64: aci_model_check_structure */
 		uint64_t n = r->frame_count * r->slot_count;
 		deltas += r->delta_count;
 		if (deltas > UINT32_MAX)
-			return ac_fail_entry(err, "repeats", i, "delta_count",
+			return aci_fail_entry(err, "repeats", i, "delta_count",
 					  "the repeats' deltas total more "
 					  "than 2^32-1");
 		slots += r->slot_count;
 		if (slots > UINT32_MAX)
-			return ac_fail_entry(err, "repeats", i, "slot_count",
+			return aci_fail_entry(err, "repeats", i, "slot_count",
 					  "the repeats' slots total more than "
 					  "2^32-1");
 		/* Each run fits in memory, but shared runs may add up. */
 		if (n > UINT64_MAX - values)
-			return ac_fail_entry(err, "repeats", i, "frame_count",
+			return aci_fail_entry(err, "repeats", i, "frame_count",
 					  "the repeats' frame values total "
 					  "more than 2^64-1");
 		values += n;
@@ -175,19 +175,19 @@ static int plan_offsets(struct layout *l, struct ac_error *err)
 {
 	uint64_t at = IMAGE_TABLE_END;
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
-		uint64_t size = image_sections[s].entry_size;
+		uint64_t size = aci_image_sections[s].entry_size;
 		l->offset[s] = at;
 		if (at > UINT64_MAX - 8 ||
 		    l->count[s] > (UINT64_MAX - 8 - at) / size)
-			return ac_fail(err, image_sections[s].name,
-				       "image would be larger than 2^64 bytes");
+			return aci_fail(err, aci_image_sections[s].name,
+					"image would be larger than 2^64 bytes");
 		at = image_align8(at + l->count[s] * size);
 	}
 	l->size = at;
 	return 0;
 }
 
-/* The layout of a model whose structure is checked (model_check_structure
+/* The layout of a model whose structure is checked (aci_model_check_structure
  * with with_schedule, which found the launch sums s): what only the
  * image's fixed-width fields limit. */
 static int plan_checked(const struct ac_model *m, int with_schedule,
@@ -210,7 +210,7 @@ static int plan(const struct ac_model *m, int with_schedule, struct layout *l,
 		struct ac_error *err)
 {
 	struct launch_sums s;
-	if (model_check_structure(m, with_schedule, &s, err))
+	if (aci_model_check_structure(m, with_schedule, &s, err))
 		return -1;
 	return plan_checked(m, with_schedule, &s, l, err);
 }
@@ -337,7 +337,7 @@ static void emit_header(struct emitter *e, const struct ac_model *m,
 	for (int s = 0; s < IMAGE_SECTIONS; s++) {
 		uint8_t *t = stage(e, IMAGE_TABLE_ENTRY);
 		image_put32(t + IMAGE_S_KIND, (uint32_t)s + 1);
-		image_put32(t + IMAGE_S_ENTRY_SIZE, image_sections[s].entry_size);
+		image_put32(t + IMAGE_S_ENTRY_SIZE, aci_image_sections[s].entry_size);
 		image_put64(t + IMAGE_S_OFFSET, l->offset[s]);
 		image_put64(t + IMAGE_S_COUNT, l->count[s]);
 	}
@@ -583,8 +583,8 @@ static void emit(struct emitter *e, const struct ac_model *m,
 	flush(e);
 }
 
-int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
-	       void *ctx, struct ac_error *err)
+int aci_image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
+		   void *ctx, struct ac_error *err)
 {
 	struct layout l;
 	if (plan(m, with_schedule, &l, err))
@@ -595,8 +595,8 @@ int image_emit(const struct ac_model *m, int with_schedule, image_sink sink,
 	return 0;
 }
 
-int image_check(const struct ac_model *m, const struct launch_sums *s,
-		struct ac_error *err)
+int aci_image_check(const struct ac_model *m, const struct launch_sums *s,
+		    struct ac_error *err)
 {
 	struct layout l;
 	return plan_checked(m, 0, s, &l, err);
@@ -627,14 +627,14 @@ uint8_t *ac_model_write_image(const struct ac_model *model, size_t *len,
 	if (plan(model, 1, &l, err))
 		return NULL;
 	if (l.size > SIZE_MAX) {
-		ac_fail(err, "", "image of %llu bytes does not fit in memory",
-			(unsigned long long)l.size);
+		aci_fail(err, "", "image of %llu bytes does not fit in memory",
+			 (unsigned long long)l.size);
 		return NULL;
 	}
 	struct buffer b = { malloc((size_t)l.size), 0, (size_t)l.size };
 	if (!b.p) {
-		ac_fail(err, "", "out of memory (%llu bytes)",
-			(unsigned long long)l.size);
+		aci_fail(err, "", "out of memory (%llu bytes)",
+			 (unsigned long long)l.size);
 		return NULL;
 	}
 	struct emitter e = { .sink = buffer_sink, .ctx = &b };

@@ -17,19 +17,19 @@
  * the callers' loops. */
 #define AC_COLD __attribute__((cold, noinline))
 
-/* Fills *err (if not NULL); returns -1 so callers can `return ac_fail(...)`. */
-int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
+/* Fills *err (if not NULL); returns -1 so callers can `return aci_fail(...)`. */
+int aci_fail(struct ac_error *err, const char *where, const char *fmt, ...)
 	AC_PRINTF(3, 4);
 
-/* structure.c: ac_fail at "table[i].field". */
-int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
-		  const char *field, const char *what);
+/* structure.c: aci_fail at "table[i].field". */
+int aci_fail_entry(struct ac_error *err, const char *table, uint64_t i,
+		   const char *field, const char *what);
 
 /* structure.c: an array given with a count must exist: 0 when a is not
  * NULL or n is 0, else -1 with *err at `name` ("array is NULL but its
  * count is n").  The structure check's and ac_schedule_append's. */
-int ac_check_array(const void *a, uint64_t n, const char *name,
-		   struct ac_error *err);
+int aci_check_array(const void *a, uint64_t n, const char *name,
+		    struct ac_error *err);
 
 /* Is the run [first, first + count) inside an array of n elements? */
 static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
@@ -39,16 +39,16 @@ static inline int run_inside(uint64_t first, uint64_t count, uint64_t n)
 
 /* model.c: the global (r.phase == AC_NONE) or plane r names, or NULL when
  * it names none of m's (an index past its table). */
-const struct ac_tensor *model_tensor(const struct ac_model *m,
-				     struct ac_tensor_ref r);
+const struct ac_tensor *aci_model_tensor(const struct ac_model *m,
+					 struct ac_tensor_ref r);
 
 /* model.c: whether data starts with the image's magic (else it is read
  * as JSON). */
-int model_is_image(const void *data, size_t len);
+int aci_model_is_image(const void *data, size_t len);
 
 /*
  * What the launch table adds to an image, found by the structure check's
- * pass over it so that the image's limits (image_check, image_emit) need
+ * pass over it so that the image's limits (aci_image_check, aci_image_emit) need
  * no pass of their own: the launches' word counts and identity lengths
  * summed, and the last launch's identity length (0 without launches).
  * Each sum is below 2^32 * 2^32: it cannot wrap.  running: every launch's
@@ -69,12 +69,12 @@ struct launch_sums {
  * On 0 it fills *sums unless sums is NULL.
  * Every function that reads a hand-built model checks it first.
  */
-int model_check_structure(const struct ac_model *m, int with_refs,
-			  struct launch_sums *sums, struct ac_error *err);
+int aci_model_check_structure(const struct ac_model *m, int with_refs,
+			      struct launch_sums *sums, struct ac_error *err);
 
 /*
  * A model that owns its arrays, as the readers build it.  Counts are set
- * first, then model_owned_alloc() allocates every array at once, so no
+ * first, then aci_model_owned_alloc() allocates every array at once, so no
  * allocation is ever sized by a count that was not checked against the
  * input's length first (the callers' job).
  */
@@ -100,24 +100,24 @@ enum model_borrow {
 };
 
 /* Allocates a zeroed model_owned; NULL on out-of-memory. */
-struct model_owned *model_owned_new(void);
+struct model_owned *aci_model_owned_new(void);
 /* Allocates the arrays for the counts in o->m and bytes_len bytes of
  * strings, zeroed, except those in `borrow` (a set of enum model_borrow).
  * Returns -1 on overflow or out-of-memory (err filled). */
-int model_owned_alloc(struct model_owned *o, unsigned borrow,
-		      struct ac_error *err);
+int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
+			  struct ac_error *err);
 
 /*
  * sort.c: the library's sorts; every sort of the library goes through one
- * of them.  ac_sort: O(n log n) compares on every input (introsort), in
- * place, not stable; cmp as qsort's.  ac_sort_by_key: records of `size`
+ * of them.  aci_sort: O(n log n) compares on every input (introsort), in
+ * place, not stable; cmp as qsort's.  aci_sort_by_key: records of `size`
  * bytes whose first 8 are a uint64_t key, by key, ties in input order
  * (stable), one O(n) pass per varying byte of the keys on every order
  * (radix sort); -1 when the copy it needs cannot be allocated.
  */
-typedef int (*ac_sort_cmp)(const void *, const void *);
-void ac_sort(void *base, size_t n, size_t size, ac_sort_cmp cmp);
-int ac_sort_by_key(void *base, size_t n, size_t size);
+typedef int (*aci_sort_cmp)(const void *, const void *);
+void aci_sort(void *base, size_t n, size_t size, aci_sort_cmp cmp);
+int aci_sort_by_key(void *base, size_t n, size_t size);
 
 /* Mutable views of an owned model's arrays (the public ones are const). */
 #define MUT(ptr) ((void *)(uintptr_t)(ptr))

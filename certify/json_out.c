@@ -11,7 +11,7 @@
 
 #include "json_out.h"
 
-size_t json_out_utf8_len(const unsigned char *s, size_t n)
+size_t aci_json_out_utf8_len(const unsigned char *s, size_t n)
 {
 	assert(n > 0);
 	size_t len;
@@ -40,10 +40,10 @@ size_t json_out_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-int json_out_is_utf8(const uint8_t *s, size_t n)
+int aci_json_out_is_utf8(const uint8_t *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
-		size_t len = json_out_utf8_len(s + i, n - i);
+		size_t len = aci_json_out_utf8_len(s + i, n - i);
 		if (!len)
 			return 0;
 		i += len;
@@ -116,7 +116,7 @@ static void quoted(struct json_out *j, const char *str, size_t n)
 	char *o = j->buf + j->used;
 	*o++ = '"';
 	for (size_t i = 0; i < n;) {
-		size_t len = json_out_utf8_len(s + i, n - i);
+		size_t len = aci_json_out_utf8_len(s + i, n - i);
 		if (len == 0) {
 			memcpy(o, "\xEF\xBF\xBD", 3);
 			o += 3;
@@ -173,24 +173,24 @@ static void open_level(struct json_out *j, int array)
 	put(j, array ? "[" : "{", 1);
 }
 
-void json_out_object(struct json_out *j)
+void aci_json_out_object(struct json_out *j)
 {
 	open_level(j, 0);
 }
 
-void json_out_array(struct json_out *j)
+void aci_json_out_array(struct json_out *j)
 {
 	open_level(j, 1);
 }
 
-void json_out_end(struct json_out *j)
+void aci_json_out_end(struct json_out *j)
 {
 	assert(j->depth > 0 && !j->after_key);
 	j->depth--;
 	put(j, (j->is_array >> j->depth) & 1 ? "]" : "}", 1);
 }
 
-void json_out_key(struct json_out *j, const char *key)
+void aci_json_out_key(struct json_out *j, const char *key)
 {
 	assert(j->depth > 0 && !((j->is_array >> (j->depth - 1)) & 1));
 	assert(!j->after_key);
@@ -200,15 +200,15 @@ void json_out_key(struct json_out *j, const char *key)
 	j->after_key = 1;
 }
 
-void json_out_text(struct json_out *j, const char *s, size_t n)
+void aci_json_out_text(struct json_out *j, const char *s, size_t n)
 {
 	separate(j);
 	quoted(j, n ? s : "", n);
 }
 
-void json_out_string(struct json_out *j, const char *s)
+void aci_json_out_string(struct json_out *j, const char *s)
 {
-	json_out_text(j, s, strlen(s));
+	aci_json_out_text(j, s, strlen(s));
 }
 
 /* A bare token: a number, true, false, null. */
@@ -218,21 +218,21 @@ static void token(struct json_out *j, const char *s, size_t n)
 	put(j, s, n);
 }
 
-void json_out_int(struct json_out *j, int64_t v)
+void aci_json_out_int(struct json_out *j, int64_t v)
 {
 	char buf[24];
 	int n = snprintf(buf, sizeof(buf), "%" PRId64, v);
 	token(j, buf, (size_t)n);
 }
 
-void json_out_uint(struct json_out *j, uint64_t v)
+void aci_json_out_uint(struct json_out *j, uint64_t v)
 {
 	char buf[24];
 	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	token(j, buf, (size_t)n);
 }
 
-void json_out_bool(struct json_out *j, int v)
+void aci_json_out_bool(struct json_out *j, int v)
 {
 	if (v)
 		token(j, "true", 4);
@@ -240,51 +240,51 @@ void json_out_bool(struct json_out *j, int v)
 		token(j, "false", 5);
 }
 
-void json_out_null(struct json_out *j)
+void aci_json_out_null(struct json_out *j)
 {
 	token(j, "null", 4);
 }
 
-void json_out_hex_u64(struct json_out *j, uint64_t v)
+void aci_json_out_hex_u64(struct json_out *j, uint64_t v)
 {
 	char buf[24];
 	int n = snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	json_out_text(j, buf, (size_t)n);
+	aci_json_out_text(j, buf, (size_t)n);
 }
 
-void json_out_string_at(struct json_out *j, const char *key, const char *s)
+void aci_json_out_string_at(struct json_out *j, const char *key, const char *s)
 {
-	json_out_key(j, key);
-	json_out_string(j, s);
+	aci_json_out_key(j, key);
+	aci_json_out_string(j, s);
 }
 
-void json_out_int_at(struct json_out *j, const char *key, int64_t v)
+void aci_json_out_int_at(struct json_out *j, const char *key, int64_t v)
 {
-	json_out_key(j, key);
-	json_out_int(j, v);
+	aci_json_out_key(j, key);
+	aci_json_out_int(j, v);
 }
 
-void json_out_uint_at(struct json_out *j, const char *key, uint64_t v)
+void aci_json_out_uint_at(struct json_out *j, const char *key, uint64_t v)
 {
-	json_out_key(j, key);
-	json_out_uint(j, v);
+	aci_json_out_key(j, key);
+	aci_json_out_uint(j, v);
 }
 
-void json_out_name(struct json_out *j, struct ac_bytes b)
+void aci_json_out_name(struct json_out *j, struct ac_bytes b)
 {
-	json_out_text(j, (const char *)b.data, b.len);
+	aci_json_out_text(j, (const char *)b.data, b.len);
 }
 
-void json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
-		    const uint8_t *p, size_t len)
+void aci_json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
+			const uint8_t *p, size_t len)
 {
-	if (json_out_is_utf8(p, len)) {
-		json_out_key(j, key);
-		json_out_text(j, (const char *)p, len);
+	if (aci_json_out_is_utf8(p, len)) {
+		aci_json_out_key(j, key);
+		aci_json_out_text(j, (const char *)p, len);
 		return;
 	}
 	static const char digits[] = "0123456789abcdef";
-	json_out_key(j, hex_key);
+	aci_json_out_key(j, hex_key);
 	separate(j);
 	if (len > (SIZE_MAX - 3) / 2) {
 		j->failed = 1;
@@ -303,7 +303,7 @@ void json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
 	j->used = (size_t)(o - j->buf);
 }
 
-char *json_out_take(struct json_out *j, int newline, size_t *len)
+char *aci_json_out_take(struct json_out *j, int newline, size_t *len)
 {
 	assert(j->failed || (j->depth == 0 && !j->after_key));
 	if (newline)
@@ -319,7 +319,7 @@ char *json_out_take(struct json_out *j, int newline, size_t *len)
 	return text;
 }
 
-void json_out_free(struct json_out *j)
+void aci_json_out_free(struct json_out *j)
 {
 	free(j->buf);
 	*j = JSON_OUT_INIT;

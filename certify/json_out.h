@@ -16,7 +16,7 @@
  * does the same for jansson's strings).
  *
  * Out of memory is sticky: every later call does nothing and
- * json_out_take returns NULL, so a writer is used without checking each
+ * aci_json_out_take returns NULL, so a writer is used without checking each
  * call.  Keys are written as given; a caller writes each key once.
  */
 #ifndef ARENACERT_JSON_OUT_H
@@ -48,43 +48,43 @@ struct json_out {
  * for an invalid byte: overlong forms, surrogates and values past
  * U+10FFFF are invalid, as jansson's check has them.
  */
-size_t json_out_utf8_len(const unsigned char *s, size_t n);
+size_t aci_json_out_utf8_len(const unsigned char *s, size_t n);
 
 /* Whether all n bytes at s are valid UTF-8. */
-int json_out_is_utf8(const uint8_t *s, size_t n);
+int aci_json_out_is_utf8(const uint8_t *s, size_t n);
 
 /* Opens an object or an array (as a value: after a key, or as an
  * element, or at the top). */
-void json_out_object(struct json_out *j);
-void json_out_array(struct json_out *j);
+void aci_json_out_object(struct json_out *j);
+void aci_json_out_array(struct json_out *j);
 
 /* Closes the innermost open object or array. */
-void json_out_end(struct json_out *j);
+void aci_json_out_end(struct json_out *j);
 
 /* The key of the next value, in an open object. */
-void json_out_key(struct json_out *j, const char *key);
+void aci_json_out_key(struct json_out *j, const char *key);
 
 /* Values. */
-void json_out_text(struct json_out *j, const char *s, size_t n);
-void json_out_string(struct json_out *j, const char *s);  /* NUL-ended */
-void json_out_int(struct json_out *j, int64_t v);
-void json_out_uint(struct json_out *j, uint64_t v);  /* exact, unsigned */
-void json_out_bool(struct json_out *j, int v);
-void json_out_null(struct json_out *j);
-void json_out_hex_u64(struct json_out *j, uint64_t v);   /* "0x..." */
+void aci_json_out_text(struct json_out *j, const char *s, size_t n);
+void aci_json_out_string(struct json_out *j, const char *s);  /* NUL-ended */
+void aci_json_out_int(struct json_out *j, int64_t v);
+void aci_json_out_uint(struct json_out *j, uint64_t v);  /* exact, unsigned */
+void aci_json_out_bool(struct json_out *j, int v);
+void aci_json_out_null(struct json_out *j);
+void aci_json_out_hex_u64(struct json_out *j, uint64_t v);   /* "0x..." */
 
 /* A key and its value, in an open object. */
-void json_out_string_at(struct json_out *j, const char *key, const char *s);
-void json_out_int_at(struct json_out *j, const char *key, int64_t v);
-void json_out_uint_at(struct json_out *j, const char *key, uint64_t v);
+void aci_json_out_string_at(struct json_out *j, const char *key, const char *s);
+void aci_json_out_int_at(struct json_out *j, const char *key, int64_t v);
+void aci_json_out_uint_at(struct json_out *j, const char *key, uint64_t v);
 
 /* A name or identity of the model as text (invalid UTF-8: U+FFFD). */
-void json_out_name(struct json_out *j, struct ac_bytes b);
+void aci_json_out_name(struct json_out *j, struct ac_bytes b);
 
 /* key: the bytes as a string when they are valid UTF-8, else hex_key:
  * their hex digits, two a byte (the result object's names). */
-void json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
-		    const uint8_t *p, size_t len);
+void aci_json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
+			const uint8_t *p, size_t len);
 
 /*
  * The text written, NUL-terminated, with a newline after it when
@@ -93,9 +93,9 @@ void json_out_bytes(struct json_out *j, const char *key, const char *hex_key,
  * it with free().  NULL when memory ran out; the writer is empty again
  * either way.
  */
-char *json_out_take(struct json_out *j, int newline, size_t *len);
+char *aci_json_out_take(struct json_out *j, int newline, size_t *len);
 
 /* Frees what the writer holds (after a failure, or to give up). */
-void json_out_free(struct json_out *j);
+void aci_json_out_free(struct json_out *j);
 
 #endif /* ARENACERT_JSON_OUT_H */

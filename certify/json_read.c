@@ -6,7 +6,7 @@
  * the same functions.  The first walk (r->fill == 0) checks every key, type
  * and number and only counts: array sizes, flattened list lengths and the
  * bytes of every name and identity.  The counts are then checked against
- * the model's fields and model_owned_alloc() allocates everything at once.
+ * the model's fields and aci_model_owned_alloc() allocates everything at once.
  * The second walk (r->fill == 1) sees the same tree, so it cannot fail; it
  * stores values, using the counters of the first walk as cursors.
  *
@@ -15,7 +15,7 @@
  * reports it with the same paths.
  *
  * Memory: a jansson tree costs about 20 times the text it holds, so the
- * root's arrays are not parsed whole.  json_split() cuts them into element
+ * root's arrays are not parsed whole.  aci_json_split() cuts them into element
  * spans and a skeleton holding the rest; the walks parse the skeleton once
  * and each element when they reach it, one element's tree at a time.  Any
  * failure of that reading -- a syntax error, a malformed value, memory --
@@ -132,8 +132,8 @@ static const char *type_name(const json_t *v)
 static int fail_type(struct reader *r, const char *path, const json_t *v,
 		     const char *expected)
 {
-	return ac_fail(r->err, path, "expected %s, got %s", expected,
-		       type_name(v));
+	return aci_fail(r->err, path, "expected %s, got %s", expected,
+			type_name(v));
 }
 
 /* Is this key in the NULL-ended list?  (jansson refuses keys with NUL.) */
@@ -158,8 +158,8 @@ static int check_object(struct reader *r, json_t *v, const char *path,
 			continue;
 		char where[PATH_LEN], q[48];
 		path_key(where, path, key, strlen(key));
-		return ac_fail(r->err, where, "unknown key %s in %s",
-			       quote(q, sizeof(q), key, strlen(key)), expected);
+		return aci_fail(r->err, where, "unknown key %s in %s",
+				quote(q, sizeof(q), key, strlen(key)), expected);
 	}
 	return 0;
 }
@@ -172,8 +172,8 @@ static json_t *need(struct reader *r, json_t *obj, const char *path,
 	if (!v) {
 		char where[PATH_LEN];
 		path_field(where, path, key);
-		ac_fail(r->err, where, "missing required key \"%s\" (%s)", key,
-			expected);
+		aci_fail(r->err, where, "missing required key \"%s\" (%s)", key,
+			 expected);
 	}
 	return v;
 }
@@ -210,7 +210,7 @@ static int check_count32(struct reader *r, const char *path, uint64_t n)
 {
 	if (n <= UINT32_MAX)
 		return 0;
-	return ac_fail(r->err, path, "%" PRIu64 " entries; at most 2^32-1", n);
+	return aci_fail(r->err, path, "%" PRIu64 " entries; at most 2^32-1", n);
 }
 
 /* Fails when a flattened list is too long for the model's 32-bit count. */
@@ -219,8 +219,8 @@ static int check_total32(struct reader *r, const char *path, uint64_t n,
 {
 	if (n <= UINT32_MAX)
 		return 0;
-	return ac_fail(r->err, path, "%" PRIu64 " %s in all; at most 2^32-1",
-		       n, what);
+	return aci_fail(r->err, path, "%" PRIu64 " %s in all; at most 2^32-1",
+			n, what);
 }
 
 /* ---- numbers -------------------------------------------------------- */
@@ -274,14 +274,14 @@ static int exact_integer(struct reader *r, const json_t *v, const char *path,
 			 json_int_t *out)
 {
 	if (json_is_real(v))
-		return ac_fail(r->err, path, "not an integer (a fraction or "
-			       "an exponent); expected an integer or a "
-			       "decimal or 0x string");
+		return aci_fail(r->err, path, "not an integer (a fraction or "
+				"an exponent); expected an integer or a "
+				"decimal or 0x string");
 	json_int_t n = json_integer_value(v);
 	if (n > (json_int_t)EXACT_MAX || n < -(json_int_t)EXACT_MAX)
-		return ac_fail(r->err, path, "integer %" JSON_INTEGER_FORMAT
-			       " is beyond 2^53 and not exact in JSON; write "
-			       "it as a string", n);
+		return aci_fail(r->err, path, "integer %" JSON_INTEGER_FORMAT
+				" is beyond 2^53 and not exact in JSON; write "
+				"it as a string", n);
 	*out = n;
 	return 0;
 }
@@ -297,8 +297,8 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 		if (exact_integer(r, v, path, &n))
 			return -1;
 		if (n < 0)
-			return ac_fail(r->err, path, "negative; expected %s",
-				       expected);
+			return aci_fail(r->err, path, "negative; expected %s",
+					expected);
 		*out = (uint64_t)n;
 		return 0;
 	}
@@ -308,11 +308,11 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 	size_t len = json_string_length(v);
 	char q[48];
 	if (len > 0 && s[0] == '-')
-		return ac_fail(r->err, path, "%s: negative; expected %s",
-			       quote(q, sizeof(q), s, len), expected);
+		return aci_fail(r->err, path, "%s: negative; expected %s",
+				quote(q, sizeof(q), s, len), expected);
 	if (scan_u64(s, len, out, &why))
-		return ac_fail(r->err, path, "%s: %s; expected %s",
-			       quote(q, sizeof(q), s, len), why, expected);
+		return aci_fail(r->err, path, "%s: %s; expected %s",
+				quote(q, sizeof(q), s, len), why, expected);
 	return 0;
 }
 
@@ -349,8 +349,8 @@ static int parse_i64(struct reader *r, const json_t *v, const char *path,
 		}
 		why = "out of range";
 	}
-	return ac_fail(r->err, path, "%s: %s; expected %s",
-		       quote(q, sizeof(q), s, len), why, expected);
+	return aci_fail(r->err, path, "%s: %s; expected %s",
+			quote(q, sizeof(q), s, len), why, expected);
 }
 
 static int need_u64(struct reader *r, json_t *obj, const char *path,
@@ -397,12 +397,12 @@ static int check_hex(struct reader *r, const json_t *v, const char *path,
 	size_t len = json_string_length(v);
 	for (size_t i = 0; i < len; i++)
 		if (hex_digit(s[i]) < 0)
-			return ac_fail(r->err, path, "byte %zu is not a hex "
-				       "digit; expected pairs of hex digits",
-				       i);
+			return aci_fail(r->err, path, "byte %zu is not a hex "
+					"digit; expected pairs of hex digits",
+					i);
 	if (len % 2)
-		return ac_fail(r->err, path, "odd number of hex digits (%zu); "
-			       "expected two per byte", len);
+		return aci_fail(r->err, path, "odd number of hex digits (%zu); "
+				"expected two per byte", len);
 	*n = len / 2;
 	return 0;
 }
@@ -431,8 +431,8 @@ static int check_len32(struct reader *r, const char *path, uint64_t len)
 {
 	if (len <= UINT32_MAX)
 		return 0;
-	return ac_fail(r->err, path, "%" PRIu64 " bytes; at most 2^32-1",
-		       len);
+	return aci_fail(r->err, path, "%" PRIu64 " bytes; at most 2^32-1",
+			len);
 }
 
 /*
@@ -450,8 +450,8 @@ static int twins(struct reader *r, json_t *obj, const char *path,
 		return 0;
 	char where[PATH_LEN];
 	path_field(where, path, hex_key);
-	return ac_fail(r->err, where, "both %s and %s given; expected "
-		       "exactly one", key, hex_key);
+	return aci_fail(r->err, where, "both %s and %s given; expected "
+			"exactly one", key, hex_key);
 }
 
 /* Bytes given as a string of hex digits, into a pool section. */
@@ -506,8 +506,8 @@ static int read_bytes(struct reader *r, json_t *obj, const char *path,
 	if (!required)
 		return 0;
 	path_field(where, path, key);
-	return ac_fail(r->err, where, "missing required key \"%s\" (or "
-		       "\"%s\")", key, hex_key);
+	return aci_fail(r->err, where, "missing required key \"%s\" (or "
+			"\"%s\")", key, hex_key);
 }
 
 /* ---- the launch identity -------------------------------------------- */
@@ -528,13 +528,13 @@ static int read_phase_identity(struct reader *r, const json_t *v, int is_hex,
 			return fail_type(r, path, v, "a string");
 		len = json_string_length(v);
 	}
-	uint64_t total = len + identity_field51_header(NULL, len);
+	uint64_t total = len + aci_identity_field51_header(NULL, len);
 	if (check_len32(r, path, total))
 		return -1;
 	uint8_t *at = pool_take(r, POOL_LAUNCH, total, out);
 	if (!at)
 		return 0;
-	at += identity_field51_header(at, len);
+	at += aci_identity_field51_header(at, len);
 	if (is_hex)
 		decode_hex(v, at);
 	else if (len)
@@ -557,17 +557,17 @@ static int read_launch_identity(struct reader *r, json_t *obj,
 			continue;
 		if (v) {
 			path_field(where, path, keys[k]);
-			return ac_fail(r->err, where, "both %s and %s given; "
-				       "expected exactly one of phase, "
-				       "phase_hex, identity_hex",
-				       keys[which], keys[k]);
+			return aci_fail(r->err, where, "both %s and %s given; "
+					"expected exactly one of phase, "
+					"phase_hex, identity_hex",
+					keys[which], keys[k]);
 		}
 		v = got;
 		which = k;
 	}
 	if (!v)
-		return ac_fail(r->err, path, "no source identity: expected "
-			       "exactly one of phase, phase_hex, identity_hex");
+		return aci_fail(r->err, path, "no source identity: expected "
+				"exactly one of phase, phase_hex, identity_hex");
 	path_field(where, path, keys[which]);
 	if (which < 2)
 		return read_phase_identity(r, v, which == 1, where, out);
@@ -768,8 +768,8 @@ static int read_frame(struct reader *r, json_t *frame, const char *path,
 		return fail_type(r, path, frame, "an array of frame values");
 	size_t n = json_array_size(frame);
 	if (n != slot_count)
-		return ac_fail(r->err, path, "%zu values; expected one per "
-			       "slot (%" PRIu32 ")", n, slot_count);
+		return aci_fail(r->err, path, "%zu values; expected one per "
+				"slot (%" PRIu32 ")", n, slot_count);
 	for (size_t s = 0; s < n; s++) {
 		uint64_t v;
 		path_index(at, path, s);
@@ -801,8 +801,8 @@ static int read_table(struct reader *r, json_t *table, const char *path,
 	path_field(where, path, "frames");
 	size_t n = json_array_size(frames);
 	if (n == 0)
-		return ac_fail(r->err, where, "a table needs at least one "
-			       "frame");
+		return aci_fail(r->err, where, "a table needs at least one "
+				"frame");
 	rp->frame_count = n;
 	for (size_t f = 0; f < n; f++) {
 		path_index(at, where, f);
@@ -857,7 +857,7 @@ static int read_ref(struct reader *r, json_t *v, const char *path,
 static uint64_t top_size(const struct reader *r, const char *key,
 			 const json_t *arr)
 {
-	const struct json_split_array *a = json_split_find(r->split, key);
+	const struct json_split_array *a = aci_json_split_find(r->split, key);
 	return a ? a->n : array_size(arr);
 }
 
@@ -867,7 +867,7 @@ static uint64_t top_size(const struct reader *r, const char *key,
 static json_t *top_element(const struct reader *r, const char *key,
 			   json_t *arr, uint64_t i, json_t **parsed)
 {
-	const struct json_split_array *a = json_split_find(r->split, key);
+	const struct json_split_array *a = aci_json_split_find(r->split, key);
 	*parsed = NULL;
 	if (!a)
 		return json_array_get(arr, i);
@@ -912,10 +912,10 @@ static int read_format(struct reader *r, json_t *root)
 	if (json_string_length(v) != strlen(FORMAT_NAME) ||
 	    memcmp(json_string_value(v), FORMAT_NAME, strlen(FORMAT_NAME))) {
 		char q[48];
-		return ac_fail(r->err, "format", "%s is not a known format; "
-			       "expected \"" FORMAT_NAME "\"",
-			       quote(q, sizeof(q), json_string_value(v),
-				     json_string_length(v)));
+		return aci_fail(r->err, "format", "%s is not a known format; "
+				"expected \"" FORMAT_NAME "\"",
+				quote(q, sizeof(q), json_string_value(v),
+				      json_string_length(v)));
 	}
 	return 0;
 }
@@ -986,8 +986,8 @@ static int syntax_error(struct ac_error *err, const json_error_t *je)
 	if (je->line > 0)
 		snprintf(where, sizeof(where), "line %d, column %d", je->line,
 			 je->column);
-	return ac_fail(err, where, "invalid JSON: %s (byte %d)", je->text,
-		       je->position);
+	return aci_fail(err, where, "invalid JSON: %s (byte %d)", je->text,
+			je->position);
 }
 
 /* A raw NUL byte is never valid JSON (inside a string it is a control
@@ -1005,8 +1005,8 @@ static int nul_error(struct ac_error *err, const char *text, size_t len)
 	char where[PATH_LEN];
 	snprintf(where, sizeof(where), "line %zu, column %zu", line,
 		 at - line_start + 1);
-	return ac_fail(err, where, "invalid JSON: a NUL byte at byte %zu",
-		       at + 1);
+	return aci_fail(err, where, "invalid JSON: a NUL byte at byte %zu",
+			at + 1);
 }
 
 /*
@@ -1022,16 +1022,16 @@ static int read_model(const char *text, const struct json_split *split,
 	json_t *root = json_loadb(tree_text, tree_len, LOAD_FLAGS, &je);
 	if (!root)
 		return syntax_error(err, &je);
-	struct model_owned *o = model_owned_new();
+	struct model_owned *o = aci_model_owned_new();
 	if (!o) {
 		json_decref(root);
-		return ac_fail(err, "", "out of memory");
+		return aci_fail(err, "", "out of memory");
 	}
 	struct reader r = { .err = err, .o = o, .text = text, .split = split };
 	if (read_program(&r, root) || set_counts(&r, root))
 		goto fail;
 	o->bytes_len = pool_layout(&r);
-	if (model_owned_alloc(o, BORROW_NOTHING, err))
+	if (aci_model_owned_alloc(o, BORROW_NOTHING, err))
 		goto fail;
 	/* Second walk over the same values: stores, and cannot fail but
 	 * for memory when it parses split elements again. */
@@ -1060,10 +1060,10 @@ int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
 	struct ac_model *m = NULL;
 	struct json_split split;
 	int rc = -1;
-	if (json_split(text, len, top_arrays, &split) == 1) {
+	if (aci_json_split(text, len, top_arrays, &split) == 1) {
 		rc = read_model(text, &split, split.skeleton,
 				split.skeleton_len, &m, err);
-		json_split_free(&split);
+		aci_json_split_free(&split);
 	}
 	/* Not split, or anything failed: the whole text, for its errors. */
 	if (rc != 0)

@@ -190,8 +190,8 @@ static int split_root(struct scan *s, struct json_split *out,
 	return 1;
 }
 
-int json_split(const char *text, size_t len, const char *const *keys,
-	       struct json_split *out)
+int aci_json_split(const char *text, size_t len, const char *const *keys,
+		   struct json_split *out)
 {
 	assert(text || len == 0);
 	memset(out, 0, sizeof(*out));
@@ -208,11 +208,11 @@ int json_split(const char *text, size_t len, const char *const *keys,
 	out->skeleton = s.out;
 	out->skeleton_len = s.out_len;
 	if (rc <= 0)
-		json_split_free(out);
+		aci_json_split_free(out);
 	return rc;
 }
 
-void json_split_free(struct json_split *s)
+void aci_json_split_free(struct json_split *s)
 {
 	for (unsigned k = 0; k < s->n_arrays; k++)
 		free(s->arrays[k].e);
@@ -220,8 +220,8 @@ void json_split_free(struct json_split *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const struct json_split_array *json_split_find(const struct json_split *s,
-					       const char *key)
+const struct json_split_array *aci_json_split_find(const struct json_split *s,
+						   const char *key)
 {
 	for (unsigned k = 0; s && k < s->n_arrays; k++)
 		if (s->arrays[k].key && strcmp(s->arrays[k].key, key) == 0)

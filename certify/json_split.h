@@ -38,15 +38,15 @@ struct json_split {
 /*
  * Splits text[0, len) at the root object's arrays under keys (NULL-ended,
  * at most JSON_SPLIT_MAX, each matched by its raw bytes).  Returns 1 with
- * *out filled (free with json_split_free), 0 when the text is not split
+ * *out filled (free with aci_json_split_free), 0 when the text is not split
  * (read it whole), -1 when memory ran out.
  */
-int json_split(const char *text, size_t len, const char *const *keys,
-	       struct json_split *out);
-void json_split_free(struct json_split *s);
+int aci_json_split(const char *text, size_t len, const char *const *keys,
+		   struct json_split *out);
+void aci_json_split_free(struct json_split *s);
 
 /* The split array under key, or NULL when it was not split. */
-const struct json_split_array *json_split_find(const struct json_split *s,
-					       const char *key);
+const struct json_split_array *aci_json_split_find(const struct json_split *s,
+						   const char *key);
 
 #endif

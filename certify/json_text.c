@@ -12,7 +12,7 @@
 #include "json_out.h"
 #include "json_text.h"
 
-json_t *json_text(const char *s, size_t n)
+json_t *aci_json_text(const char *s, size_t n)
 {
 	json_t *j = json_stringn(s, n);
 	if (j)
@@ -22,8 +22,8 @@ json_t *json_text(const char *s, size_t n)
 		return NULL;
 	size_t out = 0;
 	for (size_t i = 0; i < n;) {
-		size_t len = json_out_utf8_len((const unsigned char *)s + i,
-					       n - i);
+		size_t len = aci_json_out_utf8_len((const unsigned char *)s + i,
+						   n - i);
 		if (len) {
 			memcpy(buf + out, s + i, len);
 			out += len;
@@ -39,12 +39,12 @@ json_t *json_text(const char *s, size_t n)
 	return j;
 }
 
-json_t *json_name(struct ac_bytes b)
+json_t *aci_json_name(struct ac_bytes b)
 {
-	return json_text(b.len ? (const char *)b.data : "", b.len);
+	return aci_json_text(b.len ? (const char *)b.data : "", b.len);
 }
 
-json_t *json_hex_bytes(const uint8_t *p, uint32_t len)
+json_t *aci_json_hex_bytes(const uint8_t *p, uint32_t len)
 {
 	static const char digits[] = "0123456789abcdef";
 	char *s = malloc((size_t)len * 2 + 1);
@@ -59,16 +59,16 @@ json_t *json_hex_bytes(const uint8_t *p, uint32_t len)
 	return v;
 }
 
-int json_set_bytes(json_t *obj, const char *key, const char *hex_key,
-		   const uint8_t *p, uint32_t len)
+int aci_json_set_bytes(json_t *obj, const char *key, const char *hex_key,
+		       const uint8_t *p, uint32_t len)
 {
 	json_t *v = json_stringn(len ? (const char *)p : "", len);
 	if (v)
 		return json_object_set_new(obj, key, v);
-	return json_object_set_new(obj, hex_key, json_hex_bytes(p, len));
+	return json_object_set_new(obj, hex_key, aci_json_hex_bytes(p, len));
 }
 
-json_t *json_hex_u64(uint64_t v)
+json_t *aci_json_hex_u64(uint64_t v)
 {
 	char buf[24];
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);

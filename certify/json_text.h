@@ -20,14 +20,14 @@
  * tensor's name): invalid UTF-8 becomes U+FFFD, as JSON text must be
  * Unicode.  NULL only when memory runs out.
  */
-json_t *json_text(const char *s, size_t n);
+json_t *aci_json_text(const char *s, size_t n);
 
 /* The same for a name or identity of the model. */
-json_t *json_name(struct ac_bytes b);
+json_t *aci_json_name(struct ac_bytes b);
 
 /* Bytes as a string of lowercase hex digits, two a byte.  NULL only when
  * memory runs out. */
-json_t *json_hex_bytes(const uint8_t *p, uint32_t len);
+json_t *aci_json_hex_bytes(const uint8_t *p, uint32_t len);
 
 /*
  * Sets key to the bytes as a string when they are valid UTF-8 (jansson
@@ -35,10 +35,10 @@ json_t *json_hex_bytes(const uint8_t *p, uint32_t len);
  * program's JSON format, and the result object's names).  0, or -1 when
  * memory runs out.
  */
-int json_set_bytes(json_t *obj, const char *key, const char *hex_key,
-		   const uint8_t *p, uint32_t len);
+int aci_json_set_bytes(json_t *obj, const char *key, const char *hex_key,
+		       const uint8_t *p, uint32_t len);
 
 /* A 64-bit value as a "0x..." string: JSON numbers lose them. */
-json_t *json_hex_u64(uint64_t v);
+json_t *aci_json_hex_u64(uint64_t v);
 
 #endif /* ARENAGUARD_JSON_TEXT_H */

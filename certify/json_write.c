@@ -41,20 +41,20 @@
  * is written as its frames, at most SLOTLESS_FRAMES_MAX of them. */
 static int check_model(const struct ac_model *m, struct ac_error *err)
 {
-	if (model_check_structure(m, 1, NULL, err))
+	if (aci_model_check_structure(m, 1, NULL, err))
 		return -1;
 	for (uint64_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *rp = &m->repeats[i];
 		char where[PATH_LEN];
 		snprintf(where, sizeof(where), "repeats[%" PRIu64 "]", i);
 		if (rp->slot_count && !rp->frame_count)
-			return ac_fail(err, where, "%" PRIu32 " slots but no "
-				       "frames: JSON has no table without "
-				       "frames", rp->slot_count);
+			return aci_fail(err, where, "%" PRIu32 " slots but no "
+					"frames: JSON has no table without "
+					"frames", rp->slot_count);
 		if (!rp->slot_count && rp->frame_count > SLOTLESS_FRAMES_MAX)
-			return ac_fail(err, where, "%" PRIu64 " frames in a "
-				       "table without slots; at most 4096 can "
-				       "be written", rp->frame_count);
+			return aci_fail(err, where, "%" PRIu64 " frames in a "
+					"table without slots; at most 4096 can "
+					"be written", rp->frame_count);
 	}
 	return 0;
 }
@@ -116,10 +116,10 @@ static int set_launch_identity(json_t *obj, const struct ac_bytes *id)
 {
 	const uint8_t *payload;
 	uint64_t len;
-	if (identity_field51_only(id->data, id->len, &payload, &len))
-		return json_set_bytes(obj, "phase", "phase_hex", payload,
+	if (aci_identity_field51_only(id->data, id->len, &payload, &len))
+		return aci_json_set_bytes(obj, "phase", "phase_hex", payload,
 				 (uint32_t)len);
-	return set(obj, "identity_hex", json_hex_bytes(id->data, id->len));
+	return set(obj, "identity_hex", aci_json_hex_bytes(id->data, id->len));
 }
 
 /* ---- the tables ----------------------------------------------------- */
@@ -127,7 +127,7 @@ static int set_launch_identity(json_t *obj, const struct ac_bytes *id)
 static json_t *window_json(const struct ac_window *w)
 {
 	json_t *o = json_object();
-	if (!o || (w->name.len && json_set_bytes(o, "name", "name_hex",
+	if (!o || (w->name.len && aci_json_set_bytes(o, "name", "name_hex",
 					    w->name.data, w->name.len)) ||
 	    set(o, "base", json_address(w->base)) ||
 	    set(o, "size", json_count(w->size))) {
@@ -141,7 +141,7 @@ static json_t *window_json(const struct ac_window *w)
 static json_t *tensor_json(const struct ac_tensor *t, int with_carried)
 {
 	json_t *o = json_object();
-	if (!o || json_set_bytes(o, "name", "name_hex", t->name.data, t->name.len) ||
+	if (!o || aci_json_set_bytes(o, "name", "name_hex", t->name.data, t->name.len) ||
 	    set(o, "offset", json_address(t->offset)) ||
 	    set(o, "size", json_count(t->size)) ||
 	    (with_carried && set(o, "carried", json_boolean(t->carried)))) {
@@ -154,7 +154,7 @@ static json_t *tensor_json(const struct ac_tensor *t, int with_carried)
 static json_t *phase_json(const struct ac_model *m, const struct ac_phase *p)
 {
 	json_t *o = json_object(), *planes = NULL;
-	if (!o || json_set_bytes(o, "identity", "identity_hex", p->identity.data,
+	if (!o || aci_json_set_bytes(o, "identity", "identity_hex", p->identity.data,
 			    p->identity.len) ||
 	    set(o, "planes", planes = json_array()))
 		goto fail;
@@ -321,7 +321,7 @@ char *ac_model_write_json(const struct ac_model *model, size_t *len,
 				       JSON_PRESERVE_ORDER) : NULL;
 	json_decref(root);
 	if (!text) {
-		ac_fail(err, "", "out of memory writing JSON");
+		aci_fail(err, "", "out of memory writing JSON");
 		return NULL;
 	}
 	/* Our own buffer, so callers free() it whatever jansson allocates
@@ -335,7 +335,7 @@ char *ac_model_write_json(const struct ac_model *model, size_t *len,
 		if (len)
 			*len = n + 1;
 	} else {
-		ac_fail(err, "", "out of memory writing JSON");
+		aci_fail(err, "", "out of memory writing JSON");
 	}
 	json_free_t free_text;
 	json_malloc_t unused;

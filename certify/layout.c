@@ -24,14 +24,14 @@ static int order_tensors(const struct ac_tensor *t, uint32_t n,
 	assert(n == 0 || (t && keys && order));
 	for (uint32_t i = 0; i < n; i++)
 		keys[i] = (struct tensor_key){ t[i].offset, i };
-	if (ac_sort_by_key(keys, n, sizeof(*keys)) != 0)
+	if (aci_sort_by_key(keys, n, sizeof(*keys)) != 0)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		order[i] = keys[i].index;
 	return 0;
 }
 
-uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n)
+uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n)
 {
 	struct tensor_key small[64], *keys = small;
 	if (n > 64 && !(keys = malloc(n * sizeof(*keys))))
@@ -52,7 +52,7 @@ static int range_order(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-struct range *window_union(const struct ac_model *m, uint32_t *n)
+struct range *aci_window_union(const struct ac_model *m, uint32_t *n)
 {
 	assert(m && n);
 	struct range *s = malloc((m->n_windows ? m->n_windows : 1) *
@@ -64,7 +64,7 @@ struct range *window_union(const struct ac_model *m, uint32_t *n)
 		s[i] = (struct range){ m->windows[i].base,
 			m->windows[i].base + (m->windows[i].size - 1) };
 	}
-	ac_sort(s, m->n_windows, sizeof(*s), range_order);
+	aci_sort(s, m->n_windows, sizeof(*s), range_order);
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < m->n_windows; i++) {
 		/* s[k-1].last == UINT64_MAX: nothing can start after it */
@@ -219,8 +219,8 @@ static int check_planes(const struct ac_model *m, const uint32_t *globals,
 	return check_planes_vs_globals(m, globals, d);
 }
 
-int check_layout(const struct ac_model *m, const uint32_t *globals,
-		 struct ac_diag *d)
+int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
+		     struct ac_diag *d)
 {
 	int r = check_globals(m, globals, d);
 	if (r == 0)

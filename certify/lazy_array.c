@@ -7,7 +7,7 @@
 
 #include "lazy_array.h"
 
-void lazy_array_init(struct lazy_array *a, uint64_t n, size_t elem)
+void aci_lazy_array_init(struct lazy_array *a, uint64_t n, size_t elem)
 {
 	assert(elem >= 1 && elem <= LAZY_MAX_ELEM);
 	memset(a, 0, sizeof(*a));
@@ -39,7 +39,7 @@ static void free_level(void *node, uint32_t depth)
 	free(node);
 }
 
-void lazy_array_free(struct lazy_array *a)
+void aci_lazy_array_free(struct lazy_array *a)
 {
 	free_level(a->root, a->depth);
 	a->root = NULL;
@@ -47,7 +47,7 @@ void lazy_array_free(struct lazy_array *a)
 	a->cached_leaf = UINT64_MAX;
 }
 
-uint8_t *lazy_array_leaf(struct lazy_array *a, uint64_t leaf, int create)
+uint8_t *aci_lazy_array_leaf(struct lazy_array *a, uint64_t leaf, int create)
 {
 	assert(a->n && leaf <= (a->n - 1) >> a->leaf_shift);
 	void **slot = &a->root;
@@ -80,7 +80,7 @@ static size_t level_bytes(const struct lazy_array *a, const void *node,
 	return total;
 }
 
-size_t lazy_array_bytes(const struct lazy_array *a)
+size_t aci_lazy_array_bytes(const struct lazy_array *a)
 {
 	return level_bytes(a, a->root, a->depth);
 }

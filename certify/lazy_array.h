@@ -34,12 +34,12 @@ struct lazy_array {
 
 /* n elements of `elem` bytes (1 .. LAZY_MAX_ELEM), all zero; allocates
  * nothing.  Never fails. */
-void lazy_array_init(struct lazy_array *a, uint64_t n, size_t elem);
-void lazy_array_free(struct lazy_array *a);
+void aci_lazy_array_init(struct lazy_array *a, uint64_t n, size_t elem);
+void aci_lazy_array_free(struct lazy_array *a);
 
 /* lazy_array.c: the leaf numbered `leaf`, allocated with the nodes above
  * it when `create` (NULL when absent, or out of memory); remembered. */
-uint8_t *lazy_array_leaf(struct lazy_array *a, uint64_t leaf, int create);
+uint8_t *aci_lazy_array_leaf(struct lazy_array *a, uint64_t leaf, int create);
 
 /* Element i (< n) for reading: all zero bytes when never written.  The
  * pointer is valid until the next lazy_array_at. */
@@ -47,24 +47,24 @@ static inline const void *lazy_array_get(struct lazy_array *a, uint64_t i)
 {
 	uint64_t leaf = i >> a->leaf_shift;
 	uint8_t *l = leaf == a->cached_leaf ? a->cached
-					    : lazy_array_leaf(a, leaf, 0);
+					    : aci_lazy_array_leaf(a, leaf, 0);
 	uint64_t at = i & (((uint64_t)1 << a->leaf_shift) - 1);
 	return l ? l + at * a->elem : a->zero;
 }
 
 /* Element i (< n) for writing, allocated (zeroed) on first use; NULL when
  * memory runs out (the array is unchanged).  The pointer stays valid until
- * lazy_array_free: leaves never move. */
+ * aci_lazy_array_free: leaves never move. */
 static inline void *lazy_array_at(struct lazy_array *a, uint64_t i)
 {
 	uint64_t leaf = i >> a->leaf_shift;
 	uint8_t *l = leaf == a->cached_leaf ? a->cached
-					    : lazy_array_leaf(a, leaf, 1);
+					    : aci_lazy_array_leaf(a, leaf, 1);
 	uint64_t at = i & (((uint64_t)1 << a->leaf_shift) - 1);
 	return l ? l + at * a->elem : NULL;
 }
 
 /* Bytes allocated, for tests and benchmarks. */
-size_t lazy_array_bytes(const struct lazy_array *a);
+size_t aci_lazy_array_bytes(const struct lazy_array *a);
 
 #endif

@@ -8,7 +8,7 @@
 #include "alloc.h"
 #include "internal.h"
 
-int ac_fail(struct ac_error *err, const char *where, const char *fmt, ...)
+int aci_fail(struct ac_error *err, const char *where, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
@@ -29,8 +29,8 @@ const char *ac_error_text(const struct ac_error *err, char *buf, size_t len)
 	return buf;
 }
 
-const struct ac_tensor *model_tensor(const struct ac_model *m,
-				     struct ac_tensor_ref r)
+const struct ac_tensor *aci_model_tensor(const struct ac_model *m,
+					 struct ac_tensor_ref r)
 {
 	if (r.phase == AC_NONE)
 		return r.index < m->n_globals ? &m->globals[r.index] : NULL;
@@ -43,7 +43,7 @@ const struct ac_tensor *model_tensor(const struct ac_model *m,
 	return &m->planes[p->plane_first + r.index];
 }
 
-struct model_owned *model_owned_new(void)
+struct model_owned *aci_model_owned_new(void)
 {
 	return calloc(1, sizeof(struct model_owned));
 }
@@ -66,8 +66,8 @@ static uint64_t owned(uint64_t n, unsigned borrow, unsigned which)
 	return borrow & which ? 0 : n;
 }
 
-int model_owned_alloc(struct model_owned *o, unsigned borrow,
-		      struct ac_error *err)
+int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
+			  struct ac_error *err)
 {
 	struct ac_model *m = &o->m;
 	struct { uint64_t n, sz, at; } t[] = {
@@ -88,13 +88,13 @@ int model_owned_alloc(struct model_owned *o, unsigned borrow,
 	uint64_t total = 0;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!reserve(&total, t[i].n, t[i].sz, &t[i].at))
-			return ac_fail(err, "", "program too large to hold in memory");
+			return aci_fail(err, "", "program too large to hold in memory");
 	if (total > SIZE_MAX)
-		return ac_fail(err, "", "program too large to hold in memory");
-	uint8_t *b = big_calloc(1, (size_t)total);
+		return aci_fail(err, "", "program too large to hold in memory");
+	uint8_t *b = aci_big_calloc(1, (size_t)total);
 	if (!b)
-		return ac_fail(err, "", "out of memory (%llu bytes)",
-			       (unsigned long long)total);
+		return aci_fail(err, "", "out of memory (%llu bytes)",
+				(unsigned long long)total);
 	o->block = b;
 	o->block_len = total;
 	m->windows = (void *)(b + t[0].at);
@@ -117,11 +117,11 @@ void ac_model_free(struct ac_model *model)
 	if (!model)
 		return;
 	struct model_owned *o = (struct model_owned *)model;
-	big_free(o->block);
+	aci_big_free(o->block);
 	free(o);
 }
 
-int model_is_image(const void *data, size_t len)
+int aci_model_is_image(const void *data, size_t len)
 {
 	return len >= AC_IMAGE_MAGIC_LEN &&
 	       memcmp(data, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN) == 0;
@@ -130,7 +130,7 @@ int model_is_image(const void *data, size_t len)
 int ac_model_read(const void *data, size_t len, struct ac_model **out,
 		  struct ac_error *err)
 {
-	if (model_is_image(data, len))
+	if (aci_model_is_image(data, len))
 		return ac_model_read_image(data, len, out, err);
 	return ac_model_read_json(data, len, out, err);
 }
@@ -138,7 +138,7 @@ int ac_model_read(const void *data, size_t len, struct ac_model **out,
 int ac_model_view(const void *data, size_t len, struct ac_model **out,
 		  struct ac_error *err)
 {
-	if (model_is_image(data, len))
+	if (aci_model_is_image(data, len))
 		return ac_model_view_image(data, len, out, err);
 	return ac_model_read_json(data, len, out, err);
 }

@@ -18,8 +18,8 @@ static int bit_tree_init(struct bit_tree *t, uint64_t size)
 		if (t->levels == BIT_TREE_LEVELS)
 			return -1;
 		t->bits[t->levels] = bits;
-		lazy_array_init(&t->level[t->levels], words_for(bits),
-				sizeof(uint64_t));
+		aci_lazy_array_init(&t->level[t->levels], words_for(bits),
+				    sizeof(uint64_t));
 		t->levels++;
 		bits = words_for(bits);
 	} while (bits > 1);
@@ -29,7 +29,7 @@ static int bit_tree_init(struct bit_tree *t, uint64_t size)
 static void bit_tree_free(struct bit_tree *t)
 {
 	for (uint32_t i = 0; i < t->levels; i++)
-		lazy_array_free(&t->level[i]);
+		aci_lazy_array_free(&t->level[i]);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -156,22 +156,22 @@ static uint32_t *owner_mut(struct owner_map *map, uint64_t start)
 	return p;
 }
 
-int owner_map_init(struct owner_map *map, uint64_t n)
+int aci_owner_map_init(struct owner_map *map, uint64_t n)
 {
 	memset(map, 0, sizeof(*map));
 	map->n = n;
-	lazy_array_init(&map->owner, n ? n : 1, sizeof(uint32_t));
+	aci_lazy_array_init(&map->owner, n ? n : 1, sizeof(uint32_t));
 	return bit_tree_init(&map->starts, n);
 }
 
-void owner_map_free(struct owner_map *map)
+void aci_owner_map_free(struct owner_map *map)
 {
 	bit_tree_free(&map->starts);
-	lazy_array_free(&map->owner);
+	aci_lazy_array_free(&map->owner);
 }
 
 /* The slots an assignment of [lo, hi) writes: position 0's, lo's, hi's. */
-int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi)
+int aci_owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi)
 {
 	struct bit_tree *t = &map->starts;
 	assert(lo < hi && hi <= map->n);
@@ -185,12 +185,12 @@ int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi)
 
 /* Position 0 starts a segment (owned by nobody) from the first assignment
  * on; before it the map is empty and every position is nobody's. */
-int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
-		     uint32_t key, owner_taken_fn taken, void *ctx)
+int aci_owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
+			 uint32_t key, owner_taken_fn taken, void *ctx)
 {
 	struct bit_tree *t = &map->starts;
 	assert(lo < hi && hi <= map->n && key != UINT32_MAX);
-	/* owner_map_reserve allocated what this writes */
+	/* aci_owner_map_reserve allocated what this writes */
 	if (!map->started) {
 		bit_tree_set(t, 0);          /* owner 0: nobody */
 		map->started = 1;
@@ -223,10 +223,10 @@ int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
 	return 1;
 }
 
-size_t owner_map_bytes(const struct owner_map *map)
+size_t aci_owner_map_bytes(const struct owner_map *map)
 {
-	size_t total = lazy_array_bytes(&map->owner);
+	size_t total = aci_lazy_array_bytes(&map->owner);
 	for (uint32_t l = 0; l < map->starts.levels; l++)
-		total += lazy_array_bytes(&map->starts.level[l]);
+		total += aci_lazy_array_bytes(&map->starts.level[l]);
 	return total;
 }

@@ -42,24 +42,24 @@ struct owner_map {
 };
 
 /* One segment [0, n) owned by nobody.  -1 when n >= 2^36. */
-int owner_map_init(struct owner_map *map, uint64_t n);
-void owner_map_free(struct owner_map *map);
+int aci_owner_map_init(struct owner_map *map, uint64_t n);
+void aci_owner_map_free(struct owner_map *map);
 
 /* Called for each key other than the assigned one that loses positions. */
 typedef void (*owner_taken_fn)(void *ctx, uint32_t key);
 
 /* Gives positions [lo, hi) (lo < hi <= n) to key (< UINT32_MAX), after
- * owner_map_reserve(map, lo, hi) (so it cannot fail).  Returns 0 when
+ * aci_owner_map_reserve(map, lo, hi) (so it cannot fail).  Returns 0 when
  * [lo, hi) already was one segment of key's (nothing changed, no call of
  * taken), 1 when the map may have changed. */
-int owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
-		     uint32_t key, owner_taken_fn taken, void *ctx);
+int aci_owner_map_assign(struct owner_map *map, uint64_t lo, uint64_t hi,
+			 uint32_t key, owner_taken_fn taken, void *ctx);
 
-/* Allocates what owner_map_assign(map, lo, hi, ...) writes, which must
+/* Allocates what aci_owner_map_assign(map, lo, hi, ...) writes, which must
  * come first; 0, or -1 when memory runs out (the map reads as before). */
-int owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi);
+int aci_owner_map_reserve(struct owner_map *map, uint64_t lo, uint64_t hi);
 
 /* Bytes the map allocated. */
-size_t owner_map_bytes(const struct owner_map *map);
+size_t aci_owner_map_bytes(const struct owner_map *map);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run_chunks: the threads claim chunk numbers from one atomic counter, so
+ * aci_run_chunks: the threads claim chunk numbers from one atomic counter, so
  * a slow chunk (a descheduled thread, a costly part of the launch table)
  * does not hold the others up.  What a chunk computes must not depend on
  * which thread runs it or when: callers merge per-chunk results in chunk
@@ -40,7 +40,7 @@ static void *claim_chunks(void *arg)
 
 #define MAX_WORKERS 63
 
-int run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx)
+int aci_run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx)
 {
 	struct chunk_run run = { .fn = fn, .ctx = ctx, .n_chunks = n_chunks };
 	atomic_init(&run.next, 0);

@@ -20,6 +20,6 @@ typedef int (*chunk_fn)(void *ctx, uint32_t c);
  * calling thread.  Returns 0, or -1 when some call returned -1 (every
  * chunk is still called).
  */
-int run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx);
+int aci_run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx);
 
 #endif

@@ -36,7 +36,7 @@ static int index_bodies(struct ac_program *p)
 			.iterations = m->repeats[r].iterations,
 			.repeat = r,
 		};
-	ac_sort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
+	aci_sort(p->bodies, m->n_repeats, sizeof(*p->bodies), body_order);
 	/* count < 2^32 and iterations < 2^32; the sum over disjoint bodies
 	 * is below n * 2^32 < 2^64. */
 	for (uint32_t b = 0; b < m->n_repeats; b++) {
@@ -87,7 +87,7 @@ static int intern_keys(struct ac_program *p)
 	const struct ac_model *m = p->m;
 	struct key_table kt = { m, malloc((m->n_planes + 1) * sizeof(uint32_t)) };
 	struct hash_index h;
-	if (!kt.first_plane || hash_index_init(&h, m->n_planes) != 0) {
+	if (!kt.first_plane || aci_hash_index_init(&h, m->n_planes) != 0) {
 		free(kt.first_plane);
 		return -1;
 	}
@@ -95,14 +95,14 @@ static int intern_keys(struct ac_program *p)
 	for (uint32_t i = 0; i < m->n_planes; i++) {
 		const struct ac_tensor *t = &m->planes[i];
 		kt.first_plane[n] = i;
-		uint32_t key = hash_index_intern(&h, key_hash(t), n, same_key,
-						 &kt, t);
+		uint32_t key = aci_hash_index_intern(&h, key_hash(t), n, same_key,
+						     &kt, t);
 		if (key == n)
 			n++;
 		p->spans[i].key = key;
 	}
 	p->n_keys = n;
-	hash_index_free(&h);
+	aci_hash_index_free(&h);
 	free(kt.first_plane);
 	return 0;
 }
@@ -122,7 +122,7 @@ static int index_positions(struct ac_program *p)
 		if (t->size <= UINT64_MAX - t->offset)
 			bound[n++] = t->offset + t->size;
 	}
-	if (ac_sort_by_key(bound, n, sizeof(*bound)) != 0) {
+	if (aci_sort_by_key(bound, n, sizeof(*bound)) != 0) {
 		free(bound);
 		return -1;
 	}
@@ -520,7 +520,7 @@ out:
  * certified through a copy whose phases each own their planes: the same
  * phases and planes in the same order, as the image and JSON hold them
  * (p->m is the copy; p->own its tables).  O(P) over the phases' planes,
- * which image_check bounded by 2^32-1.
+ * which aci_image_check bounded by 2^32-1.
  */
 static int own_planes(struct ac_program *p)
 {
@@ -574,8 +574,8 @@ static int index_for_schedules(struct ac_program *p)
 	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
 	if (!p->spans)
 		return -1;
-	if (index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
-		       &p->n_runs) ||
+	if (aci_index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
+			   &p->n_runs) ||
 	    intern_keys(p) || index_positions(p) ||
 	    index_followed(p))
 		return -1;
@@ -589,10 +589,10 @@ static void digest_sink(void *ctx, const void *data, size_t len)
 
 /*
  * The first caller hashes the image; the rest wait for it, then read it.
- * ac_program_new checked that the image can be written (image_check), so
- * image_emit cannot fail here.
+ * ac_program_new checked that the image can be written (aci_image_check), so
+ * aci_image_emit cannot fail here.
  */
-XXH128_hash_t program_digest(const struct ac_program *cp)
+XXH128_hash_t aci_program_digest(const struct ac_program *cp)
 {
 	struct ac_program *p = (struct ac_program *)cp;  /* the cache only */
 	if (!atomic_load_explicit(&p->digest_done, memory_order_acquire)) {
@@ -601,7 +601,7 @@ XXH128_hash_t program_digest(const struct ac_program *cp)
 					  memory_order_relaxed)) {
 			XXH3_state_t state;
 			XXH3_128bits_reset(&state);
-			int rc = image_emit(p->m, 0, digest_sink, &state, NULL);
+			int rc = aci_image_emit(p->m, 0, digest_sink, &state, NULL);
 			assert(rc == 0);
 			(void)rc;
 			p->digest = XXH3_128bits_digest(&state);
@@ -617,14 +617,14 @@ XXH128_hash_t program_digest(const struct ac_program *cp)
  * verdict. */
 static int check_serial(struct ac_program *p)
 {
-	if (phases_of_launches(p->m, p->phase_of) != 0)
+	if (aci_phases_of_launches(p->m, p->phase_of) != 0)
 		return -1;
-	uint32_t *globals = sort_tensors(p->m->globals, p->m->n_globals);
+	uint32_t *globals = aci_sort_tensors(p->m->globals, p->m->n_globals);
 	if (!globals)
 		return -1;
-	int r = check_layout(p->m, globals, &p->diag);
+	int r = aci_check_layout(p->m, globals, &p->diag);
 	if (r == 0)
-		r = check_words(p->m, p->phase_of, globals, &p->diag);
+		r = aci_check_words(p->m, p->phase_of, globals, &p->diag);
 	free(globals);
 	return r;
 }
@@ -655,13 +655,13 @@ static int check_chunk(void *ctx, uint32_t c)
 	struct ac_model part = *k->m;
 	part.launches += from;
 	part.n_launches = to - from;
-	if (phases_of_launches(&part, k->phase_of + from) != 0)
+	if (aci_phases_of_launches(&part, k->phase_of + from) != 0)
 		return -1;
 	if (!k->words ||
 	    c > atomic_load_explicit(&k->first_failed, memory_order_relaxed))
 		return 0;
-	diag_clear(&k->diag[c]);
-	int r = word_check_range(k->words, k->phase_of, from, to, &k->diag[c]);
+	aci_diag_clear(&k->diag[c]);
+	int r = aci_word_check_range(k->words, k->phase_of, from, to, &k->diag[c]);
 	if (r < 0)
 		return -1;
 	unsigned seen = atomic_load_explicit(&k->first_failed,
@@ -682,7 +682,7 @@ static uint64_t chunk_share(uint64_t words, uint32_t c, uint32_t n_chunks)
 
 /*
  * Chunk bounds of about equal words; n launches in n_chunks <= n; s: the
- * launch table's sums (validate_model).  Chunk c ends after the launch
+ * launch table's sums (aci_validate_model).  Chunk c ends after the launch
  * that brings it to its share (so it holds one launch at least).  When
  * the launches' words are laid out in order (s->running: a launch's
  * word_first + word_count is the sum of the counts up to it), that
@@ -735,19 +735,19 @@ static int check_parallel(struct ac_program *p, unsigned threads,
 	atomic_init(&k.first_failed, n_chunks);
 	k.bound = malloc(((size_t)n_chunks + 1) * sizeof(*k.bound));
 	k.diag = malloc(((size_t)n_chunks + 1) * sizeof(*k.diag));
-	uint32_t *globals = sort_tensors(m->globals, m->n_globals);
+	uint32_t *globals = aci_sort_tensors(m->globals, m->n_globals);
 	int r = -1;
 	if (!k.bound || !k.diag || !globals)
 		goto out;
 	chunk_bounds(m, sums, n_chunks, k.bound);
-	r = check_layout(m, globals, &p->diag);
+	r = aci_check_layout(m, globals, &p->diag);
 	struct word_check *words = NULL;
-	if (r == 0 && !(words = word_check_new(m, globals)))
+	if (r == 0 && !(words = aci_word_check_new(m, globals)))
 		r = -1;
 	k.words = words;
-	if (r >= 0 && run_chunks(threads, n_chunks, check_chunk, &k) != 0)
+	if (r >= 0 && aci_run_chunks(threads, n_chunks, check_chunk, &k) != 0)
 		r = -1;
-	word_check_free(words);
+	aci_word_check_free(words);
 	if (r == 0 && k.first_failed < n_chunks) {
 		p->diag = k.diag[k.first_failed];
 		r = 1;
@@ -765,8 +765,8 @@ out:
 static int check_program(struct ac_program *p, const struct ac_options *opt,
 			 const struct launch_sums *sums)
 {
-	p->phase_of = big_calloc((size_t)p->m->n_launches + 1,
-				 sizeof(*p->phase_of));
+	p->phase_of = aci_big_calloc((size_t)p->m->n_launches + 1,
+				     sizeof(*p->phase_of));
 	if (!p->phase_of)
 		return -1;
 	unsigned threads = opt ? opt->threads : 0;
@@ -784,27 +784,27 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 	return ac_program_new_opts(m, NULL, err);
 }
 
-/* ac_program_new_opts; read: NULL, or the sums image_view found for m,
- * a model it has just built (validate_model). */
+/* ac_program_new_opts; read: NULL, or the sums aci_image_view found for m,
+ * a model it has just built (aci_validate_model). */
 static ac_program *program_new(const struct ac_model *m,
 			       const struct ac_options *opt,
 			       const struct launch_sums *read,
 			       struct ac_error *err)
 {
 	struct launch_sums sums;
-	if (validate_model(m, read, &sums, err) != 0)
+	if (aci_validate_model(m, read, &sums, err) != 0)
 		return NULL;
 	struct ac_program *p = calloc(1, sizeof(*p));
 	if (!p) {
-		ac_fail(err, "", "out of memory");
+		aci_fail(err, "", "out of memory");
 		return NULL;
 	}
 	p->m = m;
 	pthread_mutex_init(&p->digest_lock, NULL);
-	diag_clear(&p->diag);
-	/* the image's limits first (validate_model checked the structure):
+	aci_diag_clear(&p->diag);
+	/* the image's limits first (aci_validate_model checked the structure):
 	 * own_planes relies on them */
-	int r = image_check(p->m, &sums, err);
+	int r = aci_image_check(p->m, &sums, err);
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)
@@ -812,7 +812,7 @@ static ac_program *program_new(const struct ac_model *m,
 		if (r == 0)
 			r = index_for_schedules(p);
 		if (r < 0)
-			ac_fail(err, "", "out of memory");
+			aci_fail(err, "", "out of memory");
 		else
 			p->verdict = p->diag.verdict;
 	}
@@ -831,7 +831,7 @@ ac_program *ac_program_new_opts(const struct ac_model *m,
 }
 
 /*
- * The model is image_view's and nobody else's until this returns, so the
+ * The model is aci_image_view's and nobody else's until this returns, so the
  * structure the reader checked still holds: program_new does not check
  * it again (one pass over the launch table fewer).
  */
@@ -841,7 +841,7 @@ ac_program *ac_program_view_image(const void *image, size_t len,
 {
 	assert(model);
 	struct launch_sums sums;
-	if (image_view(image, len, model, &sums, err) != 0) {
+	if (aci_image_view(image, len, model, &sums, err) != 0) {
 		*model = NULL;
 		return NULL;
 	}
@@ -853,7 +853,7 @@ ac_program *ac_program_view(const void *data, size_t len,
 			    struct ac_model **model, struct ac_error *err)
 {
 	assert(model);
-	if (model_is_image(data, len))
+	if (aci_model_is_image(data, len))
 		return ac_program_view_image(data, len, opt, model, err);
 	if (ac_model_read_json(data, len, model, err) != 0) {
 		*model = NULL;
@@ -868,9 +868,9 @@ void ac_program_free(ac_program *p)
 		return;
 	free(p->bodies);
 	free(p->extra_prefix);
-	big_free(p->phase_of);
-	big_free(p->runs);
-	big_free(p->run_of);
+	aci_big_free(p->phase_of);
+	aci_big_free(p->runs);
+	aci_big_free(p->run_of);
 	free(p->spans);
 	free(p->followed);
 	free(p->followed_first);

@@ -121,21 +121,21 @@ struct ac_program {
  * run holding launch l), given every launch's phase and the bodies sorted
  * by first launch, whose run_first, run_count and steady it fills.
  * O(launches + repeats).  0, or -1 when memory runs out; either way the
- * arrays it allocated (big_calloc) are in *runs and *run_of, for the
- * caller to big_free. */
-int index_runs(const struct ac_model *m, const uint32_t *phase_of,
-	       struct body *bodies, struct run **runs, uint32_t **run_of,
-	       uint32_t *n_runs);
+ * arrays it allocated (aci_big_calloc) are in *runs and *run_of, for the
+ * caller to aci_big_free. */
+int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
+		   struct body *bodies, struct run **runs, uint32_t **run_of,
+		   uint32_t *n_runs);
 
 /* schedule.c: the bytes a schedule holds beyond its program (its (D)
  * state), for the tests and benchmarks of the live-schedule cost. */
-size_t schedule_state_bytes(const ac_schedule *s);
+size_t aci_schedule_state_bytes(const ac_schedule *s);
 
 /* digest.c: the references as the digest hashes them (R's bytes). */
-void digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n);
+void aci_digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n);
 
 /* program.c: the program's digest (computed once, thread-safe). */
-XXH128_hash_t program_digest(const struct ac_program *p);
+XXH128_hash_t aci_program_digest(const struct ac_program *p);
 
 /* A phase's planes, or NULL when it has none: a hand-built model may leave
  * m->planes NULL, and NULL + 0 is undefined behaviour in C. */
@@ -146,17 +146,17 @@ static inline const struct ac_tensor *phase_planes(const struct ac_model *m,
 }
 
 /* diag.c: a diagnostic that names nothing, verdict 0. */
-void diag_clear(struct ac_diag *diag);
+void aci_diag_clear(struct ac_diag *diag);
 
 /*
  * validate.c: spec 1 for everything but the schedule; on 0, *sums holds
- * the launch table's sums (model_check_structure), for image_check.
- * read: NULL, or the sums of a model that image_view has just built and
+ * the launch table's sums (aci_model_check_structure), for aci_image_check.
+ * read: NULL, or the sums of a model that aci_image_view has just built and
  * nobody else has seen: its structure holds by construction, so it is
  * not checked again, and *sums is *read.
  */
-int validate_model(const struct ac_model *m, const struct launch_sums *read,
-		   struct launch_sums *sums, struct ac_error *err);
+int aci_validate_model(const struct ac_model *m, const struct launch_sums *read,
+		       struct launch_sums *sums, struct ac_error *err);
 
 /* A closed range [lo, last] of the arena: a window, one of the windows'
  * union, a named range (advisory.c, words.c). */
@@ -168,35 +168,35 @@ struct range {
  * ranges in increasing order (so the byte after each is in no window), in
  * a new array the caller frees; NULL when memory runs out.  The windows
  * are non-empty and end by 2^64 (validated).  O(W log W). */
-struct range *window_union(const struct ac_model *m, uint32_t *n);
+struct range *aci_window_union(const struct ac_model *m, uint32_t *n);
 
 /* layout.c: indexes of t[0..n) sorted by offset (ties by index); NULL on
  * out-of-memory.  The globals are sorted once (check_program) for (A),
- * (B) and (C): `globals` below is sort_tensors(m->globals, n_globals). */
-uint32_t *sort_tensors(const struct ac_tensor *t, uint32_t n);
+ * (B) and (C): `globals` below is aci_sort_tensors(m->globals, n_globals). */
+uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n);
 
 /* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
  * out-of-memory. */
-int check_layout(const struct ac_model *m, const uint32_t *globals,
-		 struct ac_diag *diag);
+int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
+		     struct ac_diag *diag);
 
 /* words.c: (C), given every launch's phase.  Returns 0, or 1 with *diag
  * for the smallest failing launch; -1 on out-of-memory. */
-int check_words(const struct ac_model *m, const uint32_t *phase_of,
-		const uint32_t *globals, struct ac_diag *diag);
+int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
+		    const uint32_t *globals, struct ac_diag *diag);
 
-/* words.c: (C) in parts, for threads.  word_check_new builds what every
+/* words.c: (C) in parts, for threads.  aci_word_check_new builds what every
  * part reads (the named ranges, each repeat's sorted deltas and slots):
- * NULL on out-of-memory.  word_check_range checks launches [from, to) as
- * check_words would, given their phases: 0, or 1 with *diag (verdict
+ * NULL on out-of-memory.  aci_word_check_range checks launches [from, to) as
+ * aci_check_words would, given their phases: 0, or 1 with *diag (verdict
  * included) for the smallest failing launch among them, or -1 on
  * out-of-memory; it only reads c, so any number of threads may run it on
  * one c at once. */
 struct word_check;
-struct word_check *word_check_new(const struct ac_model *m,
-				  const uint32_t *globals);
-int word_check_range(const struct word_check *c, const uint32_t *phase_of,
-		     uint32_t from, uint32_t to, struct ac_diag *diag);
-void word_check_free(struct word_check *c);
+struct word_check *aci_word_check_new(const struct ac_model *m,
+				      const uint32_t *globals);
+int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
+			 uint32_t from, uint32_t to, struct ac_diag *diag);
+void aci_word_check_free(struct word_check *c);
 
 #endif

@@ -46,21 +46,21 @@ int ac_program_check_ref(const ac_program *p, const struct ac_ref *ref,
 	char where[48];   /* written only on a failure (at_ref) */
 	uint64_t n = p->m->n_launches;
 	if (ref->count == 0)
-		return ac_fail(err, at_ref(where, index),
-			       "a reference holds at least one launch");
+		return aci_fail(err, at_ref(where, index),
+				"a reference holds at least one launch");
 	if (ref->first > n || ref->count > n - ref->first)
-		return ac_fail(err, at_ref(where, index),
-			       "[%llu, +%llu) is not inside the launch table "
-			       "of %llu launches",
-			       (unsigned long long)ref->first,
-			       (unsigned long long)ref->count,
-			       (unsigned long long)n);
+		return aci_fail(err, at_ref(where, index),
+				"[%llu, +%llu) is not inside the launch table "
+				"of %llu launches",
+				(unsigned long long)ref->first,
+				(unsigned long long)ref->count,
+				(unsigned long long)n);
 	uint64_t end = ref->first + ref->count;
 	if (cuts_body_at(p, ref->first) || cuts_body_at(p, end))
-		return ac_fail(err, at_ref(where, index),
-			       "[%llu, %llu) cuts a repeat body",
-			       (unsigned long long)ref->first,
-			       (unsigned long long)end);
+		return aci_fail(err, at_ref(where, index),
+				"[%llu, %llu) cuts a repeat body",
+				(unsigned long long)ref->first,
+				(unsigned long long)end);
 	uint64_t extra = p->extra_prefix[bodies_from(p, end)] -
 			 p->extra_prefix[bodies_from(p, ref->first)];
 	/* count + extra < n * 2^32 < 2^64; the running total stays below
@@ -68,9 +68,9 @@ int ac_program_check_ref(const ac_program *p, const struct ac_ref *ref,
 	assert(extra <= UINT64_MAX - ref->count);
 	uint64_t adds = ref->count + extra;
 	if (adds >= EXECUTED_LIMIT - *executed)
-		return ac_fail(err, at_ref(where, index),
-			       "the executed sequence would reach 2^62 "
-			       "launches");
+		return aci_fail(err, at_ref(where, index),
+				"the executed sequence would reach 2^62 "
+				"launches");
 	*executed += adds;
 	return 0;
 }

@@ -25,37 +25,37 @@ static void put_bytes(struct json_out *j, const char *key, struct ac_bytes b)
 {
 	char hkey[64];
 	snprintf(hkey, sizeof(hkey), "%s_hex", key);
-	json_out_bytes(j, key, hkey, b.data, b.len);
+	aci_json_out_bytes(j, key, hkey, b.data, b.len);
 }
 
 /* An exact value high * 2^64 + low, which may leave [0, 2^64). */
 static void put_wide(struct json_out *j, const char *key, struct ac_wide w)
 {
 	char buf[48];
-	json_out_key(j, key);
-	json_out_string(j, ac_wide_text(w, buf, sizeof(buf)));
+	aci_json_out_key(j, key);
+	aci_json_out_string(j, ac_wide_text(w, buf, sizeof(buf)));
 }
 
 static void put_index(struct json_out *j, const char *key, uint64_t v)
 {
 	if (v != AC_NONE && v <= (uint64_t)INT64_MAX) {
-		json_out_key(j, key);
-		json_out_int(j, (int64_t)v);
+		aci_json_out_key(j, key);
+		aci_json_out_int(j, (int64_t)v);
 	}
 }
 
 static void put_hex(struct json_out *j, const char *key, uint64_t v)
 {
-	json_out_key(j, key);
-	json_out_hex_u64(j, v);
+	aci_json_out_key(j, key);
+	aci_json_out_hex_u64(j, v);
 }
 
 /* A global or plane by index, with its name and place: an object. */
 static void put_tensor(struct json_out *j, const struct ac_model *m,
 		       struct ac_tensor_ref r)
 {
-	const struct ac_tensor *t = model_tensor(m, r);
-	json_out_object(j);
+	const struct ac_tensor *t = aci_model_tensor(m, r);
+	aci_json_out_object(j);
 	if (r.phase == AC_NONE) {
 		put_index(j, "global", r.index);
 	} else {
@@ -70,11 +70,11 @@ static void put_tensor(struct json_out *j, const struct ac_model *m,
 		put_hex(j, "offset", t->offset);
 		put_hex(j, "size", t->size);
 		if (r.phase != AC_NONE) {
-			json_out_key(j, "carried");
-			json_out_bool(j, t->carried);
+			aci_json_out_key(j, "carried");
+			aci_json_out_bool(j, t->carried);
 		}
 	}
-	json_out_end(j);
+	aci_json_out_end(j);
 }
 
 static int names_tensor(struct ac_tensor_ref r)
@@ -90,8 +90,8 @@ static void put_word_fields(struct json_out *j, const struct ac_model *m,
 	put_wide(j, "hi", d->hi);
 	put_index(j, "ordinal", d->ordinal);
 	if (d->window != AC_NONE) {
-		json_out_key(j, "window");
-		json_out_object(j);
+		aci_json_out_key(j, "window");
+		aci_json_out_object(j);
 		put_index(j, "index", d->window);
 		if (d->window < m->n_windows) {
 			const struct ac_window *win = &m->windows[d->window];
@@ -100,14 +100,14 @@ static void put_word_fields(struct json_out *j, const struct ac_model *m,
 			put_hex(j, "base", win->base);
 			put_hex(j, "size", win->size);
 		}
-		json_out_end(j);
+		aci_json_out_end(j);
 	}
-	json_out_key(j, "near");
-	json_out_array(j);
+	aci_json_out_key(j, "near");
+	aci_json_out_array(j);
 	for (int i = 0; i < 2; i++)
 		if (names_tensor(d->near[i]))
 			put_tensor(j, m, d->near[i]);
-	json_out_end(j);
+	aci_json_out_end(j);
 }
 
 static void put_instance_fields(struct json_out *j, const struct ac_model *m,
@@ -119,12 +119,12 @@ static void put_instance_fields(struct json_out *j, const struct ac_model *m,
 		put_bytes(j, "phase_identity", m->phases[d->phase].identity);
 	put_index(j, "start_launch", d->start_launch);
 	put_index(j, "start_ordinal", d->start_ordinal);
-	json_out_key(j, "plane");
+	aci_json_out_key(j, "plane");
 	put_tensor(j, m, d->tensor[0]);
 	if (d->reason == AC_CARRIED_OVERWRITTEN) {
 		put_index(j, "earlier", d->earlier);
 		put_index(j, "intervening", d->intervening);
-		json_out_key(j, "overwriter");
+		aci_json_out_key(j, "overwriter");
 		put_tensor(j, m, d->tensor[1]);
 	}
 }
@@ -133,8 +133,8 @@ static void put_instance_fields(struct json_out *j, const struct ac_model *m,
 static void put_diag(struct json_out *j, const struct ac_model *m,
 		     const struct ac_diag *d)
 {
-	json_out_string_at(j, "condition", ac_condition_name(d->condition));
-	json_out_string_at(j, "reason", ac_reason_name(d->reason));
+	aci_json_out_string_at(j, "condition", ac_condition_name(d->condition));
+	aci_json_out_string_at(j, "reason", ac_reason_name(d->reason));
 	switch (d->reason) {
 	case AC_OK:
 		break;
@@ -148,16 +148,16 @@ static void put_diag(struct json_out *j, const struct ac_model *m,
 		int two = d->reason == AC_GLOBALS_OVERLAP ||
 			  d->reason == AC_PLANES_OVERLAP ||
 			  d->reason == AC_PLANE_OVERLAPS_GLOBAL;
-		json_out_key(j, "tensors");
-		json_out_array(j);
+		aci_json_out_key(j, "tensors");
+		aci_json_out_array(j);
 		for (int i = 0; i < 1 + two; i++)
 			put_tensor(j, m, d->tensor[i]);
-		json_out_end(j);
+		aci_json_out_end(j);
 		break;
 	}
 	case AC_LAUNCH_NO_PHASE:
 		put_index(j, "launch", d->launch);
-		json_out_string_at(j, "identity_problem",
+		aci_json_out_string_at(j, "identity_problem",
 			ac_identity_problem_name(d->identity_problem));
 		if (d->identity_problem == AC_ID_UNPARSABLE)
 			put_index(j, "identity_offset", d->identity_offset);
@@ -179,27 +179,27 @@ static void put_advisories(struct json_out *j, const ac_program *program,
 			   int explain)
 {
 	const struct ac_model *m = ac_program_model(program);
-	json_out_array(j);
+	aci_json_out_array(j);
 	for (uint64_t i = 0; i < n; i++) {
 		const struct ac_advisory *a = &list[i];
-		json_out_object(j);
-		json_out_string_at(j, "kind", ac_advisory_kind_name(a->kind));
-		json_out_key(j, "tensor");
+		aci_json_out_object(j);
+		aci_json_out_string_at(j, "kind", ac_advisory_kind_name(a->kind));
+		aci_json_out_key(j, "tensor");
 		put_tensor(j, m, a->tensor);
 		put_hex(j, "outside", a->outside);
 		if (explain) {
 			char text[1024];
 			ac_advisory_render(a, program, text, sizeof(text));
-			json_out_string_at(j, "explanation", text);
+			aci_json_out_string_at(j, "explanation", text);
 		}
-		json_out_end(j);
+		aci_json_out_end(j);
 	}
-	json_out_end(j);
+	aci_json_out_end(j);
 }
 
-void result_explain(char *text, size_t len, uint64_t verdict,
-		    const struct ac_diag *diag, const ac_program *program,
-		    uint64_t executed)
+void aci_result_explain(char *text, size_t len, uint64_t verdict,
+			const struct ac_diag *diag, const ac_program *program,
+			uint64_t executed)
 {
 	assert(text && len > 0);
 	if (verdict == 0)
@@ -210,29 +210,29 @@ void result_explain(char *text, size_t len, uint64_t verdict,
 		ac_diag_render(diag, program, text, len);
 }
 
-void result_json_begin(struct json_out *j, const char *file,
-		       const uint64_t *verdict)
+void aci_result_json_begin(struct json_out *j, const char *file,
+			   const uint64_t *verdict)
 {
 	assert(j->depth == 0);
-	json_out_object(j);
+	aci_json_out_object(j);
 	if (file)
-		json_out_string_at(j, "file", file);
-	json_out_key(j, "verdict");
+		aci_json_out_string_at(j, "file", file);
+	aci_json_out_key(j, "verdict");
 	if (verdict)
-		json_out_uint(j, *verdict);
+		aci_json_out_uint(j, *verdict);
 	else
-		json_out_null(j);
+		aci_json_out_null(j);
 }
 
-void result_json_fields(struct json_out *j, const ac_program *program,
-			const struct ac_diag *diag, const char *explanation,
-			const struct ac_advisory *advisories,
-			uint64_t n_advisories, int explain_advisories)
+void aci_result_json_fields(struct json_out *j, const ac_program *program,
+			    const struct ac_diag *diag, const char *explanation,
+			    const struct ac_advisory *advisories,
+			    uint64_t n_advisories, int explain_advisories)
 {
 	put_diag(j, ac_program_model(program), diag);
 	if (explanation && explanation[0])
-		json_out_string_at(j, "explanation", explanation);
-	json_out_key(j, "advisories");
+		aci_json_out_string_at(j, "explanation", explanation);
+	aci_json_out_key(j, "advisories");
 	put_advisories(j, program, advisories, n_advisories,
 		       explain_advisories);
 }
@@ -256,7 +256,7 @@ char *ac_certify_json(const void *data, size_t len, size_t *out_len,
 	schedule = ac_schedule_new(program);
 	text = malloc(RESULT_TEXT_LEN);
 	if (!schedule || !text) {
-		ac_fail(err, "", "out of memory");
+		aci_fail(err, "", "out of memory");
 		goto done;
 	}
 	if (ac_schedule_append(schedule, model->refs, (size_t)model->n_refs,
@@ -267,15 +267,15 @@ char *ac_certify_json(const void *data, size_t len, size_t *out_len,
 	struct ac_diag diag;
 	memset(&diag, 0, sizeof(diag));
 	uint64_t verdict = ac_schedule_verdict(schedule, &diag);
-	result_explain(text, RESULT_TEXT_LEN, verdict, &diag, program,
-		       ac_schedule_executed(schedule));
+	aci_result_explain(text, RESULT_TEXT_LEN, verdict, &diag, program,
+			   ac_schedule_executed(schedule));
 	struct json_out j = JSON_OUT_INIT;
-	result_json_begin(&j, NULL, &verdict);
-	result_json_fields(&j, program, &diag, text, adv, n_adv, 1);
-	json_out_end(&j);
-	line = json_out_take(&j, 0, out_len);
+	aci_result_json_begin(&j, NULL, &verdict);
+	aci_result_json_fields(&j, program, &diag, text, adv, n_adv, 1);
+	aci_json_out_end(&j);
+	line = aci_json_out_take(&j, 0, out_len);
 	if (!line)
-		ac_fail(err, "", "out of memory");
+		aci_fail(err, "", "out of memory");
 done:
 	free(text);
 	free(adv);

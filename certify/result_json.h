@@ -24,19 +24,19 @@
  * conditions (A), (B), (C) and (D) hold over N executed launches"; else
  * the rendered diagnostic (ac_diag_render).
  */
-void result_explain(char *text, size_t len, uint64_t verdict,
-		    const struct ac_diag *diag, const ac_program *program,
-		    uint64_t executed);
+void aci_result_explain(char *text, size_t len, uint64_t verdict,
+			const struct ac_diag *diag, const ac_program *program,
+			uint64_t executed);
 
 /*
  * Opens the result object and writes its first keys: "file" (left out
  * when file is NULL) and "verdict" (written exactly, an unsigned 64-bit
  * integer; null when verdict is NULL).  The caller adds the rest
- * (result_json_fields, its own keys) and closes it (json_out_end).  j
+ * (aci_result_json_fields, its own keys) and closes it (aci_json_out_end).  j
  * holds nothing open.
  */
-void result_json_begin(struct json_out *j, const char *file,
-		       const uint64_t *verdict);
+void aci_result_json_begin(struct json_out *j, const char *file,
+			   const uint64_t *verdict);
 
 /*
  * The keys of the result object after "verdict": "condition", "reason",
@@ -44,9 +44,9 @@ void result_json_begin(struct json_out *j, const char *file,
  * is NULL or empty) and "advisories" (each with its "explanation" when
  * explain_advisories), into the object open in j.
  */
-void result_json_fields(struct json_out *j, const ac_program *program,
-			const struct ac_diag *diag, const char *explanation,
-			const struct ac_advisory *advisories,
-			uint64_t n_advisories, int explain_advisories);
+void aci_result_json_fields(struct json_out *j, const ac_program *program,
+			    const struct ac_diag *diag, const char *explanation,
+			    const struct ac_advisory *advisories,
+			    uint64_t n_advisories, int explain_advisories);
 
 #endif

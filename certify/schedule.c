@@ -116,18 +116,18 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 	s->p = p;
 	s->cur_phase = NO_PHASE;
 	s->remap_from = UINT64_MAX;
-	diag_clear(&s->diag);
+	aci_diag_clear(&s->diag);
 	s->digest = XXH3_createState();
 	if (!s->digest || XXH3_128bits_reset(s->digest) == XXH_ERROR)
 		goto fail;
-	lazy_array_init(&s->keys, p->verdict == 0 ? p->n_watched : 0,
-			sizeof(struct key_state));
-	lazy_array_init(&s->phases, p->verdict == 0 ? p->m->n_phases : 0,
-			sizeof(struct phase_state));
-	lazy_array_init(&s->firsts,
-			p->verdict == 0 ? p->pair_first[p->m->n_phases] : 0,
-			sizeof(uint64_t));
-	if (owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
+	aci_lazy_array_init(&s->keys, p->verdict == 0 ? p->n_watched : 0,
+			    sizeof(struct key_state));
+	aci_lazy_array_init(&s->phases, p->verdict == 0 ? p->m->n_phases : 0,
+			    sizeof(struct phase_state));
+	aci_lazy_array_init(&s->firsts,
+			    p->verdict == 0 ? p->pair_first[p->m->n_phases] : 0,
+			    sizeof(uint64_t));
+	if (aci_owner_map_init(&s->map, p->verdict == 0 ? p->n_positions : 0))
 		goto fail;
 	return s;
 fail:
@@ -140,10 +140,10 @@ void ac_schedule_free(ac_schedule *s)
 	if (!s)
 		return;
 	XXH3_freeState(s->digest);
-	owner_map_free(&s->map);
-	lazy_array_free(&s->keys);
-	lazy_array_free(&s->phases);
-	lazy_array_free(&s->firsts);
+	aci_owner_map_free(&s->map);
+	aci_lazy_array_free(&s->keys);
+	aci_lazy_array_free(&s->phases);
+	aci_lazy_array_free(&s->firsts);
 	free(s);
 }
 
@@ -189,7 +189,7 @@ static void report_carried(struct ac_schedule *s, uint64_t k, uint32_t phase,
 			   const struct carried_fault *why)
 {
 	struct ac_diag *d = &s->diag;
-	diag_clear(d);
+	aci_diag_clear(d);
 	d->condition = AC_COND_D;
 	d->instance = remap(s, k);
 	d->verdict = 2 + (uint64_t)s->p->m->n_launches + d->instance;
@@ -383,8 +383,8 @@ static void declare_followed(struct ac_schedule *s, uint64_t k, uint32_t phase)
 		struct key_state *ks = watched ? lazy_array_at(&s->keys, sp->key)
 					       : NULL;
 		s->decl_plane = p->followed[f] - ph->plane_first;
-		int changed = owner_map_assign(&s->map, sp->lo, sp->hi,
-					       sp->key, owner_taken, s);
+		int changed = aci_owner_map_assign(&s->map, sp->lo, sp->hi,
+						   sp->key, owner_taken, s);
 		assert(ks || !watched);
 		s->version += (uint64_t)changed;
 		if (ks)
@@ -460,7 +460,7 @@ static int reserve_phase(struct ac_schedule *s, uint32_t phase)
 	     f < p->followed_first[phase + 1]; f++) {
 		const struct plane_span *sp = &p->spans[p->followed[f]];
 		if ((sp->key < p->n_watched && !lazy_array_at(&s->keys, sp->key)) ||
-		    owner_map_reserve(&s->map, sp->lo, sp->hi) != 0)
+		    aci_owner_map_reserve(&s->map, sp->lo, sp->hi) != 0)
 			return -1;
 	}
 	for (uint32_t x = p->pair_first[phase]; x < p->pair_first[phase + 1]; x++)
@@ -557,7 +557,7 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 		       struct ac_error *err)
 {
 	assert(s);
-	if (ac_check_array(refs, count, "refs", err) != 0)
+	if (aci_check_array(refs, count, "refs", err) != 0)
 		return -1;
 	uint64_t executed = s->executed;
 	for (size_t i = 0; i < count; i++)
@@ -566,9 +566,9 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 			return -1;
 	int d = s->p->verdict == 0 && !s->failed;
 	if (d && reserve_references(s, refs, count) != 0)
-		return ac_fail(err, "", "out of memory");
+		return aci_fail(err, "", "out of memory");
 	for (size_t i = 0; i < count; i++) {
-		digest_refs(s->digest, &refs[i], 1);
+		aci_digest_refs(s->digest, &refs[i], 1);
 		if (d && !s->failed)
 			run_reference(s, &refs[i]);
 	}
@@ -577,11 +577,11 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 	return 0;
 }
 
-size_t schedule_state_bytes(const ac_schedule *s)
+size_t aci_schedule_state_bytes(const ac_schedule *s)
 {
-	return sizeof(*s) + lazy_array_bytes(&s->keys) +
-	       lazy_array_bytes(&s->phases) + lazy_array_bytes(&s->firsts) +
-	       owner_map_bytes(&s->map);
+	return sizeof(*s) + aci_lazy_array_bytes(&s->keys) +
+	       aci_lazy_array_bytes(&s->phases) + aci_lazy_array_bytes(&s->firsts) +
+	       aci_owner_map_bytes(&s->map);
 }
 
 uint64_t ac_schedule_verdict(const ac_schedule *s, struct ac_diag *diag)
@@ -604,7 +604,7 @@ uint64_t ac_schedule_executed(const ac_schedule *s)
 
 void ac_schedule_digest(const ac_schedule *s, struct ac_digest *out)
 {
-	XXH128_hash_t p = program_digest(s->p);
+	XXH128_hash_t p = aci_program_digest(s->p);
 	XXH128_hash_t r = XXH3_128bits_digest(s->digest);
 	struct ac_digest prog = { p.high64, p.low64 }, refs = { r.high64, r.low64 };
 	ac_digest_combine(&prog, &refs, out);
@@ -626,7 +626,7 @@ int ac_certify_opts(const struct ac_model *m, const struct ac_options *opt,
 	ac_schedule *s = ac_schedule_new(p);
 	int rc = -1;
 	if (!s)
-		ac_fail(err, "", "out of memory");
+		aci_fail(err, "", "out of memory");
 	else if (ac_schedule_append(s, m->refs, m->n_refs, err) == 0)
 		rc = 0;
 	if (rc == 0)

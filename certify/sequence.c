@@ -45,18 +45,18 @@ static void runs_of_stretch(const uint32_t *phase_of, uint32_t from,
 	*n_io = n;
 }
 
-int index_runs(const struct ac_model *m, const uint32_t *phase_of,
-	       struct body *bodies, struct run **runs_out,
-	       uint32_t **run_of_out, uint32_t *n_runs)
+int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
+		   struct body *bodies, struct run **runs_out,
+		   uint32_t **run_of_out, uint32_t *n_runs)
 {
-	struct run *runs = big_calloc((size_t)m->n_launches + 1, sizeof(*runs));
-	uint32_t *run_of = big_calloc((size_t)m->n_launches + 1,
-				      sizeof(*run_of));
+	struct run *runs = aci_big_calloc((size_t)m->n_launches + 1, sizeof(*runs));
+	uint32_t *run_of = aci_big_calloc((size_t)m->n_launches + 1,
+					  sizeof(*run_of));
 	*runs_out = runs;
 	*run_of_out = run_of;
 	if (!runs || !run_of)
 		return -1;
-	/* The bodies are sorted and disjoint (validate_model): the table
+	/* The bodies are sorted and disjoint (aci_validate_model): the table
 	 * is walked a stretch at a time, outside a body or inside one. */
 	uint32_t l = 0, n = 0;
 	for (uint32_t b = 0; b < m->n_repeats; b++) {
@@ -126,9 +126,9 @@ ac_walk *ac_walk_new(const ac_program *p, uint64_t extra_repeat,
 	size_t n_bodies = p->m->n_repeats;
 	w->own_bodies = malloc((n_bodies + 1) * sizeof(*w->own_bodies));
 	if (!w->own_bodies ||
-	    index_runs(p->m, p->phase_of,
-		       memcpy(w->own_bodies, p->bodies,
-			      n_bodies * sizeof(*w->own_bodies)),
+	    aci_index_runs(p->m, p->phase_of,
+			   memcpy(w->own_bodies, p->bodies,
+				  n_bodies * sizeof(*w->own_bodies)),
 		       &w->own_runs, &w->own_run_of, &w->n_runs) != 0) {
 		ac_walk_free(w);
 		return NULL;
@@ -144,8 +144,8 @@ void ac_walk_free(ac_walk *w)
 	if (!w)
 		return;
 	free(w->own_bodies);
-	big_free(w->own_runs);
-	big_free(w->own_run_of);
+	aci_big_free(w->own_runs);
+	aci_big_free(w->own_run_of);
 	free(w);
 }
 

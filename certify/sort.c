@@ -2,7 +2,7 @@
 /*
  * The sorts of libarenacert, both O(n log n) or better on every input.
  *
- * ac_sort: introsort (Musser 1997), for any comparator.  Quicksort with a
+ * aci_sort: introsort (Musser 1997), for any comparator.  Quicksort with a
  * median-of-three pivot while the recursion depth stays below 2 log2 n,
  * heapsort for a range that goes deeper, insertion sort for short runs.
  * O(n log n) compares on every input -- an adversarial order (McIlroy's
@@ -10,7 +10,7 @@
  * heapsort bounds the rest -- in place, without allocation.  Not stable:
  * callers whose order must be total break ties by an index.
  *
- * ac_sort_by_key: records led by a 64-bit key, the hot sorts (tensors by
+ * aci_sort_by_key: records led by a 64-bit key, the hot sorts (tensors by
  * offset, plane boundaries): a least-significant-digit radix sort, one
  * O(n) pass per byte that varies among the keys, whatever their order --
  * an adversarial order costs what address order costs; below
@@ -49,7 +49,7 @@ static void swap_elements(char *a, char *b, size_t size)
 	}
 }
 
-static void insertion_sort(char *b, size_t n, size_t size, ac_sort_cmp cmp)
+static void insertion_sort(char *b, size_t n, size_t size, aci_sort_cmp cmp)
 {
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && cmp(b + (j - 1) * size, b + j * size) > 0;
@@ -59,7 +59,7 @@ static void insertion_sort(char *b, size_t n, size_t size, ac_sort_cmp cmp)
 
 /* Restores the max-heap below `root` in b[0, n). */
 static void sift_down(char *b, size_t root, size_t n, size_t size,
-		      ac_sort_cmp cmp)
+		      aci_sort_cmp cmp)
 {
 	for (;;) {
 		size_t child = 2 * root + 1;
@@ -74,7 +74,7 @@ static void sift_down(char *b, size_t root, size_t n, size_t size,
 	}
 }
 
-static void heap_sort(char *b, size_t n, size_t size, ac_sort_cmp cmp)
+static void heap_sort(char *b, size_t n, size_t size, aci_sort_cmp cmp)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(b, i, n, size, cmp);
@@ -85,7 +85,7 @@ static void heap_sort(char *b, size_t n, size_t size, ac_sort_cmp cmp)
 }
 
 /* Orders x <= y. */
-static void order_two(char *x, char *y, size_t size, ac_sort_cmp cmp)
+static void order_two(char *x, char *y, size_t size, aci_sort_cmp cmp)
 {
 	if (cmp(x, y) > 0)
 		swap_elements(x, y, size);
@@ -95,7 +95,7 @@ static void order_two(char *x, char *y, size_t size, ac_sort_cmp cmp)
  * Sorts b[0, n), quicksort for at most `depth` more levels.  Recurses into
  * the smaller side and loops on the larger, so the stack is O(log n).
  */
-static void intro_sort(char *b, size_t n, size_t size, ac_sort_cmp cmp,
+static void intro_sort(char *b, size_t n, size_t size, aci_sort_cmp cmp,
 		       unsigned depth)
 {
 	while (n > INSERTION_SORT_MAX) {
@@ -140,7 +140,7 @@ static void intro_sort(char *b, size_t n, size_t size, ac_sort_cmp cmp,
 	insertion_sort(b, n, size, cmp);
 }
 
-void ac_sort(void *base, size_t n, size_t size, ac_sort_cmp cmp)
+void aci_sort(void *base, size_t n, size_t size, aci_sort_cmp cmp)
 {
 	assert(base || n == 0);
 	assert(size > 0 && cmp);
@@ -227,7 +227,7 @@ static unsigned digit(uint64_t key, unsigned d)
 	return (unsigned)(key >> (d * DIGIT_BITS)) & (BUCKETS - 1);
 }
 
-int ac_sort_by_key(void *base, size_t n, size_t size)
+int aci_sort_by_key(void *base, size_t n, size_t size)
 {
 	assert(base || n == 0);
 	assert(size >= sizeof(uint64_t));

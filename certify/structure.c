@@ -15,39 +15,39 @@
 
 #include "internal.h"
 
-int ac_fail_entry(struct ac_error *err, const char *table, uint64_t i,
+int aci_fail_entry(struct ac_error *err, const char *table, uint64_t i,
 		      const char *field, const char *what)
 {
 	char where[96];
 	snprintf(where, sizeof(where), "%s[%llu].%s", table,
 		 (unsigned long long)i, field);
-	return ac_fail(err, where, "%s", what);
+	return aci_fail(err, where, "%s", what);
 }
 
-int ac_check_array(const void *a, uint64_t n, const char *name,
-		   struct ac_error *err)
+int aci_check_array(const void *a, uint64_t n, const char *name,
+		    struct ac_error *err)
 {
 	if (n && !a)
-		return ac_fail(err, name, "array is NULL but its count is %llu",
-			       (unsigned long long)n);
+		return aci_fail(err, name, "array is NULL but its count is %llu",
+				(unsigned long long)n);
 	return 0;
 }
 
 static int check_arrays(const struct ac_model *m, int with_refs,
 			struct ac_error *err)
 {
-	if (ac_check_array(m->windows, m->n_windows, "windows", err) ||
-	    ac_check_array(m->globals, m->n_globals, "globals", err) ||
-	    ac_check_array(m->phases, m->n_phases, "phases", err) ||
-	    ac_check_array(m->planes, m->n_planes, "planes", err) ||
-	    ac_check_array(m->launches, m->n_launches, "launches", err) ||
-	    ac_check_array(m->words, m->n_words, "words", err) ||
-	    ac_check_array(m->repeats, m->n_repeats, "repeats", err) ||
-	    ac_check_array(m->deltas, m->n_deltas, "deltas", err) ||
-	    ac_check_array(m->slots, m->n_slots, "slots", err) ||
-	    ac_check_array(m->frame_values, m->n_frame_values, "frame_values",
+	if (aci_check_array(m->windows, m->n_windows, "windows", err) ||
+	    aci_check_array(m->globals, m->n_globals, "globals", err) ||
+	    aci_check_array(m->phases, m->n_phases, "phases", err) ||
+	    aci_check_array(m->planes, m->n_planes, "planes", err) ||
+	    aci_check_array(m->launches, m->n_launches, "launches", err) ||
+	    aci_check_array(m->words, m->n_words, "words", err) ||
+	    aci_check_array(m->repeats, m->n_repeats, "repeats", err) ||
+	    aci_check_array(m->deltas, m->n_deltas, "deltas", err) ||
+	    aci_check_array(m->slots, m->n_slots, "slots", err) ||
+	    aci_check_array(m->frame_values, m->n_frame_values, "frame_values",
 			err) ||
-	    (with_refs && ac_check_array(m->refs, m->n_refs, "refs", err)))
+	    (with_refs && aci_check_array(m->refs, m->n_refs, "refs", err)))
 		return -1;
 	return 0;
 }
@@ -56,7 +56,7 @@ static int check_bytes(const struct ac_bytes *b, const char *table,
 		       uint64_t i, const char *field, struct ac_error *err)
 {
 	if (b->len && !b->data)
-		return ac_fail_entry(err, table, i, field,
+		return aci_fail_entry(err, table, i, field,
 				  "byte string has a length but no data");
 	return 0;
 }
@@ -119,22 +119,22 @@ static int check_runs(const struct ac_model *m, int launches_ok,
 	for (uint32_t i = 0; i < m->n_phases; i++) {
 		const struct ac_phase *ph = &m->phases[i];
 		if (!run_inside(ph->plane_first, ph->plane_count, m->n_planes))
-			return ac_fail_entry(err, "phases", i, "plane_count",
+			return aci_fail_entry(err, "phases", i, "plane_count",
 					  "planes run past the model's planes");
 	}
 	for (uint32_t i = 0; !launches_ok && i < m->n_launches; i++) {
 		const struct ac_launch *la = &m->launches[i];
 		if (!run_inside(la->word_first, la->word_count, m->n_words))
-			return ac_fail_entry(err, "launches", i, "word_count",
+			return aci_fail_entry(err, "launches", i, "word_count",
 					  "words run past the model's words");
 	}
 	for (uint32_t i = 0; i < m->n_repeats; i++) {
 		const struct ac_repeat *r = &m->repeats[i];
 		if (!run_inside(r->delta_first, r->delta_count, m->n_deltas))
-			return ac_fail_entry(err, "repeats", i, "delta_count",
+			return aci_fail_entry(err, "repeats", i, "delta_count",
 					  "deltas run past the model's deltas");
 		if (!run_inside(r->slot_first, r->slot_count, m->n_slots))
-			return ac_fail_entry(err, "repeats", i, "slot_count",
+			return aci_fail_entry(err, "repeats", i, "slot_count",
 					  "slots run past the model's slots");
 		/* Without a table (frame_count 0) frame_value_first means
 		 * nothing, as for ac_program_new's checks of the spec
@@ -145,7 +145,7 @@ static int check_runs(const struct ac_model *m, int launches_ok,
 		     !run_inside(r->frame_value_first,
 				 r->frame_count * r->slot_count,
 				 m->n_frame_values)))
-			return ac_fail_entry(err, "repeats", i, "frame_count",
+			return aci_fail_entry(err, "repeats", i, "frame_count",
 					  "frame values (frame_count * "
 					  "slot_count) run past the model's "
 					  "frame values");
@@ -153,8 +153,8 @@ static int check_runs(const struct ac_model *m, int launches_ok,
 	return 0;
 }
 
-int model_check_structure(const struct ac_model *m, int with_refs,
-			  struct launch_sums *sums, struct ac_error *err)
+int aci_model_check_structure(const struct ac_model *m, int with_refs,
+			      struct launch_sums *sums, struct ac_error *err)
 {
 	if (check_arrays(m, with_refs, err))
 		return -1;

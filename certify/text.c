@@ -7,7 +7,7 @@
 
 #include "text.h"
 
-void text_put(struct text *t, const char *fmt, ...)
+void aci_text_put(struct text *t, const char *fmt, ...)
 {
 	assert(t->used < t->len || t->len == 0);
 	if (t->used + 1 >= t->len)
@@ -22,17 +22,17 @@ void text_put(struct text *t, const char *fmt, ...)
 	assert(t->used < t->len);
 }
 
-void text_range(struct text *t, uint64_t offset, uint64_t size)
+void aci_text_range(struct text *t, uint64_t offset, uint64_t size)
 {
 	if (size > UINT64_MAX - offset)
-		text_put(t, "[0x%" PRIx64 ", 2^64)", offset);
+		aci_text_put(t, "[0x%" PRIx64 ", 2^64)", offset);
 	else
-		text_put(t, "[0x%" PRIx64 ", 0x%" PRIx64 ")", offset,
-			 offset + size);
+		aci_text_put(t, "[0x%" PRIx64 ", 0x%" PRIx64 ")", offset,
+			     offset + size);
 }
 
-void text_wide(struct text *t, struct ac_wide v)
+void aci_text_wide(struct text *t, struct ac_wide v)
 {
 	char buf[48];
-	text_put(t, "%s", ac_wide_text(v, buf, sizeof(buf)));
+	aci_text_put(t, "%s", ac_wide_text(v, buf, sizeof(buf)));
 }

@@ -24,12 +24,12 @@ struct text {
 #define TEXT_OF(array) ((struct text){ (array), sizeof(array), 0 })
 
 /* printf into the text. */
-void text_put(struct text *t, const char *fmt, ...) AC_PRINTF(2, 3);
+void aci_text_put(struct text *t, const char *fmt, ...) AC_PRINTF(2, 3);
 
 /* [0xoffset, 0xend); an end of 2^64 (no uint64_t holds it) as "2^64". */
-void text_range(struct text *t, uint64_t offset, uint64_t size);
+void aci_text_range(struct text *t, uint64_t offset, uint64_t size);
 
 /* A wide value as ac_wide_text writes it. */
-void text_wide(struct text *t, struct ac_wide v);
+void aci_text_wide(struct text *t, struct ac_wide v);
 
 #endif /* ARENACERT_TEXT_H */

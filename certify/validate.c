@@ -24,7 +24,7 @@ static int fits(uint64_t offset, uint64_t size)
 static int fail_at(struct ac_error *err, const char *msg, const char *fmt, ...)
 	AC_PRINTF(3, 4);
 
-/* ac_fail with a formatted location. */
+/* aci_fail with a formatted location. */
 static int fail_at(struct ac_error *err, const char *msg, const char *fmt, ...)
 {
 	char where[128];
@@ -32,16 +32,16 @@ static int fail_at(struct ac_error *err, const char *msg, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(where, sizeof(where), fmt, ap);
 	va_end(ap);
-	return ac_fail(err, where, "%s", msg);
+	return aci_fail(err, where, "%s", msg);
 }
 
 static int validate_plan(const struct ac_model *m, struct ac_error *err)
 {
 	uint64_t a = m->alignment;
 	if (a == 0 || a > TWO_POW_32 || (a & (a - 1)) != 0)
-		return ac_fail(err, "alignment",
-			       "%llu is not a power of two in 1 .. 2^32",
-			       (unsigned long long)a);
+		return aci_fail(err, "alignment",
+				"%llu is not a power of two in 1 .. 2^32",
+				(unsigned long long)a);
 	for (uint32_t i = 0; i < m->n_windows; i++) {
 		if (m->windows[i].size == 0)
 			return fail_at(err, "a window is at least 1 byte",
@@ -74,10 +74,10 @@ static int validate_identities(const struct ac_model *m, struct ac_error *err)
 {
 	struct hash_index h;
 	uint32_t first = 0, dup = 0;
-	int r = phase_table_build(m, &h, &first, &dup);
-	hash_index_free(&h);
+	int r = aci_phase_table_build(m, &h, &first, &dup);
+	aci_hash_index_free(&h);
 	if (r < 0)
-		return ac_fail(err, "", "out of memory");
+		return aci_fail(err, "", "out of memory");
 	if (r > 0) {
 		char msg[64];
 		snprintf(msg, sizeof(msg), "same identity as phases[%u]", first);
@@ -126,10 +126,10 @@ static int validate_slots_distinct(const struct ac_model *m, uint32_t ri,
 		return 0;
 	const struct ac_slot **order = malloc(r->slot_count * sizeof(*order));
 	if (!order)
-		return ac_fail(err, "", "out of memory");
+		return aci_fail(err, "", "out of memory");
 	for (uint32_t k = 0; k < r->slot_count; k++)
 		order[k] = &m->slots[r->slot_first + k];
-	ac_sort(order, r->slot_count, sizeof(*order), slot_order);
+	aci_sort(order, r->slot_count, sizeof(*order), slot_order);
 	int rc = 0;
 	for (uint32_t k = 1; k < r->slot_count && rc == 0; k++)
 		if (slot_order(&order[k - 1], &order[k]) == 0)
@@ -202,10 +202,10 @@ static int validate_bodies_disjoint(const struct ac_model *m,
 		return 0;
 	struct body_key *order = malloc(m->n_repeats * sizeof(*order));
 	if (!order)
-		return ac_fail(err, "", "out of memory");
+		return aci_fail(err, "", "out of memory");
 	for (uint32_t i = 0; i < m->n_repeats; i++)
 		order[i] = (struct body_key){ m->repeats[i].first, i };
-	ac_sort(order, m->n_repeats, sizeof(*order), body_key_order);
+	aci_sort(order, m->n_repeats, sizeof(*order), body_key_order);
 	int rc = 0;
 	for (uint32_t i = 1; i < m->n_repeats && rc == 0; i++) {
 		uint32_t x = order[i - 1].repeat, y = order[i].repeat;
@@ -221,12 +221,12 @@ static int validate_bodies_disjoint(const struct ac_model *m,
 	return rc;
 }
 
-int validate_model(const struct ac_model *m, const struct launch_sums *read,
-		   struct launch_sums *sums, struct ac_error *err)
+int aci_validate_model(const struct ac_model *m, const struct launch_sums *read,
+		       struct launch_sums *sums, struct ac_error *err)
 {
 	if (read)
 		*sums = *read;
-	else if (model_check_structure(m, 0, sums, err))
+	else if (aci_model_check_structure(m, 0, sums, err))
 		return -1;
 	if (validate_plan(m, err) ||
 	    validate_identities(m, err))

@@ -119,7 +119,7 @@ static int index_slices(struct range_set *set)
 
 static int merge_windows(struct word_sets *c)
 {
-	c->windows = window_union(c->m, &c->n_windows);
+	c->windows = aci_window_union(c->m, &c->n_windows);
 	if (!c->windows)
 		return -1;
 	uint32_t n = c->n_windows;
@@ -130,12 +130,12 @@ static int merge_windows(struct word_sets *c)
 	return 0;
 }
 
-/* order: t sorted by sort_tensors, or NULL to sort here. */
+/* order: t sorted by aci_sort_tensors, or NULL to sort here. */
 static int range_set_init(struct range_set *set, const struct ac_tensor *t,
 			  uint32_t n, const uint32_t *order)
 {
 	set->n = n;
-	set->order = order ? order : (set->owned = sort_tensors(t, n));
+	set->order = order ? order : (set->owned = aci_sort_tensors(t, n));
 	set->r = malloc((n ? n : 1) * sizeof(*set->r));
 	if (!set->order || !set->r)
 		return -1;
@@ -537,7 +537,7 @@ static int check_word(const struct word_sets *c, struct point_hints *h,
 
 /* (launch, word) pairs of a repeat's deltas or slots, sorted, so a walk over
  * the body's words in order meets them in order.  The key is launch << 32
- * | word: a launch and a word count are below 2^32 (validate_model), so
+ * | word: a launch and a word count are below 2^32 (aci_validate_model), so
  * the radix sort's order by key, ties in index order, is the order by
  * (launch, word, index). */
 struct pair {
@@ -576,7 +576,7 @@ static int sort_pairs(struct pair *p, uint32_t n)
 	uint32_t k = 1;
 	while (k < n && p[k - 1].key <= p[k].key)
 		k++;
-	return k < n ? ac_sort_by_key(p, n, sizeof(*p)) : 0;
+	return k < n ? aci_sort_by_key(p, n, sizeof(*p)) : 0;
 }
 
 static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
@@ -653,7 +653,7 @@ static void report_no_phase(const struct word_sets *c, uint32_t l)
 {
 	const struct ac_bytes *b = &c->m->launches[l].identity;
 	struct identity_field51 id;
-	identity_parse(b->data, b->len, &id);
+	aci_identity_parse(b->data, b->len, &id);
 	c->diag->condition = AC_COND_C;
 	c->diag->reason = AC_LAUNCH_NO_PHASE;
 	c->diag->launch = l;
@@ -773,8 +773,8 @@ static int check_stop(const struct word_check *wc, const struct word_sets *c,
 	return 1;
 }
 
-struct word_check *word_check_new(const struct ac_model *m,
-				  const uint32_t *globals)
+struct word_check *aci_word_check_new(const struct ac_model *m,
+				      const uint32_t *globals)
 {
 	struct word_check *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -784,7 +784,7 @@ struct word_check *word_check_new(const struct ac_model *m,
 	c->pairs = calloc((size_t)m->n_repeats + 1, sizeof(*c->pairs));
 	if (!c->moved_by || !c->pairs || index_named(&c->sets, globals) != 0 ||
 	    merge_windows(&c->sets) != 0) {
-		word_check_free(c);
+		aci_word_check_free(c);
 		return NULL;
 	}
 	for (uint32_t l = 0; l < m->n_launches; l++)
@@ -796,14 +796,14 @@ struct word_check *word_check_new(const struct ac_model *m,
 		for (uint32_t k = 0; k < rp->slot_count; k++)
 			c->moved_by[m->slots[rp->slot_first + k].launch] = r;
 		if (pairs_init(&c->pairs[r], m, rp) != 0) {
-			word_check_free(c);
+			aci_word_check_free(c);
 			return NULL;
 		}
 	}
 	return c;
 }
 
-void word_check_free(struct word_check *c)
+void aci_word_check_free(struct word_check *c)
 {
 	if (!c)
 		return;
@@ -820,8 +820,8 @@ void word_check_free(struct word_check *c)
 	free(c);
 }
 
-int word_check_range(const struct word_check *c, const uint32_t *phase_of,
-		     uint32_t from, uint32_t to, struct ac_diag *diag)
+int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
+			 uint32_t from, uint32_t to, struct ac_diag *diag)
 {
 	assert(from <= to && to <= c->sets.m->n_launches);
 	struct word_sets sets = c->sets;   /* its diag: this caller's */
@@ -844,13 +844,13 @@ int word_check_range(const struct word_check *c, const uint32_t *phase_of,
 	return rc;
 }
 
-int check_words(const struct ac_model *m, const uint32_t *phase_of,
-		const uint32_t *globals, struct ac_diag *diag)
+int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
+		    const uint32_t *globals, struct ac_diag *diag)
 {
-	struct word_check *c = word_check_new(m, globals);
+	struct word_check *c = aci_word_check_new(m, globals);
 	if (!c)
 		return -1;
-	int rc = word_check_range(c, phase_of, 0, m->n_launches, diag);
-	word_check_free(c);
+	int rc = aci_word_check_range(c, phase_of, 0, m->n_launches, diag);
+	aci_word_check_free(c);
 	return rc;
 }

@@ -486,7 +486,7 @@ static int varint(const u8 *b, u64 len, u64 *pos, u64 *value)
  * wire format (fields 1 .. 2^29 - 1; wire types 0, 1, 2, 5) and every
  * field 51 is length-delimited.  0 with the payload in *at, *n bytes;
  * -EINVAL otherwise.
- * libarenacert's identity_parse (certify/identity.c) is the certificate's
+ * libarenacert's aci_identity_parse (certify/identity.c) is the certificate's
  * reading; fuzz_contract holds the two to the same phases.
  */
 static int declared_phase(const u8 *id, u64 len, const u8 **at, u64 *n)

@@ -25,7 +25,7 @@
 #include <arenaguard/guard_api.h>
 
 #include "guard.h"
-#include "text.h"   /* libarenacert's bounded text builder */
+#include "certify/text.h"   /* libarenacert's bounded text builder */
 
 #define REFUSAL_MAX 4608   /* a diagnostic (4096) and its heading */
 
@@ -69,19 +69,19 @@ void ag_api_note_refusal(const struct ag_submit *sub,
 	if (!r)
 		return;
 	struct text t = TEXT_OF(r->text);
-	text_put(&t, "%s schedule %u (", blocked ? "blocked submission of"
+	aci_text_put(&t, "%s schedule %u (", blocked ? "blocked submission of"
 						 : "warning: submitting",
 		 sub->schedule);
 	if (s)
-		text_put(&t, "program %u, ", ag_sched_program_handle(s));
-	text_put(&t, "fd %d, %s, pid %d)", sub->fd,
+		aci_text_put(&t, "program %u, ", ag_sched_program_handle(s));
+	aci_text_put(&t, "fd %d, %s, pid %d)", sub->fd,
 		 sub->path == AG_PATH_URING ? "io_uring" : "ioctl",
 		 (int)getpid());
 	if (v)
-		text_put(&t, ": verdict %" PRIu64 " (%s)\n%s", v->verdict,
+		aci_text_put(&t, ": verdict %" PRIu64 " (%s)\n%s", v->verdict,
 			 ac_condition_name(v->diag.condition), v->text);
 	else
-		text_put(&t, ": cannot certify\n%s", why);
+		aci_text_put(&t, ": cannot certify\n%s", why);
 	r->len = t.used;
 }
 

@@ -44,7 +44,7 @@
 #include <xxhash.h>
 
 #include "guard.h"
-#include "result_json.h"
+#include "certify/result_json.h"
 
 struct ag_stats ag_stats;
 
@@ -496,16 +496,16 @@ static void json_line_keys(struct json_out *j, const char *event)
 		snprintf(when + n, sizeof(when) - n, ".%03ldZ",
 			 ts.tv_nsec / 1000000);
 	}
-	json_out_string_at(j, "event", event);
-	json_out_string_at(j, "time", when);
-	json_out_int_at(j, "pid", getpid());
-	json_out_string_at(j, "exe", program_invocation_short_name);
+	aci_json_out_string_at(j, "event", event);
+	aci_json_out_string_at(j, "time", when);
+	aci_json_out_int_at(j, "pid", getpid());
+	aci_json_out_string_at(j, "exe", program_invocation_short_name);
 }
 
 /* Opens a JSON line's object in j (empty) with its first keys. */
 static void json_line_start(struct json_out *j, const char *event)
 {
-	json_out_object(j);
+	aci_json_out_object(j);
 	json_line_keys(j, event);
 }
 
@@ -527,8 +527,8 @@ static void emit_json_lost(const char *what)
 static void emit_json(struct json_out *j)
 {
 	size_t len = 0;
-	json_out_end(j);
-	char *line = json_out_take(j, 1, &len);
+	aci_json_out_end(j);
+	char *line = aci_json_out_take(j, 1, &len);
 	if (!line) {
 		emit_json_lost("");
 		return;
@@ -552,8 +552,8 @@ static void vnotice(const char *fmt, va_list ap)
 			m += sizeof(prefix) - 1, len -= sizeof(prefix) - 1;
 		struct json_out j = JSON_OUT_INIT;
 		json_line_start(&j, "notice");
-		json_out_key(&j, "message");
-		json_out_text(&j, m, len);
+		aci_json_out_key(&j, "message");
+		aci_json_out_text(&j, m, len);
 		emit_json(&j);
 		return;
 	}
@@ -898,10 +898,10 @@ void ag_report_summary(void)
 	if (ag_cfg.log_json) {
 		struct json_out j = JSON_OUT_INIT;
 		json_line_start(&j, "summary");
-		json_out_uint_at(&j, "submissions", sub);
-		json_out_uint_at(&j, "blocked", blocked);
-		json_out_uint_at(&j, "warned", warned);
-		json_out_uint_at(&j, "suppressed", suppressed);
+		aci_json_out_uint_at(&j, "submissions", sub);
+		aci_json_out_uint_at(&j, "blocked", blocked);
+		aci_json_out_uint_at(&j, "warned", warned);
+		aci_json_out_uint_at(&j, "suppressed", suppressed);
 		emit_json(&j);
 		return;
 	}
@@ -1241,18 +1241,18 @@ static void json_request_fields(struct json_out *j, int fd, enum ag_path path,
 				const struct ag_program *p, uint32_t schedule)
 {
 	char hex[33];
-	json_out_string_at(j, "mode", ag_mode_name(ag_cfg.mode));
-	json_out_int_at(j, "fd", fd);
-	json_out_string_at(j, "path", path_name(path));
+	aci_json_out_string_at(j, "mode", ag_mode_name(ag_cfg.mode));
+	aci_json_out_int_at(j, "fd", fd);
+	aci_json_out_string_at(j, "path", path_name(path));
 	if (s || schedule)
-		json_out_uint_at(j, "schedule", schedule);
+		aci_json_out_uint_at(j, "schedule", schedule);
 	if (s) {
-		json_out_uint_at(j, "program", ag_sched_program_handle(s));
-		json_out_uint_at(j, "schedule_length", ag_sched_length(s));
+		aci_json_out_uint_at(j, "program", ag_sched_program_handle(s));
+		aci_json_out_uint_at(j, "schedule_length", ag_sched_length(s));
 	}
 	if (p) {
 		ag_digest_text(&p->digest, hex);
-		json_out_string_at(j, "digest", hex);
+		aci_json_out_string_at(j, "digest", hex);
 	}
 }
 
@@ -1270,22 +1270,22 @@ static void submission_json(struct json_out *j, const struct ag_submit *sub,
 			    int blocked)
 {
 	const struct ag_program *p = s ? ag_sched_program(s) : NULL;
-	result_json_begin(j, NULL, v ? &v->verdict : NULL);
+	aci_result_json_begin(j, NULL, v ? &v->verdict : NULL);
 	if (v) {
 		struct ac_advisory *adv = NULL;
 		uint64_t n_adv = 0;
 		if (ac_program_advisories(p->prog, &adv, &n_adv, NULL) != 0)
 			n_adv = 0;
-		result_json_fields(j, p->prog, &v->diag, v->text, adv, n_adv,
-				   1);
+		aci_result_json_fields(j, p->prog, &v->diag, v->text, adv, n_adv,
+				       1);
 		free(adv);
 	} else {
 		int strict = p && why == p->advisory;
-		json_out_key(j, "condition");
-		json_out_null(j);
-		json_out_string_at(j, "reason", strict ? "strict-advisories"
+		aci_json_out_key(j, "condition");
+		aci_json_out_null(j);
+		aci_json_out_string_at(j, "reason", strict ? "strict-advisories"
 						       : "cannot-certify");
-		json_out_string_at(j, "explanation", why);
+		aci_json_out_string_at(j, "explanation", why);
 	}
 	json_line_keys(j, blocked ? "blocked" : "warned");
 	json_request_fields(j, sub->fd, sub->path, s, p, sub->schedule);
@@ -1293,9 +1293,9 @@ static void submission_json(struct json_out *j, const struct ag_submit *sub,
 		char sig[64], hint[96], hex[33];
 		ag_digest_text(&p->digest, hex);
 		snprintf(sig, sizeof(sig), "%s:%" PRIu64, hex, v->verdict);
-		json_out_string_at(j, "signature", sig);
+		aci_json_out_string_at(j, "signature", sig);
 		if (ag_suppress_hint(p, v, hint, sizeof(hint)) == 0)
-			json_out_string_at(j, "suppress", hint);
+			aci_json_out_string_at(j, "suppress", hint);
 	}
 }
 
@@ -1345,8 +1345,8 @@ static void finish(struct pending *p)
 				  p->n_refs, p->verdict, name, sizeof(name));
 		snprintf(path, sizeof(path), "%s/%s", ag_cfg.dump_dir, name);
 		if (ag_cfg.log_json) {
-			json_out_key(&p->json, err ? "dump_error" : "dump");
-			json_out_string(&p->json, err ? strerror(err) : path);
+			aci_json_out_key(&p->json, err ? "dump_error" : "dump");
+			aci_json_out_string(&p->json, err ? strerror(err) : path);
 		} else if (err == 0) {
 			/* One put per path: each is up to 4095 bytes. */
 			put(&p->t, "arenaguard:   dumped to %s", path);
@@ -1475,7 +1475,7 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 			emit(t.buf, t.used);
 		}
 		if (p)
-			json_out_free(&p->json);
+			aci_json_out_free(&p->json);
 		free(p);
 		halt_if_asked();
 		return;
@@ -1512,11 +1512,11 @@ void ag_report_malformed(const char *request, const struct ag_submit *sub,
 	*m = (struct pending){ .t = { m->buf, sizeof(m->buf), 0 } };
 	if (ag_cfg.log_json) {
 		json_line_start(&m->json, "malformed");
-		json_out_string_at(&m->json, "request", request);
+		aci_json_out_string_at(&m->json, "request", request);
 		json_request_fields(&m->json, sub->fd, sub->path, s, p,
 				    sub->schedule);
-		json_out_string_at(&m->json, "error", error);
-		json_out_string_at(&m->json, "outcome", outcome);
+		aci_json_out_string_at(&m->json, "error", error);
+		aci_json_out_string_at(&m->json, "outcome", outcome);
 	} else {
 		put(&m->t, "arenaguard: %s ", request);
 		if (s)

@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "guard.h"
-#include "internal.h"   /* model_tensor */
+#include "certify/internal.h"   /* aci_model_tensor */
 
 #define AG_RULES_MAX 256
 #define RULE_TEXT_MAX 240       /* a rule's text, as reports show it */
@@ -317,7 +317,7 @@ static int diag_plane_matches(const char *pattern, const ac_program *prog,
 	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
 		if (refs[i].phase == AC_NONE && refs[i].index == AC_NONE)
 			continue;
-		const struct ac_tensor *t = model_tensor(m, refs[i]);
+		const struct ac_tensor *t = aci_model_tensor(m, refs[i]);
 		if (t && name_matches(pattern, t->name))
 			return 1;
 	}

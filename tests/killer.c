@@ -12,7 +12,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "../certify/internal.h"
+#include "certify/internal.h"
 #include "killer.h"
 
 static uint32_t *value;       /* by element; `gas` until frozen */
@@ -50,7 +50,7 @@ uint64_t killer_order(uint32_t *rank, uint32_t n)
 		element[i] = i;
 		value[i] = gas;
 	}
-	ac_sort(element, n, sizeof(*element), adversary);
+	aci_sort(element, n, sizeof(*element), adversary);
 	for (uint32_t i = 0; i < n; i++)
 		if (value[i] == gas)
 			value[i] = solid++;

@@ -18,8 +18,8 @@
 
 #include <arenaguard/certify.h>
 
-#include "../certify/lazy_array.h"
-#include "../certify/program_impl.h"
+#include "certify/lazy_array.h"
+#include "certify/program_impl.h"
 #include "naive.h"
 #include "suites.h"
 #include "util.h"
@@ -280,8 +280,8 @@ START_TEST(small_schedule_of_a_large_program)
 	ck_assert_int_eq(ac_schedule_append(all, &every, 1, NULL), 0);
 	ck_assert_uint_eq(ac_schedule_verdict(small, NULL), 0);
 	ck_assert_uint_eq(ac_schedule_verdict(all, NULL), 0);
-	size_t small_bytes = schedule_state_bytes(small);
-	size_t all_bytes = schedule_state_bytes(all);
+	size_t small_bytes = aci_schedule_state_bytes(small);
+	size_t all_bytes = aci_schedule_state_bytes(all);
 	printf("followed: state of one pair %zu bytes, of all %zu\n",
 	       small_bytes, all_bytes);
 	/* every key is light (two planes over it): no key state, no map;
@@ -526,8 +526,8 @@ START_TEST(lazy_array_edges)
 	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
 		uint64_t n = sizes[z];
 		struct lazy_array a;
-		lazy_array_init(&a, n, sizeof(uint32_t));
-		ck_assert_uint_eq(lazy_array_bytes(&a), 0);
+		aci_lazy_array_init(&a, n, sizeof(uint32_t));
+		ck_assert_uint_eq(aci_lazy_array_bytes(&a), 0);
 		uint64_t at[] = { 0, n / 2, n - 1, n > 64 ? 64 : 0 };
 		for (int i = 0; i < 4; i++) {
 			uint32_t *e = lazy_array_at(&a, at[i]);
@@ -545,10 +545,10 @@ START_TEST(lazy_array_edges)
 			ck_assert_uint_eq(*(const uint32_t *)
 					  lazy_array_get(&a, n - 2 - 64), 0);
 		/* at most 4 leaves and 4 paths of nodes */
-		ck_assert_uint_le(lazy_array_bytes(&a),
+		ck_assert_uint_le(aci_lazy_array_bytes(&a),
 				  4 * (LAZY_LEAF_BYTES + a.depth * LAZY_FANOUT *
 				       sizeof(void *)));
-		lazy_array_free(&a);
+		aci_lazy_array_free(&a);
 	}
 }
 END_TEST

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../certify/image.h"
+#include "certify/image.h"
 #include "suites.h"
 #include "util.h"
 
@@ -774,7 +774,7 @@ START_TEST(test_writer_pool_overflow)
 }
 END_TEST
 
-/* ---- image_emit: what the digest hashes ---- */
+/* ---- aci_image_emit: what the digest hashes ---- */
 
 struct collect {
 	uint8_t *p;
@@ -802,14 +802,14 @@ START_TEST(test_emit_streams)
 	size_t len;
 	uint8_t *img = write_ok(&m, &len);
 	struct collect c = { 0 };
-	ck_assert_int_eq(image_emit(&m, 1, collect_sink, &c, &err), 0);
+	ck_assert_int_eq(aci_image_emit(&m, 1, collect_sink, &c, &err), 0);
 	ck_assert_uint_eq(c.len, len);
 	ck_assert(memcmp(c.p, img, len) == 0);
 	free(img);
 
 	/* Without the schedule: the image of the model with no refs. */
 	c.len = 0;
-	ck_assert_int_eq(image_emit(&m, 0, collect_sink, &c, &err), 0);
+	ck_assert_int_eq(aci_image_emit(&m, 0, collect_sink, &c, &err), 0);
 	m.n_refs = 0;
 	img = write_ok(&m, &len);
 	ck_assert_uint_eq(c.len, len);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../certify/identity.h"
+#include "certify/identity.h"
 #include "suites.h"
 #include "util.h"
 
@@ -1154,37 +1154,37 @@ START_TEST(varint_round_trip)
 	static const unsigned sizes[] = { 1, 1, 1, 2, 2, 3, 5, 10, 10 };
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		uint8_t b[10];
-		ck_assert_uint_eq(varint_put(NULL, values[i]), sizes[i]);
-		ck_assert_uint_eq(varint_put(b, values[i]), sizes[i]);
+		ck_assert_uint_eq(aci_varint_put(NULL, values[i]), sizes[i]);
+		ck_assert_uint_eq(aci_varint_put(b, values[i]), sizes[i]);
 		uint64_t pos = 0, v;
-		ck_assert_int_eq(varint_read(b, sizes[i], &pos, &v), 0);
+		ck_assert_int_eq(aci_varint_read(b, sizes[i], &pos, &v), 0);
 		ck_assert_uint_eq(v, values[i]);
 		ck_assert_uint_eq(pos, sizes[i]);
 		pos = 0;                              /* truncated */
-		ck_assert_int_eq(varint_read(b, sizes[i] - 1, &pos, &v), -1);
+		ck_assert_int_eq(aci_varint_read(b, sizes[i] - 1, &pos, &v), -1);
 	}
 	/* an 11th byte, a 10th above 1 */
 	const uint8_t eleven[11] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 				     0xff, 0xff, 0x81, 0x00 };
 	uint64_t pos = 0, v;
-	ck_assert_int_eq(varint_read(eleven, 11, &pos, &v), -1);
+	ck_assert_int_eq(aci_varint_read(eleven, 11, &pos, &v), -1);
 	/* field 51 alone, canonical: header then payload */
 	uint8_t id[4 + 200];
-	unsigned h = identity_field51_header(id, 200);
+	unsigned h = aci_identity_field51_header(id, 200);
 	ck_assert_uint_eq(h, 4);
-	ck_assert_uint_eq(identity_field51_header(NULL, 200), 4);
+	ck_assert_uint_eq(aci_identity_field51_header(NULL, 200), 4);
 	memset(id + h, 'x', 200);
 	const uint8_t *payload;
 	uint64_t len;
-	ck_assert(identity_field51_only(id, h + 200, &payload, &len));
+	ck_assert(aci_identity_field51_only(id, h + 200, &payload, &len));
 	ck_assert_ptr_eq(payload, id + h);
 	ck_assert_uint_eq(len, 200);
-	ck_assert(!identity_field51_only(id, h + 199, &payload, &len));
+	ck_assert(!aci_identity_field51_only(id, h + 199, &payload, &len));
 	/* a length written with a needless byte is not canonical */
 	const uint8_t long_len[] = { 0x9a, 0x03, 0x81, 0x00, 'x' };
-	ck_assert(!identity_field51_only(long_len, 5, &payload, &len));
+	ck_assert(!aci_identity_field51_only(long_len, 5, &payload, &len));
 	struct identity_field51 parsed;
-	identity_parse(long_len, 5, &parsed);        /* yet it parses */
+	aci_identity_parse(long_len, 5, &parsed);        /* yet it parses */
 	ck_assert_int_eq(parsed.problem, AC_ID_OK);
 	ck_assert_uint_eq(parsed.len, 1);
 }

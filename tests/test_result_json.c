@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "json_out.h"
-#include "json_text.h"
+#include "certify/json_out.h"
+#include "certify/json_text.h"
 
 #include "suites.h"
 #include "util.h"
@@ -129,16 +129,16 @@ START_TEST(malformed_image_names_the_byte)
 }
 END_TEST
 
-/* json_out's text for one string, and jansson's for json_text's string of
+/* json_out's text for one string, and jansson's for aci_json_text's string of
  * the same bytes (invalid UTF-8 as U+FFFD, as both make it). */
 static void same_string(const char *bytes, size_t n)
 {
 	struct json_out j = JSON_OUT_INIT;
-	json_out_text(&j, bytes, n);
+	aci_json_out_text(&j, bytes, n);
 	size_t len = 0;
-	char *got = json_out_take(&j, 0, &len);
+	char *got = aci_json_out_take(&j, 0, &len);
 	ck_assert_ptr_nonnull(got);
-	json_t *v = json_text(bytes, n);
+	json_t *v = aci_json_text(bytes, n);
 	ck_assert_ptr_nonnull(v);
 	char *want = json_dumps(v, JSON_ENCODE_ANY);
 	ck_assert_ptr_nonnull(want);
@@ -186,33 +186,33 @@ END_TEST
 START_TEST(writer_values_as_jansson)
 {
 	struct json_out j = JSON_OUT_INIT;
-	json_out_object(&j);
-	json_out_key(&j, "a\"\n");
-	json_out_array(&j);
-	json_out_int(&j, 1);
-	json_out_int(&j, INT64_MIN);
-	json_out_int(&j, INT64_MAX);
-	json_out_bool(&j, 1);
-	json_out_bool(&j, 0);
-	json_out_null(&j);
-	json_out_object(&j);
-	json_out_end(&j);
-	json_out_array(&j);
-	json_out_end(&j);
-	json_out_hex_u64(&j, UINT64_MAX);
-	json_out_end(&j);
-	json_out_key(&j, "b");
-	json_out_object(&j);
-	json_out_key(&j, "c");
-	json_out_string(&j, "x");
-	json_out_bytes(&j, "n", "n_hex", (const uint8_t *)"\xff\x00", 2);
-	json_out_bytes(&j, "m", "m_hex", (const uint8_t *)"ok", 2);
-	json_out_end(&j);
-	json_out_key(&j, "e");
-	json_out_array(&j);
-	json_out_end(&j);
-	json_out_end(&j);
-	char *got = json_out_take(&j, 0, NULL);
+	aci_json_out_object(&j);
+	aci_json_out_key(&j, "a\"\n");
+	aci_json_out_array(&j);
+	aci_json_out_int(&j, 1);
+	aci_json_out_int(&j, INT64_MIN);
+	aci_json_out_int(&j, INT64_MAX);
+	aci_json_out_bool(&j, 1);
+	aci_json_out_bool(&j, 0);
+	aci_json_out_null(&j);
+	aci_json_out_object(&j);
+	aci_json_out_end(&j);
+	aci_json_out_array(&j);
+	aci_json_out_end(&j);
+	aci_json_out_hex_u64(&j, UINT64_MAX);
+	aci_json_out_end(&j);
+	aci_json_out_key(&j, "b");
+	aci_json_out_object(&j);
+	aci_json_out_key(&j, "c");
+	aci_json_out_string(&j, "x");
+	aci_json_out_bytes(&j, "n", "n_hex", (const uint8_t *)"\xff\x00", 2);
+	aci_json_out_bytes(&j, "m", "m_hex", (const uint8_t *)"ok", 2);
+	aci_json_out_end(&j);
+	aci_json_out_key(&j, "e");
+	aci_json_out_array(&j);
+	aci_json_out_end(&j);
+	aci_json_out_end(&j);
+	char *got = aci_json_out_take(&j, 0, NULL);
 	ck_assert_ptr_nonnull(got);
 
 	json_t *want_v = json_pack("{s:[I,I,I,b,b,n,{},[],s],s:{s:s,s:s,s:s},"
@@ -228,9 +228,9 @@ START_TEST(writer_values_as_jansson)
 	free(got);
 
 	/* an exact unsigned 64-bit integer, which jansson cannot hold */
-	json_out_uint(&j, UINT64_MAX);
+	aci_json_out_uint(&j, UINT64_MAX);
 	size_t len = 0;
-	got = json_out_take(&j, 1, &len);
+	got = aci_json_out_take(&j, 1, &len);
 	ck_assert_str_eq(got, "18446744073709551615\n");
 	ck_assert_uint_eq(len, 21);
 	free(got);

@@ -174,7 +174,7 @@ static void variant_hex(char *hex, unsigned c, char phase)
 }
 
 /* The slot of a variant in a direct-mapped cache of 4096 slots by
- * XXH3_64bits of its bytes, like phases_of_launches' cache of parsed
+ * XXH3_64bits of its bytes, like aci_phases_of_launches' cache of parsed
  * identities: two variants in one such slot share a slot of any smaller
  * cache too (this program's has 64). */
 static unsigned variant_slot(unsigned c, char phase)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The library's sorts (certify/sort.c): ac_sort's O(n log n) comparisons
+ * The library's sorts (certify/sort.c): aci_sort's O(n log n) comparisons
  * on McIlroy's adversarial order, and both sorts' result equal to a
  * reference sort
  * (the C library's qsort on a total order) on that order, on random keys
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../certify/internal.h"
+#include "certify/internal.h"
 #include "killer.h"
 #include "suites.h"
 
@@ -43,8 +43,8 @@ static unsigned log2_ceil(uint64_t n)
 	return l;
 }
 
-/* ac_sort, ac_sort_by_key (stable: v is in index order) and qsort on
- * copies of v agree; returns ac_sort's compares. */
+/* aci_sort, aci_sort_by_key (stable: v is in index order) and qsort on
+ * copies of v agree; returns aci_sort's compares. */
 static uint64_t check_against_reference(const struct keyed *v, uint32_t n)
 {
 	size_t bytes = (n ? n : 1) * sizeof(*v);
@@ -55,11 +55,11 @@ static uint64_t check_against_reference(const struct keyed *v, uint32_t n)
 	ck_assert_ptr_nonnull(radix);
 	memcpy(mine, v, n * sizeof(*v));
 	memcpy(radix, v, n * sizeof(*v));
-	ck_assert_int_eq(ac_sort_by_key(radix, n, sizeof(*v)), 0);
+	ck_assert_int_eq(aci_sort_by_key(radix, n, sizeof(*v)), 0);
 	memcpy(reference, v, n * sizeof(*v));
 	qsort(reference, n, sizeof(*v), keyed_order);
 	compares = 0;
-	ac_sort(mine, n, sizeof(*v), keyed_order);
+	aci_sort(mine, n, sizeof(*v), keyed_order);
 	uint64_t mine_compares = compares;
 	for (uint32_t i = 0; i < n; i++) {
 		ck_assert_uint_eq(mine[i].key, reference[i].key);

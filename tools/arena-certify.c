@@ -31,7 +31,7 @@
 #include <arenaguard/certify.h>
 
 #include "html_report.h"
-#include "result_json.h"
+#include "certify/result_json.h"
 
 /* Largest input accepted, in bytes (1 GiB). */
 #define MAX_INPUT ((size_t)1 << 30)
@@ -293,13 +293,13 @@ static int convert(const struct options *opt, const struct ac_model *model)
 /* ---- JSON output ---- */
 
 /*
- * Closes the object open in j (result_json_begin, then its keys) and
+ * Closes the object open in j (aci_result_json_begin, then its keys) and
  * prints it on one line.
  */
 static void print_json_line(struct json_out *j)
 {
-	json_out_end(j);
-	char *line = json_out_take(j, 1, NULL);
+	aci_json_out_end(j);
+	char *line = aci_json_out_take(j, 1, NULL);
 	if (!line)  /* Out of memory: still one object per file. */
 		printf("{\"file\": null, \"verdict\": null, \"error\": \"out of memory\"}\n");
 	else
@@ -319,11 +319,11 @@ static void report_error(const struct options *opt, const char *file,
 		return;
 	}
 	struct json_out j = JSON_OUT_INIT;
-	result_json_begin(&j, file, NULL);
-	json_out_string_at(&j, "error", text);
+	aci_result_json_begin(&j, file, NULL);
+	aci_json_out_string_at(&j, "error", text);
 	if (err->where[0])
-		json_out_string_at(&j, "where", err->where);
-	json_out_string_at(&j, "message", err->message);
+		aci_json_out_string_at(&j, "where", err->where);
+	aci_json_out_string_at(&j, "message", err->message);
 	print_json_line(&j);
 }
 
@@ -374,11 +374,11 @@ static void report_verdict(const struct options *opt, const char *file,
 		return;
 	}
 	struct json_out j = JSON_OUT_INIT;
-	result_json_begin(&j, file, &verdict);
-	result_json_fields(&j, program, diag, text, adv->list, adv->n,
-			   !opt->quiet);
+	aci_result_json_begin(&j, file, &verdict);
+	aci_result_json_fields(&j, program, diag, text, adv->list, adv->n,
+			       !opt->quiet);
 	if (opt->strict)
-		json_out_string_at(&j, "strict", adv->n ? "fails" : "holds");
+		aci_json_out_string_at(&j, "strict", adv->n ? "fails" : "holds");
 	print_json_line(&j);
 }
 
@@ -458,8 +458,8 @@ static int certify_file(const struct options *opt, const char *file,
 	static char text[RENDER_LEN];
 	text[0] = 0;
 	if (!opt->quiet || opt->html)   /* the report explains even when quiet */
-		result_explain(text, RENDER_LEN, verdict, &diag, program,
-			       executed);
+		aci_result_explain(text, RENDER_LEN, verdict, &diag, program,
+				   executed);
 	report_verdict(opt, file, verdict, &diag, program, opt->quiet ? "" : text,
 		       &adv);
 	if (opt->html && write_html(opt, file, verdict, &diag, program, executed,

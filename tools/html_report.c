@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "html_report.h"
-#include "json_text.h"
+#include "certify/json_text.h"
 #include "report_assets.h"
 #include "report_axis.h"
 #include "report_fail.h"
@@ -43,8 +43,8 @@ static json_t *tensor_row(const struct axis *a, const struct ac_tensor *t)
 							  : t->offset + (t->size - 1);
 	uint32_t y0, y1;
 	axis_place(a, t->offset, hi, &y0, &y1);
-	return json_pack("[o, o, o, i, i]", json_name(t->name),
-			 json_hex_u64(t->offset), json_hex_u64(t->size),
+	return json_pack("[o, o, o, i, i]", aci_json_name(t->name),
+			 aci_json_hex_u64(t->offset), aci_json_hex_u64(t->size),
 			 (json_int_t)y0, (json_int_t)y1);
 }
 
@@ -154,7 +154,7 @@ static json_t *phases_json(const struct ac_model *m, const struct timeline *tl)
 				m->planes[plane].carried));
 		}
 		json_object_set_new(phases, id, json_pack("[o, o]",
-				    json_name(ph->identity), planes));
+				    aci_json_name(ph->identity), planes));
 	}
 	return phases;
 }
@@ -167,11 +167,11 @@ static json_t *meta_json(const struct report_input *in,
 	snprintf(verdict, sizeof(verdict), "%" PRIu64, in->verdict);
 	return json_pack("{s:o, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
 			 " s:o, s:o, s:o, s:o, s:o}",
-		"file", json_text(in->file, strlen(in->file)),
+		"file", aci_json_text(in->file, strlen(in->file)),
 		"verdict", verdict,
 		"condition", ac_condition_name(in->diag->condition),
 		"reason", ac_reason_name(in->diag->reason),
-		"explanation", json_text(in->explanation, strlen(in->explanation)),
+		"explanation", aci_json_text(in->explanation, strlen(in->explanation)),
 		"alignment", json_u64(m->alignment),
 		"launches", json_u64(m->n_launches),
 		"refs", json_u64(m->n_refs),
@@ -255,10 +255,10 @@ static void adds(struct buf *b, const char *s)
 	add(b, s, strlen(s));
 }
 
-/* UTF-8 text (made valid by json_text) as HTML character data. */
+/* UTF-8 text (made valid by aci_json_text) as HTML character data. */
 static void add_escaped(struct buf *b, const char *s, size_t n)
 {
-	json_t *j = json_text(s, n);
+	json_t *j = aci_json_text(s, n);
 	const char *t = j ? json_string_value(j) : "";
 	size_t len = j ? json_string_length(j) : 0;
 	for (size_t i = 0; i < len; i++) {

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "json_text.h"
+#include "common/partition.h"   /* AC_PARTITION, the one binary search */
+#include "certify/json_text.h"
 #include "report_axis.h"
 
 /* Share of its pane an elementary interval gets, before normalising:
@@ -360,7 +360,7 @@ static json_t *pane_windows(const struct axis *a, size_t p)
 		uint32_t y0, y1;
 		axis_place(a, w->base, hi, &y0, &y1);
 		json_array_append_new(ws, json_pack("[i, i, o, i, o, o]", (json_int_t)y0,
-			(json_int_t)y1, json_name(w->name), (json_int_t)i,
+			(json_int_t)y1, aci_json_name(w->name), (json_int_t)i,
 			hex(w->base), end_of(hi)));
 	}
 	return ws;

@@ -6,14 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_text.h"
-#include "text.h"
+#include "certify/json_text.h"
+#include "certify/text.h"
 #include "report_fail.h"
 
 /* ---- text with names in it ---- */
 
 /* A short text (text.h) with its own 1 KiB: printf pieces and raw name
- * bytes, made valid UTF-8 by json_text at the end. */
+ * bytes, made valid UTF-8 by aci_json_text at the end. */
 #define LINE(name) \
 	char name##_buf[1024]; \
 	struct text name = TEXT_OF(name##_buf)
@@ -28,12 +28,12 @@ static void put_name(struct text *t, struct ac_bytes b)
 	if (n)
 		memcpy(t->buf + t->used, b.data, n);
 	t->used += n;
-	text_put(t, b.len > 80 ? "...'" : "'");
+	aci_text_put(t, b.len > 80 ? "...'" : "'");
 }
 
 static json_t *done(const struct text *t)
 {
-	return json_text(t->buf, t->used);
+	return aci_json_text(t->buf, t->used);
 }
 
 /* ---- tensors ---- */
@@ -52,20 +52,20 @@ static void bytes_of(const struct ac_tensor *t, uint64_t *lo, uint64_t *hi)
 static void put_tensor(struct text *t, const struct ac_model *m,
 		       struct ac_tensor_ref r)
 {
-	const struct ac_tensor *x = model_tensor(m, r);
+	const struct ac_tensor *x = aci_model_tensor(m, r);
 	if (!x)
 		return;
 	if (r.phase == AC_NONE) {
-		text_put(t, "global ");
+		aci_text_put(t, "global ");
 		put_name(t, x->name);
-		text_put(t, " (globals[%" PRIu64 "])", r.index);
+		aci_text_put(t, " (globals[%" PRIu64 "])", r.index);
 		return;
 	}
-	text_put(t, "%s plane ", x->carried ? "carried" : "fresh");
+	aci_text_put(t, "%s plane ", x->carried ? "carried" : "fresh");
 	put_name(t, x->name);
-	text_put(t, " of phase ");
+	aci_text_put(t, " of phase ");
 	put_name(t, m->phases[r.phase].identity);
-	text_put(t, " (phases[%" PRIu64 "].planes[%" PRIu64 "])", r.phase, r.index);
+	aci_text_put(t, " (phases[%" PRIu64 "].planes[%" PRIu64 "])", r.phase, r.index);
 }
 
 static json_t *pair(const char *label, json_t *value)
@@ -75,7 +75,7 @@ static json_t *pair(const char *label, json_t *value)
 
 static json_t *tensor_info(const struct ac_model *m, struct ac_tensor_ref r)
 {
-	const struct ac_tensor *x = model_tensor(m, r);
+	const struct ac_tensor *x = aci_model_tensor(m, r);
 	json_t *info = json_array();
 	if (!x)
 		return info;
@@ -83,9 +83,9 @@ static json_t *tensor_info(const struct ac_model *m, struct ac_tensor_ref r)
 	LINE(range);
 	LINE(size);
 	put_tensor(&what, m, r);
-	text_range(&range, x->offset, x->size);
-	text_put(&size, "%" PRIu64 " bytes (0x%" PRIx64 ")", x->size, x->size);
-	json_array_append_new(info, pair("name", json_name(x->name)));
+	aci_text_range(&range, x->offset, x->size);
+	aci_text_put(&size, "%" PRIu64 " bytes (0x%" PRIx64 ")", x->size, x->size);
+	json_array_append_new(info, pair("name", aci_json_name(x->name)));
 	json_array_append_new(info, pair("tensor", done(&what)));
 	json_array_append_new(info, pair("bytes", done(&range)));
 	json_array_append_new(info, pair("size", done(&size)));
@@ -127,15 +127,15 @@ static json_t *tensor_mark(const struct ac_model *m, const struct axis *a,
 			   uint64_t c0, uint64_t c1, const struct text *title,
 			   const char *before, const char *after, uint64_t instance)
 {
-	const struct ac_tensor *x = model_tensor(m, r);
+	const struct ac_tensor *x = aci_model_tensor(m, r);
 	uint64_t lo = 0, hi = 0;
 	LINE(label);
-	text_put(&label, "%s", before);
+	aci_text_put(&label, "%s", before);
 	if (x)
 		put_name(&label, x->name);
-	text_put(&label, "%s", after);
+	aci_text_put(&label, "%s", after);
 	if (instance != AC_NONE)
-		text_put(&label, " (#%" PRIu64 ")", instance);
+		aci_text_put(&label, " (#%" PRIu64 ")", instance);
 	if (x)
 		bytes_of(x, &lo, &hi);
 	return mark(role, c0, c1, r.phase == AC_NONE, x ? ys_of(a, lo, hi) : json_array(),
@@ -148,7 +148,7 @@ static json_t *overlap_mark(const struct ac_model *m, const struct axis *a,
 			    uint64_t c0, uint64_t c1, int full, const char *why,
 			    const char *label)
 {
-	const struct ac_tensor *x = model_tensor(m, r0), *y = model_tensor(m, r1);
+	const struct ac_tensor *x = aci_model_tensor(m, r0), *y = aci_model_tensor(m, r1);
 	uint64_t lo0, hi0, lo1, hi1;
 	if (!x || !y)
 		return NULL;
@@ -159,9 +159,9 @@ static json_t *overlap_mark(const struct ac_model *m, const struct axis *a,
 		return NULL;
 	LINE(title);
 	LINE(range);
-	text_put(&title, "%s ", why);
-	text_range(&title, lo, hi - lo + 1);
-	text_range(&range, lo, hi - lo + 1);
+	aci_text_put(&title, "%s ", why);
+	aci_text_range(&title, lo, hi - lo + 1);
+	aci_text_range(&range, lo, hi - lo + 1);
 	json_t *info = json_array();
 	json_array_append_new(info, pair("bytes", done(&range)));
 	return mark("overlap", c0, c1, full, ys_of(a, lo, hi), done(&title),
@@ -217,19 +217,19 @@ static void layout_marks(struct out *o, const struct tl_found *found)
 			add_col(o, c, "phase");
 			col = c;
 		}
-		const struct ac_tensor *x = model_tensor(o->m, r);
+		const struct ac_tensor *x = aci_model_tensor(o->m, r);
 		LINE(title);
 		const char *what;
 		put_tensor(&title, o->m, r);
 		if (d->reason == AC_GLOBAL_MISALIGNED || d->reason == AC_PLANE_MISALIGNED) {
-			text_put(&title, ": offset 0x%" PRIx64 " is not aligned to %" PRIu64,
+			aci_text_put(&title, ": offset 0x%" PRIx64 " is not aligned to %" PRIu64,
 			    x ? x->offset : 0, o->m->alignment);
 			what = " misaligned";
 		} else if (d->reason == AC_GLOBAL_EMPTY || d->reason == AC_PLANE_EMPTY) {
-			text_put(&title, " is empty");
+			aci_text_put(&title, " is empty");
 			what = " is empty";
 		} else {
-			text_put(&title, i ? " (the other)" : " overlaps");
+			aci_text_put(&title, i ? " (the other)" : " overlaps");
 			what = i ? "" : " overlaps";
 		}
 		add_mark(o, tensor_mark(o->m, o->a, "tensor", r, c, c, &title, "", what,
@@ -257,14 +257,14 @@ int fail_cut(const struct ac_diag *d, uint64_t out[2])
 static void put_interval(struct text *t, const struct ac_diag *d)
 {
 	if (d->lo.high == d->hi.high && d->lo.low == d->hi.low) {
-		text_wide(t, d->lo);
+		aci_text_wide(t, d->lo);
 		return;
 	}
-	text_put(t, "[");
-	text_wide(t, d->lo);
-	text_put(t, ", ");
-	text_wide(t, d->hi);
-	text_put(t, "]");
+	aci_text_put(t, "[");
+	aci_text_wide(t, d->lo);
+	aci_text_put(t, ", ");
+	aci_text_wide(t, d->hi);
+	aci_text_put(t, "]");
 }
 
 static json_t *word_info(const struct out *o)
@@ -273,18 +273,18 @@ static json_t *word_info(const struct out *o)
 	LINE(launch);
 	LINE(value);
 	LINE(window);
-	text_put(&launch, "%" PRIu64 " (phase ", d->launch);
+	aci_text_put(&launch, "%" PRIu64 " (phase ", d->launch);
 	if (d->phase < o->m->n_phases)
 		put_name(&launch, o->m->phases[d->phase].identity);
-	text_put(&launch, ")");
+	aci_text_put(&launch, ")");
 	put_interval(&value, d);
 	if (d->window < o->m->n_windows) {
 		const struct ac_window *w = &o->m->windows[d->window];
 		put_name(&window, w->name);
-		text_put(&window, " (windows[%" PRIu64 "]) ", d->window);
-		text_range(&window, w->base, w->size);
+		aci_text_put(&window, " (windows[%" PRIu64 "]) ", d->window);
+		aci_text_range(&window, w->base, w->size);
 	} else {
-		text_put(&window, "none: the interval leaves [0, 2^64)");
+		aci_text_put(&window, "none: the interval leaves [0, 2^64)");
 	}
 	json_t *info = json_array();
 	json_array_append_new(info, pair("launch", done(&launch)));
@@ -313,7 +313,7 @@ static json_t *word_values(const struct out *o)
 		uint64_t t = ts[i];
 		struct ac_wide v = ac_program_word_value(o->p, d->launch, d->word, t);
 		LINE(text);
-		text_wide(&text, v);
+		aci_text_wide(&text, v);
 		json_t *ys = v.high == 0 ? ys_of(o->a, v.low, v.low) : json_array();
 		json_array_append_new(values, json_pack("[o, o, o]", json_integer((json_int_t)t),
 							done(&text), ys));
@@ -328,16 +328,16 @@ static void word_marks(struct out *o, const struct tl_found *found)
 	add_col(o, c, "launch");
 	LINE(title);
 	LINE(label);
-	text_put(&title, "word %" PRIu64 " of launch %" PRIu64 " = ", d->word,
-		 d->launch);
+	aci_text_put(&title, "word %" PRIu64 " of launch %" PRIu64 " = ", d->word,
+		     d->launch);
 	put_interval(&title, d);
 	if (d->ordinal != AC_NONE)
-		text_put(&title, " at iteration %" PRIu64, d->ordinal);
-	text_put(&title, ": in no named range");
-	text_put(&label, "word %" PRIu64 " = ", d->word);
+		aci_text_put(&title, " at iteration %" PRIu64, d->ordinal);
+	aci_text_put(&title, ": in no named range");
+	aci_text_put(&label, "word %" PRIu64 " = ", d->word);
 	put_interval(&label, d);
 	if (d->ordinal != AC_NONE)
-		text_put(&label, " (iteration %" PRIu64 ")", d->ordinal);
+		aci_text_put(&label, " (iteration %" PRIu64 ")", d->ordinal);
 	uint64_t cut[2];
 	json_t *ys = fail_cut(d, cut) ? ys_of(o->a, cut[0], cut[1]) : json_array();
 	json_t *mk = mark("word", c, c, 0, ys, done(&title), done(&label), word_info(o));
@@ -349,7 +349,7 @@ static void word_marks(struct out *o, const struct tl_found *found)
 		if (d->near[i].index == AC_NONE)
 			continue;
 		LINE(t);
-		text_put(&t, i ? "nearest above: " : "nearest below: ");
+		aci_text_put(&t, i ? "nearest above: " : "nearest below: ");
 		put_tensor(&t, o->m, d->near[i]);
 		add_mark(o, tensor_mark(o->m, o->a, "near", d->near[i], c, c, &t,
 					i ? "nearest above: " : "nearest below: ", "",
@@ -363,7 +363,7 @@ static void no_phase_marks(struct out *o, const struct tl_found *found)
 	uint64_t c = object_column(o, found->launch, AC_NONE, d->launch);
 	add_col(o, c, "launch");
 	LINE(title);
-	text_put(&title, "launch %" PRIu64 " has no declared phase (%s)", d->launch,
+	aci_text_put(&title, "launch %" PRIu64 " has no declared phase (%s)", d->launch,
 	    ac_identity_problem_name(d->identity_problem));
 	json_t *info = json_array();
 	json_array_append_new(info, pair("launch", json_integer((json_int_t)d->launch)));
@@ -375,7 +375,7 @@ static void no_phase_marks(struct out *o, const struct tl_found *found)
 			json_integer((json_int_t)d->identity_offset)));
 	json_t *ys = json_pack("[[i, i]]", 0, (json_int_t)AXIS_UNITS);
 	LINE(label);
-	text_put(&label, "launch %" PRIu64 ": no phase", d->launch);
+	aci_text_put(&label, "launch %" PRIu64 ": no phase", d->launch);
 	add_mark(o, mark("launch", c, c, 0, ys, done(&title), done(&label), info));
 }
 
@@ -384,10 +384,10 @@ static void no_phase_marks(struct out *o, const struct tl_found *found)
 static void put_instance(struct text *t, const struct ac_model *m,
 			 uint64_t instance, uint64_t phase)
 {
-	text_put(t, "instance %" PRIu64 " (phase ", instance);
+	aci_text_put(t, "instance %" PRIu64 " (phase ", instance);
 	if (phase < m->n_phases)
 		put_name(t, m->phases[phase].identity);
-	text_put(t, ")");
+	aci_text_put(t, ")");
 }
 
 /* The plane of phase with the given key: what an earlier instance
@@ -412,9 +412,9 @@ static void carried_marks(struct out *o, const struct tl_found *found)
 	add_col(o, ck, "instance");
 	LINE(t);
 	put_tensor(&t, m, d->tensor[0]);
-	text_put(&t, " at ");
+	aci_text_put(&t, " at ");
 	put_instance(&t, m, d->instance, d->phase);
-	text_put(&t, d->reason == AC_CARRIED_UNDECLARED ? ": never declared before"
+	aci_text_put(&t, d->reason == AC_CARRIED_UNDECLARED ? ": never declared before"
 						   : ": its value was overwritten");
 	add_mark(o, tensor_mark(m, o->a, "carried", d->tensor[0], ck, ck, &t,
 				"carried ", d->reason == AC_CARRIED_UNDECLARED ? ", never declared"
@@ -424,7 +424,7 @@ static void carried_marks(struct out *o, const struct tl_found *found)
 
 	/* j's declaration, drawn as far as the value stayed in use */
 	uint64_t cj = found->instance[1], ci = found->instance[2], last = cj;
-	const struct ac_tensor *c = model_tensor(m, d->tensor[0]);
+	const struct ac_tensor *c = aci_model_tensor(m, d->tensor[0]);
 	struct ac_tensor_ref earlier = d->tensor[0];
 	if (c) {
 		uint32_t key = live_key_of(o->tl->live, (uint64_t)(c - m->planes));
@@ -437,15 +437,15 @@ static void carried_marks(struct out *o, const struct tl_found *found)
 	add_col(o, cj, "earlier");
 	add_col(o, ci, "intervening");
 	t.used = 0;
-	text_put(&t, "last declared by ");
+	aci_text_put(&t, "last declared by ");
 	put_instance(&t, m, d->earlier, d->earlier_phase);
 	add_mark(o, tensor_mark(m, o->a, "earlier", earlier, cj, last, &t,
 				"", " declared", d->earlier));
 	t.used = 0;
 	put_tensor(&t, m, d->tensor[1]);
-	text_put(&t, " declared by ");
+	aci_text_put(&t, " declared by ");
 	put_instance(&t, m, d->intervening, d->tensor[1].phase);
-	text_put(&t, " in between");
+	aci_text_put(&t, " in between");
 	add_mark(o, tensor_mark(m, o->a, "overwriter", d->tensor[1], ci, ci, &t,
 				"", " overwrote", d->intervening));
 	add_mark(o, overlap_mark(m, o->a, d->tensor[0], d->tensor[1], ci, ci, 0,
@@ -521,7 +521,7 @@ json_t *advisory_marks(const ac_program *p, const struct ac_advisory *adv,
 	const struct ac_model *m = ac_program_model(p);
 	json_t *marks = json_array();
 	for (uint64_t i = 0; i < n; i++) {
-		const struct ac_tensor *x = model_tensor(m, adv[i].tensor);
+		const struct ac_tensor *x = aci_model_tensor(m, adv[i].tensor);
 		if (!x)
 			continue;
 		char why[1024];
@@ -529,8 +529,8 @@ json_t *advisory_marks(const ac_program *p, const struct ac_advisory *adv,
 		LINE(label);
 		LINE(outside);
 		put_name(&label, x->name);
-		text_put(&label, " outside the windows");
-		text_put(&outside, "0x%" PRIx64, adv[i].outside);
+		aci_text_put(&label, " outside the windows");
+		aci_text_put(&outside, "0x%" PRIx64, adv[i].outside);
 		json_t *info = tensor_info(m, adv[i].tensor);
 		json_array_append_new(info, pair("advisory",
 			json_string(ac_advisory_kind_name(adv[i].kind))));
@@ -539,7 +539,7 @@ json_t *advisory_marks(const ac_program *p, const struct ac_advisory *adv,
 		uint64_t lo, hi;
 		bytes_of(x, &lo, &hi);
 		json_array_append_new(marks, mark("advisory", AC_NONE, AC_NONE, 1,
-			ys_of(a, lo, hi), json_text(why, strlen(why)),
+			ys_of(a, lo, hi), aci_json_text(why, strlen(why)),
 			done(&label), info));
 	}
 	return marks;

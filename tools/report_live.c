@@ -7,7 +7,7 @@
 
 #include <arenaguard/certify.h>
 
-#include "internal.h"
+#include "common/partition.h"   /* AC_PARTITION, the one binary search */
 #include "report_live.h"
 
 #define NONE32 UINT32_MAX

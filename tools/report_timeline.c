@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "common/partition.h"   /* AC_PARTITION, the one binary search */
 #include "report_timeline.h"
 
 /* What a long walk keeps: its first and last columns, and this many on
