@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Adversarial families of issue 13 for libarenacert, each a ratio taken
- * in one run (docs/performance.md, "Bounded cost"):
+ * in one run (docs/performance.md, "Bounded cost: (D) and live
+ * schedules"):
  *
  *   (D) fresh      phases A and B of K fresh planes each, B's over A's,
  *                  a schedule of M references alternating A, B: the time

@@ -430,7 +430,8 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	 * copy and XXH3 run at, so reading the bytes from the cache rather
 	 * than from memory saves nothing measurable, and hashing during the
 	 * copy would cost every cache hit a SHA-256 of its image
-	 * (docs/performance.md, "The seal's cost").
+	 * (docs/performance.md, "First submit: creating, certifying,
+	 * sealing").
 	 */
 	arena_seal_program(&p->seal, image, len);
 	atomic_store(&p->refcount, 1);

@@ -1264,7 +1264,7 @@ END_TEST
  * Reading follows the input: a JSON program of 8.6 MB (the vit workload
  * at 3e5 words) certified in at most 3 times its size of peak memory, the
  * binary's own few MiB aside.  Reading it as one jansson tree took about
- * 7 times (620 MB for 86 MB, docs/performance.md).
+ * 7 times (620 MB for 86 MB, measured 2026-12-01).
  */
 START_TEST(json_memory_follows_input)
 {
