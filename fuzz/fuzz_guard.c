@@ -375,12 +375,19 @@ static void check_submit_rewrite(const struct io_uring_sqe *was,
 
 /* What the guard may have done to one SQE: nothing, unless it is a
  * device command; then an injected failure, or an append pointed at a
- * copy of the same references. */
-static void check_rewrite(const struct io_uring_sqe *was,
-			  const struct io_uring_sqe *now)
+ * copy of the same references.  A device command forwarded after an
+ * SQE linked to it (after_link) also gets IOSQE_ASYNC, so that the
+ * kernel copies it at the submit (shim/uring.c, uring_forward). */
+static void check_rewrite(const struct io_uring_sqe *orig,
+			  const struct io_uring_sqe *now, int after_link)
 {
-	if (memcmp(was, now, sqe_size()) == 0)
+	if (memcmp(orig, now, sqe_size()) == 0)
 		return;
+	uint8_t buf[128] __attribute__((aligned(64)));
+	memcpy(buf, orig, sqe_size());
+	const struct io_uring_sqe *was = (const void *)buf;
+	if (after_link && now->opcode != IORING_OP_NOP)
+		((struct io_uring_sqe *)buf)->flags |= IOSQE_ASYNC;
 	FUZZ_CHECK(is_device_cmd(was) && (was->flags & IOSQE_FIXED_FILE ||
 					  fake_file_of(was->fd) >= 0),
 		   "rewrote an SQE that is no device command (opcode %u)",
@@ -476,9 +483,14 @@ static void op_sqes(struct fuzz_in *in)
 		held = ag_uring_check(&ring);
 		ring_seen = 1;
 	}
-	for (unsigned int i = 0; i < n; i++)
-		check_rewrite((const void *)(before + i * sqe_size()),
-			      sqe_at(first + i));
+	int after_link = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct io_uring_sqe *was =
+			(const void *)(before + i * sqe_size());
+		check_rewrite(was, sqe_at(first + i), after_link);
+		after_link = !!(was->flags & (IOSQE_IO_LINK |
+					      IOSQE_IO_HARDLINK));
+	}
 	run_kernel(first, n, before);
 	ring.sq.sqe_head = ktail = khead = first + n;
 	ag_uring_release(enter ? NULL : &ring, held);
