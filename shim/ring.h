@@ -3,11 +3,11 @@
  * The io_uring path's private types and the slot table's functions,
  * owned by uring.c (the ring registry, the slot table and its readers,
  * registrations under way) and used by the files of the io_uring path
- * beside it (slot_change.c).  Not for the rest of the guard: guard.h
+ * beside it (slot_change.c, ring_reg.c).  Not for the rest of the guard: guard.h
  * declares what it calls (ag_uring_*, ag_ring_*).
  *
  * Layering: guard.h (the fd table, files, reports) <- ring.h (uring.c)
- * <- slot_change.c <- the SQ walk (uring.c).  The declarations below are
+ * <- slot_change.c, ring_reg.c <- the SQ walk (uring.c).  The declarations below are
  * hidden, so that uring.c's own calls compile as when they were static.
  */
 #ifndef AG_RING_H
@@ -20,6 +20,7 @@
 #include "guard.h"
 
 struct ag_held;
+struct io_uring;
 struct ring_shared;
 
 /* Registered slots: NULL (not the device), AG_SLOT_UNCERTAIN, or a file
@@ -109,6 +110,20 @@ enum fd_kind ag_fd_kind(int fd, struct ag_file **f, int exact);
 struct ring_state *ag_ring_by_fd(int ring_fd);
 /* Every known ring's slots made uncertain. */
 void ag_all_slots_lost(void);
+/* The state of a liburing ring (made if new; NULL: no memory), and of a
+ * ring fd seen only by io_uring_register (known by its fd). */
+struct ring_state *ag_ring_of(struct io_uring *ring);
+struct ring_state *ag_ring_of_fd(int ring_fd);
+/* r's slot table replaced by t (slots lock held), the old one freed once
+ * no reader is in it; ag_table_lost, a table whose every slot is
+ * uncertain (NULL: no memory). */
+void ag_table_replace(struct ring_state *r, struct slot_table *t);
+struct slot_table *ag_table_lost(void);
+/* r's slots set from the fd array at `files` (nr slots; 0: all unset),
+ * and nr slots from off updated from the fd array at `files`. */
+void ag_files_set(struct ring_state *r, uint64_t files, unsigned int nr);
+void ag_files_update(struct ring_state *r, unsigned int off,
+		     uint64_t files, unsigned int nr);
 
 #pragma GCC visibility pop
 

@@ -67,7 +67,8 @@
  *
  * Layering: guard.h <- ring.h (this file's ring and slot table types and
  * the slot functions it lends the io_uring path) <- slot_change.c (slots
- * changed by SQEs) <- the SQ walk, here.
+ * changed by SQEs), ring_reg.c (registrations under way) <- the SQ walk,
+ * here.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -98,9 +99,6 @@
 
 #ifndef IORING_SETUP_NO_SQARRAY
 #define IORING_SETUP_NO_SQARRAY (1U << 16)   /* Linux 6.6 */
-#endif
-#ifndef IORING_REGISTER_USE_REGISTERED_RING
-#define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)   /* Linux 6.3 */
 #endif
 
 /* What the processes sharing a ring share: the kernel tail after the
@@ -165,7 +163,7 @@ static void table_free(struct slot_table *t)
 
 /* Replaces the table (slots lock held): the old one is freed once no
  * reader can be in it. */
-static void table_replace(struct ring_state *r, struct slot_table *t)
+void ag_table_replace(struct ring_state *r, struct slot_table *t)
 {
 	struct slot_table *old = atomic_exchange(&r->slots, t);
 	if (!old)
@@ -302,7 +300,7 @@ static struct ring_state *state_new(void)
 static void state_forget(struct ring_state *r)
 {
 	pthread_mutex_lock(&r->slots_lock);
-	table_replace(r, NULL);
+	ag_table_replace(r, NULL);
 	pthread_mutex_unlock(&r->slots_lock);
 	atomic_store(&r->sq_ring, NULL);
 	atomic_store(&r->ring_fd, -1);
@@ -374,7 +372,7 @@ static struct ring_state *by_registered_index(int index)
 }
 
 /* A slot table whose every slot is uncertain. */
-static struct slot_table *table_lost(void)
+struct slot_table *ag_table_lost(void)
 {
 	struct slot_table *t = calloc(1, sizeof(*t));
 	if (t)
@@ -403,7 +401,7 @@ static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 			r = state_new();
 			if (r && had) {
 				pthread_mutex_lock(&r->slots_lock);
-				table_replace(r, table_lost());
+				ag_table_replace(r, ag_table_lost());
 				pthread_mutex_unlock(&r->slots_lock);
 			}
 		} else if (!r) {
@@ -416,7 +414,7 @@ static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 	}
 	if (made) {
 		pthread_mutex_lock(&r->slots_lock);
-		table_replace(r, table_lost());
+		ag_table_replace(r, ag_table_lost());
 		pthread_mutex_unlock(&r->slots_lock);
 	}
 	if (ring->ring_fd >= 0)
@@ -630,7 +628,7 @@ static void slot_values(uint64_t files, unsigned int from, unsigned int n,
 
 /* A new table of nr slots from `files`, made before the slots lock is
  * taken (it is nobody else's until it replaces the old one). */
-static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
+void ag_files_set(struct ring_state *r, uint64_t files, unsigned int nr)
 {
 	struct slot_table *t = calloc(1, sizeof(*t) + (size_t)nr *
 				      sizeof(t->v[0]));
@@ -646,11 +644,11 @@ static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
 						      memory_order_relaxed);
 		}
 	} else if (nr) {
-		t = table_lost();
+		t = ag_table_lost();
 		ag_no_memory("io_uring file registration");
 	}
 	pthread_mutex_lock(&r->slots_lock);
-	table_replace(r, t);
+	ag_table_replace(r, t);
 	pthread_mutex_unlock(&r->slots_lock);
 }
 
@@ -658,8 +656,8 @@ static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
  * with no lock held, then set under it. */
 #define UPDATE_VALUES 256u
 
-static void files_update(struct ring_state *r, unsigned int off,
-			 uint64_t files, unsigned int nr)
+void ag_files_update(struct ring_state *r, unsigned int off,
+		     uint64_t files, unsigned int nr)
 {
 	struct ag_file *v[UPDATE_VALUES];
 	for (unsigned int c = 0; c < nr; c += UPDATE_VALUES) {
@@ -684,7 +682,7 @@ static void files_update(struct ring_state *r, unsigned int off,
 
 /* The state for a liburing ring, or NULL (no memory: its slots then
  * cannot be known, and a walk of it finds every slot uncertain). */
-static struct ring_state *ring_of(struct io_uring *ring)
+struct ring_state *ag_ring_of(struct io_uring *ring)
 {
 	pthread_mutex_lock(&ring_lock);
 	struct ring_state *r = ring_get(ring, 0);
@@ -700,29 +698,29 @@ void ag_ring_life_begin(void)
 void ag_ring_life_end(struct io_uring *ring)
 {
 	if (ring)
-		ring_of(ring);
+		ag_ring_of(ring);
 	atomic_fetch_sub(&ring_setups, 1);
 }
 
 void ag_ring_files_set(struct io_uring *ring, const int *files,
 		       unsigned int nr)
 {
-	struct ring_state *r = ring_of(ring);
+	struct ring_state *r = ag_ring_of(ring);
 	if (r)
-		files_set(r, (uintptr_t)files, nr);
+		ag_files_set(r, (uintptr_t)files, nr);
 }
 
 void ag_ring_files_update(struct io_uring *ring, unsigned int off,
 			  const int *files, unsigned int nr)
 {
-	struct ring_state *r = ring_of(ring);
+	struct ring_state *r = ag_ring_of(ring);
 	if (r)
-		files_update(r, off, (uintptr_t)files, nr);
+		ag_files_update(r, off, (uintptr_t)files, nr);
 }
 
 /* The state for a ring fd seen only by io_uring_register: made, known
  * by its fd until a liburing function shows its mapping. */
-static struct ring_state *ring_of_fd(int ring_fd)
+struct ring_state *ag_ring_of_fd(int ring_fd)
 {
 	pthread_mutex_lock(&ring_lock);
 	struct ring_state *r = by_fd(ring_fd);
@@ -741,239 +739,8 @@ void ag_all_slots_lost(void)
 		if (!atomic_load(&r->in_use))
 			continue;
 		pthread_mutex_lock(&r->slots_lock);
-		table_replace(r, table_lost());
+		ag_table_replace(r, ag_table_lost());
 		pthread_mutex_unlock(&r->slots_lock);
-	}
-}
-
-/* ---- registrations under way ---- */
-
-/*
- * Waits for the walks that began before this call and read r's slots
- * (ag_slots_enter): they may have checked a slot this registration
- * changes, and not have handed their SQEs to the kernel yet.  New walks
- * see the slots pending (marked before this).  At most a second: a walk
- * inside a raw io_uring_enter that waits for completions may hold its
- * count that long; the registration then goes ahead, and says so.
- */
-static void reg_wait_walks(struct ring_state *r)
-{
-	pthread_mutex_lock(&r->epoch_lock);
-	unsigned int e = atomic_fetch_add(&r->epoch, 1);
-	atomic_uint *users = &r->slot_users[e & 1];
-	uint64_t until = 0;
-	while (atomic_load(users) != 0) {
-		uint64_t now = ag_now_ns();
-		if (!until) {
-			until = now + 1000000000u;
-		} else if (now >= until) {
-			ag_report_once("registration waited", "a registration "
-				       "of ring fd %d's files waited a second for "
-				       "another thread's submit, checked against "
-				       "the slots before it, to reach the kernel "
-				       "(a raw io_uring_enter waiting for "
-				       "completions?), and went ahead: device "
-				       "commands of that submit on the slots it "
-				       "changes were checked against their old "
-				       "files", atomic_load(&r->ring_fd));
-			break;
-		}
-		sched_yield();
-	}
-	pthread_mutex_unlock(&r->epoch_lock);
-}
-
-/* Slots off .. off + nr of r (nr AG_REG_ALL from 0: every slot, also
- * those beyond the table) pending in g, then the walks that may have
- * read them before waited for. */
-static void reg_mark(struct ag_reg *g, struct ring_state *r,
-		     unsigned int off, unsigned int nr)
-{
-	g->state = NULL;
-	if (!r || nr == 0)
-		return;           /* no memory: its slots are uncertain */
-	uint64_t hi = (uint64_t)off + nr;
-	if (hi > UINT_MAX)
-		hi = UINT_MAX;
-	uint64_t v = off == 0 && nr == AG_REG_ALL ? 0
-						  : (uint64_t)off << 32 | hi;
-	pthread_mutex_lock(&r->slots_lock);
-	g->entry = -1;
-	for (int k = 0; v && k < 4 && g->entry < 0; k++)
-		if (!atomic_load(&r->reg_range[k])) {
-			atomic_store(&r->reg_range[k], v);
-			g->entry = k;
-		}
-	if (g->entry < 0)
-		atomic_fetch_add(&r->reg_all, 1);
-	g->overlap = atomic_fetch_add(&r->reg_inflight, 1) > 0;
-	g->seq = ++r->reg_seq;
-	g->range = v;
-	pthread_mutex_unlock(&r->slots_lock);
-	g->state = r;
-	reg_wait_walks(r);
-}
-
-void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
-		       unsigned int off, unsigned int nr)
-{
-	ag_inside++;
-	reg_mark(g, ring_of(ring), off, nr);
-}
-
-/* Another registration of r was under way during g's (slots lock held):
- * the kernel ran the two in an order the guard cannot know, so the
- * slots g changed are uncertain, whatever it settled them to. */
-static void reg_overlapped(struct ring_state *r, const struct ag_reg *g)
-{
-	struct slot_table *t = atomic_load(&r->slots);
-	if (!g->range) {
-		table_replace(r, table_lost());
-		return;
-	}
-	if (!t || t->lost)
-		return;
-	struct retired d = { 0 };
-	unsigned int lo = (unsigned int)(g->range >> 32);
-	unsigned int hi = (unsigned int)g->range;
-	for (unsigned int i = lo; i < hi && i < t->n; i++)
-		ag_slot_set(r, t, i, AG_SLOT_UNCERTAIN, &d);
-	ag_retired_drop(r, &d);
-}
-
-void ag_ring_reg_end(struct ag_reg *g)
-{
-	struct ring_state *r = g->state;
-	if (!r) {
-		ag_inside--;         /* from ag_ring_reg_begin: no lock left */
-		return;
-	}
-	pthread_mutex_lock(&r->slots_lock);
-	if (g->overlap || r->reg_seq != g->seq)
-		reg_overlapped(r, g);
-	if (g->entry >= 0)
-		atomic_store(&r->reg_range[g->entry], 0);
-	else if (atomic_load(&r->reg_all))
-		atomic_fetch_sub(&r->reg_all, 1);
-	if (atomic_load(&r->reg_inflight))     /* not cleared by a fork */
-		atomic_fetch_sub(&r->reg_inflight, 1);
-	pthread_mutex_unlock(&r->slots_lock);
-	g->state = NULL;
-	ag_inside--;                 /* from ag_ring_reg_begin: the slots
-				      * lock held until here */
-}
-
-static int files_op(unsigned int op)
-{
-	return op == IORING_REGISTER_FILES || op == IORING_UNREGISTER_FILES ||
-	       op == IORING_REGISTER_FILES2 ||
-	       op == IORING_REGISTER_FILES_UPDATE ||
-	       op == IORING_REGISTER_FILES_UPDATE2;
-}
-
-/* A files registration on a registered ring index (IORING_REGISTER_
- * USE_REGISTERED_RING): the guard cannot tell which ring it changes, so
- * every registered slot of every ring becomes uncertain.  Says so once. */
-static void registered_ring_files(void)
-{
-	ag_report_once("registered ring register", "io_uring_register() "
-		       "of files on a registered ring index: the guard "
-		       "cannot tell which ring; every registered slot of "
-		       "every ring is uncertain (device commands on them "
-		       "are blocked)");
-	ag_all_slots_lost();
-}
-
-int ag_ring_register_follows(unsigned int opcode)
-{
-	return files_op(opcode & ~IORING_REGISTER_USE_REGISTERED_RING);
-}
-
-const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
-				   unsigned int opcode, const void *arg,
-				   unsigned int nr_args)
-{
-	_Static_assert(sizeof(g->copy) >= sizeof(struct io_uring_rsrc_update2) &&
-		       sizeof(g->copy) >= sizeof(struct io_uring_rsrc_register) &&
-		       sizeof(g->copy) >= sizeof(struct io_uring_files_update),
-		       "the argument structs fit the copy");
-	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
-	ag_inside++;                 /* until ag_ring_reg_end */
-	g->state = NULL;
-	g->arg = arg;
-	if (!files_op(op))
-		return arg;
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
-		registered_ring_files();
-		return arg;
-	}
-	/* The kernel is handed the guard's copy of the argument struct, so
-	 * that the slots it changes are the ones marked and settled. */
-	unsigned int off = 0, nr = AG_REG_ALL;
-	size_t size = op == IORING_REGISTER_FILES_UPDATE
-		? sizeof(struct io_uring_files_update)
-		: op == IORING_REGISTER_FILES_UPDATE2 ||
-		  op == IORING_REGISTER_FILES2 ? nr_args : 0;
-	if (size && size <= sizeof(g->copy) &&
-	    copy_from_user(g->copy, (uintptr_t)arg, size) == 0) {
-		g->arg = g->copy;
-		if (op == IORING_REGISTER_FILES_UPDATE) {
-			const struct io_uring_files_update *u = (void *)g->copy;
-			off = u->offset;
-			nr = nr_args;
-		} else if (op == IORING_REGISTER_FILES_UPDATE2 &&
-			   size == sizeof(struct io_uring_rsrc_update2)) {
-			const struct io_uring_rsrc_update2 *u = (void *)g->copy;
-			off = u->offset;
-			nr = u->nr;
-		}
-	}
-	reg_mark(g, ring_of_fd((int)fd), off, nr);
-	return g->arg;
-}
-
-void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
-		      unsigned int nr_args, int rc)
-{
-	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
-	if (rc < 0 || !files_op(op))
-		return;
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
-		registered_ring_files();
-		return;
-	}
-	struct ring_state *r = ring_of_fd((int)fd);
-	if (!r)
-		return;
-	switch (op) {
-	case IORING_REGISTER_FILES:
-		files_set(r, (uintptr_t)arg, nr_args);
-		break;
-	case IORING_UNREGISTER_FILES:
-		files_set(r, 0, 0);
-		break;
-	case IORING_REGISTER_FILES2: {
-		struct io_uring_rsrc_register g;
-		if (nr_args != sizeof(g) ||
-		    copy_from_user(&g, (uintptr_t)arg, sizeof(g)) != 0)
-			break;
-		files_set(r, g.flags & IORING_RSRC_REGISTER_SPARSE ? 0 : g.data,
-			  g.nr);
-		break;
-	}
-	case IORING_REGISTER_FILES_UPDATE: {
-		struct io_uring_files_update u;
-		if (copy_from_user(&u, (uintptr_t)arg, sizeof(u)) == 0)
-			files_update(r, u.offset, u.fds, (unsigned int)rc);
-		break;
-	}
-	case IORING_REGISTER_FILES_UPDATE2: {
-		struct io_uring_rsrc_update2 u;
-		if (nr_args == sizeof(u) &&
-		    copy_from_user(&u, (uintptr_t)arg, sizeof(u)) == 0)
-			files_update(r, u.offset, u.data, (unsigned int)rc);
-		break;
-	}
 	}
 }
 
@@ -1421,7 +1188,7 @@ struct ag_held *ag_uring_check(struct io_uring *ring)
 
 void ag_ring_index_registered(struct io_uring *ring)
 {
-	struct ring_state *r = ring_of(ring);
+	struct ring_state *r = ag_ring_of(ring);
 	if (r)
 		atomic_store(&r->reg_tid, gettid());
 }
@@ -1480,7 +1247,7 @@ void ag_uring_unlock_all(int child)
 			atomic_store(&r->slot_users[0], 0);
 			atomic_store(&r->slot_users[1], 0);
 			if (atomic_load(&r->reg_inflight))
-				table_replace(r, table_lost());
+				ag_table_replace(r, ag_table_lost());
 			atomic_store(&r->reg_inflight, 0);
 			atomic_store(&r->reg_all, 0);
 			/* A walk under way in the parent stays there. */
