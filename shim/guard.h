@@ -19,6 +19,8 @@
  *   report.c     log records (deduplicated), dumps, counters
  *   ioctl.c      the ioctl front end: copy in, dispatch, copy out
  *   uring.c      walking liburing's pending SQEs; registered files
+ *   slot_change.c  slots changed by SQEs (uring.c's walk; ring.h)
+ *   ring_reg.c   registrations of files under way (ring.h)
  *   interpose.c  every exported symbol, the real functions, fork
  *
  * Everything but interpose.c builds into a static library that the unit

@@ -43,7 +43,8 @@
  * a slot's old file reaches the kernel after the new one.  SQEs that change slots themselves
  * (direct opens, IORING_OP_FILES_UPDATE, direct close) have results the
  * guard does not see: a slot they may have made the device is
- * "uncertain", and device commands on it are blocked (fail closed).  So
+ * "uncertain", and device commands on it are blocked (fail closed:
+ * slot_change.c).  So
  * is a slot registered from an fd the guard last knew as another file
  * (not rechecked, to keep registration free of system calls: the fd may
  * have been closed and reused unseen).  The slot table is read without
@@ -63,6 +64,11 @@
  * both): if it moved without passing here, someone wrote the SQ ring by
  * hand; those SQEs are checked if the kernel has not taken them yet, and
  * reported otherwise.  Every walk is bounded by the ring's size.
+ *
+ * Layering: guard.h <- ring.h (this file's ring and slot table types and
+ * the slot functions it lends the io_uring path) <- slot_change.c (slots
+ * changed by SQEs), ring_reg.c (registrations under way) <- the SQ walk,
+ * here.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -85,6 +91,8 @@
 #include <liburing.h>
 
 #include "guard.h"
+#include "ring.h"
+#include "slot_change.h"
 #include "sqe_inject.h"
 #include "uring_abi.h"
 #include "usercopy.h"
@@ -92,68 +100,12 @@
 #ifndef IORING_SETUP_NO_SQARRAY
 #define IORING_SETUP_NO_SQARRAY (1U << 16)   /* Linux 6.6 */
 #endif
-#ifndef IORING_REGISTER_USE_REGISTERED_RING
-#define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)   /* Linux 6.3 */
-#endif
-
-/* Registered slots: NULL (not the device), AG_SLOT_UNCERTAIN, or a file
- * that owns a reference.  Replaced whole on registration, changed in place
- * by updates. */
-struct slot_table {
-	unsigned int n;
-	int lost;                       /* every slot is uncertain (no
-					 * memory, or a registration the
-					 * guard could not follow) */
-	_Atomic(struct ag_file *) v[];
-};
 
 /* What the processes sharing a ring share: the kernel tail after the
  * last checked submit. */
 struct ring_shared {
 	atomic_uint tail;
 	atomic_int have_tail;
-};
-
-struct ring_state {
-	_Atomic(void *) sq_ring;        /* identity; NULL: known by fd only
-					 * (io_uring_register), or free */
-	atomic_int ring_fd;             /* -1: none known */
-	atomic_int reg_tid;             /* the thread whose registered ring
-					 * index liburing's
-					 * io_uring_register_ring_fd gave it
-					 * (enter_ring_fd), 0: none */
-	atomic_int in_use;
-	struct io_uring *ring;
-	struct ring_shared *shared;     /* MAP_SHARED: survives fork */
-	int shared_mapped;
-	_Atomic(struct slot_table *) slots;
-	atomic_uint readers;            /* inside slot_read */
-	pthread_mutex_t slots_lock;     /* writers of the slot table */
-	/* Registrations of files under way (ag_ring_reg_begin .. _end): the
-	 * slots each may change read as uncertain, [lo, hi) packed as
-	 * lo << 32 | hi (0: a free entry); reg_all counts those whose
-	 * slots no entry could hold (every slot).  Written under the slots
-	 * lock, read by slot_read. */
-	atomic_uint reg_inflight;
-	atomic_uint reg_all;
-	unsigned int reg_seq;           /* registrations begun (slots lock) */
-	_Atomic uint64_t reg_range[4];
-	/* Walks that read slots, counted by the parity of the epoch they
-	 * began in (slots_enter): a registration moves the epoch on and
-	 * waits for the walks of the one before, which may have checked a
-	 * slot it changes and not have handed it to the kernel yet.  One
-	 * registration at a time moves it (epoch_lock, a leaf). */
-	atomic_uint epoch;
-	atomic_uint slot_users[2];
-	pthread_mutex_t epoch_lock;
-	/* Held by a thread from reading shared->tail to storing the tail
-	 * it checked up to (check_unseen): two threads entering the ring
-	 * at once (the kernel takes its SQEs once, whoever enters first)
-	 * check each SQE once, and the one that finds them checked by the
-	 * other enters only after they were.  Not shared with a process
-	 * that shares the ring by fork (a known limit). */
-	pthread_mutex_t walk_lock;
-	_Atomic(struct ring_state *) next;
 };
 
 struct ag_held {
@@ -211,7 +163,7 @@ static void table_free(struct slot_table *t)
 
 /* Replaces the table (slots lock held): the old one is freed once no
  * reader can be in it. */
-static void table_replace(struct ring_state *r, struct slot_table *t)
+void ag_table_replace(struct ring_state *r, struct slot_table *t)
 {
 	struct slot_table *old = atomic_exchange(&r->slots, t);
 	if (!old)
@@ -238,7 +190,7 @@ static int slot_pending(struct ring_state *r, unsigned int i)
 /* What slot i of r holds: NULL, AG_SLOT_UNCERTAIN, or a referenced
  * file.  A slot a registration under way may change is uncertain: the
  * kernel may have its new file already. */
-static struct ag_file *slot_read(struct ring_state *r, unsigned int i)
+struct ag_file *ag_slot_read(struct ring_state *r, unsigned int i)
 {
 	atomic_fetch_add(&r->readers, 1);
 	struct slot_table *t = atomic_load(&r->slots);
@@ -261,7 +213,7 @@ static struct ag_file *slot_read(struct ring_state *r, unsigned int i)
  * for it before its own call goes to the kernel (ag_ring_reg_begin).
  * Once per walk; -ENOMEM when there is no memory to keep the count.
  */
-static int slots_enter(struct ring_state *r, struct ag_held **hp)
+int ag_slots_enter(struct ring_state *r, struct ag_held **hp)
 {
 	struct ag_held *h = *hp;
 	if (h && h->slots) {
@@ -289,16 +241,7 @@ static int slots_enter(struct ring_state *r, struct ag_held **hp)
 	}
 }
 
-/*
- * Old slot values being replaced by one writer, dropped together after
- * one wait for the readers (slots lock held throughout).
- */
-struct retired {
-	unsigned int n;
-	struct ag_file *v[64];
-};
-
-static void retired_drop(struct ring_state *r, struct retired *d)
+void ag_retired_drop(struct ring_state *r, struct retired *d)
 {
 	if (!d->n)
 		return;
@@ -308,15 +251,15 @@ static void retired_drop(struct ring_state *r, struct retired *d)
 	d->n = 0;
 }
 
-static void slot_set(struct ring_state *r, struct slot_table *t,
-		     unsigned int i, struct ag_file *f, struct retired *d)
+void ag_slot_set(struct ring_state *r, struct slot_table *t,
+		 unsigned int i, struct ag_file *f, struct retired *d)
 {
 	assert(i < t->n);
 	struct ag_file *old = atomic_exchange(&t->v[i], f);
 	if (!ag_is_file(old))
 		return;
 	if (d->n == sizeof(d->v) / sizeof(d->v[0]))
-		retired_drop(r, d);
+		ag_retired_drop(r, d);
 	d->v[d->n++] = old;
 }
 
@@ -357,7 +300,7 @@ static struct ring_state *state_new(void)
 static void state_forget(struct ring_state *r)
 {
 	pthread_mutex_lock(&r->slots_lock);
-	table_replace(r, NULL);
+	ag_table_replace(r, NULL);
 	pthread_mutex_unlock(&r->slots_lock);
 	atomic_store(&r->sq_ring, NULL);
 	atomic_store(&r->ring_fd, -1);
@@ -396,6 +339,14 @@ static struct ring_state *by_fd(int ring_fd)
 	return NULL;
 }
 
+struct ring_state *ag_ring_by_fd(int ring_fd)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = by_fd(ring_fd);
+	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
 /* liburing's own flag (src/int_flags.h): enter_ring_fd is a registered
  * ring index. */
 #define LIBURING_INT_FLAG_REG_RING 1
@@ -421,7 +372,7 @@ static struct ring_state *by_registered_index(int index)
 }
 
 /* A slot table whose every slot is uncertain. */
-static struct slot_table *table_lost(void)
+struct slot_table *ag_table_lost(void)
 {
 	struct slot_table *t = calloc(1, sizeof(*t));
 	if (t)
@@ -450,7 +401,7 @@ static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 			r = state_new();
 			if (r && had) {
 				pthread_mutex_lock(&r->slots_lock);
-				table_replace(r, table_lost());
+				ag_table_replace(r, ag_table_lost());
 				pthread_mutex_unlock(&r->slots_lock);
 			}
 		} else if (!r) {
@@ -463,7 +414,7 @@ static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 	}
 	if (made) {
 		pthread_mutex_lock(&r->slots_lock);
-		table_replace(r, table_lost());
+		ag_table_replace(r, ag_table_lost());
 		pthread_mutex_unlock(&r->slots_lock);
 	}
 	if (ring->ring_fd >= 0)
@@ -614,8 +565,6 @@ void ag_uring_note_unseen_rings(void)
 
 /* ---- what a registered fd is ---- */
 
-enum fd_kind { FD_NOT, FD_DEVICE, FD_MAYBE };
-
 /*
  * What fd is for a slot: FD_DEVICE with *f referenced, FD_NOT, or
  * FD_MAYBE (the device without memory to know it, or a probe that could
@@ -626,7 +575,7 @@ enum fd_kind { FD_NOT, FD_DEVICE, FD_MAYBE };
  * result the guard never learns: a device there is uncertain anyway)
  * such an fd is FD_MAYBE, and the walk makes no system call for it.
  */
-static enum fd_kind fd_kind(int fd, struct ag_file **f, int exact)
+enum fd_kind ag_fd_kind(int fd, struct ag_file **f, int exact)
 {
 	*f = NULL;
 	if (fd < 0)
@@ -663,7 +612,7 @@ static void slot_value(void *ctx, unsigned int slot, int fd)
 {
 	struct ag_file **v = ctx;
 	struct ag_file *f;
-	enum fd_kind k = fd_kind(fd, &f, 1);
+	enum fd_kind k = ag_fd_kind(fd, &f, 1);
 	v[slot] = k == FD_DEVICE ? f : k == FD_MAYBE ? AG_SLOT_UNCERTAIN : NULL;
 }
 
@@ -679,7 +628,7 @@ static void slot_values(uint64_t files, unsigned int from, unsigned int n,
 
 /* A new table of nr slots from `files`, made before the slots lock is
  * taken (it is nobody else's until it replaces the old one). */
-static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
+void ag_files_set(struct ring_state *r, uint64_t files, unsigned int nr)
 {
 	struct slot_table *t = calloc(1, sizeof(*t) + (size_t)nr *
 				      sizeof(t->v[0]));
@@ -695,11 +644,11 @@ static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
 						      memory_order_relaxed);
 		}
 	} else if (nr) {
-		t = table_lost();
+		t = ag_table_lost();
 		ag_no_memory("io_uring file registration");
 	}
 	pthread_mutex_lock(&r->slots_lock);
-	table_replace(r, t);
+	ag_table_replace(r, t);
 	pthread_mutex_unlock(&r->slots_lock);
 }
 
@@ -707,8 +656,8 @@ static void files_set(struct ring_state *r, uint64_t files, unsigned int nr)
  * with no lock held, then set under it. */
 #define UPDATE_VALUES 256u
 
-static void files_update(struct ring_state *r, unsigned int off,
-			 uint64_t files, unsigned int nr)
+void ag_files_update(struct ring_state *r, unsigned int off,
+		     uint64_t files, unsigned int nr)
 {
 	struct ag_file *v[UPDATE_VALUES];
 	for (unsigned int c = 0; c < nr; c += UPDATE_VALUES) {
@@ -722,18 +671,18 @@ static void files_update(struct ring_state *r, unsigned int off,
 			if (v[i] == KEEP)
 				continue;
 			if (t && !t->lost && index < t->n)
-				slot_set(r, t, (unsigned int)index, v[i], &d);
+				ag_slot_set(r, t, (unsigned int)index, v[i], &d);
 			else if (ag_is_file(v[i]))
 				ag_file_unref(v[i]);
 		}
-		retired_drop(r, &d);
+		ag_retired_drop(r, &d);
 		pthread_mutex_unlock(&r->slots_lock);
 	}
 }
 
 /* The state for a liburing ring, or NULL (no memory: its slots then
  * cannot be known, and a walk of it finds every slot uncertain). */
-static struct ring_state *ring_of(struct io_uring *ring)
+struct ring_state *ag_ring_of(struct io_uring *ring)
 {
 	pthread_mutex_lock(&ring_lock);
 	struct ring_state *r = ring_get(ring, 0);
@@ -749,29 +698,29 @@ void ag_ring_life_begin(void)
 void ag_ring_life_end(struct io_uring *ring)
 {
 	if (ring)
-		ring_of(ring);
+		ag_ring_of(ring);
 	atomic_fetch_sub(&ring_setups, 1);
 }
 
 void ag_ring_files_set(struct io_uring *ring, const int *files,
 		       unsigned int nr)
 {
-	struct ring_state *r = ring_of(ring);
+	struct ring_state *r = ag_ring_of(ring);
 	if (r)
-		files_set(r, (uintptr_t)files, nr);
+		ag_files_set(r, (uintptr_t)files, nr);
 }
 
 void ag_ring_files_update(struct io_uring *ring, unsigned int off,
 			  const int *files, unsigned int nr)
 {
-	struct ring_state *r = ring_of(ring);
+	struct ring_state *r = ag_ring_of(ring);
 	if (r)
-		files_update(r, off, (uintptr_t)files, nr);
+		ag_files_update(r, off, (uintptr_t)files, nr);
 }
 
 /* The state for a ring fd seen only by io_uring_register: made, known
  * by its fd until a liburing function shows its mapping. */
-static struct ring_state *ring_of_fd(int ring_fd)
+struct ring_state *ag_ring_of_fd(int ring_fd)
 {
 	pthread_mutex_lock(&ring_lock);
 	struct ring_state *r = by_fd(ring_fd);
@@ -783,535 +732,16 @@ static struct ring_state *ring_of_fd(int ring_fd)
 
 /* Every known ring's slots made uncertain: a registration on a ring the
  * guard cannot name (a registered ring index). */
-static void all_slots_lost(void)
+void ag_all_slots_lost(void)
 {
 	for (struct ring_state *r = atomic_load(&rings); r;
 	     r = atomic_load(&r->next)) {
 		if (!atomic_load(&r->in_use))
 			continue;
 		pthread_mutex_lock(&r->slots_lock);
-		table_replace(r, table_lost());
+		ag_table_replace(r, ag_table_lost());
 		pthread_mutex_unlock(&r->slots_lock);
 	}
-}
-
-/* ---- registrations under way ---- */
-
-/*
- * Waits for the walks that began before this call and read r's slots
- * (slots_enter): they may have checked a slot this registration
- * changes, and not have handed their SQEs to the kernel yet.  New walks
- * see the slots pending (marked before this).  At most a second: a walk
- * inside a raw io_uring_enter that waits for completions may hold its
- * count that long; the registration then goes ahead, and says so.
- */
-static void reg_wait_walks(struct ring_state *r)
-{
-	pthread_mutex_lock(&r->epoch_lock);
-	unsigned int e = atomic_fetch_add(&r->epoch, 1);
-	atomic_uint *users = &r->slot_users[e & 1];
-	uint64_t until = 0;
-	while (atomic_load(users) != 0) {
-		uint64_t now = ag_now_ns();
-		if (!until) {
-			until = now + 1000000000u;
-		} else if (now >= until) {
-			ag_report_once("registration waited", "a registration "
-				       "of ring fd %d's files waited a second for "
-				       "another thread's submit, checked against "
-				       "the slots before it, to reach the kernel "
-				       "(a raw io_uring_enter waiting for "
-				       "completions?), and went ahead: device "
-				       "commands of that submit on the slots it "
-				       "changes were checked against their old "
-				       "files", atomic_load(&r->ring_fd));
-			break;
-		}
-		sched_yield();
-	}
-	pthread_mutex_unlock(&r->epoch_lock);
-}
-
-/* Slots off .. off + nr of r (nr AG_REG_ALL from 0: every slot, also
- * those beyond the table) pending in g, then the walks that may have
- * read them before waited for. */
-static void reg_mark(struct ag_reg *g, struct ring_state *r,
-		     unsigned int off, unsigned int nr)
-{
-	g->state = NULL;
-	if (!r || nr == 0)
-		return;           /* no memory: its slots are uncertain */
-	uint64_t hi = (uint64_t)off + nr;
-	if (hi > UINT_MAX)
-		hi = UINT_MAX;
-	uint64_t v = off == 0 && nr == AG_REG_ALL ? 0
-						  : (uint64_t)off << 32 | hi;
-	pthread_mutex_lock(&r->slots_lock);
-	g->entry = -1;
-	for (int k = 0; v && k < 4 && g->entry < 0; k++)
-		if (!atomic_load(&r->reg_range[k])) {
-			atomic_store(&r->reg_range[k], v);
-			g->entry = k;
-		}
-	if (g->entry < 0)
-		atomic_fetch_add(&r->reg_all, 1);
-	g->overlap = atomic_fetch_add(&r->reg_inflight, 1) > 0;
-	g->seq = ++r->reg_seq;
-	g->range = v;
-	pthread_mutex_unlock(&r->slots_lock);
-	g->state = r;
-	reg_wait_walks(r);
-}
-
-void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
-		       unsigned int off, unsigned int nr)
-{
-	ag_inside++;
-	reg_mark(g, ring_of(ring), off, nr);
-}
-
-/* Another registration of r was under way during g's (slots lock held):
- * the kernel ran the two in an order the guard cannot know, so the
- * slots g changed are uncertain, whatever it settled them to. */
-static void reg_overlapped(struct ring_state *r, const struct ag_reg *g)
-{
-	struct slot_table *t = atomic_load(&r->slots);
-	if (!g->range) {
-		table_replace(r, table_lost());
-		return;
-	}
-	if (!t || t->lost)
-		return;
-	struct retired d = { 0 };
-	unsigned int lo = (unsigned int)(g->range >> 32);
-	unsigned int hi = (unsigned int)g->range;
-	for (unsigned int i = lo; i < hi && i < t->n; i++)
-		slot_set(r, t, i, AG_SLOT_UNCERTAIN, &d);
-	retired_drop(r, &d);
-}
-
-void ag_ring_reg_end(struct ag_reg *g)
-{
-	struct ring_state *r = g->state;
-	if (!r) {
-		ag_inside--;         /* from ag_ring_reg_begin: no lock left */
-		return;
-	}
-	pthread_mutex_lock(&r->slots_lock);
-	if (g->overlap || r->reg_seq != g->seq)
-		reg_overlapped(r, g);
-	if (g->entry >= 0)
-		atomic_store(&r->reg_range[g->entry], 0);
-	else if (atomic_load(&r->reg_all))
-		atomic_fetch_sub(&r->reg_all, 1);
-	if (atomic_load(&r->reg_inflight))     /* not cleared by a fork */
-		atomic_fetch_sub(&r->reg_inflight, 1);
-	pthread_mutex_unlock(&r->slots_lock);
-	g->state = NULL;
-	ag_inside--;                 /* from ag_ring_reg_begin: the slots
-				      * lock held until here */
-}
-
-static int files_op(unsigned int op)
-{
-	return op == IORING_REGISTER_FILES || op == IORING_UNREGISTER_FILES ||
-	       op == IORING_REGISTER_FILES2 ||
-	       op == IORING_REGISTER_FILES_UPDATE ||
-	       op == IORING_REGISTER_FILES_UPDATE2;
-}
-
-/* A files registration on a registered ring index (IORING_REGISTER_
- * USE_REGISTERED_RING): the guard cannot tell which ring it changes, so
- * every registered slot of every ring becomes uncertain.  Says so once. */
-static void registered_ring_files(void)
-{
-	ag_report_once("registered ring register", "io_uring_register() "
-		       "of files on a registered ring index: the guard "
-		       "cannot tell which ring; every registered slot of "
-		       "every ring is uncertain (device commands on them "
-		       "are blocked)");
-	all_slots_lost();
-}
-
-int ag_ring_register_follows(unsigned int opcode)
-{
-	return files_op(opcode & ~IORING_REGISTER_USE_REGISTERED_RING);
-}
-
-const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
-				   unsigned int opcode, const void *arg,
-				   unsigned int nr_args)
-{
-	_Static_assert(sizeof(g->copy) >= sizeof(struct io_uring_rsrc_update2) &&
-		       sizeof(g->copy) >= sizeof(struct io_uring_rsrc_register) &&
-		       sizeof(g->copy) >= sizeof(struct io_uring_files_update),
-		       "the argument structs fit the copy");
-	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
-	ag_inside++;                 /* until ag_ring_reg_end */
-	g->state = NULL;
-	g->arg = arg;
-	if (!files_op(op))
-		return arg;
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
-		registered_ring_files();
-		return arg;
-	}
-	/* The kernel is handed the guard's copy of the argument struct, so
-	 * that the slots it changes are the ones marked and settled. */
-	unsigned int off = 0, nr = AG_REG_ALL;
-	size_t size = op == IORING_REGISTER_FILES_UPDATE
-		? sizeof(struct io_uring_files_update)
-		: op == IORING_REGISTER_FILES_UPDATE2 ||
-		  op == IORING_REGISTER_FILES2 ? nr_args : 0;
-	if (size && size <= sizeof(g->copy) &&
-	    copy_from_user(g->copy, (uintptr_t)arg, size) == 0) {
-		g->arg = g->copy;
-		if (op == IORING_REGISTER_FILES_UPDATE) {
-			const struct io_uring_files_update *u = (void *)g->copy;
-			off = u->offset;
-			nr = nr_args;
-		} else if (op == IORING_REGISTER_FILES_UPDATE2 &&
-			   size == sizeof(struct io_uring_rsrc_update2)) {
-			const struct io_uring_rsrc_update2 *u = (void *)g->copy;
-			off = u->offset;
-			nr = u->nr;
-		}
-	}
-	reg_mark(g, ring_of_fd((int)fd), off, nr);
-	return g->arg;
-}
-
-void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
-		      unsigned int nr_args, int rc)
-{
-	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
-	if (rc < 0 || !files_op(op))
-		return;
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
-		registered_ring_files();
-		return;
-	}
-	struct ring_state *r = ring_of_fd((int)fd);
-	if (!r)
-		return;
-	switch (op) {
-	case IORING_REGISTER_FILES:
-		files_set(r, (uintptr_t)arg, nr_args);
-		break;
-	case IORING_UNREGISTER_FILES:
-		files_set(r, 0, 0);
-		break;
-	case IORING_REGISTER_FILES2: {
-		struct io_uring_rsrc_register g;
-		if (nr_args != sizeof(g) ||
-		    copy_from_user(&g, (uintptr_t)arg, sizeof(g)) != 0)
-			break;
-		files_set(r, g.flags & IORING_RSRC_REGISTER_SPARSE ? 0 : g.data,
-			  g.nr);
-		break;
-	}
-	case IORING_REGISTER_FILES_UPDATE: {
-		struct io_uring_files_update u;
-		if (copy_from_user(&u, (uintptr_t)arg, sizeof(u)) == 0)
-			files_update(r, u.offset, u.fds, (unsigned int)rc);
-		break;
-	}
-	case IORING_REGISTER_FILES_UPDATE2: {
-		struct io_uring_rsrc_update2 u;
-		if (nr_args == sizeof(u) &&
-		    copy_from_user(&u, (uintptr_t)arg, sizeof(u)) == 0)
-			files_update(r, u.offset, u.data, (unsigned int)rc);
-		break;
-	}
-	}
-}
-
-/* ---- slots changed by SQEs ---- */
-
-/*
- * Whether the file a direct open names may be the device: anything but
- * a path that stats (following links, as the open does: /proc/self/fd/N
- * and symlinks to the node included) to a file that is not a character
- * device of the accel major.  The path is an application pointer, read
- * once; a path that cannot be read or stat'ed is "may be".
- */
-/* N when path names this process's fd N (/proc/self/fd/N, /dev/fd/N,
- * /proc/thread-self/fd/N, /proc/PID/fd/N): the open reopens that file,
- * which is asked directly (fstat of the fd, as the application's own
- * libraries see it).  Else -1. */
-static int own_fd_link(const char *path)
-{
-	static const char *const prefixes[] = { "/proc/self/fd/", "/dev/fd/",
-						"/proc/thread-self/fd/" };
-	char own[40];
-	snprintf(own, sizeof(own), "/proc/%d/fd/", (int)getpid());
-	const char *rest = NULL;
-	for (unsigned int i = 0; i < 3 && !rest; i++)
-		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
-			rest = path + strlen(prefixes[i]);
-	if (!rest && !strncmp(path, own, strlen(own)))
-		rest = path + strlen(own);
-	if (!rest || *rest < '0' || *rest > '9')
-		return -1;
-	long fd = 0;
-	for (; *rest >= '0' && *rest <= '9' && fd <= INT_MAX; rest++)
-		fd = fd * 10 + (*rest - '0');
-	return *rest || fd > INT_MAX ? -1 : (int)fd;
-}
-
-static int may_be_device_path(const struct io_uring_sqe *sqe)
-{
-	if (sqe->flags & IOSQE_FIXED_FILE)
-		return 1;             /* a directory in a slot: unknown */
-	char path[PATH_MAX];
-	size_t n = 0;
-	while (n < sizeof(path)) {
-		/* Up to the end of the page: the next may be unmapped. */
-		uint64_t at = sqe->addr + n;
-		size_t len = 4096 - (size_t)(at & 4095);
-		if (len > sizeof(path) - n)
-			len = sizeof(path) - n;
-		if (copy_from_user(&path[n], at, len) != 0)
-			return 1;
-		char *end = memchr(&path[n], 0, len);
-		n += len;
-		if (end)
-			break;
-	}
-	if (!memchr(path, 0, n))
-		return 1;             /* longer than the kernel takes */
-	struct stat st;
-	int fd = own_fd_link(path);
-	int rc = fd >= 0 ? ag_fstatat(fd, NULL, &st)
-			 : ag_fstatat(sqe->fd, path, &st);
-	if (fd >= 0 && ag_is_file(ag_fd_peek(fd)))
-		return 1;             /* the guard knows it as the device */
-	if (rc != 0)
-		return 1;
-	return S_ISCHR(st.st_mode) && major(st.st_rdev) == ARENA_ACCEL_MAJOR;
-}
-
-static void mark_uncertain_free(struct ring_state *r, struct slot_table *t,
-				struct retired *d)
-{
-	for (unsigned int i = 0; i < t->n; i++)
-		if (!atomic_load(&t->v[i]))
-			slot_set(r, t, i, AG_SLOT_UNCERTAIN, d);
-}
-
-/* Slot `index` may become a file that `may_be_device` says about, if
- * the SQE succeeds; it keeps its old file if not. */
-static void slot_may_change(struct ring_state *r, struct slot_table *t,
-			    unsigned int index, int may_be_device,
-			    struct retired *d)
-{
-	if (index == IORING_FILE_INDEX_ALLOC) {
-		if (may_be_device)
-			mark_uncertain_free(r, t, d);
-		return;
-	}
-	if (index >= t->n)
-		return;
-	struct ag_file *was = atomic_load(&t->v[index]);
-	if (was != AG_SLOT_UNCERTAIN && (was || may_be_device))
-		slot_set(r, t, index, AG_SLOT_UNCERTAIN, d);
-}
-
-/* Whether fd may put the device in a slot (FILES_UPDATE). */
-static int fd_may_be_device(int fd)
-{
-	struct ag_file *f;
-	enum fd_kind k = fd_kind(fd, &f, 0);
-	ag_file_unref(f);
-	return k != FD_NOT;
-}
-
-/* IORING_OP_FILES_UPDATE: the fds read a chunk at a time and looked up
- * in the fd table together; only an fd the table does not know costs a
- * system call.  Only the fds that can land in a slot (len is the
- * application's, up to 2^32 - 1, fuzz_guard). */
-#define UPDATE_CHUNK 512u
-
-static void files_update_sqe(struct ring_state *r,
-			     const struct io_uring_sqe *sqe)
-{
-	pthread_mutex_lock(&r->slots_lock);
-	struct slot_table *t = atomic_load(&r->slots);
-	unsigned int size = t && !t->lost ? t->n : 0;
-	pthread_mutex_unlock(&r->slots_lock);
-	unsigned int off = (unsigned int)sqe->off;
-	int alloc = off == IORING_FILE_INDEX_ALLOC;
-	unsigned int room = alloc ? size : off < size ? size - off : 0;
-	unsigned int nr = sqe->len < room ? sqe->len : room;
-	int buf[UPDATE_CHUNK], any = 0;
-	struct ag_file *known[UPDATE_CHUNK];
-	unsigned char devs[UPDATE_CHUNK];
-	struct retired d = { 0 };
-	for (unsigned int c = 0; c < nr; c += UPDATE_CHUNK) {
-		unsigned int n = nr - c < UPDATE_CHUNK ? nr - c : UPDATE_CHUNK;
-		uint64_t at = sqe->addr + (uint64_t)c * sizeof(int);
-		int whole = copy_from_user(buf, at, (size_t)n * sizeof(int)) == 0;
-		if (whole)
-			ag_fd_peek_many(buf, n, known);
-		for (unsigned int i = 0; i < n; i++) {
-			int dev;
-			if (!whole) {
-				/* Part of the array unreadable: the kernel
-				 * installs what it read before the fault, so
-				 * each is read alone, and one that cannot be
-				 * is "may be". */
-				dev = copy_from_user(&buf[i], at + i * sizeof(int),
-						     sizeof(int)) != 0 ||
-				      fd_may_be_device(buf[i]);
-			} else if (buf[i] < 0) {
-				dev = 0;              /* -1, or SKIP */
-			} else if (known[i] == AG_FD_UNKNOWN ||
-				   known[i] == AG_FD_CLOSING) {
-				dev = fd_may_be_device(buf[i]);
-			} else {
-				dev = 1;   /* the device, or "not" unrechecked */
-			}
-			any |= dev;
-			devs[i] = (unsigned char)dev;
-		}
-		if (alloc)
-			continue;
-		/* The system calls above were made with no lock held (a
-		 * file on FUSE or NFS can take its time); the slots are set
-		 * under it, in the table as it is now. */
-		pthread_mutex_lock(&r->slots_lock);
-		t = atomic_load(&r->slots);
-		for (unsigned int i = 0; t && !t->lost && i < n; i++) {
-			/* slot_may_change, inline: most slots of a busy
-			 * table are uncertain already. */
-			unsigned int index = off + c + i;
-			if (index >= t->n)
-				break;
-			struct ag_file *was = atomic_load_explicit(
-				&t->v[index], memory_order_relaxed);
-			if (was != AG_SLOT_UNCERTAIN && (was || devs[i]))
-				slot_set(r, t, index, AG_SLOT_UNCERTAIN, &d);
-		}
-		retired_drop(r, &d);
-		pthread_mutex_unlock(&r->slots_lock);
-	}
-	if (alloc && any) {
-		pthread_mutex_lock(&r->slots_lock);
-		t = atomic_load(&r->slots);
-		if (t && !t->lost)
-			slot_may_change(r, t, IORING_FILE_INDEX_ALLOC, 1, &d);
-		retired_drop(r, &d);
-		pthread_mutex_unlock(&r->slots_lock);
-	}
-}
-
-/* The slots an SQE that changes them may have changed (its own frame:
- * the walk of every other SQE does not pay for its buffers). */
-static __attribute__((noinline)) void slots_changed(struct ring_state *r,
-						   const struct io_uring_sqe *sqe)
-{
-	if (sqe->opcode == IORING_OP_FILES_UPDATE) {
-		files_update_sqe(r, sqe);
-		return;
-	}
-	/* The path is looked at with no lock held: a stat on FUSE or NFS
-	 * can take its time. */
-	int open = sqe->opcode == IORING_OP_OPENAT ||
-		   sqe->opcode == IORING_OP_OPENAT2;
-	int may_be_device = open && may_be_device_path(sqe);
-	pthread_mutex_lock(&r->slots_lock);
-	struct slot_table *t = atomic_load(&r->slots);
-	struct retired d = { 0 };
-	if (t && !t->lost) {
-		switch (sqe->opcode) {
-		case IORING_OP_OPENAT:
-		case IORING_OP_OPENAT2:
-			slot_may_change(r, t, sqe->file_index == IORING_FILE_INDEX_ALLOC
-					      ? IORING_FILE_INDEX_ALLOC
-					      : sqe->file_index - 1,
-					may_be_device, &d);
-			break;
-		default:               /* accept, socket, close */
-			if (sqe->file_index != IORING_FILE_INDEX_ALLOC)
-				slot_may_change(r, t, sqe->file_index - 1, 0, &d);
-		}
-	}
-	retired_drop(r, &d);
-	pthread_mutex_unlock(&r->slots_lock);
-}
-
-/*
- * IORING_OP_MSG_RING with IORING_MSG_SEND_FD: slot addr3 of this ring is
- * installed in slot file_index of the ring the SQE names.  If it may be
- * the device, so may the target slot; a target ring the guard cannot
- * name (a registered ring fd, or one it never saw) makes every slot of
- * every ring uncertain.  No slot lock is held across rings: the source
- * is read as a reader.
- */
-static __attribute__((noinline)) void msg_send_fd(struct ring_state *r,
-						 const struct io_uring_sqe *sqe,
-						 struct ag_held **hp)
-{
-	struct ag_file *src = sqe->addr3 >= UINT_MAX ? NULL
-		: slots_enter(r, hp) != 0 ? AG_SLOT_UNCERTAIN
-		: slot_read(r, (unsigned int)sqe->addr3);
-	if (!src)
-		return;         /* not the device, or nothing to send */
-	if (src != AG_SLOT_UNCERTAIN)
-		ag_file_unref(src);
-	struct ring_state *target = NULL;
-	if (!(sqe->flags & IOSQE_FIXED_FILE)) {
-		pthread_mutex_lock(&ring_lock);
-		target = by_fd(sqe->fd);
-		pthread_mutex_unlock(&ring_lock);
-	}
-	if (!target) {
-		ag_report_once("msg ring unknown", "IORING_MSG_SEND_FD of a "
-			       "registered slot that may be the device to a ring "
-			       "the guard cannot name (ring fd %d%s): every "
-			       "registered slot of every ring is uncertain",
-			       sqe->fd, sqe->flags & IOSQE_FIXED_FILE
-					? ", a registered file" : "");
-		all_slots_lost();
-		return;
-	}
-	pthread_mutex_lock(&target->slots_lock);
-	struct slot_table *t = atomic_load(&target->slots);
-	struct retired d = { 0 };
-	if (t && !t->lost)
-		slot_may_change(target, t, sqe->file_index == IORING_FILE_INDEX_ALLOC
-					   ? IORING_FILE_INDEX_ALLOC
-					   : sqe->file_index - 1, 1, &d);
-	retired_drop(target, &d);
-	pthread_mutex_unlock(&target->slots_lock);
-}
-
-static inline void note_slot_change(struct ring_state *r,
-				    const struct io_uring_sqe *sqe,
-				    struct ag_held **hp)
-{
-	int changes;
-	switch (sqe->opcode) {
-	case IORING_OP_MSG_RING:
-		if (sqe->addr == IORING_MSG_SEND_FD &&
-		    atomic_load_explicit(&r->slots, memory_order_relaxed))
-			msg_send_fd(r, sqe, hp);
-		return;
-	case IORING_OP_OPENAT:
-	case IORING_OP_OPENAT2:
-	case IORING_OP_ACCEPT:
-	case IORING_OP_SOCKET:
-	case IORING_OP_CLOSE:
-		changes = sqe->file_index != 0;
-		break;
-	case IORING_OP_FILES_UPDATE:
-		changes = 1;
-		break;
-	default:
-		return;
-	}
-	if (changes && atomic_load_explicit(&r->slots, memory_order_relaxed))
-		slots_changed(r, sqe);
 }
 
 /* ---- holds ---- */
@@ -1531,11 +961,11 @@ static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
 		return AG_SLOT_UNCERTAIN;
 	if (sqe->fd < 0)
 		return NULL;
-	if (slots_enter(w->r, &w->held) != 0) {
+	if (ag_slots_enter(w->r, &w->held) != 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	return slot_read(w->r, (unsigned int)sqe->fd);
+	return ag_slot_read(w->r, (unsigned int)sqe->fd);
 }
 
 /* A command answered here, never handed to the driver: the kernel
@@ -1636,7 +1066,7 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 	if (sqe->opcode == IORING_OP_URING_CMD)
 		mirrored = check_cmd(w, sqe);
 	else if (w->r)
-		note_slot_change(w->r, sqe, &w->held);
+		ag_note_slot_change(w->r, sqe, &w->held);
 	if ((sqe->flags & IOSQE_IO_LINK) && !mirrored)
 		w->chain_may_fail = 1;
 	if (!linked)
@@ -1772,7 +1202,7 @@ struct ag_held *ag_uring_check(struct io_uring *ring)
 
 void ag_ring_index_registered(struct io_uring *ring)
 {
-	struct ring_state *r = ring_of(ring);
+	struct ring_state *r = ag_ring_of(ring);
 	if (r)
 		atomic_store(&r->reg_tid, gettid());
 }
@@ -1831,7 +1261,7 @@ void ag_uring_unlock_all(int child)
 			atomic_store(&r->slot_users[0], 0);
 			atomic_store(&r->slot_users[1], 0);
 			if (atomic_load(&r->reg_inflight))
-				table_replace(r, table_lost());
+				ag_table_replace(r, ag_table_lost());
 			atomic_store(&r->reg_inflight, 0);
 			atomic_store(&r->reg_all, 0);
 			/* A walk under way in the parent stays there. */
