@@ -3,11 +3,12 @@
  * What the guard tells: one record per distinct (program, verdict) or
  * per distinct reason a schedule could not be certified, so that a loop
  * resubmitting a failing schedule (or rebuilding it every token) writes
- * one record and counts the rest; dumps of failing programs for
- * arena-certify; the counters printed at exit.
+ * one record and counts the rest; the dump of a failing program it
+ * names (dump.c); the counters printed at exit.
  *
- * The output rules (guard.h, docs/guard.md) are kept here and nowhere
- * else: every byte the guard writes goes through write_quietly, to a
+ * The output rules (guard.h, docs/guard.md) are kept here, in
+ * quiet_write.c and in dump.c, and nowhere else: every byte the guard
+ * writes goes through ag_write_quietly (quiet_write.c), to a
  * descriptor opened by ag_output_open, under out_lock (so that the
  * application's close of that number, seen by ag_report_fds_taken,
  * waits for the write).  Every value in a record is escaped (put): a
@@ -26,24 +27,23 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <linux/sockios.h>
 #include <unistd.h>
 
 #include <xxhash.h>
 
 #include "guard.h"
+#include "dump.h"
+#include "outputs.h"
+#include "quiet_write.h"
 #include "certify/result_json.h"
 
 struct ag_stats ag_stats;
@@ -54,7 +54,6 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t seen_static[SEEN_STATIC];
 static uint64_t *seen = seen_static;   /* hashes of reported keys; 0: empty */
 static size_t seen_cap = SEEN_STATIC, seen_used;
-static atomic_uint dump_seq;
 
 uint64_t ag_now_ns(void)
 {
@@ -138,135 +137,6 @@ static void end_line(struct line *t)
 		t->buf[t->used++] = '\n';
 }
 
-/* ---- writing without waiting or signalling ---- */
-
-/* Takes the pending sig if this thread's write raised it (err says so)
- * and it was not pending before: one the application had is kept. */
-static void consume(int sig, int was_pending, int raised)
-{
-	if (was_pending || !raised)
-		return;
-	sigset_t one;
-	sigemptyset(&one);
-	sigaddset(&one, sig);
-	struct timespec zero = { 0, 0 };
-	while (sigtimedwait(&one, NULL, &zero) < 0 && errno == EINTR)
-		;
-}
-
-/* One piece of a write that must not wait: 0, or an errno (EAGAIN: it
- * would have waited).  A socket is sent to with MSG_DONTWAIT (and
- * MSG_NOSIGNAL); anything else but a regular file is polled with a zero
- * time-out first and given at most PIPE_BUF bytes, which a pipe with
- * room takes without waiting.  *done: the bytes written. */
-static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
-		       size_t *done)
-{
-	ssize_t n;
-	*done = 0;
-	if (kind == S_IFSOCK) {
-		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	} else {
-		if (kind != S_IFREG) {
-			struct pollfd p = { .fd = fd, .events = POLLOUT };
-			int ready = poll(&p, 1, 0);
-			if (ready < 0)
-				return errno;
-			if (p.revents & POLLNVAL)
-				return EBADF;
-			if (ready == 0)
-				return EAGAIN;
-			if (len > PIPE_BUF)
-				len = PIPE_BUF;
-		}
-		n = write(fd, buf, len);
-	}
-	if (n < 0)
-		return errno;
-	if (n == 0)
-		return ENOSPC;
-	*done = (size_t)n;
-	return 0;
-}
-
-/* The file type of fd (S_IFIFO, S_IFSOCK, ...), or 0. */
-static mode_t kind_of(int fd)
-{
-	struct stat st;
-	return fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
-}
-
-/*
- * Writes buf[0, len) to fd, all of it or up to the first failure: 0 or
- * an errno (EAGAIN: it would have waited); *written (when not NULL):
- * the bytes that went.  Nothing waits (write_piece) and no signal
- * reaches the application: signals are blocked in this thread
- * (lock_out: out_lock held), and the SIGPIPE or SIGXFSZ the write
- * raised is consumed.
- */
-static int write_quietly(int fd, const void *data, size_t len,
-			 size_t *written)
-{
-	const char *buf = data;
-	sigset_t pending;
-	sigpending(&pending);
-	mode_t kind = kind_of(fd);
-	int err = 0;
-	size_t total = 0;
-	while (len > 0 && (err == 0 || err == EINTR)) {
-		size_t done;
-		err = write_piece(fd, kind, buf, len, &done);
-		buf += done;
-		len -= done;
-		total += done;
-	}
-	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == EPIPE);
-	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == EFBIG);
-	if (written)
-		*written = total;
-	return err;
-}
-
-/*
- * The bytes fd (of kind) can take now without waiting, by estimate, for
- * a record longer than PIPE_BUF (a shorter one needs none: a pipe takes
- * it whole or not at all, a datagram goes whole); SIZE_MAX where the
- * guard cannot tell (a terminal, a device) or need not (a regular
- * file, a datagram socket).  A pipe holds F_GETPIPE_SZ / page buffers,
- * a write of n bytes takes ceil(n / page) new ones, and what is queued
- * (FIONREAD) fills at least ceil(queued / page), one more for the
- * reader's half-read one.  A stream socket: half what its send buffer
- * has left (SO_SNDBUF less SIOCOUTQ), as the kernel counts overhead
- * per packet.  Only an estimate: another writer between it and the
- * write, or a pipe whose buffers hold little each, makes a write stop
- * mid-record; write_record ends that line.
- */
-static size_t room(int fd, mode_t kind)
-{
-	int queued = 0;
-	if (kind == S_IFIFO) {
-		int size = fcntl(fd, F_GETPIPE_SZ);
-		if (size < 0 || ioctl(fd, FIONREAD, &queued) != 0)
-			return SIZE_MAX;
-		size_t page = (size_t)getpagesize();
-		size_t bufs = (size_t)size / page;
-		size_t used = ((size_t)queued + page - 1) / page +
-			      (queued > 0);
-		return used < bufs ? (bufs - used) * page : 0;
-	}
-	if (kind == S_IFSOCK) {
-		int type = 0, sndbuf = 0;
-		socklen_t tl = sizeof(type), sl = sizeof(sndbuf);
-		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
-		    type != SOCK_STREAM ||
-		    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) != 0 ||
-		    ioctl(fd, SIOCOUTQ, &queued) != 0)
-			return SIZE_MAX;
-		return sndbuf > queued ? (size_t)(sndbuf - queued) / 2 : 0;
-	}
-	return SIZE_MAX;
-}
-
 /* ---- the guard's descriptors ---- */
 
 /*
@@ -295,23 +165,17 @@ static struct own_fd dump_out = { -1, 0, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH)
 static struct own_fd sum_out = { -1, 0, 0, 0, 0 };   /* summary_file, at load */
 static int log_failure_said;                   /* under out_lock */
 
-/* What lock_out changed in the thread, for unlock_out to restore. */
-struct out_state {
-	int cancel;
-	sigset_t mask;
-};
-
 /*
  * out_lock, with every signal blocked and cancellation off while it is
  * held: a handler that closes or dup2s onto fd 2 (log rotation) takes
  * it too, and must not interrupt its own thread's holder; a thread
  * cancelled in a write (a cancellation point) must not leave it
  * locked; SIGPIPE and SIGXFSZ from the guard's writes stay pending
- * for write_quietly to consume.
+ * for ag_write_quietly to consume.
  */
-static struct out_state lock_out(void)
+struct ag_out_state ag_output_lock(void)
 {
-	struct out_state st;
+	struct ag_out_state st;
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &st.mask);
@@ -320,7 +184,7 @@ static struct out_state lock_out(void)
 	return st;
 }
 
-static void unlock_out(struct out_state st)
+void ag_output_unlock(struct ag_out_state st)
 {
 	pthread_mutex_unlock(&out_lock);
 	pthread_setcancelstate(st.cancel, NULL);
@@ -328,7 +192,7 @@ static void unlock_out(struct out_state st)
 }
 
 /* close(2) itself: the interposed close would come back here. */
-static void close_own(int fd)
+void ag_output_close(int fd)
 {
 	syscall(SYS_close, fd);
 }
@@ -350,13 +214,13 @@ static int keep(struct own_fd *o, int fd, int dup_only)
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_base());
 	int err = high < 0 ? errno : 0;
 	if (!dup_only)
-		close_own(fd);
+		ag_output_close(fd);
 	if (high < 0)
 		return err;
 	struct stat st;
 	if (fstat(high, &st) != 0) {
 		err = errno;
-		close_own(high);
+		ag_output_close(high);
 		return err;
 	}
 	/* Another file has no line of the guard's left open in it. */
@@ -403,6 +267,11 @@ static int own(struct own_fd *o)
 	return fd;
 }
 
+int ag_output_dump_dir(void)
+{
+	return own(&dump_out);
+}
+
 /* Closes o and forgets it (no reacquiring).  out_lock held. */
 static void release(struct own_fd *o)
 {
@@ -410,7 +279,7 @@ static void release(struct own_fd *o)
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev &&
 	    st.st_ino == o->ino)
-		close_own(fd);
+		ag_output_close(fd);
 	atomic_store(&o->fd, -1);
 	o->lost = 0;
 }
@@ -419,7 +288,7 @@ static void release(struct own_fd *o)
  * Writes a record, text[0, len) ending with its newline, to fd (o's):
  * 0 or an errno.  Whole or not at all where the guard can tell: a
  * record that is larger than the room a pipe or stream socket has now
- * (room) is not written (EAGAIN: lost, not cut).  When a write stops
+ * (ag_write_room) is not written (EAGAIN: lost, not cut).  When a write stops
  * mid-record all the same (the estimate was wrong: another writer came
  * between; a terminal; a full disk), o->cut is set and the next record
  * to o starts with a newline: the cut line is one bad line, the
@@ -430,14 +299,14 @@ static int write_record(struct own_fd *o, int fd, const char *text,
 {
 	assert(len == 0 || text[len - 1] == '\n');
 	size_t need = len + (size_t)o->cut;
-	if (need > PIPE_BUF && need > room(fd, kind_of(fd)))
+	if (need > PIPE_BUF && need > ag_write_room(fd, ag_fd_kind(fd)))
 		return EAGAIN;
 	int err;
-	if (o->cut && (err = write_quietly(fd, "\n", 1, NULL)) != 0)
+	if (o->cut && (err = ag_write_quietly(fd, "\n", 1, NULL)) != 0)
 		return err;
 	o->cut = 0;
 	size_t done;
-	err = write_quietly(fd, text, len, &done);
+	err = ag_write_quietly(fd, text, len, &done);
 	if (done > 0 && done < len)
 		o->cut = 1;
 	return err;
@@ -475,9 +344,9 @@ static void emit_locked(const char *text, size_t len)
 static void emit(const char *text, size_t len)
 {
 	int saved = errno;
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	emit_locked(text, len);
-	unlock_out(state);
+	ag_output_unlock(state);
 	errno = saved;
 }
 
@@ -652,7 +521,7 @@ static int reopen_fifo(int fd)
 		return -1;
 	if (fstat(own_fd, &again) != 0 || again.st_dev != st.st_dev ||
 	    again.st_ino != st.st_ino) {
-		close_own(own_fd);
+		ag_output_close(own_fd);
 		return -1;
 	}
 	return own_fd;
@@ -753,8 +622,8 @@ static void append_summary_path(const char *line, size_t len)
 	int fd = open_summary_file();
 	if (fd < 0)
 		return;
-	write_quietly(fd, line, len, NULL);
-	close_own(fd);
+	ag_write_quietly(fd, line, len, NULL);
+	ag_output_close(fd);
 }
 
 /* Appends line[0, len) to summary_file with one write (O_APPEND: the
@@ -765,11 +634,11 @@ static void append_summary_path(const char *line, size_t len)
  * opened by path for the line (the application closed it). */
 static void append_summary_file(const char *line, size_t len)
 {
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	int fd = own(&sum_out);
 	if (fd >= 0)
-		write_quietly(fd, line, len, NULL);
-	unlock_out(state);
+		ag_write_quietly(fd, line, len, NULL);
+	ag_output_unlock(state);
 	if (fd < 0)
 		append_summary_path(line, len);
 }
@@ -788,7 +657,7 @@ static void tell_refusal(void)
 
 void ag_report_loaded(void)
 {
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	release(&sum_out);
 	/* Off, the guard holds no descriptor (it counts nothing either). */
 	if (ag_cfg.summary_file[0] && ag_cfg.mode != AG_OFF) {
@@ -796,7 +665,7 @@ void ag_report_loaded(void)
 		if (fd >= 0)
 			keep(&sum_out, fd, 0);
 	}
-	unlock_out(state);
+	ag_output_unlock(state);
 	if (!ag_cfg.summary_file[0])
 		return;
 	char line[64];
@@ -814,7 +683,7 @@ static void append_summary_raw(const char *line, size_t len)
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == sum_out.dev &&
 	    st.st_ino == sum_out.ino) {
-		write_quietly(fd, line, len, NULL);
+		ag_write_quietly(fd, line, len, NULL);
 		return;
 	}
 	append_summary_path(line, len);
@@ -919,18 +788,18 @@ void ag_output_forked(void)
 	atomic_store(&refusal_said, 0);
 	if (ag_cfg.mode == AG_OFF || !strstr(ag_cfg.log_template, "%p"))
 		return;
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	release(&log_out);
 	if (expand_log_path() == 0 && ag_cfg.log_path[0])
 		open_log();
-	unlock_out(state);
+	ag_output_unlock(state);
 }
 
 void ag_output_open(void)
 {
 	if (!ag_cfg.log_too_long)
 		ag_cfg.log_too_long = expand_log_path();
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	release(&log_out);
 	release(&err_out);
 	release(&dump_out);
@@ -940,7 +809,7 @@ void ag_output_open(void)
 		open_err();
 	int log_err = on && ag_cfg.log_path[0] ? open_log() : 0;
 	int dump_err = on && ag_cfg.dump_dir[0] ? open_dump_dir() : 0;
-	unlock_out(state);
+	ag_output_unlock(state);
 	if (!on)
 		return;
 
@@ -1001,7 +870,7 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 	if ((!mine && !stderr_too) || !ag_process_shares_fds())
 		return;
 	int saved = errno;
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	/* The application lets go of its standard error (a daemon
 	 * detaching, a redirection): so does the guard, whose copy would
 	 * otherwise keep a pipe's reader from ever seeing its end. */
@@ -1009,7 +878,7 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 		release(&err_out);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		step_aside(all[i], first, last);
-	unlock_out(state);
+	ag_output_unlock(state);
 	errno = saved;
 }
 
@@ -1109,70 +978,6 @@ int ag_no_memory(const char *request)
 	ag_report_once(key, "out of memory: %s refused with ENOMEM (pid %d)",
 		       request, (int)getpid());
 	return -ENOMEM;
-}
-
-/* ---- dumps ---- */
-
-/* Writes data as `name` in the dump directory (its fd: dir), whole or
- * not at all: written under a temporary name first (O_EXCL|O_NOFOLLOW:
- * no file or planted symlink is followed or overwritten), then linked
- * to its name, which must not exist.  0 or an errno. */
-static int write_dump(int dir, const char *name, const uint8_t *data,
-		      size_t len)
-{
-	char part[160];
-	snprintf(part, sizeof(part), ".%s.part", name);
-	int fd = openat(dir, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-	if (fd < 0)
-		return errno;
-	int err = write_quietly(fd, data, len, NULL);
-	if (close_own(fd), err == 0 &&
-	    linkat(dir, part, dir, name, 0) != 0)
-		err = errno;
-	unlinkat(dir, part, 0);
-	return err;
-}
-
-int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
-	    uint64_t n, uint64_t verdict, char *name, size_t len)
-{
-	assert(len >= 64);
-	uint8_t *image = NULL;
-	size_t size = p->len;
-	if (p->model) {
-		/* The image with the schedule's references in its schedule
-		 * section: arena-certify then decides exactly what was
-		 * submitted. */
-		struct ac_model m = *p->model;
-		m.refs = refs;
-		m.n_refs = n;
-		image = ac_model_write_image(&m, &size, NULL);
-		if (!image)
-			return ENOMEM;
-	}
-	/* unreadable: the bytes as the driver got them */
-	const uint8_t *bytes = image ? image : p->image;
-	int err = EBADF;
-	struct out_state state = lock_out();
-	int dir = own(&dump_out);
-	/* A name taken already (by an earlier process with this pid, or
-	 * planted): the next sequence number. */
-	for (int tries = 0; dir >= 0 && tries < 16; tries++) {
-		unsigned int seq = atomic_fetch_add(&dump_seq, 1);
-		if (verdict == AC_NONE)
-			snprintf(name, len, "arenaguard-%d-%u-malformed.img",
-				 (int)getpid(), seq);
-		else
-			snprintf(name, len, "arenaguard-%d-%u-verdict-%" PRIu64
-				 ".img", (int)getpid(), seq, verdict);
-		err = write_dump(dir, name, bytes, size);
-		if (err != EEXIST)
-			break;
-	}
-	unlock_out(state);
-	free(image);
-	return err;
 }
 
 /* ---- records ---- */
