@@ -20,6 +20,7 @@
  *                descriptors (outputs.h)
  *   quiet_write.c  writing without waiting or signalling
  *   dump.c       dumps of failing programs
+ *   dedup.c      which records were written already
  *   ioctl.c      the ioctl front end: copy in, dispatch, copy out
  *   uring.c      walking liburing's pending SQEs; registered files
  *   interpose.c  every exported symbol, the real functions, fork
@@ -696,8 +697,6 @@ void ag_report_stats(void);
 
 void ag_report_lock_all(void);
 void ag_report_unlock_all(int child);
-/* Forgets what was reported (tests). */
-void ag_report_reset(void);
 
 /* ---- ioctl.c ------------------------------------------------------------ */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writing without waiting or signalling (quiet_write.h): every byte the
- * guard writes goes through ag_write_quietly (docs/guard.md, "Reports,
- * dumps, counters"), so that a full pipe, a closed reader or a file
+ * guard writes goes through ag_write_quietly (docs/guard.md, "Records
+ * and where they go"), so that a full pipe, a closed reader or a file
  * size limit neither stops the application's thread nor signals it.
  * No state: the caller holds out_lock (outputs.h), which keeps its
  * thread's signals blocked.

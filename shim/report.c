@@ -3,7 +3,7 @@
  * What the guard tells: one record per distinct (program, verdict) or
  * per distinct reason a schedule could not be certified, so that a loop
  * resubmitting a failing schedule (or rebuilding it every token) writes
- * one record and counts the rest; the dump of a failing program it
+ * one record (the keys reported: dedup.c) and counts the rest; the dump of a failing program it
  * names (dump.c); the counters printed at exit.
  *
  * The output rules (guard.h, docs/guard.md) are kept here, in
@@ -13,10 +13,10 @@
  * application's close of that number, seen by ag_report_fds_taken,
  * waits for the write).  Every value in a record is escaped (put): a
  * record's lines are the guard's own.  Neither a record nor a notice
- * needs memory: the first records' keys fit a static table, so that
- * running out of memory is reported too.  With log_format=json every
- * line is a JSON object instead (docs/guard.md, "JSON records"): a
- * record's fields are arena-certify --json's (result_json.h) and the
+ * needs memory: the first records' keys fit a static table (dedup.c),
+ * so that running out of memory is reported too.  With log_format=json
+ * every line is a JSON object instead (docs/guard.md, "JSON records"):
+ * a record's fields are arena-certify --json's (result_json.h) and the
  * guard's own, written with libarenacert's JSON writer (json_out.h),
  * never jansson, whose allocator may be the application's; composing
  * one needs memory, and without it a fixed line says what was lost.
@@ -38,9 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-
 #include "guard.h"
+#include "dedup.h"
 #include "dump.h"
 #include "outputs.h"
 #include "quiet_write.h"
@@ -48,12 +47,6 @@
 
 struct ag_stats ag_stats;
 
-#define SEEN_STATIC 64
-
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t seen_static[SEEN_STATIC];
-static uint64_t *seen = seen_static;   /* hashes of reported keys; 0: empty */
-static size_t seen_cap = SEEN_STATIC, seen_used;
 
 uint64_t ag_now_ns(void)
 {
@@ -882,62 +875,9 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 	errno = saved;
 }
 
-/* ---- deduplication ---- */
-
-/* Whether key was reported before; records it if not.  When the table
- * cannot grow, everything counts as reported: silence, not a flood. */
-static int seen_before(const char *key)
-{
-	uint64_t h = XXH3_64bits(key, strlen(key));
-	if (!h)
-		h = 1;
-	if ((seen_used + 1) * 2 > seen_cap) {
-		size_t cap = 2 * seen_cap;
-		uint64_t *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return 1;
-		for (size_t i = 0; i < seen_cap; i++) {
-			if (!seen[i])
-				continue;
-			size_t j = seen[i] & (cap - 1);
-			while (t[j])
-				j = (j + 1) & (cap - 1);
-			t[j] = seen[i];
-		}
-		if (seen != seen_static)
-			free(seen);
-		seen = t;
-		seen_cap = cap;
-	}
-	size_t i = h & (seen_cap - 1);
-	while (seen[i]) {
-		if (seen[i] == h)
-			return 1;
-		i = (i + 1) & (seen_cap - 1);
-	}
-	seen[i] = h;
-	seen_used++;
-	return 0;
-}
-
-void ag_report_reset(void)
-{
-	pthread_mutex_lock(&report_lock);
-	if (seen != seen_static)
-		free(seen);
-	memset(seen_static, 0, sizeof(seen_static));
-	seen = seen_static;
-	seen_cap = SEEN_STATIC;
-	seen_used = 0;
-	pthread_mutex_unlock(&report_lock);
-}
-
 void ag_report_once(const char *key, const char *fmt, ...)
 {
-	pthread_mutex_lock(&report_lock);
-	int old = seen_before(key);
-	pthread_mutex_unlock(&report_lock);
-	if (old)
+	if (ag_dedup_seen(key))
 		return;
 	char msg[4096];
 	va_list ap;
@@ -950,7 +890,7 @@ void ag_report_once(const char *key, const char *fmt, ...)
 
 int ag_report_reentered(const char *what, int fd)
 {
-	/* Neither the dedup table (report_lock) nor jansson (malloc): the
+	/* Neither the dedup table (report_lock, dedup.c) nor jansson (malloc): the
 	 * interrupted thread may hold either.  emit() takes the output
 	 * lock, which no thread holds with signals unblocked. */
 	static const char why[] = "made while its thread was inside the "
@@ -1204,9 +1144,7 @@ void ag_report_flush(void)
 /* Whether key was reported before (then counted as a repeat). */
 static int reported_before(const char *key)
 {
-	pthread_mutex_lock(&report_lock);
-	int old = seen_before(key);
-	pthread_mutex_unlock(&report_lock);
+	int old = ag_dedup_seen(key);
 	if (old)
 		atomic_fetch_add(&ag_stats.repeats, 1);
 	return old;
@@ -1375,7 +1313,7 @@ void ag_report_stats(void)
 
 void ag_report_lock_all(void)
 {
-	pthread_mutex_lock(&report_lock);
+	ag_dedup_lock();
 	pthread_mutex_lock(&out_lock);
 }
 
@@ -1383,5 +1321,5 @@ void ag_report_unlock_all(int child)
 {
 	(void)child;
 	pthread_mutex_unlock(&out_lock);
-	pthread_mutex_unlock(&report_lock);
+	ag_dedup_unlock();
 }
