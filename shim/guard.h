@@ -21,6 +21,7 @@
  *   quiet_write.c  writing without waiting or signalling
  *   dump.c       dumps of failing programs
  *   dedup.c      which records were written already
+ *   line.c       records as lines of the guard's own (escaped)
  *   ioctl.c      the ioctl front end: copy in, dispatch, copy out
  *   uring.c      walking liburing's pending SQEs; registered files
  *   interpose.c  every exported symbol, the real functions, fork

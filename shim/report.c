@@ -11,8 +11,8 @@
  * writes goes through ag_write_quietly (quiet_write.c), to a
  * descriptor opened by ag_output_open, under out_lock (so that the
  * application's close of that number, seen by ag_report_fds_taken,
- * waits for the write).  Every value in a record is escaped (put): a
- * record's lines are the guard's own.  Neither a record nor a notice
+ * waits for the write).  Every value in a record is escaped
+ * (ag_line_put, line.c): a record's lines are the guard's own.  Neither a record nor a notice
  * needs memory: the first records' keys fit a static table (dedup.c),
  * so that running out of memory is reported too.  With log_format=json
  * every line is a JSON object instead (docs/guard.md, "JSON records"):
@@ -41,6 +41,7 @@
 #include "guard.h"
 #include "dedup.h"
 #include "dump.h"
+#include "line.h"
 #include "outputs.h"
 #include "quiet_write.h"
 #include "certify/result_json.h"
@@ -64,70 +65,6 @@ char *ag_printf(const char *fmt, ...)
 		s = NULL;
 	va_end(ap);
 	return s;
-}
-
-/* ---- lines: records as lines of the guard's own ---- */
-
-/* A record being composed in buf[0, cap): whatever is put in it is
- * escaped, so that only end_line ends a line; the last byte is kept for
- * the newline, and a record cut short still ends with one.  Not
- * libarenacert's text builder (certify/text.h), which the guard uses for
- * plain text (api.c): what a line adds is the escaping of every byte put
- * into it, the application's paths and names included. */
-struct line {
-	char *buf;
-	size_t cap, used;
-};
-
-/* Appends s[0, n), each control byte, DEL and backslash escaped (\n,
- * \t, \\, \xHH); an escape that does not fit is left out whole. */
-static void put_escaped(struct line *t, const char *s, size_t n)
-{
-	assert(t->cap > 1 && t->used <= t->cap);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[5];
-		size_t len = 1;
-		esc[0] = (char)c;
-		if (c == '\\' || c == '\n' || c == '\t') {
-			esc[0] = '\\';
-			esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : '\\';
-			len = 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\x%02x", c);
-			len = 4;
-		}
-		if (t->used + len + 1 > t->cap)
-			return;
-		memcpy(t->buf + t->used, esc, len);
-		t->used += len;
-	}
-}
-
-static void vput(struct line *t, const char *fmt, va_list ap)
-{
-	char buf[4096];
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (n > 0)
-		put_escaped(t, buf, (size_t)n < sizeof(buf) ? (size_t)n
-							    : sizeof(buf) - 1);
-}
-
-static void put(struct line *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct line *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vput(t, fmt, ap);
-	va_end(ap);
-}
-
-static void end_line(struct line *t)
-{
-	if (t->used < t->cap)
-		t->buf[t->used++] = '\n';
 }
 
 /* ---- the guard's descriptors ---- */
@@ -317,11 +254,11 @@ static void emit_locked(const char *text, size_t len)
 	if (err > 0 && !log_failure_said) {
 		log_failure_said = 1;
 		char buf[4096];
-		struct line t = { buf, sizeof(buf), 0 };
-		put(&t, "arenaguard: cannot write the log %s: %s; records "
+		struct ag_line t = { buf, sizeof(buf), 0 };
+		ag_line_put(&t, "arenaguard: cannot write the log %s: %s; records "
 		    "that it cannot take go to standard error",
 		    ag_cfg.log_path, strerror(err));
-		end_line(&t);
+		ag_line_end(&t);
 		int efd = own(&err_out);
 		if (efd >= 0)
 			write_record(&err_out, efd, t.buf, t.used);
@@ -420,9 +357,9 @@ static void vnotice(const char *fmt, va_list ap)
 		return;
 	}
 	char buf[4096];
-	struct line t = { buf, sizeof(buf), 0 };
-	put_escaped(&t, msg, len);
-	end_line(&t);
+	struct ag_line t = { buf, sizeof(buf), 0 };
+	ag_line_put_escaped(&t, msg, len);
+	ag_line_end(&t);
 	emit(t.buf, t.used);
 }
 
@@ -932,7 +869,7 @@ int ag_no_memory(const char *request)
  */
 struct pending {
 	struct pending *next;
-	struct line t;
+	struct ag_line t;
 	struct json_out json;
 	struct ag_program *program;     /* to dump, or NULL */
 	struct ag_refs *refv;
@@ -949,13 +886,13 @@ static const char *path_name(enum ag_path path)
 }
 
 /* The objects, as in "schedule 3 (program 1, fd 5, ioctl, pid 42)". */
-static void put_what(struct line *t, const struct ag_submit *sub,
+static void put_what(struct ag_line *t, const struct ag_submit *sub,
 		     const struct ag_sched *s)
 {
-	put(t, "schedule %u (", sub->schedule);
+	ag_line_put(t, "schedule %u (", sub->schedule);
 	if (s)
-		put(t, "program %u, ", ag_sched_program_handle(s));
-	put(t, "fd %d, %s, pid %d)", sub->fd, path_name(sub->path),
+		ag_line_put(t, "program %u, ", ag_sched_program_handle(s));
+	ag_line_put(t, "fd %d, %s, pid %d)", sub->fd, path_name(sub->path),
 	    (int)getpid());
 }
 
@@ -1046,38 +983,38 @@ static void submission_json(struct json_out *j, const struct ag_submit *sub,
 
 /* A submission's record as text: what was refused and why, the
  * schedule's length, and the rule that would suppress it. */
-static void submission_text(struct line *t, const struct ag_submit *sub,
+static void submission_text(struct ag_line *t, const struct ag_submit *sub,
 			    const struct ag_sched *s,
 			    const struct ag_verdict *v, const char *why,
 			    int blocked)
 {
-	put(t, "arenaguard: %s ", blocked ? "blocked submission of"
+	ag_line_put(t, "arenaguard: %s ", blocked ? "blocked submission of"
 					  : "warning: submitting");
 	put_what(t, sub, s);
 	if (v)
-		put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
+		ag_line_put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
 		    ac_condition_name(v->diag.condition));
 	else if (s && ag_sched_program(s) &&
 		 why == ag_sched_program(s)->advisory)
-		put(t, ": certified, but refused in strict mode");
+		ag_line_put(t, ": certified, but refused in strict mode");
 	else
-		put(t, ": cannot certify");
-	end_line(t);
-	put(t, "arenaguard:   %s", v ? v->text : why);
-	end_line(t);
+		ag_line_put(t, ": cannot certify");
+	ag_line_end(t);
+	ag_line_put(t, "arenaguard:   %s", v ? v->text : why);
+	ag_line_end(t);
 	if (s) {
 		char hint[96];
 		uint64_t n = ag_sched_length(s);
-		put(t, "arenaguard:   the schedule holds %" PRIu64
+		ag_line_put(t, "arenaguard:   the schedule holds %" PRIu64
 		    " reference%s", n, n == 1 ? "" : "s");
 		if (ag_suppress_hint(ag_sched_program(s), v, hint,
 				     sizeof(hint)) == 0)
-			put(t, "; to suppress, the rule: %s", hint);
-		end_line(t);
+			ag_line_put(t, "; to suppress, the rule: %s", hint);
+		ag_line_end(t);
 	}
 	if (!blocked) {
-		put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)");
-		end_line(t);
+		ag_line_put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)");
+		ag_line_end(t);
 	}
 }
 
@@ -1094,16 +1031,16 @@ static void finish(struct pending *p)
 			aci_json_out_string(&p->json, err ? strerror(err) : path);
 		} else if (err == 0) {
 			/* One put per path: each is up to 4095 bytes. */
-			put(&p->t, "arenaguard:   dumped to %s", path);
-			put(&p->t, "; render with: arena-certify %s", path);
-			put(&p->t, " (a picture: arena-certify --html "
+			ag_line_put(&p->t, "arenaguard:   dumped to %s", path);
+			ag_line_put(&p->t, "; render with: arena-certify %s", path);
+			ag_line_put(&p->t, " (a picture: arena-certify --html "
 			    "report.html %s)", path);
 		} else {
-			put(&p->t, "arenaguard:   could not write a dump in %s: "
+			ag_line_put(&p->t, "arenaguard:   could not write a dump in %s: "
 			    "%s", ag_cfg.dump_dir, strerror(err));
 		}
 		if (!ag_cfg.log_json)
-			end_line(&p->t);
+			ag_line_end(&p->t);
 		ag_program_unref(p->program);
 		ag_refs_unref(p->refv);
 	}
@@ -1194,7 +1131,7 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 	if (!p || (ag_cfg.log_json && p->json.failed)) {
 		/* No memory: the text on the stack, or JSON's fixed line. */
 		char small[2048];
-		struct line t = { small, sizeof(small), 0 };
+		struct ag_line t = { small, sizeof(small), 0 };
 		if (ag_cfg.log_json) {
 			/* Which submission, and what became of it. */
 			char what[160], verdict[24] = "null";
@@ -1210,10 +1147,10 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		} else {
 			submission_text(&t, sub, s, v, why, blocked);
 			if (dump) {
-				put(&t, "arenaguard:   could not write a dump "
+				ag_line_put(&t, "arenaguard:   could not write a dump "
 				    "in %s: %s", ag_cfg.dump_dir,
 				    strerror(ENOMEM));
-				end_line(&t);
+				ag_line_end(&t);
 			}
 			emit(t.buf, t.used);
 		}
@@ -1261,16 +1198,16 @@ void ag_report_malformed(const char *request, const struct ag_submit *sub,
 		aci_json_out_string_at(&m->json, "error", error);
 		aci_json_out_string_at(&m->json, "outcome", outcome);
 	} else {
-		put(&m->t, "arenaguard: %s ", request);
+		ag_line_put(&m->t, "arenaguard: %s ", request);
 		if (s)
-			put(&m->t, "to "), put_what(&m->t, sub, s);
+			ag_line_put(&m->t, "to "), put_what(&m->t, sub, s);
 		else
-			put(&m->t, "(fd %d, %s, pid %d)", sub->fd,
+			ag_line_put(&m->t, "(fd %d, %s, pid %d)", sub->fd,
 			    path_name(sub->path), (int)getpid());
-		put(&m->t, ": %s", error);
-		end_line(&m->t);
-		put(&m->t, "arenaguard:   %s", outcome);
-		end_line(&m->t);
+		ag_line_put(&m->t, ": %s", error);
+		ag_line_end(&m->t);
+		ag_line_put(&m->t, "arenaguard:   %s", outcome);
+		ag_line_end(&m->t);
 	}
 	queue(m, s != NULL);
 }
