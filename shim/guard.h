@@ -16,7 +16,12 @@
  *   decide.c     the submit-time decision: allow or block, and why
  *   request.c    one handler per guarded request, for both front ends
  *   attach.c     sealing each open file of the device (its context id)
- *   report.c     log records (deduplicated), dumps, counters
+ *   report.c     log records (deduplicated), counters, the guard's
+ *                descriptors (outputs.h)
+ *   quiet_write.c  writing without waiting or signalling
+ *   dump.c       dumps of failing programs
+ *   dedup.c      which records were written already
+ *   line.c       records as lines of the guard's own (escaped)
  *   ioctl.c      the ioctl front end: copy in, dispatch, copy out
  *   uring.c      walking liburing's pending SQEs; registered files
  *   slot_change.c  slots changed by SQEs (uring.c's walk; ring.h)
@@ -692,15 +697,9 @@ void ag_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * returns -ENOMEM. */
 int ag_no_memory(const char *request);
 void ag_report_stats(void);
-/* The dump file for a failing schedule in the dump directory, written
- * whole or not at all: 0 with its name in name[0, len), or an errno. */
-int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
-	    uint64_t n, uint64_t verdict, char *name, size_t len);
 
 void ag_report_lock_all(void);
 void ag_report_unlock_all(int child);
-/* Forgets what was reported (tests). */
-void ag_report_reset(void);
 
 /* ---- ioctl.c ------------------------------------------------------------ */
 

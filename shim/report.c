@@ -3,19 +3,20 @@
  * What the guard tells: one record per distinct (program, verdict) or
  * per distinct reason a schedule could not be certified, so that a loop
  * resubmitting a failing schedule (or rebuilding it every token) writes
- * one record and counts the rest; dumps of failing programs for
- * arena-certify; the counters printed at exit.
+ * one record (the keys reported: dedup.c) and counts the rest; the dump of a failing program it
+ * names (dump.c); the counters printed at exit.
  *
- * The output rules (guard.h, docs/guard.md) are kept here and nowhere
- * else: every byte the guard writes goes through write_quietly, to a
+ * The output rules (guard.h, docs/guard.md) are kept here, in
+ * quiet_write.c and in dump.c, and nowhere else: every byte the guard
+ * writes goes through ag_write_quietly (quiet_write.c), to a
  * descriptor opened by ag_output_open, under out_lock (so that the
  * application's close of that number, seen by ag_report_fds_taken,
- * waits for the write).  Every value in a record is escaped (put): a
- * record's lines are the guard's own.  Neither a record nor a notice
- * needs memory: the first records' keys fit a static table, so that
- * running out of memory is reported too.  With log_format=json every
- * line is a JSON object instead (docs/guard.md, "JSON records"): a
- * record's fields are arena-certify --json's (result_json.h) and the
+ * waits for the write).  Every value in a record is escaped
+ * (ag_line_put, line.c): a record's lines are the guard's own.  Neither a record nor a notice
+ * needs memory: the first records' keys fit a static table (dedup.c),
+ * so that running out of memory is reported too.  With log_format=json
+ * every line is a JSON object instead (docs/guard.md, "JSON records"):
+ * a record's fields are arena-certify --json's (result_json.h) and the
  * guard's own, written with libarenacert's JSON writer (json_out.h),
  * never jansson, whose allocator may be the application's; composing
  * one needs memory, and without it a fixed line says what was lost.
@@ -26,35 +27,27 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <linux/sockios.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-
 #include "guard.h"
+#include "dedup.h"
+#include "dump.h"
+#include "line.h"
+#include "outputs.h"
+#include "quiet_write.h"
 #include "certify/result_json.h"
 
 struct ag_stats ag_stats;
 
-#define SEEN_STATIC 64
-
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t seen_static[SEEN_STATIC];
-static uint64_t *seen = seen_static;   /* hashes of reported keys; 0: empty */
-static size_t seen_cap = SEEN_STATIC, seen_used;
-static atomic_uint dump_seq;
 
 uint64_t ag_now_ns(void)
 {
@@ -72,199 +65,6 @@ char *ag_printf(const char *fmt, ...)
 		s = NULL;
 	va_end(ap);
 	return s;
-}
-
-/* ---- lines: records as lines of the guard's own ---- */
-
-/* A record being composed in buf[0, cap): whatever is put in it is
- * escaped, so that only end_line ends a line; the last byte is kept for
- * the newline, and a record cut short still ends with one.  Not
- * libarenacert's text builder (certify/text.h), which the guard uses for
- * plain text (api.c): what a line adds is the escaping of every byte put
- * into it, the application's paths and names included. */
-struct line {
-	char *buf;
-	size_t cap, used;
-};
-
-/* Appends s[0, n), each control byte, DEL and backslash escaped (\n,
- * \t, \\, \xHH); an escape that does not fit is left out whole. */
-static void put_escaped(struct line *t, const char *s, size_t n)
-{
-	assert(t->cap > 1 && t->used <= t->cap);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[5];
-		size_t len = 1;
-		esc[0] = (char)c;
-		if (c == '\\' || c == '\n' || c == '\t') {
-			esc[0] = '\\';
-			esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : '\\';
-			len = 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\x%02x", c);
-			len = 4;
-		}
-		if (t->used + len + 1 > t->cap)
-			return;
-		memcpy(t->buf + t->used, esc, len);
-		t->used += len;
-	}
-}
-
-static void vput(struct line *t, const char *fmt, va_list ap)
-{
-	char buf[4096];
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (n > 0)
-		put_escaped(t, buf, (size_t)n < sizeof(buf) ? (size_t)n
-							    : sizeof(buf) - 1);
-}
-
-static void put(struct line *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct line *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vput(t, fmt, ap);
-	va_end(ap);
-}
-
-static void end_line(struct line *t)
-{
-	if (t->used < t->cap)
-		t->buf[t->used++] = '\n';
-}
-
-/* ---- writing without waiting or signalling ---- */
-
-/* Takes the pending sig if this thread's write raised it (err says so)
- * and it was not pending before: one the application had is kept. */
-static void consume(int sig, int was_pending, int raised)
-{
-	if (was_pending || !raised)
-		return;
-	sigset_t one;
-	sigemptyset(&one);
-	sigaddset(&one, sig);
-	struct timespec zero = { 0, 0 };
-	while (sigtimedwait(&one, NULL, &zero) < 0 && errno == EINTR)
-		;
-}
-
-/* One piece of a write that must not wait: 0, or an errno (EAGAIN: it
- * would have waited).  A socket is sent to with MSG_DONTWAIT (and
- * MSG_NOSIGNAL); anything else but a regular file is polled with a zero
- * time-out first and given at most PIPE_BUF bytes, which a pipe with
- * room takes without waiting.  *done: the bytes written. */
-static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
-		       size_t *done)
-{
-	ssize_t n;
-	*done = 0;
-	if (kind == S_IFSOCK) {
-		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	} else {
-		if (kind != S_IFREG) {
-			struct pollfd p = { .fd = fd, .events = POLLOUT };
-			int ready = poll(&p, 1, 0);
-			if (ready < 0)
-				return errno;
-			if (p.revents & POLLNVAL)
-				return EBADF;
-			if (ready == 0)
-				return EAGAIN;
-			if (len > PIPE_BUF)
-				len = PIPE_BUF;
-		}
-		n = write(fd, buf, len);
-	}
-	if (n < 0)
-		return errno;
-	if (n == 0)
-		return ENOSPC;
-	*done = (size_t)n;
-	return 0;
-}
-
-/* The file type of fd (S_IFIFO, S_IFSOCK, ...), or 0. */
-static mode_t kind_of(int fd)
-{
-	struct stat st;
-	return fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
-}
-
-/*
- * Writes buf[0, len) to fd, all of it or up to the first failure: 0 or
- * an errno (EAGAIN: it would have waited); *written (when not NULL):
- * the bytes that went.  Nothing waits (write_piece) and no signal
- * reaches the application: signals are blocked in this thread
- * (lock_out: out_lock held), and the SIGPIPE or SIGXFSZ the write
- * raised is consumed.
- */
-static int write_quietly(int fd, const void *data, size_t len,
-			 size_t *written)
-{
-	const char *buf = data;
-	sigset_t pending;
-	sigpending(&pending);
-	mode_t kind = kind_of(fd);
-	int err = 0;
-	size_t total = 0;
-	while (len > 0 && (err == 0 || err == EINTR)) {
-		size_t done;
-		err = write_piece(fd, kind, buf, len, &done);
-		buf += done;
-		len -= done;
-		total += done;
-	}
-	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == EPIPE);
-	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == EFBIG);
-	if (written)
-		*written = total;
-	return err;
-}
-
-/*
- * The bytes fd (of kind) can take now without waiting, by estimate, for
- * a record longer than PIPE_BUF (a shorter one needs none: a pipe takes
- * it whole or not at all, a datagram goes whole); SIZE_MAX where the
- * guard cannot tell (a terminal, a device) or need not (a regular
- * file, a datagram socket).  A pipe holds F_GETPIPE_SZ / page buffers,
- * a write of n bytes takes ceil(n / page) new ones, and what is queued
- * (FIONREAD) fills at least ceil(queued / page), one more for the
- * reader's half-read one.  A stream socket: half what its send buffer
- * has left (SO_SNDBUF less SIOCOUTQ), as the kernel counts overhead
- * per packet.  Only an estimate: another writer between it and the
- * write, or a pipe whose buffers hold little each, makes a write stop
- * mid-record; write_record ends that line.
- */
-static size_t room(int fd, mode_t kind)
-{
-	int queued = 0;
-	if (kind == S_IFIFO) {
-		int size = fcntl(fd, F_GETPIPE_SZ);
-		if (size < 0 || ioctl(fd, FIONREAD, &queued) != 0)
-			return SIZE_MAX;
-		size_t page = (size_t)getpagesize();
-		size_t bufs = (size_t)size / page;
-		size_t used = ((size_t)queued + page - 1) / page +
-			      (queued > 0);
-		return used < bufs ? (bufs - used) * page : 0;
-	}
-	if (kind == S_IFSOCK) {
-		int type = 0, sndbuf = 0;
-		socklen_t tl = sizeof(type), sl = sizeof(sndbuf);
-		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
-		    type != SOCK_STREAM ||
-		    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) != 0 ||
-		    ioctl(fd, SIOCOUTQ, &queued) != 0)
-			return SIZE_MAX;
-		return sndbuf > queued ? (size_t)(sndbuf - queued) / 2 : 0;
-	}
-	return SIZE_MAX;
 }
 
 /* ---- the guard's descriptors ---- */
@@ -295,23 +95,17 @@ static struct own_fd dump_out = { -1, 0, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH)
 static struct own_fd sum_out = { -1, 0, 0, 0, 0 };   /* summary_file, at load */
 static int log_failure_said;                   /* under out_lock */
 
-/* What lock_out changed in the thread, for unlock_out to restore. */
-struct out_state {
-	int cancel;
-	sigset_t mask;
-};
-
 /*
  * out_lock, with every signal blocked and cancellation off while it is
  * held: a handler that closes or dup2s onto fd 2 (log rotation) takes
  * it too, and must not interrupt its own thread's holder; a thread
  * cancelled in a write (a cancellation point) must not leave it
  * locked; SIGPIPE and SIGXFSZ from the guard's writes stay pending
- * for write_quietly to consume.
+ * for ag_write_quietly to consume.
  */
-static struct out_state lock_out(void)
+struct ag_out_state ag_output_lock(void)
 {
-	struct out_state st;
+	struct ag_out_state st;
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &st.mask);
@@ -320,7 +114,7 @@ static struct out_state lock_out(void)
 	return st;
 }
 
-static void unlock_out(struct out_state st)
+void ag_output_unlock(struct ag_out_state st)
 {
 	pthread_mutex_unlock(&out_lock);
 	pthread_setcancelstate(st.cancel, NULL);
@@ -328,7 +122,7 @@ static void unlock_out(struct out_state st)
 }
 
 /* close(2) itself: the interposed close would come back here. */
-static void close_own(int fd)
+void ag_output_close(int fd)
 {
 	syscall(SYS_close, fd);
 }
@@ -350,13 +144,13 @@ static int keep(struct own_fd *o, int fd, int dup_only)
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_base());
 	int err = high < 0 ? errno : 0;
 	if (!dup_only)
-		close_own(fd);
+		ag_output_close(fd);
 	if (high < 0)
 		return err;
 	struct stat st;
 	if (fstat(high, &st) != 0) {
 		err = errno;
-		close_own(high);
+		ag_output_close(high);
 		return err;
 	}
 	/* Another file has no line of the guard's left open in it. */
@@ -403,6 +197,11 @@ static int own(struct own_fd *o)
 	return fd;
 }
 
+int ag_output_dump_dir(void)
+{
+	return own(&dump_out);
+}
+
 /* Closes o and forgets it (no reacquiring).  out_lock held. */
 static void release(struct own_fd *o)
 {
@@ -410,7 +209,7 @@ static void release(struct own_fd *o)
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev &&
 	    st.st_ino == o->ino)
-		close_own(fd);
+		ag_output_close(fd);
 	atomic_store(&o->fd, -1);
 	o->lost = 0;
 }
@@ -419,7 +218,7 @@ static void release(struct own_fd *o)
  * Writes a record, text[0, len) ending with its newline, to fd (o's):
  * 0 or an errno.  Whole or not at all where the guard can tell: a
  * record that is larger than the room a pipe or stream socket has now
- * (room) is not written (EAGAIN: lost, not cut).  When a write stops
+ * (ag_write_room) is not written (EAGAIN: lost, not cut).  When a write stops
  * mid-record all the same (the estimate was wrong: another writer came
  * between; a terminal; a full disk), o->cut is set and the next record
  * to o starts with a newline: the cut line is one bad line, the
@@ -430,14 +229,14 @@ static int write_record(struct own_fd *o, int fd, const char *text,
 {
 	assert(len == 0 || text[len - 1] == '\n');
 	size_t need = len + (size_t)o->cut;
-	if (need > PIPE_BUF && need > room(fd, kind_of(fd)))
+	if (need > PIPE_BUF && need > ag_write_room(fd, ag_fd_kind(fd)))
 		return EAGAIN;
 	int err;
-	if (o->cut && (err = write_quietly(fd, "\n", 1, NULL)) != 0)
+	if (o->cut && (err = ag_write_quietly(fd, "\n", 1, NULL)) != 0)
 		return err;
 	o->cut = 0;
 	size_t done;
-	err = write_quietly(fd, text, len, &done);
+	err = ag_write_quietly(fd, text, len, &done);
 	if (done > 0 && done < len)
 		o->cut = 1;
 	return err;
@@ -455,11 +254,11 @@ static void emit_locked(const char *text, size_t len)
 	if (err > 0 && !log_failure_said) {
 		log_failure_said = 1;
 		char buf[4096];
-		struct line t = { buf, sizeof(buf), 0 };
-		put(&t, "arenaguard: cannot write the log %s: %s; records "
+		struct ag_line t = { buf, sizeof(buf), 0 };
+		ag_line_put(&t, "arenaguard: cannot write the log %s: %s; records "
 		    "that it cannot take go to standard error",
 		    ag_cfg.log_path, strerror(err));
-		end_line(&t);
+		ag_line_end(&t);
 		int efd = own(&err_out);
 		if (efd >= 0)
 			write_record(&err_out, efd, t.buf, t.used);
@@ -475,9 +274,9 @@ static void emit_locked(const char *text, size_t len)
 static void emit(const char *text, size_t len)
 {
 	int saved = errno;
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	emit_locked(text, len);
-	unlock_out(state);
+	ag_output_unlock(state);
 	errno = saved;
 }
 
@@ -558,9 +357,9 @@ static void vnotice(const char *fmt, va_list ap)
 		return;
 	}
 	char buf[4096];
-	struct line t = { buf, sizeof(buf), 0 };
-	put_escaped(&t, msg, len);
-	end_line(&t);
+	struct ag_line t = { buf, sizeof(buf), 0 };
+	ag_line_put_escaped(&t, msg, len);
+	ag_line_end(&t);
 	emit(t.buf, t.used);
 }
 
@@ -652,7 +451,7 @@ static int reopen_fifo(int fd)
 		return -1;
 	if (fstat(own_fd, &again) != 0 || again.st_dev != st.st_dev ||
 	    again.st_ino != st.st_ino) {
-		close_own(own_fd);
+		ag_output_close(own_fd);
 		return -1;
 	}
 	return own_fd;
@@ -753,8 +552,8 @@ static void append_summary_path(const char *line, size_t len)
 	int fd = open_summary_file();
 	if (fd < 0)
 		return;
-	write_quietly(fd, line, len, NULL);
-	close_own(fd);
+	ag_write_quietly(fd, line, len, NULL);
+	ag_output_close(fd);
 }
 
 /* Appends line[0, len) to summary_file with one write (O_APPEND: the
@@ -765,11 +564,11 @@ static void append_summary_path(const char *line, size_t len)
  * opened by path for the line (the application closed it). */
 static void append_summary_file(const char *line, size_t len)
 {
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	int fd = own(&sum_out);
 	if (fd >= 0)
-		write_quietly(fd, line, len, NULL);
-	unlock_out(state);
+		ag_write_quietly(fd, line, len, NULL);
+	ag_output_unlock(state);
 	if (fd < 0)
 		append_summary_path(line, len);
 }
@@ -788,7 +587,7 @@ static void tell_refusal(void)
 
 void ag_report_loaded(void)
 {
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	release(&sum_out);
 	/* Off, the guard holds no descriptor (it counts nothing either). */
 	if (ag_cfg.summary_file[0] && ag_cfg.mode != AG_OFF) {
@@ -796,7 +595,7 @@ void ag_report_loaded(void)
 		if (fd >= 0)
 			keep(&sum_out, fd, 0);
 	}
-	unlock_out(state);
+	ag_output_unlock(state);
 	if (!ag_cfg.summary_file[0])
 		return;
 	char line[64];
@@ -814,7 +613,7 @@ static void append_summary_raw(const char *line, size_t len)
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == sum_out.dev &&
 	    st.st_ino == sum_out.ino) {
-		write_quietly(fd, line, len, NULL);
+		ag_write_quietly(fd, line, len, NULL);
 		return;
 	}
 	append_summary_path(line, len);
@@ -919,18 +718,18 @@ void ag_output_forked(void)
 	atomic_store(&refusal_said, 0);
 	if (ag_cfg.mode == AG_OFF || !strstr(ag_cfg.log_template, "%p"))
 		return;
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	release(&log_out);
 	if (expand_log_path() == 0 && ag_cfg.log_path[0])
 		open_log();
-	unlock_out(state);
+	ag_output_unlock(state);
 }
 
 void ag_output_open(void)
 {
 	if (!ag_cfg.log_too_long)
 		ag_cfg.log_too_long = expand_log_path();
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	release(&log_out);
 	release(&err_out);
 	release(&dump_out);
@@ -940,7 +739,7 @@ void ag_output_open(void)
 		open_err();
 	int log_err = on && ag_cfg.log_path[0] ? open_log() : 0;
 	int dump_err = on && ag_cfg.dump_dir[0] ? open_dump_dir() : 0;
-	unlock_out(state);
+	ag_output_unlock(state);
 	if (!on)
 		return;
 
@@ -1001,7 +800,7 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 	if ((!mine && !stderr_too) || !ag_process_shares_fds())
 		return;
 	int saved = errno;
-	struct out_state state = lock_out();
+	struct ag_out_state state = ag_output_lock();
 	/* The application lets go of its standard error (a daemon
 	 * detaching, a redirection): so does the guard, whose copy would
 	 * otherwise keep a pipe's reader from ever seeing its end. */
@@ -1009,66 +808,13 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 		release(&err_out);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		step_aside(all[i], first, last);
-	unlock_out(state);
+	ag_output_unlock(state);
 	errno = saved;
-}
-
-/* ---- deduplication ---- */
-
-/* Whether key was reported before; records it if not.  When the table
- * cannot grow, everything counts as reported: silence, not a flood. */
-static int seen_before(const char *key)
-{
-	uint64_t h = XXH3_64bits(key, strlen(key));
-	if (!h)
-		h = 1;
-	if ((seen_used + 1) * 2 > seen_cap) {
-		size_t cap = 2 * seen_cap;
-		uint64_t *t = calloc(cap, sizeof(*t));
-		if (!t)
-			return 1;
-		for (size_t i = 0; i < seen_cap; i++) {
-			if (!seen[i])
-				continue;
-			size_t j = seen[i] & (cap - 1);
-			while (t[j])
-				j = (j + 1) & (cap - 1);
-			t[j] = seen[i];
-		}
-		if (seen != seen_static)
-			free(seen);
-		seen = t;
-		seen_cap = cap;
-	}
-	size_t i = h & (seen_cap - 1);
-	while (seen[i]) {
-		if (seen[i] == h)
-			return 1;
-		i = (i + 1) & (seen_cap - 1);
-	}
-	seen[i] = h;
-	seen_used++;
-	return 0;
-}
-
-void ag_report_reset(void)
-{
-	pthread_mutex_lock(&report_lock);
-	if (seen != seen_static)
-		free(seen);
-	memset(seen_static, 0, sizeof(seen_static));
-	seen = seen_static;
-	seen_cap = SEEN_STATIC;
-	seen_used = 0;
-	pthread_mutex_unlock(&report_lock);
 }
 
 void ag_report_once(const char *key, const char *fmt, ...)
 {
-	pthread_mutex_lock(&report_lock);
-	int old = seen_before(key);
-	pthread_mutex_unlock(&report_lock);
-	if (old)
+	if (ag_dedup_seen(key))
 		return;
 	char msg[4096];
 	va_list ap;
@@ -1081,7 +827,7 @@ void ag_report_once(const char *key, const char *fmt, ...)
 
 int ag_report_reentered(const char *what, int fd)
 {
-	/* Neither the dedup table (report_lock) nor jansson (malloc): the
+	/* Neither the dedup table (report_lock, dedup.c) nor jansson (malloc): the
 	 * interrupted thread may hold either.  emit() takes the output
 	 * lock, which no thread holds with signals unblocked. */
 	static const char why[] = "made while its thread was inside the "
@@ -1111,70 +857,6 @@ int ag_no_memory(const char *request)
 	return -ENOMEM;
 }
 
-/* ---- dumps ---- */
-
-/* Writes data as `name` in the dump directory (its fd: dir), whole or
- * not at all: written under a temporary name first (O_EXCL|O_NOFOLLOW:
- * no file or planted symlink is followed or overwritten), then linked
- * to its name, which must not exist.  0 or an errno. */
-static int write_dump(int dir, const char *name, const uint8_t *data,
-		      size_t len)
-{
-	char part[160];
-	snprintf(part, sizeof(part), ".%s.part", name);
-	int fd = openat(dir, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-	if (fd < 0)
-		return errno;
-	int err = write_quietly(fd, data, len, NULL);
-	if (close_own(fd), err == 0 &&
-	    linkat(dir, part, dir, name, 0) != 0)
-		err = errno;
-	unlinkat(dir, part, 0);
-	return err;
-}
-
-int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
-	    uint64_t n, uint64_t verdict, char *name, size_t len)
-{
-	assert(len >= 64);
-	uint8_t *image = NULL;
-	size_t size = p->len;
-	if (p->model) {
-		/* The image with the schedule's references in its schedule
-		 * section: arena-certify then decides exactly what was
-		 * submitted. */
-		struct ac_model m = *p->model;
-		m.refs = refs;
-		m.n_refs = n;
-		image = ac_model_write_image(&m, &size, NULL);
-		if (!image)
-			return ENOMEM;
-	}
-	/* unreadable: the bytes as the driver got them */
-	const uint8_t *bytes = image ? image : p->image;
-	int err = EBADF;
-	struct out_state state = lock_out();
-	int dir = own(&dump_out);
-	/* A name taken already (by an earlier process with this pid, or
-	 * planted): the next sequence number. */
-	for (int tries = 0; dir >= 0 && tries < 16; tries++) {
-		unsigned int seq = atomic_fetch_add(&dump_seq, 1);
-		if (verdict == AC_NONE)
-			snprintf(name, len, "arenaguard-%d-%u-malformed.img",
-				 (int)getpid(), seq);
-		else
-			snprintf(name, len, "arenaguard-%d-%u-verdict-%" PRIu64
-				 ".img", (int)getpid(), seq, verdict);
-		err = write_dump(dir, name, bytes, size);
-		if (err != EEXIST)
-			break;
-	}
-	unlock_out(state);
-	free(image);
-	return err;
-}
-
 /* ---- records ---- */
 
 /*
@@ -1187,7 +869,7 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
  */
 struct pending {
 	struct pending *next;
-	struct line t;
+	struct ag_line t;
 	struct json_out json;
 	struct ag_program *program;     /* to dump, or NULL */
 	struct ag_refs *refv;
@@ -1204,13 +886,13 @@ static const char *path_name(enum ag_path path)
 }
 
 /* The objects, as in "schedule 3 (program 1, fd 5, ioctl, pid 42)". */
-static void put_what(struct line *t, const struct ag_submit *sub,
+static void put_what(struct ag_line *t, const struct ag_submit *sub,
 		     const struct ag_sched *s)
 {
-	put(t, "schedule %u (", sub->schedule);
+	ag_line_put(t, "schedule %u (", sub->schedule);
 	if (s)
-		put(t, "program %u, ", ag_sched_program_handle(s));
-	put(t, "fd %d, %s, pid %d)", sub->fd, path_name(sub->path),
+		ag_line_put(t, "program %u, ", ag_sched_program_handle(s));
+	ag_line_put(t, "fd %d, %s, pid %d)", sub->fd, path_name(sub->path),
 	    (int)getpid());
 }
 
@@ -1301,38 +983,38 @@ static void submission_json(struct json_out *j, const struct ag_submit *sub,
 
 /* A submission's record as text: what was refused and why, the
  * schedule's length, and the rule that would suppress it. */
-static void submission_text(struct line *t, const struct ag_submit *sub,
+static void submission_text(struct ag_line *t, const struct ag_submit *sub,
 			    const struct ag_sched *s,
 			    const struct ag_verdict *v, const char *why,
 			    int blocked)
 {
-	put(t, "arenaguard: %s ", blocked ? "blocked submission of"
+	ag_line_put(t, "arenaguard: %s ", blocked ? "blocked submission of"
 					  : "warning: submitting");
 	put_what(t, sub, s);
 	if (v)
-		put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
+		ag_line_put(t, ": verdict %" PRIu64 " (%s)", v->verdict,
 		    ac_condition_name(v->diag.condition));
 	else if (s && ag_sched_program(s) &&
 		 why == ag_sched_program(s)->advisory)
-		put(t, ": certified, but refused in strict mode");
+		ag_line_put(t, ": certified, but refused in strict mode");
 	else
-		put(t, ": cannot certify");
-	end_line(t);
-	put(t, "arenaguard:   %s", v ? v->text : why);
-	end_line(t);
+		ag_line_put(t, ": cannot certify");
+	ag_line_end(t);
+	ag_line_put(t, "arenaguard:   %s", v ? v->text : why);
+	ag_line_end(t);
 	if (s) {
 		char hint[96];
 		uint64_t n = ag_sched_length(s);
-		put(t, "arenaguard:   the schedule holds %" PRIu64
+		ag_line_put(t, "arenaguard:   the schedule holds %" PRIu64
 		    " reference%s", n, n == 1 ? "" : "s");
 		if (ag_suppress_hint(ag_sched_program(s), v, hint,
 				     sizeof(hint)) == 0)
-			put(t, "; to suppress, the rule: %s", hint);
-		end_line(t);
+			ag_line_put(t, "; to suppress, the rule: %s", hint);
+		ag_line_end(t);
 	}
 	if (!blocked) {
-		put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)");
-		end_line(t);
+		ag_line_put(t, "arenaguard:   submitted anyway (ARENAGUARD=warn)");
+		ag_line_end(t);
 	}
 }
 
@@ -1349,16 +1031,16 @@ static void finish(struct pending *p)
 			aci_json_out_string(&p->json, err ? strerror(err) : path);
 		} else if (err == 0) {
 			/* One put per path: each is up to 4095 bytes. */
-			put(&p->t, "arenaguard:   dumped to %s", path);
-			put(&p->t, "; render with: arena-certify %s", path);
-			put(&p->t, " (a picture: arena-certify --html "
+			ag_line_put(&p->t, "arenaguard:   dumped to %s", path);
+			ag_line_put(&p->t, "; render with: arena-certify %s", path);
+			ag_line_put(&p->t, " (a picture: arena-certify --html "
 			    "report.html %s)", path);
 		} else {
-			put(&p->t, "arenaguard:   could not write a dump in %s: "
+			ag_line_put(&p->t, "arenaguard:   could not write a dump in %s: "
 			    "%s", ag_cfg.dump_dir, strerror(err));
 		}
 		if (!ag_cfg.log_json)
-			end_line(&p->t);
+			ag_line_end(&p->t);
 		ag_program_unref(p->program);
 		ag_refs_unref(p->refv);
 	}
@@ -1399,9 +1081,7 @@ void ag_report_flush(void)
 /* Whether key was reported before (then counted as a repeat). */
 static int reported_before(const char *key)
 {
-	pthread_mutex_lock(&report_lock);
-	int old = seen_before(key);
-	pthread_mutex_unlock(&report_lock);
+	int old = ag_dedup_seen(key);
 	if (old)
 		atomic_fetch_add(&ag_stats.repeats, 1);
 	return old;
@@ -1451,7 +1131,7 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 	if (!p || (ag_cfg.log_json && p->json.failed)) {
 		/* No memory: the text on the stack, or JSON's fixed line. */
 		char small[2048];
-		struct line t = { small, sizeof(small), 0 };
+		struct ag_line t = { small, sizeof(small), 0 };
 		if (ag_cfg.log_json) {
 			/* Which submission, and what became of it. */
 			char what[160], verdict[24] = "null";
@@ -1467,10 +1147,10 @@ void ag_report_submission(const struct ag_submit *sub, struct ag_sched *s,
 		} else {
 			submission_text(&t, sub, s, v, why, blocked);
 			if (dump) {
-				put(&t, "arenaguard:   could not write a dump "
+				ag_line_put(&t, "arenaguard:   could not write a dump "
 				    "in %s: %s", ag_cfg.dump_dir,
 				    strerror(ENOMEM));
-				end_line(&t);
+				ag_line_end(&t);
 			}
 			emit(t.buf, t.used);
 		}
@@ -1518,16 +1198,16 @@ void ag_report_malformed(const char *request, const struct ag_submit *sub,
 		aci_json_out_string_at(&m->json, "error", error);
 		aci_json_out_string_at(&m->json, "outcome", outcome);
 	} else {
-		put(&m->t, "arenaguard: %s ", request);
+		ag_line_put(&m->t, "arenaguard: %s ", request);
 		if (s)
-			put(&m->t, "to "), put_what(&m->t, sub, s);
+			ag_line_put(&m->t, "to "), put_what(&m->t, sub, s);
 		else
-			put(&m->t, "(fd %d, %s, pid %d)", sub->fd,
+			ag_line_put(&m->t, "(fd %d, %s, pid %d)", sub->fd,
 			    path_name(sub->path), (int)getpid());
-		put(&m->t, ": %s", error);
-		end_line(&m->t);
-		put(&m->t, "arenaguard:   %s", outcome);
-		end_line(&m->t);
+		ag_line_put(&m->t, ": %s", error);
+		ag_line_end(&m->t);
+		ag_line_put(&m->t, "arenaguard:   %s", outcome);
+		ag_line_end(&m->t);
 	}
 	queue(m, s != NULL);
 }
@@ -1570,7 +1250,7 @@ void ag_report_stats(void)
 
 void ag_report_lock_all(void)
 {
-	pthread_mutex_lock(&report_lock);
+	ag_dedup_lock();
 	pthread_mutex_lock(&out_lock);
 }
 
@@ -1578,5 +1258,5 @@ void ag_report_unlock_all(int child)
 {
 	(void)child;
 	pthread_mutex_unlock(&out_lock);
-	pthread_mutex_unlock(&report_lock);
+	ag_dedup_unlock();
 }

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
+#include "dedup.h"
 #include "fake.h"
 #include "seal.h"
 #include "spawn.h"
