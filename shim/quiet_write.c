@@ -75,7 +75,7 @@ static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
 }
 
 /* The file type of fd (S_IFIFO, S_IFSOCK, ...), or 0. */
-mode_t ag_fd_kind(int fd)
+mode_t ag_fd_file_type(int fd)
 {
 	struct stat st;
 	return fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
@@ -95,7 +95,7 @@ int ag_write_quietly(int fd, const void *data, size_t len,
 	const char *buf = data;
 	sigset_t pending;
 	sigpending(&pending);
-	mode_t kind = ag_fd_kind(fd);
+	mode_t kind = ag_fd_file_type(fd);
 	int err = 0;
 	size_t total = 0;
 	while (len > 0 && (err == 0 || err == EINTR)) {

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 /* The file type of fd (S_IFIFO, S_IFSOCK, ...), or 0 when fstat fails. */
-mode_t ag_fd_kind(int fd);
+mode_t ag_fd_file_type(int fd);
 
 /* Writes data[0, len) to fd, all of it or up to the first failure: 0 or
  * an errno (EAGAIN: it would have waited); *written (when not NULL):
@@ -21,7 +21,7 @@ mode_t ag_fd_kind(int fd);
  * consumed; one the application had pending is kept. */
 int ag_write_quietly(int fd, const void *data, size_t len, size_t *written);
 
-/* The bytes fd (of kind, ag_fd_kind) can take now without waiting, by
+/* The bytes fd (of kind, ag_fd_file_type) can take now without waiting, by
  * estimate, for a record longer than PIPE_BUF; SIZE_MAX where the guard
  * cannot tell or need not (a terminal, a regular file, a datagram
  * socket). */

@@ -229,7 +229,7 @@ static int write_record(struct own_fd *o, int fd, const char *text,
 {
 	assert(len == 0 || text[len - 1] == '\n');
 	size_t need = len + (size_t)o->cut;
-	if (need > PIPE_BUF && need > ag_write_room(fd, ag_fd_kind(fd)))
+	if (need > PIPE_BUF && need > ag_write_room(fd, ag_fd_file_type(fd)))
 		return EAGAIN;
 	int err;
 	if (o->cut && (err = ag_write_quietly(fd, "\n", 1, NULL)) != 0)
