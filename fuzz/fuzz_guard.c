@@ -59,6 +59,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "dedup.h"  /* ag_report_reset */
 #include "fake_driver.h"
 #include "guard.h"
 #include "sqe_inject.h"
