@@ -379,6 +379,17 @@ static void cmd_handler(void)
 	alarm(0);
 }
 
+/* The io_uring handler cases' device: a ring-path open with a failing
+ * and a certified schedule for the handler to submit. */
+static void handler_uring_setup(struct cdev *ring_dev)
+{
+	open_or_exit(ring_dev, CP_URING);
+	uint32_t prog = program(ring_dev, PROG_GOOD);
+	handler_sched[0] = schedule(ring_dev, prog, prog_bad_d_refs, 4);
+	handler_sched[1] = schedule(ring_dev, prog, prog_good_refs, 2);
+	handler_dev = ring_dev;
+}
+
 /* The same by io_uring: the handler's submits (liburing's
  * submit_and_wait of a URING_CMD) while its thread is in the probe. */
 static void cmd_handler_uring(void)
@@ -388,11 +399,7 @@ static void cmd_handler_uring(void)
 		return;
 	alarm(10);
 	struct cdev ring_dev;
-	open_or_exit(&ring_dev, CP_URING);
-	uint32_t prog = program(&ring_dev, PROG_GOOD);
-	handler_sched[0] = schedule(&ring_dev, prog, prog_bad_d_refs, 4);
-	handler_sched[1] = schedule(&ring_dev, prog, prog_good_refs, 2);
-	handler_dev = &ring_dev;
+	handler_uring_setup(&ring_dev);
 	raise_in_probe(arm);
 	handler_refused("the probe, by io_uring");
 	check(cdev_all(&ring_dev, PROG_OUT, 64, 0.0f), "neither ran");
@@ -414,11 +421,7 @@ static void cmd_handler_ring_init(void)
 		return;
 	alarm(10);
 	struct cdev ring_dev;
-	open_or_exit(&ring_dev, CP_URING);
-	uint32_t prog = program(&ring_dev, PROG_GOOD);
-	handler_sched[0] = schedule(&ring_dev, prog, prog_bad_d_refs, 4);
-	handler_sched[1] = schedule(&ring_dev, prog, prog_good_refs, 2);
-	handler_dev = &ring_dev;
+	handler_uring_setup(&ring_dev);
 	/* The ring this thread walked last is found without the lock:
 	 * walk a third one, so that the handler's is looked up under it. */
 	struct cdev third;
