@@ -131,7 +131,8 @@ def certify_json(data: bytes) -> Dict[str, Any]:
     if not out:
         err.raise_malformed()
     # Python's json keeps integers exact: the verdict stays a 64-bit value.
-    return json.loads(_take(out, length.value))
+    result: Dict[str, Any] = json.loads(_take(out, length.value))
+    return result
 
 
 def convert(data: bytes, to_image: bool) -> bytes:
@@ -161,7 +162,7 @@ def cli_path() -> str:
     env = os.environ.get("ARENACERT_CLI")
     if env:
         return env
-    configured = getattr(_config, "CLI", None)
+    configured: Optional[str] = getattr(_config, "CLI", None)
     if configured and os.path.exists(configured):
         return configured
     found = shutil.which("arena-certify")
