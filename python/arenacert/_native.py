@@ -6,7 +6,9 @@ structured fields, advisories, error locations) comes from the C library.
 The library is found, in order, at
 
 1. ``$ARENACERT_LIBRARY`` (a path), for a build tree or a test;
-2. the path ``meson install`` wrote into ``_config.py`` (installed package);
+2. the path meson wrote into ``_config.py``: absolute for ``meson install``
+   (PREFIX/LIBDIR), relative to this package's directory for pip's install
+   and the wheel, which carry the library beside these files;
 3. ``ctypes.util.find_library("arenacert")`` (the loader's search path).
 """
 from __future__ import annotations
@@ -57,8 +59,12 @@ def _library_path() -> Tuple[Optional[str], str]:
     if env:
         return env, "$ARENACERT_LIBRARY"
     configured = getattr(_config, "LIBRARY", None)
-    if configured and os.path.exists(configured):
-        return configured, "the installed path (arenacert/_config.py)"
+    if configured:
+        # relative: the package's own directory (join keeps an absolute one)
+        configured = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  configured)
+        if os.path.exists(configured):
+            return configured, "the installed path (arenacert/_config.py)"
     found = ctypes.util.find_library("arenacert")
     if found:
         return found, "the loader's search path"
@@ -156,15 +162,21 @@ def convert(data: bytes, to_image: bool) -> bytes:
 
 
 def cli_path() -> str:
-    """arena-certify: ``$ARENACERT_CLI``, the installed one, or on $PATH.
+    """arena-certify: ``$ARENACERT_CLI``, the installed one (``meson
+    install``'s path in _config.py, else the one pip put among this
+    interpreter's scripts, which need not be on $PATH), or on $PATH.
     FileNotFoundError when there is none."""
     import shutil
+    import sysconfig
     env = os.environ.get("ARENACERT_CLI")
     if env:
         return env
     configured: Optional[str] = getattr(_config, "CLI", None)
     if configured and os.path.exists(configured):
         return configured
+    scripts = os.path.join(sysconfig.get_path("scripts"), "arena-certify")
+    if _config is not None and not configured and os.path.exists(scripts):
+        return scripts
     found = shutil.which("arena-certify")
     if found:
         return found
