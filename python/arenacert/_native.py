@@ -80,8 +80,9 @@ def _load() -> Tuple[ctypes.CDLL, str]:
     if path is None:
         raise ImportError(
             "arenacert: cannot find libarenacert: " + how + "; install "
-            "arenaguard (meson install) or set ARENACERT_LIBRARY to the path "
-            "of libarenacert.so")
+            "the package with pip (it carries the library) or arenaguard "
+            "with meson install, or set ARENACERT_LIBRARY to the path of "
+            "libarenacert.so")
     try:
         lib = ctypes.CDLL(path)
     except OSError as e:

@@ -27,13 +27,16 @@ from conftest import required_path, spec_examples
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = SOURCE / "examples" / "python"
 
-# Run by the venv's interpreter: prints the package's and library's paths,
-# then "name verdict" per example, then the report's first bytes.
+# Run by the venv's interpreter: prints the package's, library's and
+# arena-certify's paths, then "name verdict" per example, then the report's
+# first bytes.
 CHECK = """
 import pathlib, sys
 import arenacert
+from arenacert import _native
 print(arenacert.__file__)
 print(arenacert.LIBRARY_PATH)
+print(_native.cli_path())
 for path in sys.argv[2:]:
     print(pathlib.Path(path).stem, arenacert.certify(pathlib.Path(path)).verdict)
 out = pathlib.Path(sys.argv[1])
@@ -73,7 +76,8 @@ def builddir() -> str:
 def check_installed(python: pathlib.Path, venv: pathlib.Path,
                     tmp: pathlib.Path) -> None:
     """The venv's interpreter imports the venv's arenacert, which loads the
-    library beside it and certifies every example as its .expect says."""
+    library beside it, finds the venv's arena-certify (the venv is not on
+    $PATH) and certifies every example as its .expect says."""
     examples = spec_examples()
     report = tmp / "report.html"
     lines = sh(str(python), "-c", CHECK, str(report),
@@ -81,7 +85,8 @@ def check_installed(python: pathlib.Path, venv: pathlib.Path,
     package = pathlib.Path(lines[0]).parent
     assert package.is_relative_to(venv), lines[0]
     assert pathlib.Path(lines[1]) == package / "libarenacert.so.0"
-    got = dict(line.split() for line in lines[2:-1])
+    assert pathlib.Path(lines[2]) == venv / "bin" / "arena-certify"
+    got = dict(line.split() for line in lines[3:-1])
     want = {p.stem: p.with_suffix(".expect").read_text().split()[0]
             for p in examples}
     assert got == want
