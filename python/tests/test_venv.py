@@ -134,6 +134,8 @@ def test_wheel_into_plain_venv(system_venv: pathlib.Path,
 
 def test_plugin_by_entry_point(system_venv: pathlib.Path,
                                tmp_path: pathlib.Path) -> None:
+    """pytest loads the plugin by its entry point; naming it with -p as
+    well (as after meson install) loads it once, not an error."""
     (tmp_path / "test_buggy.py").write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(EXAMPLES)!r})\n"
@@ -141,17 +143,18 @@ def test_plugin_by_entry_point(system_venv: pathlib.Path,
         "from arenacert import assert_certified\n\n"
         "def test_buggy():\n"
         "    assert_certified(plan_buggy(*mlp_block(64)))\n")
-    out = tmp_path / "reports"
-    run = subprocess.run(
-        [str(system_venv / "bin" / "python"), "-m", "pytest", "-q",
-         "-p", "no:cacheprovider", "--arenacert-report", str(out),
-         "test_buggy.py"],
-        cwd=tmp_path, env=clean_env(), capture_output=True, text=True,
-        check=False)
-    report = out / "test_buggy.py_test_buggy.html"
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert f"report: {report}" in run.stdout, run.stdout
-    assert "arena-certify report" in report.read_text()
+    for extra in ([], ["-p", "arenacert.pytest_plugin"]):
+        out = tmp_path / f"reports{len(extra)}"
+        run = subprocess.run(
+            [str(system_venv / "bin" / "python"), "-m", "pytest", "-q",
+             "-p", "no:cacheprovider", *extra, "--arenacert-report", str(out),
+             "test_buggy.py"],
+            cwd=tmp_path, env=clean_env(), capture_output=True, text=True,
+            check=False)
+        report = out / "test_buggy.py_test_buggy.html"
+        assert run.returncode == 1, run.stdout + run.stderr
+        assert f"report: {report}" in run.stdout, run.stdout
+        assert "arena-certify report" in report.read_text()
 
 
 def version() -> str:
