@@ -9,7 +9,6 @@ option only adds reports: without it, ``assert_certified`` is unchanged.
 """
 from __future__ import annotations
 
-import pathlib
 from typing import Optional
 
 import pytest
@@ -28,10 +27,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Starts the reports of this session when the option is given."""
+    """Starts the reports of this session when the option is given.  A
+    relative DIR is taken from where pytest was started, once: a test that
+    changes directory does not move its reports."""
     directory: Optional[str] = config.getoption("arenacert_report")
     if directory is not None:
-        testing.report_into(pathlib.Path(directory))
+        testing.report_into(config.invocation_params.dir / directory)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -131,3 +131,19 @@ def test_report_not_written_says_why(pytester: pytest.Pytester,
     result.stdout.fnmatch_lines([
         f"*report: not written to {out}/test_plans.py_test_buggy_plan.html: "
         "*/nonexistent/arena-certify*"])
+
+
+def test_relative_dir_is_the_invocation_s(pytester: pytest.Pytester,
+                                          tmp_path: pathlib.Path) -> None:
+    """A test that changes directory before it fails still reports into the
+    DIR the command line meant."""
+    source = BUGGY.replace("def test_buggy_plan():\n", f"""def test_buggy_plan():
+    import os
+    os.chdir({str(tmp_path)!r})
+""")
+    result = run(pytester, source, "--arenacert-report", "reports")
+    result.assert_outcomes(failed=1)
+    want = pytester.path / "reports" / "test_plans.py_test_buggy_plan.html"
+    assert reports_named(result.stdout.lines) == [want], result.stdout.str()
+    assert is_report_of(want, "test_plans.py_test_buggy_plan")
+    assert not (tmp_path / "reports").exists()
