@@ -50,8 +50,8 @@ class _Reports:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             result.html(path, name=name)
-        except (OSError, RuntimeError) as e:
-            return f"report: not written to {path}: {e}"
+        except Exception as e:  # noqa: BLE001 - never hides the plan's failure
+            return f"report: not written to {path}: {type(e).__name__}: {e}"
         return f"report: {path}"
 
 

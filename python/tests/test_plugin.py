@@ -133,6 +133,25 @@ def test_report_not_written_says_why(pytester: pytest.Pytester,
         "*/nonexistent/arena-certify*"])
 
 
+def test_any_report_error_keeps_the_plans_failure(
+        pytester: pytest.Pytester, tmp_path: pathlib.Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An arena-certify that prints what is not UTF-8 (another program):
+    Result.html raises UnicodeDecodeError, which the message names; the
+    test fails for its plan, with its diagnostic."""
+    cli = tmp_path / "not-arena-certify"
+    cli.write_text("#!/bin/sh\nprintf '\\377\\n'\n")
+    cli.chmod(0o755)
+    monkeypatch.setenv("ARENACERT_CLI", str(cli))
+    out = tmp_path / "r"
+    result = run(pytester, BUGGY, "--arenacert-report", str(out))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*AssertionError: verdict *(D) fails*",
+        f"*report: not written to {out}/test_plans.py_test_buggy_plan.html: "
+        "UnicodeDecodeError: *"])
+
+
 def test_relative_dir_is_the_invocation_s(pytester: pytest.Pytester,
                                           tmp_path: pathlib.Path) -> None:
     """A test that changes directory before it fails still reports into the
