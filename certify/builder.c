@@ -153,6 +153,7 @@ static void frames_path(char *buf, uint64_t r)
  * must get it before anything else is appended. */
 static int ready(ac_builder *b)
 {
+	assert(b);   /* contract: every call takes a builder */
 	if (b->failed)
 		return -1;
 	if (b->in_table == 1) {
@@ -300,6 +301,8 @@ int ac_builder_launches(ac_builder *b, uint64_t n, const uint32_t *identities,
 	char where[PATH_LEN];
 	if (ready(b))
 		return -1;
+	if (n > UINT32_MAX)   /* also keeps the sum below 2^64 */
+		return fail(b, "launches", "more than 2^32-1 launches");
 	if (n && (!identities || !word_counts))
 		return fail(b, "launches", "identities or word counts are NULL "
 			    "but there are launches");
@@ -425,6 +428,7 @@ int ac_builder_table(ac_builder *b, const struct ac_slot *slots,
 
 int ac_builder_frame(ac_builder *b, const uint64_t *values, uint64_t n)
 {
+	assert(b);
 	if (b->failed)
 		return -1;
 	struct ac_repeat *r = last_repeat(b, "a frame given before any repeat");

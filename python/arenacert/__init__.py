@@ -113,8 +113,15 @@ def certify_columns(plan: Mapping[str, Any], phase: Any, word_count: Any,
     Each column is a list, an ``array.array`` or any buffer of integers
     (numpy arrays among them); ``words`` of unsigned 64-bit items (typecode
     "Q", numpy's uint64) is used without conversion.  The verdict and
-    errors are the library's, as for the same plan given as a dict."""
-    with _build.build_columns(plan, phase, word_count, words) as model:
+    errors are the library's, as for the same plan given as a dict (a
+    plan holding a value the builder does not take as it is is read as
+    JSON text, one object a launch, for the reader's error)."""
+    try:
+        model = _build.build_columns(plan, phase, word_count, words)
+    except _build.NotPlain:   # the reader says what is wrong, and where
+        return result_of(program_bytes(_build.columns_as_dict(
+            plan, phase, word_count, words)))
+    with model:
         fields = _build.certify_model(model)
 
     def source() -> bytes:   # for Result.html: the program's JSON text

@@ -544,3 +544,29 @@ def certify_model(model: Model) -> Dict[str, Any]:
 def write_model(model: Model, to_image: bool) -> bytes:
     """The model written by the library's canonical writer."""
     return _native.write_model(model.pointer, to_image)
+
+
+def columns_as_dict(plan: Mapping[str, Any], phase: Any, word_count: Any,
+                    words: Any) -> Dict[str, Any]:
+    """The dict form of a columnar plan, one object a launch (its phase's
+    identity as "phase" or "phase_hex"; none for an index past the
+    phases), for the JSON reader to say what is wrong with a plan whose
+    values the builder does not take as they are."""
+    phases = plan.get("phases", [])
+    ids, counts = list(word_list(phase)), list(word_list(word_count))
+    flat = list(word_list(words))
+    launches: List[Dict[str, Any]] = []
+    at = 0
+    for p, n in zip(ids, counts):
+        launch: Dict[str, Any] = {"words": flat[at:at + n]}
+        at += n
+        source = (phases[p] if isinstance(phases, (list, tuple))
+                  and type(p) is int and 0 <= p < len(phases) else None)
+        if isinstance(source, dict):
+            for key in ("identity", "identity_hex"):
+                if key in source:
+                    launch["phase" if key == "identity" else "phase_hex"] = \
+                        source[key]
+                    break
+        launches.append(launch)
+    return {**plan, "launches": launches}

@@ -13,7 +13,7 @@ import copy
 import json
 import pathlib
 import subprocess
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
@@ -71,9 +71,10 @@ def test_converted_without_json_text(name: str) -> None:
 def test_words_in_every_form(no_json_text: None) -> None:
     program = example_dict("ex1")
     want = arenacert.certify(program).fields
-    for form in (tuple, lambda w: array.array("Q", w),
-                 lambda w: array.array("l", w),
-                 lambda w: memoryview(array.array("I", w))):
+    forms: List[Callable[[List[int]], Any]] = [
+        tuple, lambda w: array.array("Q", w), lambda w: array.array("l", w),
+        lambda w: memoryview(array.array("I", w))]
+    for form in forms:
         changed = copy.deepcopy(program)
         for launch in changed["launches"]:
             launch["words"] = form([int(w, 0) if isinstance(w, str) else w
@@ -131,6 +132,18 @@ def test_columns_errors() -> None:
         arenacert.certify_columns(plan, phase, counts[:-1], words)
     with pytest.raises(TypeError, match="not hold"):
         arenacert.certify_columns(program, phase, counts, words)
+
+
+def test_columns_malformed_plan_as_the_cli() -> None:
+    """A plan value the builder does not take (a float alignment): the
+    JSON reader's error on the plan with its launches, as the CLI's."""
+    program = example_dict("ex3")
+    program["globals"][0]["size"] = 1.5
+    plan, phase, counts, words = columns(program)
+    with pytest.raises(arenacert.MalformedProgram) as caught:
+        arenacert.certify_columns(plan, phase, counts, words)
+    [cli] = cli_objects("-", stdin=json.dumps(program).encode())
+    assert str(caught.value) == cli["error"]
 
 
 def repeat_with(table: Any) -> Dict[str, Any]:
