@@ -7,8 +7,9 @@
  * model's strings (windows, globals, phases, planes, launches), and an
  * entry holds its string's offset until ac_builder_finish() copies the
  * tables into one model_owned (aci_model_owned_alloc, as the readers do)
- * and turns the offsets into pointers.  Launches name an identity table,
- * so each distinct identity's bytes are held once.  The counts are the
+ * and turns the offsets into pointers; the words' array is handed over
+ * to the model (model_owned.words_block), not copied.  Launches name an
+ * identity table, so each distinct identity's bytes are held once.  The counts are the
  * reader's: checked below 2^32 at the end, with its messages.
  *
  * Invariants: b->failed set means b->err holds the first error and no
@@ -542,10 +543,15 @@ struct ac_model *ac_builder_finish(ac_builder *b, struct ac_error *err)
 		total += b->pool[p].n;
 	}
 	o->bytes_len = total;
-	if (aci_model_owned_alloc(o, BORROW_NOTHING, &b->err)) {
+	if (aci_model_owned_alloc(o, BORROW_WORDS, &b->err)) {
 		b->failed = 1;
 		goto fail;
 	}
+	/* the words, most of a plan, are handed over, not copied again */
+	o->words_block = b->words.a;
+	o->words_len = b->words.cap * sizeof(uint64_t);
+	o->m.words = (const uint64_t *)b->words.a;
+	b->words = (struct vec){ 0 };
 	for (int p = 0; p < POOL_N; p++)
 		if (b->pool[p].n)
 			memcpy(o->bytes + section[p], b->pool[p].a,
@@ -570,7 +576,6 @@ struct ac_model *ac_builder_finish(ac_builder *b, struct ac_error *err)
 			.word_first = l[i].word_first,
 			.word_count = l[i].word_count };
 	const struct { const struct vec *v; void *dst; size_t size; } flat[] = {
-		{ &b->words, MUT(m->words), sizeof(uint64_t) },
 		{ &b->repeats, MUT(m->repeats), sizeof(struct ac_repeat) },
 		{ &b->deltas, MUT(m->deltas), sizeof(struct ac_delta) },
 		{ &b->slots, MUT(m->slots), sizeof(struct ac_slot) },

@@ -98,6 +98,9 @@ static void expect_rebuilt(const struct ac_model *m)
 		ck_assert_msg(built, "%s: %s", err.where, err.message);
 		ac_builder_free(b);
 		util_expect_same_model(m, built);
+		/* the words the model holds are counted as its own */
+		ck_assert_uint_ge(ac_model_footprint(built),
+				  built->n_words * sizeof(uint64_t));
 		ac_model_free(built);
 	}
 }
