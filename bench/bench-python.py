@@ -3,8 +3,8 @@
 """Plans from Python against arena-certify on the same plan's image
 (docs/performance.md, "Python"): one workload's JSON and image (written by
 bench/arena-workload), certified side by side, each form --runs times;
-prints each form's best and median wall-clock seconds and its ratio to
-arena-certify's best.
+prints each form's best and median wall-clock seconds, its ratio to
+arena-certify's best, and its best CPU seconds in this process.
 
   arena-certify IMAGE       the command on the image (a process: exec,
                             read, certify, print), and the library on the
@@ -37,15 +37,20 @@ from typing import Any, Callable, Dict, List, Tuple
 import arenacert
 
 
-def timed(fn: Callable[[], Any], runs: int) -> Tuple[float, float, Any]:
-    """The best and the median of runs calls, and the last result."""
+def timed(fn: Callable[[], Any],
+          runs: int) -> Tuple[float, float, float, Any]:
+    """The best and the median wall-clock time of runs calls, the best
+    CPU time of this process (a loaded machine's other work is not in
+    it; a child's is: 0 for the command), and the last result."""
     times: List[float] = []
+    cpu: List[float] = []
     result = None
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = fn()
         times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times), result
+        cpu.append(time.process_time() - start_cpu)
+    return min(times), statistics.median(times), min(cpu), result
 
 
 def field51(identity: bytes) -> bytes:
@@ -120,10 +125,10 @@ def main() -> None:
           f"load average {open('/proc/loadavg').read().split()[0]}")
     base = None
     for name, fn in forms:
-        best, median, verdict = timed(fn, args.runs)
+        best, median, cpu, verdict = timed(fn, args.runs)
         base = base or best
         print(f"{name:22s} best {best:8.4f} s  median {median:8.4f} s  "
-              f"{best / base:6.2f}x  (verdict {verdict})")
+              f"{best / base:6.2f}x  cpu {cpu:7.4f} s  (verdict {verdict})")
 
 
 if __name__ == "__main__":
