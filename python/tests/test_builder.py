@@ -209,3 +209,24 @@ def test_builder_errors_need_no_json_text(no_json_text: None) -> None:
                                        "frames": [[1], [1, 2]]}))
     assert str(caught.value) == ("repeats[0].table.frames[1]: 2 values; "
                                  "expected one per slot (1)")
+
+
+def test_launches_of_mixed_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Launches by "phase", "phase_hex" and "identity_hex", with and
+    without "words": walked one by one, the same fields as the CLI's, and
+    no JSON text read."""
+    program = example_dict("ex3")
+    launches = program["launches"]
+    name = launches[0]["phase"].encode()
+    launches[0] = {"phase_hex": name.hex(), "words": launches[0]["words"]}
+    name = launches[1]["phase"].encode()
+    launches[1] = {"identity_hex": (b"\x9a\x03" + bytes([len(name)]) +
+                                    name).hex(),
+                   "words": launches[1]["words"]}
+    launches.append({"phase": launches[2]["phase"]})
+    [cli] = cli_objects("-", stdin=json.dumps(program).encode())
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a dict was read as JSON text")
+    monkeypatch.setattr(arenacert._native, "certify_json", refused)
+    assert arenacert.certify(program).fields == cli
