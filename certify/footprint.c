@@ -16,7 +16,8 @@ uint64_t ac_model_footprint(const struct ac_model *model)
 	if (!model)
 		return 0;
 	const struct model_owned *o = (const struct model_owned *)model;
-	return sizeof(*o) + aci_big_footprint(1, (size_t)o->block_len);
+	return sizeof(*o) + aci_big_footprint(1, (size_t)o->block_len) +
+	       o->words_len;
 }
 
 /* The light keys' lists (program.c: index_light, index_pairs,

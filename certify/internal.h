@@ -84,6 +84,11 @@ struct model_owned {
 	uint8_t *bytes;     /* names and identities */
 	uint64_t bytes_len;
 	uint64_t block_len; /* bytes of `block` */
+	/* The words a builder handed over instead of copying them
+	 * (builder.c; malloc'ed, m.words points into it, freed with the
+	 * model), words_len bytes; NULL for a reader's model. */
+	void *words_block;
+	uint64_t words_len;
 };
 
 /*

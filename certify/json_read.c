@@ -33,10 +33,10 @@
 #include "identity.h"
 #include "internal.h"
 #include "json_split.h"
+#include "path.h"
 
 #define FORMAT_NAME "arena-program/1"
 #define EXACT_MAX ((uint64_t)1 << 53)  /* largest JSON integer we accept */
-#define PATH_LEN sizeof(((struct ac_error *)0)->where)
 #define LOAD_FLAGS (JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY)
 
 /* The root's arrays, read element by element when split. */
@@ -64,39 +64,7 @@ struct reader {
 	const struct json_split *split;   /* NULL: the tree holds it all */
 };
 
-/* ---- paths ---------------------------------------------------------- */
-
-/* Marks a path that did not fit (never in practice: depth is fixed). */
-static void path_done(char *buf, int n)
-{
-	if (n >= (int)PATH_LEN)
-		memcpy(buf + PATH_LEN - 4, "...", 4);
-}
-
-/* Appends a key to a path, copying only printable ASCII of odd keys. */
-static void path_key(char *buf, const char *path, const char *key,
-		     size_t key_len)
-{
-	char safe[48];
-	size_t n = 0;
-	for (size_t i = 0; i < key_len && n < sizeof(safe) - 4; i++)
-		safe[n++] = key[i] > 0x20 && key[i] < 0x7f ? key[i] : '?';
-	if (key_len > n)
-		safe[n++] = '.', safe[n++] = '.', safe[n++] = '.';
-	safe[n] = 0;
-	path_done(buf, snprintf(buf, PATH_LEN, "%s%s%s", path,
-				path[0] ? "." : "", safe));
-}
-
-static void path_field(char *buf, const char *path, const char *key)
-{
-	path_key(buf, path, key, strlen(key));
-}
-
-static void path_index(char *buf, const char *path, uint64_t i)
-{
-	path_done(buf, snprintf(buf, PATH_LEN, "%s[%" PRIu64 "]", path, i));
-}
+/* ---- paths: path.h ------------------------------------------------ */
 
 /* Quotes a string for a message: printable ASCII, at most ~32 bytes. */
 static const char *quote(char *buf, size_t size, const char *s, size_t len)

@@ -118,6 +118,7 @@ void ac_model_free(struct ac_model *model)
 		return;
 	struct model_owned *o = (struct model_owned *)model;
 	aci_big_free(o->block);
+	free(o->words_block);
 	free(o);
 }
 

@@ -2,8 +2,9 @@
 /*
  * result_json.c - a certification's result as JSON: the object
  * `arena-certify --json` prints for a file (shared/spec/program-json.md,
- * docs/arena-certify.1), and ac_certify_json, the one-shot entry point
- * that bindings (python/arenacert) call with the input's bytes.  Written
+ * docs/arena-certify.1), and ac_certify_json and ac_certify_model_json,
+ * the one-shot entry points that bindings (python/arenacert) call with the
+ * input's bytes or a model they built (arenaguard/builder.h).  Written
  * with json_out.h, libarenacert's own writer, never jansson: the guard
  * writes its records with these, in processes whose jansson may have an
  * allocator of the application's.
@@ -237,19 +238,15 @@ void aci_result_json_fields(struct json_out *j, const ac_program *program,
 		       explain_advisories);
 }
 
-char *ac_certify_json(const void *data, size_t len, size_t *out_len,
-		      struct ac_error *err)
+char *ac_certify_model_json(const struct ac_model *model, size_t *out_len,
+			    struct ac_error *err)
 {
-	struct ac_model *model = NULL;
 	ac_program *program = NULL;
 	ac_schedule *schedule = NULL;
 	struct ac_advisory *adv = NULL;
 	uint64_t n_adv = 0;
 	char *line = NULL, *text = NULL;
 
-	/* the model may point into data, which outlives it here */
-	if (ac_model_view(data, len, &model, err) != 0)
-		goto done;
 	program = ac_program_new(model, err);
 	if (!program)
 		goto done;
@@ -281,6 +278,17 @@ done:
 	free(adv);
 	ac_schedule_free(schedule);
 	ac_program_free(program);
+	return line;
+}
+
+char *ac_certify_json(const void *data, size_t len, size_t *out_len,
+		      struct ac_error *err)
+{
+	struct ac_model *model = NULL;
+	/* the model may point into data, which outlives it here */
+	if (ac_model_view(data, len, &model, err) != 0)
+		return NULL;
+	char *line = ac_certify_model_json(model, out_len, err);
 	ac_model_free(model);
 	return line;
 }

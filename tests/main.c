@@ -24,6 +24,7 @@ int main(void)
 	srunner_add_suite(sr, suite_sort());
 	srunner_add_suite(sr, suite_result_json());
 	srunner_add_suite(sr, suite_walk());
+	srunner_add_suite(sr, suite_builder());
 
 	return run_and_summarize(sr);
 }

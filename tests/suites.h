@@ -20,6 +20,7 @@ Suite *suite_followed(void);     /* test_followed.c: (D)'s followed planes */
 Suite *suite_sort(void);         /* test_sort.c: the sort, adversarial orders */
 Suite *suite_result_json(void);  /* test_result_json.c: ac_certify_json */
 Suite *suite_walk(void);         /* test_walk.c: ac_walk, instances numbered */
+Suite *suite_builder(void);      /* test_builder.c: ac_builder, call by call */
 
 /* Directory of the read-only shared/spec folder (set by meson). */
 #ifndef AG_SPEC_DIR

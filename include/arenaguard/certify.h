@@ -403,6 +403,13 @@ int ac_certify_opts(const struct ac_model *model,
 char *ac_certify_json(const void *data, size_t len, size_t *out_len,
 		      struct ac_error *err);
 
+/* The same for a model (from a reader or ac_builder_finish, in
+ * arenaguard/builder.h): its result object, or NULL with *err filled
+ * when it is malformed (ac_program_new's error) or memory runs out.  The
+ * model is only read. */
+char *ac_certify_model_json(const struct ac_model *model, size_t *out_len,
+			    struct ac_error *err);
+
 /*
  * Renders a diagnostic as readable text naming tensors, launches and
  * instances by name and index.  Returns buf (always NUL-terminated).

@@ -152,14 +152,22 @@ def convert(data: bytes, to_image: bool) -> bytes:
                           ctypes.byref(err)) != 0:
         err.raise_malformed()
     try:
-        length = ctypes.c_size_t(0)
-        writer = _lib.ac_model_write_image if to_image else _lib.ac_model_write_json
-        out = writer(model, ctypes.byref(length), ctypes.byref(err))
-        if not out:
-            err.raise_malformed()
-        return _take(out, length.value)
+        return write_model(model.value, to_image)
     finally:
         _lib.ac_model_free(model)
+
+
+def write_model(model: Optional[int], to_image: bool) -> bytes:
+    """A model (struct ac_model *) written by the library's canonical
+    writer, as an image or as JSON text.  Raises MalformedProgram when it
+    cannot be written."""
+    err = _Error()
+    length = ctypes.c_size_t(0)
+    writer = _lib.ac_model_write_image if to_image else _lib.ac_model_write_json
+    out = writer(model, ctypes.byref(length), ctypes.byref(err))
+    if not out:
+        err.raise_malformed()
+    return _take(out, length.value)
 
 
 def cli_path() -> str:

@@ -6,7 +6,7 @@ import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, Tuple, Union
 
 from . import _native
 
@@ -46,7 +46,8 @@ class Result:
     ``advisories`` the advisories.  ``result["launch"]`` reads a field.
     """
 
-    def __init__(self, fields: Dict[str, Any], source: bytes) -> None:
+    def __init__(self, fields: Dict[str, Any],
+                 source: Union[bytes, Callable[[], bytes]]) -> None:
         self.fields: Dict[str, Any] = fields
         self.verdict: int = fields["verdict"]
         self.condition: str = fields["condition"]
@@ -99,15 +100,19 @@ class Result:
         objects marked (docs/html-report.md).  The report is made by the
         installed ``arena-certify --html`` (``$ARENACERT_CLI`` names
         another), which is run on the certified bytes, saved as ``name``
-        (the file name the report shows, ".json" or ".img" added).
+        (the file name the report shows, ".json" or ".img" added; a
+        dict certified without text is saved as the library's JSON of it,
+        written from the dict when this is called).
         Returns the path.  RuntimeError if arena-certify fails or gives
         another verdict (a binary of another version)."""
         out = os.fspath(path)
-        is_image = self._source.startswith(b"ARENAPRG")
+        # a dict's JSON is written when asked
+        source = self._source() if callable(self._source) else self._source
+        is_image = source.startswith(b"ARENAPRG")
         with tempfile.TemporaryDirectory(prefix="arenacert-") as tmp:
             base = os.path.basename(name) + (".img" if is_image else ".json")
             with open(os.path.join(tmp, base), "wb") as f:
-                f.write(self._source)
+                f.write(source)
             run = subprocess.run(
                 [_native.cli_path(), "--json", "--quiet", "--html",
                  os.path.abspath(out), "--", base],
