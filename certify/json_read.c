@@ -853,8 +853,10 @@ static int fast_launch(struct reader *r, uint64_t i, const char *text,
 		if (!f->read)
 			return 0;
 		assert(r->words + f->n_words <= r->o->m.n_words);
-		memcpy((uint64_t *)MUT(r->o->m.words) + r->words,
-		       r->fast_words + r->words, f->n_words * sizeof(uint64_t));
+		if (f->n_words)       /* else both arrays may be NULL */
+			memcpy((uint64_t *)MUT(r->o->m.words) + r->words,
+			       r->fast_words + r->words,
+			       f->n_words * sizeof(uint64_t));
 	} else {
 		struct json_cur c = { text, text + len };
 		struct fast_launch_read got = { .which = LAUNCH_WORDS };
