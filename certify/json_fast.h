@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A lexer for the common shapes of a JSON program's bulk (json_read.c's
- * fast path for launches): plain strings and small integers, read in
+ * fast path for launches and repeats): plain strings and integers, read in
  * place, one pass, no allocation.  It recognises a subset of JSON and
  * nothing else: whatever it does not recognise -- an escape, a byte
  * outside printable ASCII in a string, a sign, a fraction, an exponent,
@@ -101,6 +101,25 @@ static inline int aci_json_cur_uint(struct json_cur *c, uint64_t *v)
 		return 0;
 	*v = n;
 	c->p = q;
+	return 1;
+}
+
+/*
+ * After whitespace, a JSON integer as aci_json_cur_uint reads it, or '-'
+ * and one: 1 with *v, or 0 (also beyond INT64_MAX's magnitude).
+ */
+static inline int aci_json_cur_int(struct json_cur *c, int64_t *v)
+{
+	aci_json_cur_ws(c);
+	int minus = c->p < c->end && *c->p == '-';
+	struct json_cur digits = { c->p + minus, c->end };
+	uint64_t m;
+	/* no whitespace between '-' and its digits */
+	if (digits.p == c->end || *digits.p < '0' || *digits.p > '9' ||
+	    !aci_json_cur_uint(&digits, &m) || m > (uint64_t)INT64_MAX)
+		return 0;
+	*v = minus ? -(int64_t)m : (int64_t)m;
+	c->p = digits.p;
 	return 1;
 }
 

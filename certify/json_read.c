@@ -24,8 +24,9 @@
  * malformed input may cost the tree's memory, a well-formed one does not.
  *
  * Time: launches are most of the bytes, and jansson reads about 40 MB/s.
- * A launch in the common shape is lexed in place instead (fast_launch,
- * json_fast.h), once: the first walk keeps what it read for the second.
+ * A launch or a tableless repeat in the common shape is lexed in place
+ * instead (fast_launch, fast_repeat, json_fast.h), once: the first walk
+ * keeps what it read for the second.
  * Anything else, or anything a check would refuse, it declines without
  * a side effect, and jansson's tree of that launch is read as before; so
  * every way of reading (json_read.h) gives the same model or error.
@@ -71,6 +72,13 @@ struct fast_launch_read {
 	uint8_t read;             /* 0: read_launch reads it */
 };
 
+/* A repeat fast_repeat read in the first walk (it has no table). */
+struct fast_repeat_read {
+	uint64_t first, count, iterations;
+	uint32_t n_deltas;
+	uint8_t read;             /* 0: read_repeat reads it */
+};
+
 struct reader {
 	struct ac_error *err;
 	struct model_owned *o;
@@ -87,6 +95,10 @@ struct reader {
 	 * it was read so and its identity's source (NULL: none read so). */
 	uint64_t *fast_words, fast_words_cap;
 	struct fast_launch_read *fast_launches;
+	/* the same for fast_repeat: deltas by their index in the model */
+	struct ac_delta *fast_deltas;
+	uint64_t fast_deltas_cap;
+	struct fast_repeat_read *fast_repeats;
 };
 
 /* ---- paths ---------------------------------------------------------- */
@@ -319,6 +331,39 @@ static int exact_integer(struct reader *r, const json_t *v, const char *path,
 	return 0;
 }
 
+/* An unsigned 64-bit value written as a string: 0, or -1 with *why. */
+static int u64_of_string(const char *s, size_t len, uint64_t *out,
+			 const char **why)
+{
+	if (len > 0 && s[0] == '-') {
+		*why = "negative";
+		return -1;
+	}
+	return scan_u64(s, len, out, why);
+}
+
+/* A signed 64-bit value written as a string: 0, or -1 with *why. */
+static int i64_of_string(const char *s, size_t len, int64_t *out,
+			 const char **why)
+{
+	int minus = len > 0 && s[0] == '-';
+	uint64_t mag;
+	if (scan_u64(s + minus, len - minus, &mag, why))
+		return -1;
+	/* |INT64_MIN| = 2^63 is the one magnitude only '-' allows. */
+	if (minus && mag <= (uint64_t)INT64_MAX + 1) {
+		*out = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
+			-(int64_t)mag;
+		return 0;
+	}
+	if (!minus && mag <= (uint64_t)INT64_MAX) {
+		*out = (int64_t)mag;
+		return 0;
+	}
+	*why = "out of range";
+	return -1;
+}
+
 /* An unsigned 64-bit value: an integer 0 .. 2^53 or a number string. */
 static int parse_u64(struct reader *r, const json_t *v, const char *path,
 		     uint64_t *out)
@@ -340,10 +385,7 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 	const char *s = json_string_value(v), *why;
 	size_t len = json_string_length(v);
 	char q[48];
-	if (len > 0 && s[0] == '-')
-		return aci_fail(r->err, path, "%s: negative; expected %s",
-				quote(q, sizeof(q), s, len), expected);
-	if (scan_u64(s, len, out, &why))
+	if (u64_of_string(s, len, out, &why))
 		return aci_fail(r->err, path, "%s: %s; expected %s",
 				quote(q, sizeof(q), s, len), why, expected);
 	return 0;
@@ -364,24 +406,11 @@ static int parse_i64(struct reader *r, const json_t *v, const char *path,
 	}
 	if (!json_is_string(v))
 		return fail_type(r, path, v, expected);
-	const char *s = json_string_value(v), *why = "out of range";
+	const char *s = json_string_value(v), *why;
 	size_t len = json_string_length(v);
-	int minus = len > 0 && s[0] == '-';
-	uint64_t mag;
 	char q[48];
-	if (scan_u64(s + minus, len - minus, &mag, &why) == 0) {
-		/* |INT64_MIN| = 2^63 is the one magnitude only '-' allows. */
-		if (minus && mag <= (uint64_t)INT64_MAX + 1) {
-			*out = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
-				-(int64_t)mag;
-			return 0;
-		}
-		if (!minus && mag <= (uint64_t)INT64_MAX) {
-			*out = (int64_t)mag;
-			return 0;
-		}
-		why = "out of range";
-	}
+	if (i64_of_string(s, len, out, &why) == 0)
+		return 0;
 	return aci_fail(r->err, path, "%s: %s; expected %s",
 			quote(q, sizeof(q), s, len), why, expected);
 }
@@ -785,27 +814,77 @@ static int read_launch(struct reader *r, json_t *v, const char *path,
 }
 
 /*
- * A word in the shapes the fast path knows: an integer 0 .. 2^53 or a
- * plain string of digits; 1 with *w as parse_u64 reads it, else 0 (the
- * word may still be good: jansson's tree will say).
+ * An unsigned value in the shapes the fast path knows: an integer
+ * 0 .. 2^53 or a plain string; 1 with *v as parse_u64 reads it, else 0
+ * (the value may still be good: jansson's tree will say).
  */
-static int fast_word(struct json_cur *c, uint64_t *w)
+static int fast_u64(struct json_cur *c, uint64_t *v)
 {
 	const char *s, *why;
 	size_t len;
 	aci_json_cur_ws(c);
 	if (c->p < c->end && *c->p == '"')
 		return aci_json_cur_plain_string(c, &s, &len) &&
-		       !(len > 0 && s[0] == '-') &&
-		       scan_u64(s, len, w, &why) == 0;
-	return aci_json_cur_uint(c, w) && *w <= EXACT_MAX;
+		       u64_of_string(s, len, v, &why) == 0;
+	return aci_json_cur_uint(c, v) && *v <= EXACT_MAX;
+}
+
+/* A signed value likewise: an integer -2^53 .. 2^53 or a plain string,
+ * as parse_i64 reads it; else 0. */
+static int fast_i64(struct json_cur *c, int64_t *v)
+{
+	const char *s, *why;
+	size_t len;
+	aci_json_cur_ws(c);
+	if (c->p < c->end && *c->p == '"')
+		return aci_json_cur_plain_string(c, &s, &len) &&
+		       i64_of_string(s, len, v, &why) == 0;
+	return aci_json_cur_int(c, v) && *v <= (int64_t)EXACT_MAX &&
+	       *v >= -(int64_t)EXACT_MAX;
+}
+
+/*
+ * A member's key, at the cursor after '{' or ',', and its ':': the key's
+ * index in keys (NULL-ended, at most 32), marked in *seen; -1 when it is
+ * not a plain string, not in keys or seen already.
+ */
+static int fast_key(struct json_cur *c, const char *const *keys,
+		    unsigned *seen)
+{
+	const char *key;
+	size_t len;
+	int k = 0;
+	if (!aci_json_cur_plain_string(c, &key, &len) ||
+	    !aci_json_cur_take(c, ':'))
+		return -1;
+	while (keys[k] && (strlen(keys[k]) != len || memcmp(keys[k], key, len)))
+		k++;
+	assert(k < 32);
+	if (!keys[k] || *seen & 1u << k)
+		return -1;
+	*seen |= 1u << k;
+	return k;
+}
+
+/* buf (cap elements of size bytes) with room for element at, grown by
+ * doubling; NULL when memory ran out (buf is then still valid). */
+static void *fast_room(void *buf, uint64_t *cap, uint64_t at, size_t size)
+{
+	if (at < *cap)
+		return buf;
+	uint64_t n = 2 * at > 4096 ? 2 * at : 4096;
+	void *grown = realloc(buf, n * size);
+	if (grown)
+		*cap = n;
+	return grown;
 }
 
 /*
  * The words of a launch of the common shape, from the cursor at their
  * '[' through its ']': 1 with *n and the values in the first walk's
  * r->fast_words from index r->words, or 0 (not the common shape, or no
- * memory to keep them).
+ * memory to keep them).  Words jansson read move r->words on too, so the
+ * scratch array is as long as the model's.
  */
 static int fast_words(struct reader *r, struct json_cur *c, uint64_t *n)
 {
@@ -816,18 +895,12 @@ static int fast_words(struct reader *r, struct json_cur *c, uint64_t *n)
 		return 1;
 	do {
 		uint64_t w, at = r->words + *n;
-		if (!fast_word(c, &w))
+		uint64_t *room;
+		if (!fast_u64(c, &w) ||
+		    !(room = fast_room(r->fast_words, &r->fast_words_cap, at,
+				       sizeof(*room))))
 			return 0;
-		/* words jansson read move r->words past the cap too */
-		if (at >= r->fast_words_cap) {
-			uint64_t cap = 2 * at > 4096 ? 2 * at : 4096;
-			uint64_t *grown = realloc(r->fast_words,
-						  cap * sizeof(*grown));
-			if (!grown)
-				return 0;
-			r->fast_words = grown;
-			r->fast_words_cap = cap;
-		}
+		r->fast_words = room;
 		r->fast_words[at] = w;
 		(*n)++;
 	} while (aci_json_cur_take(c, ','));
@@ -838,7 +911,7 @@ static int fast_words(struct reader *r, struct json_cur *c, uint64_t *n)
  * Reads the text of a launch, text[0, len), without jansson in the first
  * walk when it has the common shape: an object of launch_keys, each at
  * most once, exactly one source of identity as a plain string and words
- * as an array of fast_word's, passing read_launch's checks.  The result
+ * as an array of fast_u64's, passing read_launch's checks.  The result
  * is kept for the second walk (r->fast_launches[i], r->fast_words), which
  * stores it without reading the text again.  Returns 1 when read as
  * read_launch reads the same text (counters advanced), 0 when the text
@@ -865,20 +938,10 @@ static int fast_launch(struct reader *r, uint64_t i, const char *text,
 		if (!aci_json_cur_take(&c, '{'))
 			return 0;
 		do {
-			const char *key;
-			size_t key_len;
-			int k = 0;
-			if (!aci_json_cur_plain_string(&c, &key, &key_len) ||
-			    !aci_json_cur_take(&c, ':'))
-				return 0;
-			while (launch_keys[k] &&
-			       (strlen(launch_keys[k]) != key_len ||
-				memcmp(launch_keys[k], key, key_len)))
-				k++;
-			if (!launch_keys[k] || seen & 1u << k)
+			int k = fast_key(&c, launch_keys, &seen);
+			if (k < 0) {
 				return 0;     /* unknown or repeated */
-			seen |= 1u << k;
-			if (k == LAUNCH_WORDS) {
+			} else if (k == LAUNCH_WORDS) {
 				if (!fast_words(r, &c, &n))
 					return 0;
 			} else if (got.which != LAUNCH_WORDS ||
@@ -906,11 +969,13 @@ static int fast_launch(struct reader *r, uint64_t i, const char *text,
 	return 1;
 }
 
+static const char *const delta_keys[] = { "launch", "word", "delta", NULL };
+
 static int read_delta(struct reader *r, json_t *v, const char *path,
 		      struct ac_delta *d)
 {
-	static const char *const keys[] = { "launch", "word", "delta", NULL };
-	if (check_object(r, v, path, keys, "a delta {launch, word, delta}"))
+	if (check_object(r, v, path, delta_keys,
+			 "a delta {launch, word, delta}"))
 		return -1;
 	return need_u64(r, v, path, "launch", &d->launch) ||
 	       need_u64(r, v, path, "word", &d->word) ||
@@ -1031,11 +1096,15 @@ static int read_table(struct reader *r, json_t *table, const char *path,
 	return 0;
 }
 
+/* A repeat's keys; the fast path reads the first four. */
+static const char *const repeat_keys[] = { "first", "count", "iterations",
+					   "deltas", "table", NULL };
+enum { REPEAT_DELTAS = 3, REPEAT_TABLE = 4 };
+
 static int read_repeat(struct reader *r, json_t *v, const char *path,
 		       struct ac_repeat *rp)
 {
-	static const char *const keys[] = { "first", "count", "iterations",
-					    "deltas", "table", NULL };
+	const char *const *keys = repeat_keys;
 	char where[PATH_LEN];
 	/*
 	 * Every run starts at its running sum, table or not, as in the
@@ -1057,6 +1126,96 @@ static int read_repeat(struct reader *r, json_t *v, const char *path,
 		return 0;
 	path_field(where, path, "table");
 	return read_table(r, table, where, rp);
+}
+
+/*
+ * The deltas of a repeat of the common shape, from the cursor at their
+ * '[' through its ']': objects of delta_keys, each key once, launch and
+ * word fast_u64's and delta a fast_i64.  1 with *n and the deltas in the
+ * first walk's r->fast_deltas from index r->deltas, or 0 (as fast_words).
+ */
+static int fast_deltas(struct reader *r, struct json_cur *c, uint64_t *n)
+{
+	*n = 0;
+	if (!aci_json_cur_take(c, '['))
+		return 0;
+	if (aci_json_cur_take(c, ']'))
+		return 1;
+	do {
+		struct ac_delta d = { 0 }, *room;
+		uint64_t at = r->deltas + *n;
+		unsigned seen = 0;
+		if (!aci_json_cur_take(c, '{'))
+			return 0;
+		do {
+			int k = fast_key(c, delta_keys, &seen);
+			if (!(k == 0 ? fast_u64(c, &d.launch) :
+			      k == 1 ? fast_u64(c, &d.word) :
+			      k == 2 && fast_i64(c, &d.delta)))
+				return 0;
+		} while (aci_json_cur_take(c, ','));
+		if (!aci_json_cur_take(c, '}') || seen != 7 ||
+		    !(room = fast_room(r->fast_deltas, &r->fast_deltas_cap, at,
+				       sizeof(*room))))
+			return 0;
+		r->fast_deltas = room;
+		r->fast_deltas[at] = d;
+		(*n)++;
+	} while (aci_json_cur_take(c, ','));
+	return aci_json_cur_take(c, ']');
+}
+
+/*
+ * fast_launch's contract for a repeat without a table: an object of
+ * first, count and iterations (fast_u64's) and optionally deltas
+ * (fast_deltas), each key once; a table, or anything else, and
+ * read_repeat reads it.
+ */
+static int fast_repeat(struct reader *r, uint64_t i, const char *text,
+		       size_t len, struct ac_repeat *rp)
+{
+	struct fast_repeat_read *f = &r->fast_repeats[i];
+	if (r->fill) {
+		if (!f->read)
+			return 0;
+		assert(r->deltas + f->n_deltas <= r->o->m.n_deltas);
+		if (f->n_deltas)      /* else both arrays may be NULL */
+			memcpy((struct ac_delta *)MUT(r->o->m.deltas) +
+			       r->deltas, r->fast_deltas + r->deltas,
+			       f->n_deltas * sizeof(struct ac_delta));
+	} else {
+		struct json_cur c = { text, text + len };
+		struct fast_repeat_read got = { 0 };
+		unsigned seen = 0;
+		uint64_t n = 0;
+		if (!aci_json_cur_take(&c, '{'))
+			return 0;
+		do {
+			int k = fast_key(&c, repeat_keys, &seen);
+			if (!(k == 0 ? fast_u64(&c, &got.first) :
+			      k == 1 ? fast_u64(&c, &got.count) :
+			      k == 2 ? fast_u64(&c, &got.iterations) :
+			      k == REPEAT_DELTAS && fast_deltas(r, &c, &n)))
+				return 0;     /* a table, or not ours */
+		} while (aci_json_cur_take(&c, ','));
+		if (!aci_json_cur_take(&c, '}') || !aci_json_cur_done(&c) ||
+		    (seen & 7) != 7 || n > UINT32_MAX)
+			return 0;
+		got.n_deltas = (uint32_t)n;
+		got.read = 1;
+		*f = got;
+	}
+	/* as read_repeat and read_deltas store a tableless repeat */
+	assert(r->slots <= UINT32_MAX && r->deltas <= UINT32_MAX);
+	rp->slot_first = (uint32_t)r->slots;
+	rp->frame_value_first = r->frame_values;
+	rp->first = f->first;
+	rp->count = f->count;
+	rp->iterations = f->iterations;
+	rp->delta_first = (uint32_t)r->deltas;
+	rp->delta_count = f->n_deltas;
+	r->deltas += f->n_deltas;
+	return 1;
 }
 
 static int read_ref(struct reader *r, json_t *v, const char *path,
@@ -1179,7 +1338,8 @@ static int read_program(struct reader *r, json_t *root)
 	WALK(r, root, "phases", struct ac_phase, read_phase, NULL, phases);
 	WALK(r, root, "launches", struct ac_launch, read_launch, fast_launch,
 	     launches);
-	WALK(r, root, "repeats", struct ac_repeat, read_repeat, NULL, repeats);
+	WALK(r, root, "repeats", struct ac_repeat, read_repeat, fast_repeat,
+	     repeats);
 	WALK(r, root, "schedule", struct ac_ref, read_ref, NULL, refs);
 	return 0;
 }
@@ -1274,10 +1434,16 @@ static int read_model(const char *text, const struct json_split *split,
 	struct reader r = { .err = err, .o = o, .text = text, .split = split };
 	const struct json_split_array *launches =
 		aci_json_split_find(split, "launches");
-	if (fast && launches && launches->n) {
-		/* no memory for it: jansson reads every launch */
-		r.fast_launches = calloc(launches->n, sizeof(*r.fast_launches));
-		r.fast = r.fast_launches != NULL;
+	const struct json_split_array *repeats =
+		aci_json_split_find(split, "repeats");
+	if (fast) {
+		/* one record per element; no memory for them: jansson reads
+		 * every element */
+		r.fast_launches = calloc(launches ? launches->n + 1 : 1,
+					 sizeof(*r.fast_launches));
+		r.fast_repeats = calloc(repeats ? repeats->n + 1 : 1,
+					sizeof(*r.fast_repeats));
+		r.fast = r.fast_launches && r.fast_repeats;
 	}
 	if (read_program(&r, root) || set_counts(&r, root))
 		goto fail;
@@ -1293,12 +1459,16 @@ static int read_model(const char *text, const struct json_split *split,
 	json_decref(root);
 	free(r.fast_words);
 	free(r.fast_launches);
+	free(r.fast_deltas);
+	free(r.fast_repeats);
 	*out = &o->m;
 	return 0;
 fail:
 	json_decref(root);
 	free(r.fast_words);
 	free(r.fast_launches);
+	free(r.fast_deltas);
+	free(r.fast_repeats);
 	ac_model_free(&o->m);
 	return -1;
 }

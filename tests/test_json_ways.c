@@ -4,8 +4,8 @@
  * other: jansson's tree of the whole text (classic), the root's arrays
  * element by element (split), and split with launches lexed in place
  * (fast, ac_model_read_json's way).  On every text -- the spec's
- * examples, the workloads, random programs, launches in every shape the
- * fast lexer must recognise or decline, and mutations of all of these
+ * examples, the workloads, random programs, launches and repeats in
+ * every shape the fast lexer must recognise or decline, and mutations of all of these
  * with a fixed seed -- the three read the same model (field by field, and
  * the same program image) or fail with the same error text and place,
  * byte for byte.
@@ -305,23 +305,93 @@ static const char *const launch_shapes[] = {
 	"5",
 };
 
-START_TEST(ways_launch_shapes)
+/* Repeats likewise (the fast path reads those without a table). */
+static const char *const repeat_shapes[] = {
+	"{'first': 0, 'count': 1, 'iterations': 3}",
+	"{'iterations': '0x3', 'count': '1', 'first': 0, 'deltas': []}",
+	"{'first': 0, 'count': 2, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 1, 'delta': -5}, {'delta': '-0x10', 'word': 0, "
+		"'launch': '1'}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': '-9223372036854775808'}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': '9223372036854775808'}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': -9007199254740992}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': -9007199254740993}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': -0}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': - 1}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': --1}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': -01}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': -1.5}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': 1, 'delta': 2}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': 0, "
+		"'word': 0, 'delta': 1, 'x': 2}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{'launch': -1, "
+		"'word': 0, 'delta': 1}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [[0, 0, 1]]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [{}]}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': 5}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'table': {'slots': "
+		"[{'launch': 0, 'word': 0}], 'frames': [[1], [2]]}}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': [], 'table': "
+		"{'slots': [], 'frames': [[]]}}",
+	"{'first': 0, 'count': 1}",
+	"{'first': 0, 'first': 0, 'count': 1, 'iterations': 2}",
+	"{'first': 0, 'count': 1, 'iterations': 2.0}",
+	"{'first': 0, 'count': 1, 'iterations': 'x'}",
+	"{'first': 0, 'count': 1, 'iterations': 2, 'extra': []}",
+	"{}",
+	"[]",
+};
+
+/* A program of three elements, shape the middle one: launches (tmpl 0)
+ * or repeats (1), as single-quoted JSON; mutated. */
+static void element_shape(const char *shape, int tmpl, uint64_t seed)
 {
+	static const char *const tmpls[] = {
+		"{'alignment': 64, 'launches': [\n"
+		"{'phase': 'A', 'words': ['0x1', 2]},\n%s,\n"
+		"{'phase': 'B', 'words': [3]}], 'schedule': "
+		"[{'first': 0, 'count': 3}]}",
+		"{'alignment': 64, 'launches': [{'phase': 'A', 'words': [1]}, "
+		"{'phase': 'A', 'words': [2, 3]}], 'repeats': [\n"
+		"{'first': 0, 'count': 1, 'iterations': 2, 'deltas': "
+		"[{'launch': 0, 'word': 0, 'delta': 1}]},\n%s,\n"
+		"{'first': 1, 'count': 1, 'iterations': 1}], 'schedule': "
+		"[{'first': 0, 'count': 2}]}",
+	};
 	struct gen_rng g;
-	gen_rng_seed(&g, MUTATION_SEED + 4);
-	const char *shape = launch_shapes[_i];
+	gen_rng_seed(&g, seed);
 	size_t n = strlen(shape);
-	char *text = malloc(2 * n + 256), *o = text;
+	char *text = malloc(2 * n + 512), *o = text;
 	ck_assert_ptr_nonnull(text);
-	o += sprintf(o, "{'alignment': 64, 'launches': [\n"
-		     "{'phase': 'A', 'words': ['0x1', 2]},\n%s,\n"
-		     "{'phase': 'B', 'words': [3]}], 'schedule': "
-		     "[{'first': 0, 'count': 3}]}", shape);
+	o += sprintf(o, tmpls[tmpl], shape);
 	for (char *p = text; p < o; p++)
 		if (*p == '\'')
 			*p = '"';
 	same_mutated(&g, text, (size_t)(o - text), 100, shape);
 	free(text);
+}
+
+START_TEST(ways_launch_shapes)
+{
+	element_shape(launch_shapes[_i], 0, MUTATION_SEED + 4);
+}
+END_TEST
+
+START_TEST(ways_repeat_shapes)
+{
+	element_shape(repeat_shapes[_i], 1, MUTATION_SEED + 5);
 }
 END_TEST
 
@@ -335,6 +405,8 @@ Suite *suite_json_ways(void)
 	tcase_add_test(tc, ways_random);
 	tcase_add_loop_test(tc, ways_launch_shapes, 0,
 			    sizeof(launch_shapes) / sizeof(launch_shapes[0]));
+	tcase_add_loop_test(tc, ways_repeat_shapes, 0,
+			    sizeof(repeat_shapes) / sizeof(repeat_shapes[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
