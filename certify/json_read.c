@@ -22,16 +22,27 @@
  * makes the reader start again on the whole text the classic way, so that
  * every error (its text, line and column) is the whole text's: a
  * malformed input may cost the tree's memory, a well-formed one does not.
+ *
+ * Time: launches are most of the bytes, and jansson reads about 40 MB/s.
+ * A launch or a tableless repeat in the common shape is lexed in place
+ * instead (fast_launch, fast_repeat, json_fast.h), once: the first walk
+ * keeps what it read for the second.
+ * Anything else, or anything a check would refuse, it declines without
+ * a side effect, and jansson's tree of that launch is read as before; so
+ * every way of reading (json_read.h) gives the same model or error.
  */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "identity.h"
 #include "internal.h"
+#include "json_fast.h"
+#include "json_read.h"
 #include "json_split.h"
 #include "path.h"
 
@@ -52,6 +63,22 @@ enum pool {
 	POOL_WINDOW, POOL_GLOBAL, POOL_PHASE, POOL_PLANE, POOL_LAUNCH, POOL_N
 };
 
+/* A launch fast_launch read in the first walk. */
+struct fast_launch_read {
+	const char *id;           /* its identity's string, in the text */
+	size_t id_len;
+	uint32_t n_words;
+	uint8_t which;            /* the identity's source: a launch_keys index */
+	uint8_t read;             /* 0: read_launch reads it */
+};
+
+/* A repeat fast_repeat read in the first walk (it has no table). */
+struct fast_repeat_read {
+	uint64_t first, count, iterations;
+	uint32_t n_deltas;
+	uint8_t read;             /* 0: read_repeat reads it */
+};
+
 struct reader {
 	struct ac_error *err;
 	struct model_owned *o;
@@ -62,6 +89,16 @@ struct reader {
 	uint64_t pool[POOL_N];    /* bytes per section, then next free byte */
 	const char *text;         /* the input, for split elements */
 	const struct json_split *split;   /* NULL: the tree holds it all */
+	int fast;                 /* try the fast readers on split elements */
+	/* What fast_launch read in the first walk, for the second: the
+	 * words by their index in the model, and per split launch whether
+	 * it was read so and its identity's source (NULL: none read so). */
+	uint64_t *fast_words, fast_words_cap;
+	struct fast_launch_read *fast_launches;
+	/* the same for fast_repeat: deltas by their index in the model */
+	struct ac_delta *fast_deltas;
+	uint64_t fast_deltas_cap;
+	struct fast_repeat_read *fast_repeats;
 };
 
 /* ---- paths: path.h ------------------------------------------------ */
@@ -193,15 +230,19 @@ static int check_total32(struct reader *r, const char *path, uint64_t n,
 
 /* ---- numbers -------------------------------------------------------- */
 
+/* A hex digit's value plus one, by byte; 0 for every other byte.  A
+ * table: words are mostly hex strings, and a branch per digit showed. */
+static const uint8_t hex_value[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* c's value as a hex digit, or -1. */
 static int hex_digit(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)hex_value[(unsigned char)c] - 1;
 }
 
 /*
@@ -219,6 +260,10 @@ static int scan_u64(const char *s, size_t len, uint64_t *out,
 		*why = base == 16 ? "no digits after 0x" : "empty string";
 		return -1;
 	}
+	/* 16 hex or 19 decimal digits cannot pass 2^64: the check (a
+	 * division) only for longer strings, and a loop per base: words
+	 * are most of a program */
+	int may_overflow = len > (base == 16 ? 16u : 19u);
 	for (size_t i = 0; i < len; i++) {
 		int d = base == 16 ? hex_digit(s[i]) :
 			(s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -1);
@@ -227,7 +272,7 @@ static int scan_u64(const char *s, size_t len, uint64_t *out,
 				"not a decimal digit (or 0x and hex digits)";
 			return -1;
 		}
-		if (v > (UINT64_MAX - (unsigned)d) / base) {
+		if (may_overflow && v > (UINT64_MAX - (unsigned)d) / base) {
 			*why = "out of range";
 			return -1;
 		}
@@ -254,6 +299,39 @@ static int exact_integer(struct reader *r, const json_t *v, const char *path,
 	return 0;
 }
 
+/* An unsigned 64-bit value written as a string: 0, or -1 with *why. */
+static int u64_of_string(const char *s, size_t len, uint64_t *out,
+			 const char **why)
+{
+	if (len > 0 && s[0] == '-') {
+		*why = "negative";
+		return -1;
+	}
+	return scan_u64(s, len, out, why);
+}
+
+/* A signed 64-bit value written as a string: 0, or -1 with *why. */
+static int i64_of_string(const char *s, size_t len, int64_t *out,
+			 const char **why)
+{
+	int minus = len > 0 && s[0] == '-';
+	uint64_t mag;
+	if (scan_u64(s + minus, len - minus, &mag, why))
+		return -1;
+	/* |INT64_MIN| = 2^63 is the one magnitude only '-' allows. */
+	if (minus && mag <= (uint64_t)INT64_MAX + 1) {
+		*out = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
+			-(int64_t)mag;
+		return 0;
+	}
+	if (!minus && mag <= (uint64_t)INT64_MAX) {
+		*out = (int64_t)mag;
+		return 0;
+	}
+	*why = "out of range";
+	return -1;
+}
+
 /* An unsigned 64-bit value: an integer 0 .. 2^53 or a number string. */
 static int parse_u64(struct reader *r, const json_t *v, const char *path,
 		     uint64_t *out)
@@ -275,10 +353,7 @@ static int parse_u64(struct reader *r, const json_t *v, const char *path,
 	const char *s = json_string_value(v), *why;
 	size_t len = json_string_length(v);
 	char q[48];
-	if (len > 0 && s[0] == '-')
-		return aci_fail(r->err, path, "%s: negative; expected %s",
-				quote(q, sizeof(q), s, len), expected);
-	if (scan_u64(s, len, out, &why))
+	if (u64_of_string(s, len, out, &why))
 		return aci_fail(r->err, path, "%s: %s; expected %s",
 				quote(q, sizeof(q), s, len), why, expected);
 	return 0;
@@ -299,24 +374,11 @@ static int parse_i64(struct reader *r, const json_t *v, const char *path,
 	}
 	if (!json_is_string(v))
 		return fail_type(r, path, v, expected);
-	const char *s = json_string_value(v), *why = "out of range";
+	const char *s = json_string_value(v), *why;
 	size_t len = json_string_length(v);
-	int minus = len > 0 && s[0] == '-';
-	uint64_t mag;
 	char q[48];
-	if (scan_u64(s + minus, len - minus, &mag, &why) == 0) {
-		/* |INT64_MIN| = 2^63 is the one magnitude only '-' allows. */
-		if (minus && mag <= (uint64_t)INT64_MAX + 1) {
-			*out = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
-				-(int64_t)mag;
-			return 0;
-		}
-		if (!minus && mag <= (uint64_t)INT64_MAX) {
-			*out = (int64_t)mag;
-			return 0;
-		}
-		why = "out of range";
-	}
+	if (i64_of_string(s, len, out, &why) == 0)
+		return 0;
 	return aci_fail(r->err, path, "%s: %s; expected %s",
 			quote(q, sizeof(q), s, len), why, expected);
 }
@@ -355,19 +417,23 @@ static int need_bool(struct reader *r, json_t *obj, const char *path,
 
 /* ---- byte strings --------------------------------------------------- */
 
-/* Checks a hex string and returns its byte count in *n. */
-static int check_hex(struct reader *r, const json_t *v, const char *path,
-		     uint64_t *n)
+/* The length of s[0, len)'s prefix of hex digits. */
+static size_t hex_span(const char *s, size_t len)
 {
-	if (!json_is_string(v))
-		return fail_type(r, path, v, "a string of hex digits");
-	const char *s = json_string_value(v);
-	size_t len = json_string_length(v);
-	for (size_t i = 0; i < len; i++)
-		if (hex_digit(s[i]) < 0)
-			return aci_fail(r->err, path, "byte %zu is not a hex "
-					"digit; expected pairs of hex digits",
-					i);
+	size_t i = 0;
+	while (i < len && hex_digit(s[i]) >= 0)
+		i++;
+	return i;
+}
+
+/* Checks the bytes of a hex string and returns its byte count in *n. */
+static int check_hex(struct reader *r, const char *s, size_t len,
+		     const char *path, uint64_t *n)
+{
+	size_t i = hex_span(s, len);
+	if (i < len)
+		return aci_fail(r->err, path, "byte %zu is not a hex "
+				"digit; expected pairs of hex digits", i);
 	if (len % 2)
 		return aci_fail(r->err, path, "odd number of hex digits (%zu); "
 				"expected two per byte", len);
@@ -375,10 +441,9 @@ static int check_hex(struct reader *r, const json_t *v, const char *path,
 	return 0;
 }
 
-static void decode_hex(const json_t *v, uint8_t *dst)
+/* s[0, len): hex digit pairs, checked */
+static void decode_hex(const char *s, size_t len, uint8_t *dst)
 {
-	const char *s = json_string_value(v);
-	size_t len = json_string_length(v);
 	for (size_t i = 0; i + 1 < len; i += 2)
 		dst[i / 2] = (uint8_t)(hex_digit(s[i]) << 4 |
 				       hex_digit(s[i + 1]));
@@ -422,17 +487,36 @@ static int twins(struct reader *r, json_t *obj, const char *path,
 			"exactly one", key, hex_key);
 }
 
+/* Stores the checked hex digits s[0, slen) into a pool section. */
+static void put_hex(struct reader *r, const char *s, size_t slen,
+		    enum pool pool, struct ac_bytes *out)
+{
+	uint8_t *at = pool_take(r, pool, slen / 2, out);
+	if (at)
+		decode_hex(s, slen, at);
+}
+
+/* Bytes given as the hex digits s[0, slen), into a pool section. */
+static int read_hex_bytes(struct reader *r, const char *s, size_t slen,
+			  const char *path, enum pool pool,
+			  struct ac_bytes *out)
+{
+	uint64_t len = 0;   /* set when check_hex returns 0 */
+	if (check_hex(r, s, slen, path, &len) ||
+	    check_len32(r, path, len))
+		return -1;
+	put_hex(r, s, slen, pool, out);
+	return 0;
+}
+
 /* Bytes given as a string of hex digits, into a pool section. */
 static int read_hex(struct reader *r, const json_t *v, const char *path,
 		    enum pool pool, struct ac_bytes *out)
 {
-	uint64_t len;
-	if (check_hex(r, v, path, &len) || check_len32(r, path, len))
-		return -1;
-	uint8_t *at = pool_take(r, pool, len, out);
-	if (at)
-		decode_hex(v, at);
-	return 0;
+	if (!json_is_string(v))
+		return fail_type(r, path, v, "a string of hex digits");
+	return read_hex_bytes(r, json_string_value(v), json_string_length(v),
+			      path, pool, out);
 }
 
 /* Bytes given as text: its UTF-8 bytes (jansson checked the encoding). */
@@ -480,42 +564,64 @@ static int read_bytes(struct reader *r, json_t *obj, const char *path,
 
 /* ---- the launch identity -------------------------------------------- */
 
-/*
- * Builds the identity of `phase`/`phase_hex`: the message holding only
- * field 51 with these bytes (tag, minimal varint length, payload).
- */
+/* The pool bytes of the identity of a phase of len bytes: the message
+ * holding only field 51 (tag, minimal varint length, payload). */
+static uint64_t phase_identity_len(uint64_t len)
+{
+	return len + aci_identity_field51_header(NULL, len);
+}
+
+/* Stores the identity of `phase`/`phase_hex` given as the checked string
+ * s[0, slen) (hex digit pairs when is_hex, its length checked). */
+static void put_phase_identity(struct reader *r, const char *s, size_t slen,
+			       int is_hex, struct ac_bytes *out)
+{
+	uint64_t len = is_hex ? slen / 2 : slen;
+	uint8_t *at = pool_take(r, POOL_LAUNCH, phase_identity_len(len), out);
+	if (!at)
+		return;
+	at += aci_identity_field51_header(at, len);
+	if (is_hex)
+		decode_hex(s, slen, at);
+	else if (len)
+		memcpy(at, s, len);
+}
+
+/* Builds the identity of `phase`/`phase_hex` given as the string
+ * s[0, slen). */
+static int read_phase_identity_bytes(struct reader *r, const char *s,
+				     size_t slen, int is_hex,
+				     const char *path, struct ac_bytes *out)
+{
+	uint64_t len = slen;
+	if ((is_hex && check_hex(r, s, slen, path, &len)) ||
+	    check_len32(r, path, phase_identity_len(len)))
+		return -1;
+	put_phase_identity(r, s, slen, is_hex, out);
+	return 0;
+}
+
 static int read_phase_identity(struct reader *r, const json_t *v, int is_hex,
 			       const char *path, struct ac_bytes *out)
 {
-	uint64_t len;
-	if (is_hex) {
-		if (check_hex(r, v, path, &len))
-			return -1;
-	} else {
-		if (!json_is_string(v))
-			return fail_type(r, path, v, "a string");
-		len = json_string_length(v);
-	}
-	uint64_t total = len + aci_identity_field51_header(NULL, len);
-	if (check_len32(r, path, total))
-		return -1;
-	uint8_t *at = pool_take(r, POOL_LAUNCH, total, out);
-	if (!at)
-		return 0;
-	at += aci_identity_field51_header(at, len);
-	if (is_hex)
-		decode_hex(v, at);
-	else if (len)
-		memcpy(at, json_string_value(v), len);
-	return 0;
+	if (!json_is_string(v))
+		return fail_type(r, path, v, is_hex ? "a string of hex digits"
+				 : "a string");
+	return read_phase_identity_bytes(r, json_string_value(v),
+					 json_string_length(v), is_hex, path,
+					 out);
 }
+
+/* A launch's keys: its three sources of identity, then its words. */
+static const char *const launch_keys[] = { "phase", "phase_hex",
+					   "identity_hex", "words", NULL };
+enum { LAUNCH_WORDS = 3 };
 
 /* Exactly one of phase, phase_hex, identity_hex. */
 static int read_launch_identity(struct reader *r, json_t *obj,
 				const char *path, struct ac_bytes *out)
 {
-	static const char *const keys[] = { "phase", "phase_hex",
-					    "identity_hex" };
+	const char *const *keys = launch_keys;
 	json_t *v = NULL;
 	int which = -1;
 	char where[PATH_LEN];
@@ -540,6 +646,27 @@ static int read_launch_identity(struct reader *r, json_t *obj,
 	if (which < 2)
 		return read_phase_identity(r, v, which == 1, where, out);
 	return read_hex(r, v, where, POOL_LAUNCH, out);
+}
+
+/*
+ * The identity from source which (an index of launch_keys) given as the
+ * string s[0, len), stored as read_launch_identity stores it when its
+ * checks pass; 0 (nothing stored) when one would fail.
+ */
+static int put_launch_identity(struct reader *r, int which, const char *s,
+			       size_t len, struct ac_bytes *out)
+{
+	assert(which >= 0 && which < LAUNCH_WORDS);
+	if (which > 0 && (hex_span(s, len) < len || len % 2))
+		return 0;
+	uint64_t bytes = which > 0 ? len / 2 : len;
+	if ((which < 2 ? phase_identity_len(bytes) : bytes) > UINT32_MAX)
+		return 0;
+	if (which < 2)
+		put_phase_identity(r, s, len, which == 1, out);
+	else
+		put_hex(r, s, len, POOL_LAUNCH, out);
+	return 1;
 }
 
 /* ---- the tables ----------------------------------------------------- */
@@ -626,11 +753,9 @@ static int read_phase(struct reader *r, json_t *v, const char *path,
 static int read_launch(struct reader *r, json_t *v, const char *path,
 		       struct ac_launch *l)
 {
-	static const char *const keys[] = { "phase", "phase_hex",
-					    "identity_hex", "words", NULL };
 	char where[PATH_LEN], at[PATH_LEN];
 	json_t *words;
-	if (check_object(r, v, path, keys, "a launch {phase, words}") ||
+	if (check_object(r, v, path, launch_keys, "a launch {phase, words}") ||
 	    read_launch_identity(r, v, path, &l->identity) ||
 	    opt_array(r, v, path, "words", &words))
 		return -1;
@@ -656,11 +781,169 @@ static int read_launch(struct reader *r, json_t *v, const char *path,
 	return 0;
 }
 
+/*
+ * An unsigned value in the shapes the fast path knows: an integer
+ * 0 .. 2^53 or a plain string; 1 with *v as parse_u64 reads it, else 0
+ * (the value may still be good: jansson's tree will say).
+ */
+static int fast_u64(struct json_cur *c, uint64_t *v)
+{
+	const char *s, *why;
+	size_t len;
+	aci_json_cur_ws(c);
+	if (c->p < c->end && *c->p == '"')
+		return aci_json_cur_plain_string(c, &s, &len) &&
+		       u64_of_string(s, len, v, &why) == 0;
+	return aci_json_cur_uint(c, v) && *v <= EXACT_MAX;
+}
+
+/* A signed value likewise: an integer -2^53 .. 2^53 or a plain string,
+ * as parse_i64 reads it; else 0. */
+static int fast_i64(struct json_cur *c, int64_t *v)
+{
+	const char *s, *why;
+	size_t len;
+	aci_json_cur_ws(c);
+	if (c->p < c->end && *c->p == '"')
+		return aci_json_cur_plain_string(c, &s, &len) &&
+		       i64_of_string(s, len, v, &why) == 0;
+	return aci_json_cur_int(c, v) && *v <= (int64_t)EXACT_MAX &&
+	       *v >= -(int64_t)EXACT_MAX;
+}
+
+/*
+ * A member's key, at the cursor after '{' or ',', and its ':': the key's
+ * index in keys (NULL-ended, at most 32), marked in *seen; -1 when it is
+ * not a plain string, not in keys or seen already.
+ */
+static int fast_key(struct json_cur *c, const char *const *keys,
+		    unsigned *seen)
+{
+	const char *key;
+	size_t len;
+	int k = 0;
+	if (!aci_json_cur_plain_string(c, &key, &len) ||
+	    !aci_json_cur_take(c, ':'))
+		return -1;
+	while (keys[k] && (strlen(keys[k]) != len || memcmp(keys[k], key, len)))
+		k++;
+	assert(k < 32);
+	if (!keys[k] || *seen & 1u << k)
+		return -1;
+	*seen |= 1u << k;
+	return k;
+}
+
+/* buf (cap elements of size bytes) with room for element at, grown by
+ * doubling; NULL when memory ran out (buf is then still valid). */
+static void *fast_room(void *buf, uint64_t *cap, uint64_t at, size_t size)
+{
+	if (at < *cap)
+		return buf;
+	uint64_t n = 2 * at > 4096 ? 2 * at : 4096;
+	void *grown = realloc(buf, n * size);
+	if (grown)
+		*cap = n;
+	return grown;
+}
+
+/*
+ * The words of a launch of the common shape, from the cursor at their
+ * '[' through its ']': 1 with *n and the values in the first walk's
+ * r->fast_words from index r->words, or 0 (not the common shape, or no
+ * memory to keep them).  Words jansson read move r->words on too, so the
+ * scratch array is as long as the model's.
+ */
+static int fast_words(struct reader *r, struct json_cur *c, uint64_t *n)
+{
+	*n = 0;
+	if (!aci_json_cur_take(c, '['))
+		return 0;
+	if (aci_json_cur_take(c, ']'))
+		return 1;
+	do {
+		uint64_t w, at = r->words + *n;
+		uint64_t *room;
+		if (!fast_u64(c, &w) ||
+		    !(room = fast_room(r->fast_words, &r->fast_words_cap, at,
+				       sizeof(*room))))
+			return 0;
+		r->fast_words = room;
+		r->fast_words[at] = w;
+		(*n)++;
+	} while (aci_json_cur_take(c, ','));
+	return aci_json_cur_take(c, ']');
+}
+
+/*
+ * Reads the text of a launch, text[0, len), without jansson in the first
+ * walk when it has the common shape: an object of launch_keys, each at
+ * most once, exactly one source of identity as a plain string and words
+ * as an array of fast_u64's, passing read_launch's checks.  The result
+ * is kept for the second walk (r->fast_launches[i], r->fast_words), which
+ * stores it without reading the text again.  Returns 1 when read as
+ * read_launch reads the same text (counters advanced), 0 when the text
+ * has another shape or fails a check (no counter moved: read_launch reads
+ * it, and says what is wrong).  It makes no message, so it needs no path.
+ */
+static int fast_launch(struct reader *r, uint64_t i, const char *text,
+		       size_t len, struct ac_launch *l)
+{
+	struct fast_launch_read *f = &r->fast_launches[i];
+	if (r->fill) {
+		if (!f->read)
+			return 0;
+		assert(r->words + f->n_words <= r->o->m.n_words);
+		if (f->n_words)       /* else both arrays may be NULL */
+			memcpy((uint64_t *)MUT(r->o->m.words) + r->words,
+			       r->fast_words + r->words,
+			       f->n_words * sizeof(uint64_t));
+	} else {
+		struct json_cur c = { text, text + len };
+		struct fast_launch_read got = { .which = LAUNCH_WORDS };
+		unsigned seen = 0;
+		uint64_t n = 0;
+		if (!aci_json_cur_take(&c, '{'))
+			return 0;
+		do {
+			int k = fast_key(&c, launch_keys, &seen);
+			if (k < 0) {
+				return 0;     /* unknown or repeated */
+			} else if (k == LAUNCH_WORDS) {
+				if (!fast_words(r, &c, &n))
+					return 0;
+			} else if (got.which != LAUNCH_WORDS ||
+				   !aci_json_cur_plain_string(&c, &got.id,
+							      &got.id_len)) {
+				return 0;     /* two sources, or not plain */
+			} else {
+				got.which = (uint8_t)k;
+			}
+		} while (aci_json_cur_take(&c, ','));
+		if (!aci_json_cur_take(&c, '}') || !aci_json_cur_done(&c) ||
+		    got.which == LAUNCH_WORDS || n > UINT32_MAX)
+			return 0;
+		got.n_words = (uint32_t)n;
+		got.read = 1;
+		*f = got;
+	}
+	if (!put_launch_identity(r, f->which, f->id, f->id_len, &l->identity)) {
+		f->read = 0;              /* the second walk will not see it */
+		return 0;
+	}
+	l->word_first = r->words;
+	l->word_count = f->n_words;
+	r->words += f->n_words;
+	return 1;
+}
+
+static const char *const delta_keys[] = { "launch", "word", "delta", NULL };
+
 static int read_delta(struct reader *r, json_t *v, const char *path,
 		      struct ac_delta *d)
 {
-	static const char *const keys[] = { "launch", "word", "delta", NULL };
-	if (check_object(r, v, path, keys, "a delta {launch, word, delta}"))
+	if (check_object(r, v, path, delta_keys,
+			 "a delta {launch, word, delta}"))
 		return -1;
 	return need_u64(r, v, path, "launch", &d->launch) ||
 	       need_u64(r, v, path, "word", &d->word) ||
@@ -781,11 +1064,15 @@ static int read_table(struct reader *r, json_t *table, const char *path,
 	return 0;
 }
 
+/* A repeat's keys; the fast path reads the first four. */
+static const char *const repeat_keys[] = { "first", "count", "iterations",
+					   "deltas", "table", NULL };
+enum { REPEAT_DELTAS = 3, REPEAT_TABLE = 4 };
+
 static int read_repeat(struct reader *r, json_t *v, const char *path,
 		       struct ac_repeat *rp)
 {
-	static const char *const keys[] = { "first", "count", "iterations",
-					    "deltas", "table", NULL };
+	const char *const *keys = repeat_keys;
 	char where[PATH_LEN];
 	/*
 	 * Every run starts at its running sum, table or not, as in the
@@ -809,6 +1096,96 @@ static int read_repeat(struct reader *r, json_t *v, const char *path,
 	return read_table(r, table, where, rp);
 }
 
+/*
+ * The deltas of a repeat of the common shape, from the cursor at their
+ * '[' through its ']': objects of delta_keys, each key once, launch and
+ * word fast_u64's and delta a fast_i64.  1 with *n and the deltas in the
+ * first walk's r->fast_deltas from index r->deltas, or 0 (as fast_words).
+ */
+static int fast_deltas(struct reader *r, struct json_cur *c, uint64_t *n)
+{
+	*n = 0;
+	if (!aci_json_cur_take(c, '['))
+		return 0;
+	if (aci_json_cur_take(c, ']'))
+		return 1;
+	do {
+		struct ac_delta d = { 0 }, *room;
+		uint64_t at = r->deltas + *n;
+		unsigned seen = 0;
+		if (!aci_json_cur_take(c, '{'))
+			return 0;
+		do {
+			int k = fast_key(c, delta_keys, &seen);
+			if (!(k == 0 ? fast_u64(c, &d.launch) :
+			      k == 1 ? fast_u64(c, &d.word) :
+			      k == 2 && fast_i64(c, &d.delta)))
+				return 0;
+		} while (aci_json_cur_take(c, ','));
+		if (!aci_json_cur_take(c, '}') || seen != 7 ||
+		    !(room = fast_room(r->fast_deltas, &r->fast_deltas_cap, at,
+				       sizeof(*room))))
+			return 0;
+		r->fast_deltas = room;
+		r->fast_deltas[at] = d;
+		(*n)++;
+	} while (aci_json_cur_take(c, ','));
+	return aci_json_cur_take(c, ']');
+}
+
+/*
+ * fast_launch's contract for a repeat without a table: an object of
+ * first, count and iterations (fast_u64's) and optionally deltas
+ * (fast_deltas), each key once; a table, or anything else, and
+ * read_repeat reads it.
+ */
+static int fast_repeat(struct reader *r, uint64_t i, const char *text,
+		       size_t len, struct ac_repeat *rp)
+{
+	struct fast_repeat_read *f = &r->fast_repeats[i];
+	if (r->fill) {
+		if (!f->read)
+			return 0;
+		assert(r->deltas + f->n_deltas <= r->o->m.n_deltas);
+		if (f->n_deltas)      /* else both arrays may be NULL */
+			memcpy((struct ac_delta *)MUT(r->o->m.deltas) +
+			       r->deltas, r->fast_deltas + r->deltas,
+			       f->n_deltas * sizeof(struct ac_delta));
+	} else {
+		struct json_cur c = { text, text + len };
+		struct fast_repeat_read got = { 0 };
+		unsigned seen = 0;
+		uint64_t n = 0;
+		if (!aci_json_cur_take(&c, '{'))
+			return 0;
+		do {
+			int k = fast_key(&c, repeat_keys, &seen);
+			if (!(k == 0 ? fast_u64(&c, &got.first) :
+			      k == 1 ? fast_u64(&c, &got.count) :
+			      k == 2 ? fast_u64(&c, &got.iterations) :
+			      k == REPEAT_DELTAS && fast_deltas(r, &c, &n)))
+				return 0;     /* a table, or not ours */
+		} while (aci_json_cur_take(&c, ','));
+		if (!aci_json_cur_take(&c, '}') || !aci_json_cur_done(&c) ||
+		    (seen & 7) != 7 || n > UINT32_MAX)
+			return 0;
+		got.n_deltas = (uint32_t)n;
+		got.read = 1;
+		*f = got;
+	}
+	/* as read_repeat and read_deltas store a tableless repeat */
+	assert(r->slots <= UINT32_MAX && r->deltas <= UINT32_MAX);
+	rp->slot_first = (uint32_t)r->slots;
+	rp->frame_value_first = r->frame_values;
+	rp->first = f->first;
+	rp->count = f->count;
+	rp->iterations = f->iterations;
+	rp->delta_first = (uint32_t)r->deltas;
+	rp->delta_count = f->n_deltas;
+	r->deltas += f->n_deltas;
+	return 1;
+}
+
 static int read_ref(struct reader *r, json_t *v, const char *path,
 		    struct ac_ref *ref)
 {
@@ -829,6 +1206,20 @@ static uint64_t top_size(const struct reader *r, const char *key,
 	return a ? a->n : array_size(arr);
 }
 
+/* The text of element i of the root's split array under key: 1 with
+ * *at and *len, or 0 when that array is not split. */
+static int top_span(const struct reader *r, const char *key, uint64_t i,
+		    const char **at, size_t *len)
+{
+	const struct json_split_array *a = aci_json_split_find(r->split, key);
+	if (!a)
+		return 0;
+	assert(i < a->n);
+	*at = r->text + a->e[i].at;
+	*len = a->e[i].len;
+	return 1;
+}
+
 /* Element i of the root's array under key: the tree's (borrowed), or a
  * split element parsed now (*parsed set: json_decref it); NULL when the
  * element does not parse (the caller falls back to the whole text). */
@@ -845,11 +1236,15 @@ static json_t *top_element(const struct reader *r, const char *key,
 }
 
 /*
- * Walks one top-level array with one entry reader.  The macro keeps the
- * six loops (which differ only in their element type) in one place.
+ * Walks one top-level array with one entry reader and, when not NULL, a
+ * fast reader of a split element's text (fast_launch's contract), tried
+ * first.  The macro keeps the six loops (which differ only in their
+ * element type) in one place.
  */
-#define WALK(r, root, key, type, reader, field)                               \
+#define WALK(r, root, key, type, read_fn, fast_fn, field)                      \
 	do {                                                                  \
+		int (*fast_)(struct reader *, uint64_t, const char *,        \
+			     size_t, type *) = (fast_fn);                     \
 		json_t *arr_;                                                 \
 		char at_[PATH_LEN];                                           \
 		if (opt_array(r, root, "", key, &arr_))                       \
@@ -857,13 +1252,20 @@ static json_t *top_element(const struct reader *r, const char *key,
 		uint64_t n_ = top_size(r, key, arr_);                         \
 		for (uint64_t i_ = 0; i_ < n_; i_++) {                        \
 			type e_ = { 0 };                                      \
-			json_t *parsed_;                                      \
-			json_t *v_ = top_element(r, key, arr_, i_, &parsed_); \
-			path_index(at_, key, i_);                             \
-			int rc_ = v_ ? reader(r, v_, at_, &e_) : -1;          \
-			json_decref(parsed_);                                 \
-			if (rc_)                                              \
-				return -1;                                    \
+			const char *s_;                                       \
+			size_t len_;                                          \
+			if (!(fast_ && r->fast &&                             \
+			      top_span(r, key, i_, &s_, &len_) &&             \
+			      fast_(r, i_, s_, len_, &e_))) {                 \
+				json_t *parsed_;                              \
+				json_t *v_ = top_element(r, key, arr_, i_,    \
+							 &parsed_);           \
+				path_index(at_, key, i_);                     \
+				int rc_ = v_ ? read_fn(r, v_, at_, &e_) : -1; \
+				json_decref(parsed_);                         \
+				if (rc_)                                      \
+					return -1;                            \
+			}                                                     \
 			if (r->fill)                                          \
 				((type *)MUT(r->o->m.field))[i_] = e_;        \
 		}                                                             \
@@ -899,12 +1301,14 @@ static int read_program(struct reader *r, json_t *root)
 	    need_u64(r, root, "", "alignment", &alignment))
 		return -1;
 	r->o->m.alignment = alignment;
-	WALK(r, root, "windows", struct ac_window, read_window, windows);
-	WALK(r, root, "globals", struct ac_tensor, read_global, globals);
-	WALK(r, root, "phases", struct ac_phase, read_phase, phases);
-	WALK(r, root, "launches", struct ac_launch, read_launch, launches);
-	WALK(r, root, "repeats", struct ac_repeat, read_repeat, repeats);
-	WALK(r, root, "schedule", struct ac_ref, read_ref, refs);
+	WALK(r, root, "windows", struct ac_window, read_window, NULL, windows);
+	WALK(r, root, "globals", struct ac_tensor, read_global, NULL, globals);
+	WALK(r, root, "phases", struct ac_phase, read_phase, NULL, phases);
+	WALK(r, root, "launches", struct ac_launch, read_launch, fast_launch,
+	     launches);
+	WALK(r, root, "repeats", struct ac_repeat, read_repeat, fast_repeat,
+	     repeats);
+	WALK(r, root, "schedule", struct ac_ref, read_ref, NULL, refs);
 	return 0;
 }
 
@@ -983,7 +1387,7 @@ static int nul_error(struct ac_error *err, const char *text, size_t len)
  * text).  0 with *out set, or -1 with err filled.
  */
 static int read_model(const char *text, const struct json_split *split,
-		      const char *tree_text, size_t tree_len,
+		      int fast, const char *tree_text, size_t tree_len,
 		      struct ac_model **out, struct ac_error *err)
 {
 	json_error_t je;
@@ -996,6 +1400,19 @@ static int read_model(const char *text, const struct json_split *split,
 		return aci_fail(err, "", "out of memory");
 	}
 	struct reader r = { .err = err, .o = o, .text = text, .split = split };
+	const struct json_split_array *launches =
+		aci_json_split_find(split, "launches");
+	const struct json_split_array *repeats =
+		aci_json_split_find(split, "repeats");
+	if (fast) {
+		/* one record per element; no memory for them: jansson reads
+		 * every element */
+		r.fast_launches = calloc(launches ? launches->n + 1 : 1,
+					 sizeof(*r.fast_launches));
+		r.fast_repeats = calloc(repeats ? repeats->n + 1 : 1,
+					sizeof(*r.fast_repeats));
+		r.fast = r.fast_launches && r.fast_repeats;
+	}
 	if (read_program(&r, root) || set_counts(&r, root))
 		goto fail;
 	o->bytes_len = pool_layout(&r);
@@ -1008,16 +1425,25 @@ static int read_model(const char *text, const struct json_split *split,
 	if (read_program(&r, root))
 		goto fail;
 	json_decref(root);
+	free(r.fast_words);
+	free(r.fast_launches);
+	free(r.fast_deltas);
+	free(r.fast_repeats);
 	*out = &o->m;
 	return 0;
 fail:
 	json_decref(root);
+	free(r.fast_words);
+	free(r.fast_launches);
+	free(r.fast_deltas);
+	free(r.fast_repeats);
 	ac_model_free(&o->m);
 	return -1;
 }
 
-int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
-		       struct ac_error *err)
+int aci_model_read_json_way(const char *text, size_t len,
+			    enum aci_json_way way, struct ac_model **out,
+			    struct ac_error *err)
 {
 	if (out)
 		*out = NULL;
@@ -1028,17 +1454,24 @@ int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
 	struct ac_model *m = NULL;
 	struct json_split split;
 	int rc = -1;
-	if (aci_json_split(text, len, top_arrays, &split) == 1) {
-		rc = read_model(text, &split, split.skeleton,
-				split.skeleton_len, &m, err);
+	if (way != ACI_JSON_CLASSIC &&
+	    aci_json_split(text, len, top_arrays, &split) == 1) {
+		rc = read_model(text, &split, way == ACI_JSON_FAST,
+				split.skeleton, split.skeleton_len, &m, err);
 		aci_json_split_free(&split);
 	}
 	/* Not split, or anything failed: the whole text, for its errors. */
 	if (rc != 0)
-		rc = read_model(text, NULL, text, len, &m, err);
+		rc = read_model(text, NULL, 0, text, len, &m, err);
 	if (rc == 0 && out)
 		*out = m;
 	else
 		ac_model_free(m);
 	return rc;
+}
+
+int ac_model_read_json(const char *text, size_t len, struct ac_model **out,
+		       struct ac_error *err)
+{
+	return aci_model_read_json_way(text, len, ACI_JSON_FAST, out, err);
 }

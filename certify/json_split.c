@@ -31,14 +31,29 @@ static void skip_ws(struct scan *s)
 		s->p++;
 }
 
+/* The bytes the scanner stops at: in a string (STOP_STRING) and in a
+ * bracketed value (STOP_VALUE).  A table, so that the bytes between are
+ * passed one compare each: launches are most of a program's text. */
+enum { STOP_STRING = 1, STOP_VALUE = 2 };
+static const uint8_t stop[256] = {
+	['"'] = STOP_STRING | STOP_VALUE, ['\\'] = STOP_STRING,
+	['{'] = STOP_VALUE, ['['] = STOP_VALUE, ['}'] = STOP_VALUE,
+	[']'] = STOP_VALUE,
+};
+
 /* At a '"': past the closing quote; 0 when the string does not end. */
 static int skip_string(struct scan *s)
 {
 	assert(s->t[s->p] == '"');
 	for (s->p++; s->p < s->len; s->p++) {
+		while (s->p < s->len &&
+		       !(stop[(unsigned char)s->t[s->p]] & STOP_STRING))
+			s->p++;
+		if (s->p == s->len)
+			break;
 		if (s->t[s->p] == '\\')
 			s->p++;
-		else if (s->t[s->p] == '"') {
+		else {
 			s->p++;
 			return 1;
 		}
@@ -58,6 +73,10 @@ static int skip_value(struct scan *s)
 	if (c == '{' || c == '[') {
 		size_t depth = 0;
 		while (s->p < s->len) {
+			if (!(stop[(unsigned char)s->t[s->p]] & STOP_VALUE)) {
+				s->p++;
+				continue;
+			}
 			c = s->t[s->p];
 			if (c == '"') {
 				if (!skip_string(s))

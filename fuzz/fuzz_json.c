@@ -1,10 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The JSON reader on arbitrary text.  An accepted program must survive
- * JSON -> JSON and JSON -> image -> JSON unchanged (the writers are
- * canonical), and every form of it must certify the same way.
+ * The JSON reader on arbitrary text.  Its way (split, launches lexed in
+ * place) must read what jansson's tree of the whole text reads, or fail
+ * with the same error (certify/json_read.h).  An accepted program must
+ * survive JSON -> JSON and JSON -> image -> JSON unchanged (the writers
+ * are canonical), and every form of it must certify the same way.
  */
 #include "fuzz.h"
+
+#include "certify/json_read.h"
+
+/* The reader's way and the classic one on the same text: the same error,
+ * or programs with the same image. */
+static void same_as_classic(const char *text, size_t size)
+{
+	struct ac_model *fast = NULL, *classic = NULL;
+	struct ac_error ef, ec;
+	int rf = ac_model_read_json(text, size, &fast, &ef);
+	int rc = aci_model_read_json_way(text, size, ACI_JSON_CLASSIC,
+					 &classic, &ec);
+	FUZZ_CHECK(rf == rc, "the reader returns %d, the classic way %d",
+		   rf, rc);
+	if (rf == 0) {
+		size_t fl, cl;
+		uint8_t *fi = ac_model_write_image(fast, &fl, &ef);
+		uint8_t *ci = ac_model_write_image(classic, &cl, &ec);
+		FUZZ_CHECK(fi && ci && fl == cl && memcmp(fi, ci, fl) == 0,
+			   "the reader's program differs from the classic "
+			   "way's");
+		free(fi);
+		free(ci);
+	} else {
+		FUZZ_CHECK(!strcmp(ef.where, ec.where) &&
+			   !strcmp(ef.message, ec.message),
+			   "the reader says %s: %s, the classic way %s: %s",
+			   ef.where, ef.message, ec.where, ec.message);
+	}
+	ac_model_free(fast);
+	ac_model_free(classic);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -12,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ac_error err;
 	size_t json_len, len, image_len;
 
+	same_as_classic((const char *)data, size);
 	/* data is not NUL-terminated: the reader must honour size */
 	if (ac_model_read_json((const char *)data, size, &m, &err) != 0)
 		return 0;

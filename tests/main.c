@@ -13,6 +13,7 @@ int main(void)
 	srunner_add_suite(sr, suite_rules());
 	srunner_add_suite(sr, suite_schedule());
 	srunner_add_suite(sr, suite_json());
+	srunner_add_suite(sr, suite_json_ways());
 	srunner_add_suite(sr, suite_image());
 	srunner_add_suite(sr, suite_differential());
 	srunner_add_suite(sr, suite_cli());

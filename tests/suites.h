@@ -9,6 +9,7 @@ Suite *suite_examples(void);     /* test_examples.c: shared/spec/examples */
 Suite *suite_rules(void);        /* test_rules.c: every rule at its boundary */
 Suite *suite_schedule(void);     /* test_schedule.c: incremental appends, digest */
 Suite *suite_json(void);         /* test_json.c: JSON reader/writer */
+Suite *suite_json_ways(void);    /* test_json_ways.c: fast JSON vs jansson */
 Suite *suite_image(void);        /* test_image.c: binary image reader/writer */
 Suite *suite_differential(void); /* test_differential.c: vs the naive checker */
 Suite *suite_cli(void);          /* test_cli.c: arena-certify's contract */
