@@ -9,24 +9,12 @@
  */
 #define _GNU_SOURCE
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "exec.h"
 #include "load.h"
 #include "options.h"
 #include "report.h"
 #include "suppress.h"
-#include "util.h"
-
-/* The defaults until the environment is read (options.inc). */
-struct ag_config ag_cfg = {
-#define AG_OPTION AG_OPTION_DEFAULT
-#include "options.inc"
-#undef AG_OPTION
-};
-
-__thread int ag_inside __attribute__((tls_model("initial-exec")));
 
 void ag_config_load(void)
 {
@@ -35,9 +23,4 @@ void ag_config_load(void)
 	ag_suppress_load();
 	ag_report_loaded();
 	ag_exec_load();
-}
-
-char *ag_strdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }

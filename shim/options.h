@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ag_cfg: the options in effect (read at load, load.c).
+ * ag_cfg: the options in effect (defined in globals.c, read at load by
+ * load.c).
  */
 #ifndef ARENAGUARD_SHIM_OPTIONS_H
 #define ARENAGUARD_SHIM_OPTIONS_H

@@ -58,26 +58,6 @@
 #include "quiet_write.h"
 #include "certify/result_json.h"
 
-struct ag_stats ag_stats;
-
-
-uint64_t ag_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-char *ag_printf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 /* ---- the guard's descriptors ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guard's counters (defined in report.c).
+ * The guard's counters (defined in globals.c).
  */
 #ifndef ARENAGUARD_SHIM_STATS_H
 #define ARENAGUARD_SHIM_STATS_H

@@ -48,6 +48,7 @@
 #include "options.h"
 #include "report.h"
 #include "suppress.h"
+#include "util.h"
 #include "certify/internal.h"   /* aci_model_tensor */
 
 #define AG_RULES_MAX 256
@@ -398,12 +399,6 @@ int ag_suppress_hint(const struct ag_program *p, const struct ag_verdict *v,
 	snprintf(out, len, "digest:%s condition:%s", hex,
 		 ac_condition_name(v->diag.condition));
 	return 0;
-}
-
-void ag_digest_text(const struct ac_digest *d, char out[33])
-{
-	snprintf(out, DIGEST_HEX + 1, "%016" PRIx64 "%016" PRIx64, d->high,
-		 d->low);
 }
 
 const char *ag_rule_text(const struct ag_rule *r)

@@ -33,8 +33,5 @@ void ag_suppress_report(int submitted);
  * a child never inherits it held by a thread it does not have. */
 void ag_suppress_lock_all(void);
 void ag_suppress_unlock_all(void);
-/* A program digest as the 32 lower-case hex digits records show. */
-struct ac_digest;
-void ag_digest_text(const struct ac_digest *d, char out[33]);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small things every file may use: the re-entry flag and ag_strdup
- * (load.c), ag_printf and the clock (report.c).
+ * Small things every file of the guard may use (util.c): the re-entry
+ * flag, strings, the clock, a digest as text.  Calls nothing of the
+ * guard.
  */
 #ifndef ARENAGUARD_SHIM_UTIL_H
 #define ARENAGUARD_SHIM_UTIL_H
@@ -21,8 +22,14 @@
  */
 extern __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
+/* strdup(s), NULL for NULL (and when memory runs out). */
 char *ag_strdup(const char *s);
+/* A malloc'ed printf-formatted string, or NULL when memory runs out. */
 char *ag_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t ag_now_ns(void);
+/* A program digest as the 32 lower-case hex digits records show. */
+struct ac_digest;
+void ag_digest_text(const struct ac_digest *d, char out[33]);
 
 #endif
