@@ -20,7 +20,7 @@ void ag_config_load(void)
 {
 	ag_config_read(&ag_cfg);
 	ag_output_open();
-	ag_suppress_load();
+	ag_suppress_load(ag_log);
 	ag_report_loaded();
 	ag_exec_load();
 }

@@ -1214,7 +1214,7 @@ void ag_report_exit(void)
 		       "verdict)", repeats, repeats == 1 ? "" : "s",
 		       repeats == 1 ? "was" : "were");
 	ag_suppress_report(atomic_load(&ag_stats.submissions) >
-			   base_submissions);
+			   base_submissions, ag_log);
 	ag_report_summary();
 }
 
