@@ -50,7 +50,6 @@
 
 #include "attach.h"
 #include "cache.h"
-#include "driver.h"
 #include "handles.h"
 #include "mirror.h"
 #include "report.h"
@@ -280,10 +279,11 @@ void ag_file_objects(struct ag_file *f, uint32_t *programs,
 /* Has the driver destroy what it has just created for a request the
  * guard could not record: no object is left that the guard does not
  * know. */
-static void undo_create(int fd, unsigned int destroy, uint32_t handle)
+static void undo_create(ag_driver_fn *driver, int fd, unsigned int destroy,
+			uint32_t handle)
 {
 	struct drm_arena_handle h = { .handle = handle };
-	ag_driver_ioctl(fd, destroy, &h);
+	driver(fd, destroy, &h);
 }
 
 /* ---- programs ---- */
@@ -291,8 +291,8 @@ static void undo_create(int fd, unsigned int destroy, uint32_t handle)
 /* Records handle -> p (taking the caller's reference; p NULL: no memory
  * for it).  Without memory for the entry the create is undone: 0 or
  * -ENOMEM.  Objects lock held. */
-static int put_program(struct ag_file *f, int fd, uint32_t handle,
-		       struct ag_program *p)
+static int put_program(struct ag_file *f, ag_driver_fn *driver, int fd,
+		       uint32_t handle, struct ag_program *p)
 {
 	int err = -ENOMEM;
 	if (p) {
@@ -305,27 +305,27 @@ static int put_program(struct ag_file *f, int fd, uint32_t handle,
 	if (!err)
 		return 0;
 	ag_program_unref(p);
-	undo_create(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, handle);
+	undo_create(driver, fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, handle);
 	return ag_no_memory("PROGRAM_CREATE");
 }
 
 /* The guard could not read the image: the driver gives its own error
  * (EFAULT); if it takes the image after all (another thread mapped it
  * meanwhile), the program is one the guard cannot certify. */
-static int create_unread(struct ag_file *f, int fd,
+static int create_unread(struct ag_file *f, ag_driver_fn *driver, int fd,
 			 struct drm_arena_program_create *arg)
 {
 	pthread_mutex_lock(&f->objects);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
+	int rc = driver(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	if (rc == 0)
-		rc = put_program(f, fd, arg->handle, ag_program_unreadable(
+		rc = put_program(f, driver, fd, arg->handle, ag_program_unreadable(
 			"the guard could not read the image the driver took"));
 	pthread_mutex_unlock(&f->objects);
 	return rc;
 }
 
-int ag_mirror_program_create(struct ag_file *f, int fd,
-			     struct drm_arena_program_create *arg)
+int ag_mirror_program_create(struct ag_file *f, ag_driver_fn *driver,
+			     int fd, struct drm_arena_program_create *arg)
 {
 	/* Without memory to copy and certify the image, the driver is not
 	 * asked: ENOMEM, as from a driver that cannot allocate, and the
@@ -338,7 +338,7 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 	 * what the driver gets, whatever other threads write meanwhile. */
 	if (copy_from_user(image, arg->image, len) != 0) {
 		free(image);
-		return create_unread(f, fd, arg);
+		return create_unread(f, driver, fd, arg);
 	}
 	struct ag_program *p = ag_program_get(image, len);
 	if (!p)
@@ -350,10 +350,10 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 	if (malformed)
 		atomic_fetch_add(&malformed->refcount, 1);
 	pthread_mutex_lock(&f->objects);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
+	int rc = driver(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	int taken = rc == 0;
 	if (rc == 0)
-		rc = put_program(f, fd, arg->handle, p);
+		rc = put_program(f, driver, fd, arg->handle, p);
 	else
 		ag_program_unref(p);
 	pthread_mutex_unlock(&f->objects);
@@ -377,11 +377,11 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 	return rc;
 }
 
-int ag_mirror_program_destroy(struct ag_file *f, int fd,
-			      struct drm_arena_handle *arg)
+int ag_mirror_program_destroy(struct ag_file *f, ag_driver_fn *driver,
+			      int fd, struct drm_arena_handle *arg)
 {
 	pthread_mutex_lock(&f->objects);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, arg);
+	int rc = driver(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, arg);
 	struct ag_program *p = NULL;
 	if (rc == 0) {
 		pthread_mutex_lock(&f->lock);
@@ -444,8 +444,8 @@ void ag_sched_unref(struct ag_sched *s)
 	free(s);
 }
 
-int ag_mirror_schedule_create(struct ag_file *f, int fd,
-			      struct drm_arena_schedule_create *arg)
+int ag_mirror_schedule_create(struct ag_file *f, ag_driver_fn *driver,
+			      int fd, struct drm_arena_schedule_create *arg)
 {
 	pthread_mutex_lock(&f->objects);
 	/* Made first: without memory for it the driver is not asked.  Its
@@ -455,7 +455,7 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 				       ag_handles_get(&f->programs,
 						      arg->program));
 	pthread_mutex_unlock(&f->lock);
-	int rc = s ? ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg)
+	int rc = s ? driver(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg)
 		   : ag_no_memory("SCHEDULE_CREATE");
 	if (rc == 0) {
 		s->handle = arg->handle;
@@ -469,7 +469,7 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 			ag_sched_unref(old);
 		}
 		if (err) {
-			undo_create(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
+			undo_create(driver, fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
 				    arg->handle);
 			rc = ag_no_memory("SCHEDULE_CREATE");
 		}
@@ -480,8 +480,8 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 	return rc;
 }
 
-int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
-			       struct drm_arena_handle *arg)
+int ag_mirror_schedule_destroy(struct ag_file *f, ag_driver_fn *driver,
+			       int fd, struct drm_arena_handle *arg)
 {
 	pthread_mutex_lock(&f->objects);
 	pthread_mutex_lock(&f->lock);
@@ -499,7 +499,7 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	 * execute.  Were it destroyed now, a new schedule could take the
 	 * handle first (and the append land in it). */
 	int rc = s && s->holds ? -EBUSY
-		 : ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
+		 : driver(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
 	if (s) {
 		if (rc == 0)
 			s->dead = 1;     /* a waiter looks again */

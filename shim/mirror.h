@@ -75,15 +75,26 @@ struct ag_block {
 	struct ac_ref v[];
 };
 
-/* Program create: the guard's image copy is certified (or found). */
-int ag_mirror_program_create(struct ag_file *f, int fd,
-			     struct drm_arena_program_create *arg);
-int ag_mirror_program_destroy(struct ag_file *f, int fd,
-			      struct drm_arena_handle *arg);
-int ag_mirror_schedule_create(struct ag_file *f, int fd,
-			      struct drm_arena_schedule_create *arg);
-int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
-			       struct drm_arena_handle *arg);
+/*
+ * The driver as the front layer hands it to the mirror for the requests
+ * the mirror forwards under its own locks (creates and destroys, and
+ * the destroy that undoes a create it cannot record): the mirror never
+ * calls the driver by name.  Returns 0 or -errno.
+ */
+typedef int ag_driver_fn(int fd, unsigned int cmd, void *arg);
+
+/* Creates and destroys, forwarded to driver under the file's objects
+ * lock (a destroy: and the schedule's), the mirror updated with the
+ * driver's answer: 0 or -errno.  Program create: the guard's image
+ * copy is certified (or found) and handed to the driver. */
+int ag_mirror_program_create(struct ag_file *f, ag_driver_fn *driver,
+			     int fd, struct drm_arena_program_create *arg);
+int ag_mirror_program_destroy(struct ag_file *f, ag_driver_fn *driver,
+			      int fd, struct drm_arena_handle *arg);
+int ag_mirror_schedule_create(struct ag_file *f, ag_driver_fn *driver,
+			      int fd, struct drm_arena_schedule_create *arg);
+int ag_mirror_schedule_destroy(struct ag_file *f, ag_driver_fn *driver,
+			       int fd, struct drm_arena_handle *arg);
 
 /* The schedule with this handle, referenced and locked (and alive), or
  * NULL when the guard does not know it. */

@@ -29,6 +29,7 @@
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
 #include "api.h"
 #include "decide.h"
+#include "driver.h"
 #include "mirror.h"
 #include "report.h"
 #include "request.h"
@@ -36,26 +37,27 @@
 #include "submit.h"
 #include "usercopy.h"
 
-/* ---- create and destroy: the mirror forwards them itself ---- */
+/* ---- create and destroy: the mirror forwards them, under its locks, to
+ * the driver this layer hands it ---- */
 
 static int program_create(struct ag_call *c, void *arg)
 {
-	return ag_mirror_program_create(c->f, c->fd, arg);
+	return ag_mirror_program_create(c->f, ag_driver_ioctl, c->fd, arg);
 }
 
 static int program_destroy(struct ag_call *c, void *arg)
 {
-	return ag_mirror_program_destroy(c->f, c->fd, arg);
+	return ag_mirror_program_destroy(c->f, ag_driver_ioctl, c->fd, arg);
 }
 
 static int schedule_create(struct ag_call *c, void *arg)
 {
-	return ag_mirror_schedule_create(c->f, c->fd, arg);
+	return ag_mirror_schedule_create(c->f, ag_driver_ioctl, c->fd, arg);
 }
 
 static int schedule_destroy(struct ag_call *c, void *arg)
 {
-	return ag_mirror_schedule_destroy(c->f, c->fd, arg);
+	return ag_mirror_schedule_destroy(c->f, ag_driver_ioctl, c->fd, arg);
 }
 
 /* ---- append ---- */
