@@ -558,7 +558,6 @@ void ag_sched_unlock(struct ag_sched *s)
 	assert(locked_sched(s));
 	sched_mutex_unlock(s);
 	ag_sched_unref(s);
-	ag_report_flush();      /* records composed under the lock */
 }
 
 void ag_sched_wait_holds(struct ag_sched *s, unsigned int own)

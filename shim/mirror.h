@@ -105,8 +105,9 @@ struct ag_sched *ag_sched_lock(struct ag_file *f, uint32_t handle);
  * calling it, when the mirror knows the schedule (look it up again). */
 int ag_mirror_if_unknown(struct ag_file *f, uint32_t handle,
 			 int (*fn)(void *ctx), void *ctx);
-/* Drops s's lock and the reference ag_sched_lock took, then writes the
- * records composed under the lock (ag_report_flush). */
+/* Drops s's lock and the reference ag_sched_lock took.  The records
+ * composed under the lock are the caller's to write (the front layer's
+ * ag_request_unlock). */
 void ag_sched_unlock(struct ag_sched *s);
 /* Waits (lock held) until no io_uring submit or append other than `own`
  * of them holds the schedule. */

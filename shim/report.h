@@ -53,7 +53,7 @@ void ag_report_unguarded(const char *path, const char *why);
 void ag_report_exec_failed(void);
 
 /* Writes this thread's records (and dumps) composed while a schedule
- * was locked; ag_sched_unlock calls it once the lock is dropped. */
+ * was locked; ag_request_unlock calls it once the lock is dropped. */
 void ag_report_flush(void);
 /* The application is about to close, or replace, fds [first, last]
  * (close, dup2, dup3, close_range): the guard's own descriptors among

@@ -37,6 +37,12 @@
 #include "submit.h"
 #include "usercopy.h"
 
+void ag_request_unlock(struct ag_sched *s)
+{
+	ag_sched_unlock(s);
+	ag_report_flush();      /* records composed under the lock */
+}
+
 /* ---- create and destroy: the mirror forwards them, under its locks, to
  * the driver this layer hands it ---- */
 
@@ -229,7 +235,7 @@ static int append(struct ag_call *c, void *arg)
 		if (!kept)
 			free(b);
 	}
-	ag_sched_unlock(s);
+	ag_request_unlock(s);
 	return rc;
 }
 
@@ -336,7 +342,7 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 			report_refused(&sub, s, rc);
 	}
 	if (s)
-		ag_sched_unlock(s);
+		ag_request_unlock(s);
 	return rc;
 }
 

@@ -65,6 +65,11 @@ struct ag_request {
 	int (*handle)(struct ag_call *c, void *arg);
 };
 
+/* Ends a request that locked schedule s (ag_sched_lock): drops its lock
+ * and reference, then writes the records (and dumps) composed under the
+ * lock (ag_report_flush), never while holding it. */
+void ag_request_unlock(struct ag_sched *s);
+
 /* By DRM number (as drm_ioctl dispatches), or NULL. */
 const struct ag_request *ag_request_by_nr(unsigned int nr);
 /* By URING_CMD cmd_op, or NULL. */
