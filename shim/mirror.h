@@ -83,16 +83,33 @@ struct ag_block {
  */
 typedef int ag_driver_fn(int fd, unsigned int cmd, void *arg);
 
+/*
+ * What a create leaves for the front layer to say (the mirror writes
+ * nothing): whether the guard itself ran out of memory (its -ENOMEM,
+ * the request refused or its create undone, not the driver's answer),
+ * and for a program create whether the driver took the image and, when
+ * the certificate calls the image malformed, its program (referenced:
+ * the caller reports it and drops it).
+ */
+struct ag_create_outcome {
+	int no_memory;
+	int taken;
+	struct ag_program *malformed;
+};
+
 /* Creates and destroys, forwarded to driver under the file's objects
  * lock (a destroy: and the schedule's), the mirror updated with the
- * driver's answer: 0 or -errno.  Program create: the guard's image
- * copy is certified (or found) and handed to the driver. */
+ * driver's answer: 0 or -errno, and for a create *o.  Program create:
+ * the guard's image copy is certified (or found) and handed to the
+ * driver. */
 int ag_mirror_program_create(struct ag_file *f, ag_driver_fn *driver,
-			     int fd, struct drm_arena_program_create *arg);
+			     int fd, struct drm_arena_program_create *arg,
+			     struct ag_create_outcome *o);
 int ag_mirror_program_destroy(struct ag_file *f, ag_driver_fn *driver,
 			      int fd, struct drm_arena_handle *arg);
 int ag_mirror_schedule_create(struct ag_file *f, ag_driver_fn *driver,
-			      int fd, struct drm_arena_schedule_create *arg);
+			      int fd, struct drm_arena_schedule_create *arg,
+			      struct ag_create_outcome *o);
 int ag_mirror_schedule_destroy(struct ag_file *f, ag_driver_fn *driver,
 			       int fd, struct drm_arena_handle *arg);
 

@@ -28,6 +28,7 @@
 
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
 #include "api.h"
+#include "cache.h"
 #include "decide.h"
 #include "driver.h"
 #include "mirror.h"
@@ -48,7 +49,28 @@ void ag_request_unlock(struct ag_sched *s)
 
 static int program_create(struct ag_call *c, void *arg)
 {
-	return ag_mirror_program_create(c->f, ag_driver_ioctl, c->fd, arg);
+	struct drm_arena_program_create *a = arg;
+	struct ag_create_outcome o;
+	int rc = ag_mirror_program_create(c->f, ag_driver_ioctl, c->fd, a, &o);
+	if (o.no_memory)
+		rc = ag_no_memory("PROGRAM_CREATE");
+	if (o.malformed) {
+		/* Said at create, where the mistake is, not only at the
+		 * first submit of one of its schedules. */
+		char outcome[160];
+		struct ag_submit sub = { c->fd, 0, AG_PATH_IOCTL };
+		if (o.taken)
+			snprintf(outcome, sizeof(outcome), "the driver took it "
+				 "as program %u: no schedule of it can be "
+				 "certified", a->handle);
+		else
+			snprintf(outcome, sizeof(outcome), "the driver refused "
+				 "it: %s", strerror(-rc));
+		ag_report_malformed("PROGRAM_CREATE", &sub, NULL, o.malformed,
+				    o.malformed->error, outcome);
+		ag_program_unref(o.malformed);
+	}
+	return rc;
 }
 
 static int program_destroy(struct ag_call *c, void *arg)
@@ -58,7 +80,10 @@ static int program_destroy(struct ag_call *c, void *arg)
 
 static int schedule_create(struct ag_call *c, void *arg)
 {
-	return ag_mirror_schedule_create(c->f, ag_driver_ioctl, c->fd, arg);
+	struct ag_create_outcome o;
+	int rc = ag_mirror_schedule_create(c->f, ag_driver_ioctl, c->fd, arg,
+					   &o);
+	return o.no_memory ? ag_no_memory("SCHEDULE_CREATE") : rc;
 }
 
 static int schedule_destroy(struct ag_call *c, void *arg)
