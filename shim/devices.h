@@ -45,7 +45,7 @@ struct ag_file *ag_fd_peek(int fd);
 void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out);
 struct stat;
 /* fstat(dirfd) (path NULL) or fstatat(dirfd, path) following links,
- * errno kept: 0 or -1. */
+ * errno kept: 0 or -errno. */
 int ag_fstatat(int dirfd, const char *path, struct stat *st);
 /* Remembers that fd, which fstat says is not a character device, is not
  * the device (unless the table knows better already). */
@@ -66,7 +66,7 @@ void ag_fd_dup(int oldfd, int newfd);
  * fstat still agrees, or fd is no character device of the accel major. */
 int ag_fd_maybe_device(int fd);
 /* Whether fd is the arena device (DRM_IOCTL_VERSION name), without
- * caching: 1, 0, or -1 for a closed fd. */
+ * caching: 1, 0, or -EBADF for a closed fd. */
 int ag_probe_device(int fd);
 
 /* Attach f (a file, or one of the AG_FD_ values) to fd in the table, as

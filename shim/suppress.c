@@ -394,7 +394,7 @@ int ag_suppress_hint(const struct ag_program *p, const struct ag_verdict *v,
 {
 	char hex[DIGEST_HEX + 1];
 	if (!p || !v || v->verdict == 0 || v->verdict == AC_NONE)
-		return -1;
+		return -EINVAL;
 	ag_digest_text(&p->digest, hex);
 	snprintf(out, len, "digest:%s condition:%s", hex,
 		 ac_condition_name(v->diag.condition));

@@ -21,7 +21,7 @@ void ag_suppress_load(ag_say_fn *say);
 const struct ag_rule *ag_suppress_match(const struct ag_program *p,
 					const struct ag_verdict *v);
 /* The rule that would suppress v ("digest:HEX condition:C") into out:
- * 0, or -1 when v is no verdict a rule can match. */
+ * 0, or -EINVAL when v is no verdict a rule can match. */
 int ag_suppress_hint(const struct ag_program *p, const struct ag_verdict *v,
 		     char *out, size_t len);
 const char *ag_rule_text(const struct ag_rule *r);

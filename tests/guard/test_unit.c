@@ -372,7 +372,7 @@ START_TEST(test_fd_table)
 	ck_assert_ptr_eq(ag_fd_peek(p[0]), AG_FD_NOTDEV);
 	close(p[0]);
 	close(p[1]);
-	ck_assert_int_eq(ag_probe_device(p[0]), -1);   /* closed */
+	ck_assert_int_eq(ag_probe_device(p[0]), -EBADF);   /* closed */
 }
 END_TEST
 
