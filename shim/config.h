@@ -80,7 +80,8 @@ struct ag_config {
 
 /* How the parser's users say a line (the guard: ag_log; the launcher:
  * standard error). */
-typedef void ag_say_fn(const char *fmt, ...);
+typedef void ag_say_fn(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 /*
  * Reads the environment into *cfg: the defaults, then the old

@@ -44,18 +44,26 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
-#include <linux/kcmp.h>
-#include <stdio.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
-#include "guard.h"
+#include "attach.h"
+#include "devices.h"
+#include "mirror.h"
+#include "process.h"
+#include "report.h"
+#include "uring.h"
 
 #define CHUNK_BITS 10
 #define CHUNK (1u << CHUNK_BITS)
@@ -107,9 +115,10 @@ static slot_t *slot(int fd, int create)
 /* DRM_IOCTL_VERSION into a buffer on the stack, as drmGetVersion asks
  * it but without its allocations (which it does not check): a probe
  * needs no memory.  1 the arena, 0 another driver (or no DRM driver at
- * all: ENOTTY, EINVAL), -1 with *err when the request failed otherwise
- * (EBADF: a closed fd; EINTR, EACCES, EPERM: no answer). */
-static int ag_probe_device_err(int fd, int *err)
+ * all: ENOTTY, EINVAL), -errno when the request failed otherwise
+ * (-EBADF: a closed fd; -EINTR, -EACCES, -EPERM: no answer); errno
+ * kept. */
+static int probe_version(int fd)
 {
 	char name[sizeof(ARENA_DRIVER_NAME)];
 	struct drm_version v = { .name_len = sizeof(name), .name = name };
@@ -117,19 +126,18 @@ static int ag_probe_device_err(int fd, int *err)
 	 * one compare (ag_is_guarded_request), with no flag to consult. */
 	int saved = errno;
 	int rc = ioctl(fd, DRM_IOCTL_VERSION, &v);
-	*err = rc != 0 ? errno : 0;
+	int err = rc != 0 ? errno : 0;
 	errno = saved;
 	if (rc != 0)
-		return *err == ENOTTY || *err == EINVAL ? 0 : -1;
+		return err == ENOTTY || err == EINVAL ? 0 : -err;
 	return v.name_len == sizeof(name) - 1 &&
 	       memcmp(name, ARENA_DRIVER_NAME, sizeof(name) - 1) == 0;
 }
 
 int ag_probe_device(int fd)
 {
-	int err;
-	int dev = ag_probe_device_err(fd, &err);
-	return dev < 0 && err != EBADF ? 0 : dev;
+	int dev = probe_version(fd);
+	return dev < 0 && dev != -EBADF ? 0 : dev;
 }
 
 static int same_file(int a, int b)
@@ -162,6 +170,8 @@ int ag_fstatat(int dirfd, const char *path, struct stat *st)
 {
 	int saved = errno;
 	int rc = path ? fstatat(dirfd, path, st, 0) : fstat(dirfd, st);
+	if (rc != 0)
+		rc = -errno;
 	errno = saved;
 	return rc;
 }
@@ -199,11 +209,10 @@ static uintptr_t probe(int fd)
 		return (uintptr_t)AG_FD_UNKNOWN;
 	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != ARENA_ACCEL_MAJOR)
 		return notdev_of(&st);       /* no ioctl sent to it */
-	int err;
-	int dev = ag_probe_device_err(fd, &err);
+	int dev = probe_version(fd);
 	if (dev < 0)
-		return err == EBADF ? (uintptr_t)AG_FD_UNKNOWN
-				    : probe_failed(fd, &st, err);
+		return dev == -EBADF ? (uintptr_t)AG_FD_UNKNOWN
+				     : probe_failed(fd, &st, -dev);
 	if (!dev)
 		return notdev_of(&st);
 	struct ag_file *f = find_alias(fd);

@@ -8,30 +8,19 @@
  * the guard's path kept for the exec check (exec.c).
  */
 #define _GNU_SOURCE
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
-#include "guard.h"
-
-/* The defaults until the environment is read (options.inc). */
-struct ag_config ag_cfg = {
-#define AG_OPTION AG_OPTION_DEFAULT
-#include "options.inc"
-#undef AG_OPTION
-};
-
-__thread int ag_inside __attribute__((tls_model("initial-exec")));
+#include "exec.h"
+#include "load.h"
+#include "options.h"
+#include "report.h"
+#include "suppress.h"
 
 void ag_config_load(void)
 {
 	ag_config_read(&ag_cfg);
 	ag_output_open();
-	ag_suppress_load();
+	ag_suppress_load(ag_log);
 	ag_report_loaded();
 	ag_exec_load();
-}
-
-char *ag_strdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }

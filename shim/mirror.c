@@ -40,11 +40,20 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
+#include "attach.h"
+#include "cache.h"
+#include "handles.h"
+#include "mirror.h"
+#include "stats.h"
+#include "util.h"
 #include "usercopy.h"
 
 struct ag_file {
@@ -268,19 +277,21 @@ void ag_file_objects(struct ag_file *f, uint32_t *programs,
 /* Has the driver destroy what it has just created for a request the
  * guard could not record: no object is left that the guard does not
  * know. */
-static void undo_create(int fd, unsigned int destroy, uint32_t handle)
+static void undo_create(ag_driver_fn *driver, int fd, unsigned int destroy,
+			uint32_t handle)
 {
 	struct drm_arena_handle h = { .handle = handle };
-	ag_driver_ioctl(fd, destroy, &h);
+	driver(fd, destroy, &h);
 }
 
 /* ---- programs ---- */
 
 /* Records handle -> p (taking the caller's reference; p NULL: no memory
  * for it).  Without memory for the entry the create is undone: 0 or
- * -ENOMEM.  Objects lock held. */
-static int put_program(struct ag_file *f, int fd, uint32_t handle,
-		       struct ag_program *p)
+ * -ENOMEM (o->no_memory set).  Objects lock held. */
+static int put_program(struct ag_file *f, ag_driver_fn *driver, int fd,
+		       uint32_t handle, struct ag_program *p,
+		       struct ag_create_outcome *o)
 {
 	int err = -ENOMEM;
 	if (p) {
@@ -293,44 +304,52 @@ static int put_program(struct ag_file *f, int fd, uint32_t handle,
 	if (!err)
 		return 0;
 	ag_program_unref(p);
-	undo_create(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, handle);
-	return ag_no_memory("PROGRAM_CREATE");
+	undo_create(driver, fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, handle);
+	o->no_memory = 1;
+	return -ENOMEM;
 }
 
 /* The guard could not read the image: the driver gives its own error
  * (EFAULT); if it takes the image after all (another thread mapped it
  * meanwhile), the program is one the guard cannot certify. */
-static int create_unread(struct ag_file *f, int fd,
-			 struct drm_arena_program_create *arg)
+static int create_unread(struct ag_file *f, ag_driver_fn *driver, int fd,
+			 struct drm_arena_program_create *arg,
+			 struct ag_create_outcome *o)
 {
 	pthread_mutex_lock(&f->objects);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
+	int rc = driver(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
 	if (rc == 0)
-		rc = put_program(f, fd, arg->handle, ag_program_unreadable(
-			"the guard could not read the image the driver took"));
+		rc = put_program(f, driver, fd, arg->handle, ag_program_unreadable(
+			"the guard could not read the image the driver took"), o);
 	pthread_mutex_unlock(&f->objects);
 	return rc;
 }
 
-int ag_mirror_program_create(struct ag_file *f, int fd,
-			     struct drm_arena_program_create *arg)
+int ag_mirror_program_create(struct ag_file *f, ag_driver_fn *driver,
+			     int fd, struct drm_arena_program_create *arg,
+			     struct ag_create_outcome *o)
 {
+	*o = (struct ag_create_outcome){ 0 };
 	/* Without memory to copy and certify the image, the driver is not
 	 * asked: ENOMEM, as from a driver that cannot allocate, and the
 	 * application may try again. */
 	size_t len = (size_t)arg->size;
 	uint8_t *image = arg->size < SIZE_MAX ? malloc(len ? len : 1) : NULL;
-	if (!image)
-		return ag_no_memory("PROGRAM_CREATE");
+	if (!image) {
+		o->no_memory = 1;
+		return -ENOMEM;
+	}
 	/* The one read of the application's image: what is certified is
 	 * what the driver gets, whatever other threads write meanwhile. */
 	if (copy_from_user(image, arg->image, len) != 0) {
 		free(image);
-		return create_unread(f, fd, arg);
+		return create_unread(f, driver, fd, arg, o);
 	}
 	struct ag_program *p = ag_program_get(image, len);
-	if (!p)
-		return ag_no_memory("PROGRAM_CREATE");
+	if (!p) {
+		o->no_memory = 1;
+		return -ENOMEM;
+	}
 
 	uint64_t user_image = arg->image;
 	arg->image = (uintptr_t)p->image;
@@ -338,38 +357,23 @@ int ag_mirror_program_create(struct ag_file *f, int fd,
 	if (malformed)
 		atomic_fetch_add(&malformed->refcount, 1);
 	pthread_mutex_lock(&f->objects);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
-	int taken = rc == 0;
+	int rc = driver(fd, DRM_IOCTL_ARENA_PROGRAM_CREATE, arg);
+	o->taken = rc == 0;
 	if (rc == 0)
-		rc = put_program(f, fd, arg->handle, p);
+		rc = put_program(f, driver, fd, arg->handle, p, o);
 	else
 		ag_program_unref(p);
 	pthread_mutex_unlock(&f->objects);
 	arg->image = user_image;
-	if (malformed) {
-		/* Said at create, where the mistake is, not only at the
-		 * first submit of one of its schedules. */
-		char outcome[160];
-		struct ag_submit sub = { fd, 0, AG_PATH_IOCTL };
-		if (taken)
-			snprintf(outcome, sizeof(outcome), "the driver took it "
-				 "as program %u: no schedule of it can be "
-				 "certified", arg->handle);
-		else
-			snprintf(outcome, sizeof(outcome), "the driver refused "
-				 "it: %s", strerror(-rc));
-		ag_report_malformed("PROGRAM_CREATE", &sub, NULL, malformed,
-				    malformed->error, outcome);
-		ag_program_unref(malformed);
-	}
+	o->malformed = malformed;
 	return rc;
 }
 
-int ag_mirror_program_destroy(struct ag_file *f, int fd,
-			      struct drm_arena_handle *arg)
+int ag_mirror_program_destroy(struct ag_file *f, ag_driver_fn *driver,
+			      int fd, struct drm_arena_handle *arg)
 {
 	pthread_mutex_lock(&f->objects);
-	int rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, arg);
+	int rc = driver(fd, DRM_IOCTL_ARENA_PROGRAM_DESTROY, arg);
 	struct ag_program *p = NULL;
 	if (rc == 0) {
 		pthread_mutex_lock(&f->lock);
@@ -432,9 +436,11 @@ void ag_sched_unref(struct ag_sched *s)
 	free(s);
 }
 
-int ag_mirror_schedule_create(struct ag_file *f, int fd,
-			      struct drm_arena_schedule_create *arg)
+int ag_mirror_schedule_create(struct ag_file *f, ag_driver_fn *driver,
+			      int fd, struct drm_arena_schedule_create *arg,
+			      struct ag_create_outcome *o)
 {
+	*o = (struct ag_create_outcome){ 0 };
 	pthread_mutex_lock(&f->objects);
 	/* Made first: without memory for it the driver is not asked.  Its
 	 * program stays (a destroy waits for the objects lock). */
@@ -443,8 +449,9 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 				       ag_handles_get(&f->programs,
 						      arg->program));
 	pthread_mutex_unlock(&f->lock);
-	int rc = s ? ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg)
-		   : ag_no_memory("SCHEDULE_CREATE");
+	o->no_memory = !s;
+	int rc = s ? driver(fd, DRM_IOCTL_ARENA_SCHEDULE_CREATE, arg)
+		   : -ENOMEM;
 	if (rc == 0) {
 		s->handle = arg->handle;
 		int err;
@@ -457,9 +464,10 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 			ag_sched_unref(old);
 		}
 		if (err) {
-			undo_create(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
+			undo_create(driver, fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
 				    arg->handle);
-			rc = ag_no_memory("SCHEDULE_CREATE");
+			o->no_memory = 1;
+			rc = -ENOMEM;
 		}
 	}
 	if (rc != 0)
@@ -468,8 +476,8 @@ int ag_mirror_schedule_create(struct ag_file *f, int fd,
 	return rc;
 }
 
-int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
-			       struct drm_arena_handle *arg)
+int ag_mirror_schedule_destroy(struct ag_file *f, ag_driver_fn *driver,
+			       int fd, struct drm_arena_handle *arg)
 {
 	pthread_mutex_lock(&f->objects);
 	pthread_mutex_lock(&f->lock);
@@ -487,7 +495,7 @@ int ag_mirror_schedule_destroy(struct ag_file *f, int fd,
 	 * execute.  Were it destroyed now, a new schedule could take the
 	 * handle first (and the append land in it). */
 	int rc = s && s->holds ? -EBUSY
-		 : ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
+		 : driver(fd, DRM_IOCTL_ARENA_SCHEDULE_DESTROY, arg);
 	if (s) {
 		if (rc == 0)
 			s->dead = 1;     /* a waiter looks again */
@@ -546,7 +554,6 @@ void ag_sched_unlock(struct ag_sched *s)
 	assert(locked_sched(s));
 	sched_mutex_unlock(s);
 	ag_sched_unref(s);
-	ag_report_flush();      /* records composed under the lock */
 }
 
 void ag_sched_wait_holds(struct ag_sched *s, unsigned int own)

@@ -18,36 +18,77 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
-#include "guard.h"
+#include "api.h"
+#include "cache.h"
+#include "decide.h"
+#include "driver.h"
+#include "mirror.h"
+#include "report.h"
+#include "request.h"
+#include "stats.h"
+#include "submit.h"
 #include "usercopy.h"
 
-/* ---- create and destroy: the mirror forwards them itself ---- */
+void ag_request_unlock(struct ag_sched *s)
+{
+	ag_sched_unlock(s);
+	ag_report_flush();      /* records composed under the lock */
+}
+
+/* ---- create and destroy: the mirror forwards them, under its locks, to
+ * the driver this layer hands it ---- */
 
 static int program_create(struct ag_call *c, void *arg)
 {
-	return ag_mirror_program_create(c->f, c->fd, arg);
+	struct drm_arena_program_create *a = arg;
+	struct ag_create_outcome o;
+	int rc = ag_mirror_program_create(c->f, ag_driver_ioctl, c->fd, a, &o);
+	if (o.no_memory)
+		rc = ag_no_memory("PROGRAM_CREATE");
+	if (o.malformed) {
+		/* Said at create, where the mistake is, not only at the
+		 * first submit of one of its schedules. */
+		char outcome[160];
+		struct ag_submit sub = { c->fd, 0, AG_PATH_IOCTL };
+		if (o.taken)
+			snprintf(outcome, sizeof(outcome), "the driver took it "
+				 "as program %u: no schedule of it can be "
+				 "certified", a->handle);
+		else
+			snprintf(outcome, sizeof(outcome), "the driver refused "
+				 "it: %s", strerror(-rc));
+		ag_report_malformed("PROGRAM_CREATE", &sub, NULL, o.malformed,
+				    o.malformed->error, outcome);
+		ag_program_unref(o.malformed);
+	}
+	return rc;
 }
 
 static int program_destroy(struct ag_call *c, void *arg)
 {
-	return ag_mirror_program_destroy(c->f, c->fd, arg);
+	return ag_mirror_program_destroy(c->f, ag_driver_ioctl, c->fd, arg);
 }
 
 static int schedule_create(struct ag_call *c, void *arg)
 {
-	return ag_mirror_schedule_create(c->f, c->fd, arg);
+	struct ag_create_outcome o;
+	int rc = ag_mirror_schedule_create(c->f, ag_driver_ioctl, c->fd, arg,
+					   &o);
+	return o.no_memory ? ag_no_memory("SCHEDULE_CREATE") : rc;
 }
 
 static int schedule_destroy(struct ag_call *c, void *arg)
 {
-	return ag_mirror_schedule_destroy(c->f, c->fd, arg);
+	return ag_mirror_schedule_destroy(c->f, ag_driver_ioctl, c->fd, arg);
 }
 
 /* ---- append ---- */
@@ -219,7 +260,7 @@ static int append(struct ag_call *c, void *arg)
 		if (!kept)
 			free(b);
 	}
-	ag_sched_unlock(s);
+	ag_request_unlock(s);
 	return rc;
 }
 
@@ -326,7 +367,7 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 			report_refused(&sub, s, rc);
 	}
 	if (s)
-		ag_sched_unlock(s);
+		ag_request_unlock(s);
 	return rc;
 }
 

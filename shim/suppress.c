@@ -33,14 +33,21 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
-#include "guard.h"
+#include "cache.h"
+#include "options.h"
+#include "suppress.h"
+#include "util.h"
 #include "certify/internal.h"   /* aci_model_tensor */
 
 #define AG_RULES_MAX 256
@@ -144,7 +151,8 @@ static int parse_term(struct ag_rule *r, const char *s, size_t len,
 /* One line (comment stripped): a rule, nothing, or a bad line said.
  * 0, or -1 when it is a rule and there is no room for it (said once:
  * the rest of the file is not read). */
-static int parse_line(const char *file, unsigned line_no, char *s)
+static int parse_line(const char *file, unsigned line_no, char *s,
+		      ag_say_fn *say)
 {
 	char *hash = strchr(s, '#');
 	if (hash)
@@ -160,7 +168,7 @@ static int parse_line(const char *file, unsigned line_no, char *s)
 			break;
 		char why[400];
 		if (parse_term(&r, p, len, why, sizeof(why)) != 0) {
-			ag_log("arenaguard: suppressions %s:%u: %s; the rule "
+			say("arenaguard: suppressions %s:%u: %s; the rule "
 			       "is ignored", file, line_no, why);
 			return 0;
 		}
@@ -175,7 +183,7 @@ static int parse_line(const char *file, unsigned line_no, char *s)
 	if (!terms)
 		return 0;
 	if (n_rules == AG_RULES_MAX) {
-		ag_log("arenaguard: suppressions %s:%u: more than %d rules; "
+		say("arenaguard: suppressions %s:%u: more than %d rules; "
 		       "the rest are ignored", file, line_no, AG_RULES_MAX);
 		return -1;
 	}
@@ -186,7 +194,7 @@ static int parse_line(const char *file, unsigned line_no, char *s)
 /* Opens path for reading if it is a regular file: a FIFO would wait for
  * a writer and a device (/dev/zero) never ends, at load, inside the
  * application.  The stream, or NULL with why said. */
-static FILE *open_rules(const char *path)
+static FILE *open_rules(const char *path, ag_say_fn *say)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
@@ -205,7 +213,7 @@ static FILE *open_rules(const char *path)
 		 * while it loads. */
 		if (fd >= 0)
 			syscall(SYS_close, fd);
-		ag_log("arenaguard: cannot read the suppressions %s: %s; no "
+		say("arenaguard: cannot read the suppressions %s: %s; no "
 		       "failure is suppressed", path, why);
 	}
 	return f;
@@ -216,13 +224,13 @@ unsigned ag_suppress_count(void)
 	return n_rules;
 }
 
-void ag_suppress_load(void)
+void ag_suppress_load(ag_say_fn *say)
 {
 	n_rules = 0;
 	const char *path = ag_cfg.suppressions;
 	if (!path[0] || ag_cfg.mode == AG_OFF)
 		return;
-	FILE *f = open_rules(path);
+	FILE *f = open_rules(path, say);
 	if (!f)
 		return;
 	/* A line at a time, by bytes: a NUL byte or a line too long for
@@ -245,19 +253,19 @@ void ag_suppress_load(void)
 			break;
 		line_no++;
 		if (nul)
-			ag_log("arenaguard: suppressions %s:%u: a NUL byte; "
+			say("arenaguard: suppressions %s:%u: a NUL byte; "
 			       "the rule is ignored", path, line_no);
 		else if (len >= sizeof(line))
-			ag_log("arenaguard: suppressions %s:%u: a line "
+			say("arenaguard: suppressions %s:%u: a line "
 			       "longer than %zu bytes; the rule is ignored",
 			       path, line_no, sizeof(line) - 1);
-		else if (line[len] = 0, parse_line(path, line_no, line) != 0)
+		else if (line[len] = 0, parse_line(path, line_no, line, say) != 0)
 			break;
 		len = 0;
 		nul = 0;
 	} while (c != EOF);
 	if (ferror(f))
-		ag_log("arenaguard: cannot read the suppressions %s: %s; the "
+		say("arenaguard: cannot read the suppressions %s: %s; the "
 		       "rules after line %u are not used", path,
 		       strerror(errno), line_no);
 	fclose(f);
@@ -386,17 +394,11 @@ int ag_suppress_hint(const struct ag_program *p, const struct ag_verdict *v,
 {
 	char hex[DIGEST_HEX + 1];
 	if (!p || !v || v->verdict == 0 || v->verdict == AC_NONE)
-		return -1;
+		return -EINVAL;
 	ag_digest_text(&p->digest, hex);
 	snprintf(out, len, "digest:%s condition:%s", hex,
 		 ac_condition_name(v->diag.condition));
 	return 0;
-}
-
-void ag_digest_text(const struct ac_digest *d, char out[33])
-{
-	snprintf(out, DIGEST_HEX + 1, "%016" PRIx64 "%016" PRIx64, d->high,
-		 d->low);
 }
 
 const char *ag_rule_text(const struct ag_rule *r)
@@ -409,23 +411,23 @@ unsigned ag_rule_line(const struct ag_rule *r)
 	return r->line;
 }
 
-void ag_suppress_report(int submitted)
+void ag_suppress_report(int submitted, ag_say_fn *say)
 {
 	for (unsigned i = 0; i < n_rules; i++) {
 		struct ag_rule *r = &rules[i];
 		unsigned long long n = atomic_load(&r->matched);
 		if (ag_cfg.print_suppressions)
-			ag_log("arenaguard: suppression %s:%u matched %llu "
+			say("arenaguard: suppression %s:%u matched %llu "
 			       "time%s: %s", ag_cfg.suppressions, r->line, n,
 			       n == 1 ? "" : "s", r->text);
 		else if (!n && submitted)
-			ag_log("arenaguard: suppression %s:%u matched nothing: "
+			say("arenaguard: suppression %s:%u matched nothing: "
 			       "%s", ag_cfg.suppressions, r->line, r->text);
 		pthread_mutex_lock(&first_lock);
 		int ambiguous = r->ambiguous;
 		pthread_mutex_unlock(&first_lock);
 		if (ambiguous)
-			ag_log("arenaguard: suppression %s:%u: digest:%s "
+			say("arenaguard: suppression %s:%u: digest:%s "
 			       "matched more than one program; give more of "
 			       "the digest", ag_cfg.suppressions, r->line,
 			       r->digest);

@@ -24,9 +24,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decide.h"
 #include "fake.h"
+#include "load.h"
+#include "mirror.h"
+#include "report.h"
+#include "request.h"
 #include "spawn.h"
+#include "stats.h"
+#include "submit.h"
 #include "suites.h"
+#include "util.h"
 
 static const char *const paths[] = { "ioctl", "uring" };
 
@@ -588,7 +596,7 @@ START_TEST(test_record_after_unlock)
 	char *log = slurp(scratch_path("log"));
 	ck_assert_str_eq(log, "");
 	free(log);
-	ag_sched_unlock(s);
+	ag_request_unlock(s);
 	log = slurp(scratch_path("log"));
 	ck_assert_int_eq(count(log, "arenaguard: blocked submission of "
 			       "schedule"), 1);

@@ -11,13 +11,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fake.h"
-#include "guard.h"
+#include "cache.h"
+#include "devices.h"
+#include "handles.h"
+#include "ioctl.h"
+#include "load.h"
+#include "mirror.h"
+#include "options.h"
+#include "stats.h"
+#include "util.h"
 #include "progs.h"
 #include "spawn.h"
 #include "suites.h"
@@ -361,7 +372,7 @@ START_TEST(test_fd_table)
 	ck_assert_ptr_eq(ag_fd_peek(p[0]), AG_FD_NOTDEV);
 	close(p[0]);
 	close(p[1]);
-	ck_assert_int_eq(ag_probe_device(p[0]), -1);   /* closed */
+	ck_assert_int_eq(ag_probe_device(p[0]), -EBADF);   /* closed */
 }
 END_TEST
 
