@@ -51,8 +51,6 @@ extern struct sim_real sim_real;
 /* Resolves every real function, once; every entry point calls it first
  * (pthread_once makes that cheap). */
 void sim_init(void);
-/* dlsym(RTLD_NEXT, name). */
-void *sim_next(const char *name);
 /* interpose.c's part of sim_init. */
 void interpose_resolve(void);
 

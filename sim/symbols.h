@@ -9,6 +9,8 @@
 #ifndef ARENASIM_SYMBOLS_H
 #define ARENASIM_SYMBOLS_H
 
+#include "uring_symbols.h"
+
 /* libc's: interpose.c, real_<name>.  Every variant glibc 2.36 exports. */
 #define SIM_LIBC_SYMBOLS(X) \
 	X(open) X(open64) X(openat) X(openat64) \
@@ -28,14 +30,7 @@
  * (whose handlers may then submit: see init.c). */
 #define SIM_OWN_SYMBOLS(X) X(__register_atfork)
 
-/* liburing's: uring.c, next_<name>. */
-#define SIM_URING_SYMBOLS(X) \
-	X(io_uring_submit) X(io_uring_submit_and_wait) \
-	X(io_uring_submit_and_wait_timeout) X(io_uring_submit_and_get_events) \
-	X(io_uring_register_files) X(io_uring_register_files_tags) \
-	X(io_uring_register_files_sparse) X(io_uring_register_files_update) \
-	X(io_uring_register_files_update_tag) X(io_uring_unregister_files) \
-	X(io_uring_queue_init) X(io_uring_queue_init_params) \
-	X(io_uring_queue_exit)
+/* liburing's: uring.c, next_<name>: the preload core's list. */
+#define SIM_URING_SYMBOLS(X) PRELOAD_URING_SYMBOLS(X)
 
 #endif

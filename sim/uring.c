@@ -29,7 +29,9 @@
 
 #include <liburing.h>
 
+#include "next.h"
 #include "sim.h"
+#include "sq.h"
 #include "sqe_inject.h"
 #include "symbols.h"
 #include "uring_abi.h"
@@ -38,17 +40,13 @@
 
 /* ---- the real liburing, found when first needed ---- */
 
-#define NEXT(fn) static __typeof__(fn) *next_##fn;
-SIM_URING_SYMBOLS(NEXT)
-#undef NEXT
+SIM_URING_SYMBOLS(PRELOAD_NEXT_DECLARE)
 
 static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
 static void resolve(void)
 {
-#define R(fn) next_##fn = (__typeof__(next_##fn))sim_next(#fn);
-	SIM_URING_SYMBOLS(R)
-#undef R
+	SIM_URING_SYMBOLS(PRELOAD_NEXT_RESOLVE)
 }
 
 static void init(void)
@@ -337,13 +335,17 @@ static struct sim_file *target(const struct io_uring *ring,
 }
 
 
+/* The SQEs liburing has not handed to the kernel yet (SQ positions
+ * sqe_head .. sqe_tail), each the one the kernel will take there
+ * (preload_sqe_at: through sq.array), in the kernel's order. */
 static void run_pending(struct io_uring *ring)
 {
 	struct io_uring_sq *sq = &ring->sq;
 	int locked = 0, chain_failed = 0;
 	for (unsigned int i = sq->sqe_head; i != sq->sqe_tail; i++) {
-		struct io_uring_sqe *sqe = uring_sqe(sq->sqes, ring->flags,
-						     i & sq->ring_mask);
+		struct io_uring_sqe *sqe = preload_sqe_at(ring, i);
+		if (!sqe)
+			continue;         /* the kernel drops it */
 		int linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
 		if (sqe->opcode == IORING_OP_URING_CMD) {
 			if (!locked) {

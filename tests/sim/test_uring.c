@@ -16,6 +16,7 @@
 
 #include "device.h"
 #include "seal.h"
+#include "uring_abi.h"
 
 /* One FILL launch of 1.0 at 0x10000. */
 struct setup {
@@ -428,6 +429,44 @@ START_TEST(passthrough)
 }
 END_TEST
 
+/* The kernel takes the SQE that sq.array names at each SQ position, not
+ * the one at the position's own index: a device command is executed
+ * when the array names it, and one the array skips is not (the kernel
+ * never sees it).  Here position 0 names SQE 5, a submit of no schedule
+ * (ENOENT), while SQE 0, the one io_uring_get_sqe gave, is a submit the
+ * kernel never takes. */
+START_TEST(sq_array_followed)
+{
+	struct setup s;
+	setup(&s);
+	struct io_uring ring;
+	ring_init(&ring, IORING_SETUP_SQE128);
+	ck_assert_ptr_nonnull(ring.sq.array);
+	uint64_t seqno = 0;
+	struct io_uring_sqe *skipped = submit(&ring, s.fd, s.schedule,
+					      &seqno, 1);
+	unsigned int pos = ring.sq.sqe_tail - 1;
+	struct io_uring_sqe *named = uring_sqe(ring.sq.sqes, ring.flags, 5);
+	memcpy(named, skipped, 128);
+	struct arena_uring_submit none = { .schedule = s.schedule + 7 };
+	memcpy(named->cmd, &none, sizeof(none));
+	named->user_data = 2;
+	unsigned int was = ring.sq.array[pos & ring.sq.ring_mask];
+	ring.sq.array[pos & ring.sq.ring_mask] = 5;
+	ck_assert_int_eq(io_uring_submit(&ring), 1);
+	int res[16] = { [1] = 99, [2] = 99 };
+	reap(&ring, 1, res);
+	ring.sq.array[pos & ring.sq.ring_mask] = was;
+	ck_assert_int_eq(res[2], -ENOENT);
+	ck_assert_int_eq(res[1], 99);
+	/* Nothing was submitted. */
+	ck_assert_uint_eq(seqno, 0);
+	ck_assert_int_eq(dev_wait(s.fd, 1), EINVAL);
+	io_uring_queue_exit(&ring);
+	close(s.fd);
+}
+END_TEST
+
 Suite *suite_uring(void)
 {
 	Suite *s = suite_create("uring");
@@ -439,6 +478,7 @@ Suite *suite_uring(void)
 	tcase_add_test(tc, links);
 	tcase_add_test(tc, submit_variants);
 	tcase_add_test(tc, passthrough);
+	tcase_add_test(tc, sq_array_followed);
 	suite_add_tcase(s, tc);
 	/* Its own case (the kernel stage runs both on arena.ko). */
 	tc = tcase_create("uring-seal");

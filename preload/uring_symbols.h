@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * liburing's functions that every preload module interposes, once (an
+ * X-macro list, for a module's symbols.h to name inside its own lists:
+ * scripts/version_script.py and tests/symbol_lists expand it there).
+ *
+ * liburing makes its io_uring_enter system calls inline, so there is no
+ * libc function to catch a submission by: the submit functions are
+ * where the SQEs not yet handed to the kernel can be walked (sq.h), and
+ * the registration functions where a ring's registered files (which
+ * IOSQE_FIXED_FILE names by slot) can be known.  A new ring, or the end
+ * of one, forgets the registrations of the fd it had.
+ */
+#ifndef PRELOAD_URING_SYMBOLS_H
+#define PRELOAD_URING_SYMBOLS_H
+
+#define PRELOAD_URING_SYMBOLS(X) \
+	X(io_uring_submit) X(io_uring_submit_and_wait) \
+	X(io_uring_submit_and_wait_timeout) X(io_uring_submit_and_get_events) \
+	X(io_uring_register_files) X(io_uring_register_files_tags) \
+	X(io_uring_register_files_sparse) X(io_uring_register_files_update) \
+	X(io_uring_register_files_update_tag) X(io_uring_unregister_files) \
+	X(io_uring_queue_init) X(io_uring_queue_init_params) \
+	X(io_uring_queue_exit)
+
+#endif
