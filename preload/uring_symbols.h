@@ -8,8 +8,8 @@
  * libc function to catch a submission by: the submit functions are
  * where the SQEs not yet handed to the kernel can be walked (sq.h), and
  * the registration functions where a ring's registered files (which
- * IOSQE_FIXED_FILE names by slot) can be known.  A new ring, or the end
- * of one, forgets the registrations of the fd it had.
+ * IOSQE_FIXED_FILE names by slot) can be known.  A ring mapped, or
+ * unmapped, forgets what its mapping had (ring_id.h).
  */
 #ifndef PRELOAD_URING_SYMBOLS_H
 #define PRELOAD_URING_SYMBOLS_H
@@ -21,6 +21,6 @@
 	X(io_uring_register_files_sparse) X(io_uring_register_files_update) \
 	X(io_uring_register_files_update_tag) X(io_uring_unregister_files) \
 	X(io_uring_queue_init) X(io_uring_queue_init_params) \
-	X(io_uring_queue_exit)
+	X(io_uring_queue_mmap) X(io_uring_queue_exit)
 
 #endif

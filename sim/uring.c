@@ -30,6 +30,7 @@
 #include <liburing.h>
 
 #include "next.h"
+#include "ring_id.h"
 #include "sim.h"
 #include "sq.h"
 #include "sqe_inject.h"
@@ -57,8 +58,9 @@ static void init(void)
 
 /* ---- registered files ---- */
 
+/* A ring's registered files, the ring known as ring_id.h says. */
 struct ring_files {
-	int ring_fd;
+	const void *id;
 	unsigned int n;
 	struct sim_file **slot;       /* NULL: not the device */
 	struct ring_files *next;
@@ -66,10 +68,10 @@ struct ring_files {
 
 static struct ring_files *rings;  /* under sim_lock */
 
-static struct ring_files *ring_find(int ring_fd)
+static struct ring_files *ring_find(const struct io_uring *ring)
 {
 	for (struct ring_files *r = rings; r; r = r->next)
-		if (r->ring_fd == ring_fd)
+		if (r->id == preload_ring_id(ring))
 			return r;
 	return NULL;
 }
@@ -83,11 +85,11 @@ static void slot_set(struct sim_file **slot, struct sim_file *f)
 	*slot = f;
 }
 
-static void ring_forget(int ring_fd)
+static void ring_forget(const struct io_uring *ring)
 {
 	for (struct ring_files **p = &rings; *p; p = &(*p)->next) {
 		struct ring_files *r = *p;
-		if (r->ring_fd != ring_fd)
+		if (r->id != preload_ring_id(ring))
 			continue;
 		for (unsigned int i = 0; i < r->n; i++)
 			slot_set(&r->slot[i], NULL);
@@ -98,10 +100,10 @@ static void ring_forget(int ring_fd)
 	}
 }
 
-static void forget(int ring_fd)
+static void forget(const struct io_uring *ring)
 {
 	sim_lock();
-	ring_forget(ring_fd);
+	ring_forget(ring);
 	sim_unlock();
 }
 
@@ -123,15 +125,16 @@ static void slots_update(struct ring_files *r, unsigned int off,
 }
 
 /* A new table of nr slots replaces any old one. */
-static void ring_register(int ring_fd, const int *files, unsigned int nr)
+static void ring_register(const struct io_uring *ring, const int *files,
+			  unsigned int nr)
 {
 	sim_lock();
-	ring_forget(ring_fd);
+	ring_forget(ring);
 	struct ring_files *r = calloc(1, sizeof(*r));
 	if (r)
 		r->slot = calloc(nr ? nr : 1, sizeof(*r->slot));
 	if (r && r->slot) {
-		r->ring_fd = ring_fd;
+		r->id = preload_ring_id(ring);
 		r->n = nr;
 		r->next = rings;
 		rings = r;
@@ -142,11 +145,11 @@ static void ring_register(int ring_fd, const int *files, unsigned int nr)
 	sim_unlock();
 }
 
-static void ring_update(int ring_fd, unsigned int off, const int *files,
-			unsigned int nr)
+static void ring_update(const struct io_uring *ring, unsigned int off,
+			const int *files, unsigned int nr)
 {
 	sim_lock();
-	struct ring_files *r = ring_find(ring_fd);
+	struct ring_files *r = ring_find(ring);
 	if (r)
 		slots_update(r, off, files, nr);
 	sim_unlock();
@@ -160,7 +163,7 @@ int io_uring_register_files(struct io_uring *ring, const int *files,
 		return -ENOSYS;
 	int rc = next_io_uring_register_files(ring, files, nr);
 	if (rc == 0)
-		ring_register(ring->ring_fd, files, nr);
+		ring_register(ring, files, nr);
 	return rc;
 }
 
@@ -172,7 +175,7 @@ int io_uring_register_files_tags(struct io_uring *ring, const int *files,
 		return -ENOSYS;
 	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
 	if (rc == 0)
-		ring_register(ring->ring_fd, files, nr);
+		ring_register(ring, files, nr);
 	return rc;
 }
 
@@ -183,7 +186,7 @@ int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
 		return -ENOSYS;
 	int rc = next_io_uring_register_files_sparse(ring, nr);
 	if (rc == 0)
-		ring_register(ring->ring_fd, NULL, nr);
+		ring_register(ring, NULL, nr);
 	return rc;
 }
 
@@ -195,7 +198,7 @@ int io_uring_register_files_update(struct io_uring *ring, unsigned int off,
 		return -ENOSYS;
 	int rc = next_io_uring_register_files_update(ring, off, files, nr);
 	if (rc > 0)
-		ring_update(ring->ring_fd, off, files, (unsigned int)rc);
+		ring_update(ring, off, files, (unsigned int)rc);
 	return rc;
 }
 
@@ -209,7 +212,7 @@ int io_uring_register_files_update_tag(struct io_uring *ring, unsigned int off,
 	int rc = next_io_uring_register_files_update_tag(ring, off, files,
 							 tags, nr);
 	if (rc > 0)
-		ring_update(ring->ring_fd, off, files, (unsigned int)rc);
+		ring_update(ring, off, files, (unsigned int)rc);
 	return rc;
 }
 
@@ -220,12 +223,12 @@ int io_uring_unregister_files(struct io_uring *ring)
 		return -ENOSYS;
 	int rc = next_io_uring_unregister_files(ring);
 	if (rc == 0)
-		forget(ring->ring_fd);
+		forget(ring);
 	return rc;
 }
 
-/* A new ring may reuse the fd number of one closed without
- * io_uring_queue_exit: it starts with no registered files. */
+/* A new ring may be mapped where one unmapped without
+ * io_uring_queue_exit was: it starts with no registered files. */
 int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 			unsigned int flags)
 {
@@ -234,7 +237,7 @@ int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 		return -ENOSYS;
 	int rc = next_io_uring_queue_init(entries, ring, flags);
 	if (rc == 0)
-		forget(ring->ring_fd);
+		forget(ring);
 	return rc;
 }
 
@@ -246,14 +249,26 @@ int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 		return -ENOSYS;
 	int rc = next_io_uring_queue_init_params(entries, ring, p);
 	if (rc == 0)
-		forget(ring->ring_fd);
+		forget(ring);
+	return rc;
+}
+
+int io_uring_queue_mmap(int fd, struct io_uring_params *p,
+			struct io_uring *ring)
+{
+	init();
+	if (!next_io_uring_queue_mmap)
+		return -ENOSYS;
+	int rc = next_io_uring_queue_mmap(fd, p, ring);
+	if (rc == 0)
+		forget(ring);
 	return rc;
 }
 
 void io_uring_queue_exit(struct io_uring *ring)
 {
 	init();
-	forget(ring->ring_fd);
+	forget(ring);
 	if (next_io_uring_queue_exit)
 		next_io_uring_queue_exit(ring);
 }
@@ -328,7 +343,7 @@ static struct sim_file *target(const struct io_uring *ring,
 {
 	if (!(sqe->flags & IOSQE_FIXED_FILE))
 		return fd_file(sqe->fd);
-	struct ring_files *r = ring_find(ring->ring_fd);
+	struct ring_files *r = ring_find(ring);
 	if (!r || sqe->fd < 0 || (unsigned int)sqe->fd >= r->n)
 		return NULL;
 	return r->slot[sqe->fd];
