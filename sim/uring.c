@@ -228,41 +228,39 @@ int io_uring_unregister_files(struct io_uring *ring)
 }
 
 /* A new ring may be mapped where one unmapped without
- * io_uring_queue_exit was: it starts with no registered files. */
+ * io_uring_queue_exit was: it starts with no registered files.  rc is
+ * the mapping function's (0: ring mapped); returned. */
+static int mapped(const struct io_uring *ring, int rc)
+{
+	if (rc == 0)
+		forget(ring);
+	return rc;
+}
+
 int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 			unsigned int flags)
 {
 	init();
-	if (!next_io_uring_queue_init)
-		return -ENOSYS;
-	int rc = next_io_uring_queue_init(entries, ring, flags);
-	if (rc == 0)
-		forget(ring);
-	return rc;
+	return next_io_uring_queue_init ?
+	       mapped(ring, next_io_uring_queue_init(entries, ring, flags)) :
+	       -ENOSYS;
 }
 
 int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 			       struct io_uring_params *p)
 {
 	init();
-	if (!next_io_uring_queue_init_params)
-		return -ENOSYS;
-	int rc = next_io_uring_queue_init_params(entries, ring, p);
-	if (rc == 0)
-		forget(ring);
-	return rc;
+	return next_io_uring_queue_init_params ?
+	       mapped(ring, next_io_uring_queue_init_params(entries, ring, p)) :
+	       -ENOSYS;
 }
 
 int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 			struct io_uring *ring)
 {
 	init();
-	if (!next_io_uring_queue_mmap)
-		return -ENOSYS;
-	int rc = next_io_uring_queue_mmap(fd, p, ring);
-	if (rc == 0)
-		forget(ring);
-	return rc;
+	return next_io_uring_queue_mmap ?
+	       mapped(ring, next_io_uring_queue_mmap(fd, p, ring)) : -ENOSYS;
 }
 
 void io_uring_queue_exit(struct io_uring *ring)
