@@ -181,7 +181,8 @@ int fd_open_device(int flags);
  * process did not open or dup itself (inherited over exec, received by
  * SCM_RIGHTS, dup'ed behind our back) is recognised here. */
 struct sim_file *fd_file(int fd);
-/* fd now refers to f as well (dup); -ENOMEM. */
+/* fd now refers to f as well (dup); -ENOMEM, or -EMFILE for an fd
+ * beyond the table (preload/fd_table.h). */
 int fd_attach(int fd, struct sim_file *f);
 /* fd no longer refers to the device (close, or dup2 over it). */
 void fd_detach(int fd);
