@@ -55,13 +55,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include "dedup.h"  /* ag_report_reset */
 #include "fake_driver.h"
-#include "guard.h"
+#include "attach.h"
+#include "cache.h"
+#include "devices.h"
+#include "driver.h"
+#include "ioctl.h"
+#include "load.h"
+#include "mirror.h"
+#include "uring.h"
 #include "sqe_inject.h"
 
 #define DATA_SIZE (64u << 10)   /* the input's bytes */

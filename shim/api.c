@@ -17,6 +17,9 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,13 @@
 
 #include <arenaguard/guard_api.h>
 
-#include "guard.h"
+#include "api.h"
+#include "cache.h"
+#include "mirror.h"
+#include "options.h"
+#include "stats.h"
+#include "submit.h"
+#include "suppress.h"
 #include "certify/text.h"   /* libarenacert's bounded text builder */
 
 #define REFUSAL_MAX 4608   /* a diagnostic (4096) and its heading */

@@ -22,9 +22,15 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "guard.h"
+#include "attach.h"
+#include "driver.h"
+#include "mirror.h"
+#include "report.h"
 
 struct context {
 	uint64_t id;

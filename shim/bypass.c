@@ -11,9 +11,11 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <dlfcn.h>
+#include <stddef.h>
 #include <string.h>
 
-#include "guard.h"
+#include "bypass.h"
+#include "report.h"
 #include "sanitizer_runtime.h"
 #include "symbols.h"
 

@@ -43,11 +43,17 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
+#include "cache.h"
+#include "options.h"
+#include "stats.h"
+#include "util.h"
 
 #define PROGRAM_BUCKETS 256
 #define VERDICT_SHARDS 16

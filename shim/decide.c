@@ -14,10 +14,20 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "guard.h"
+#include "api.h"
+#include "cache.h"
+#include "decide.h"
+#include "mirror.h"
+#include "options.h"
+#include "report.h"
+#include "stats.h"
+#include "submit.h"
+#include "suppress.h"
 
 /* Reports; in enforce mode the submit fails with err.  A failing
  * verdict that a suppression rule matches is submitted and counted as

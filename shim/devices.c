@@ -44,18 +44,26 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
-#include <linux/kcmp.h>
-#include <stdio.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
-#include "guard.h"
+#include "attach.h"
+#include "devices.h"
+#include "mirror.h"
+#include "process.h"
+#include "report.h"
+#include "uring.h"
 
 #define CHUNK_BITS 10
 #define CHUNK (1u << CHUNK_BITS)

@@ -13,11 +13,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "guard.h"
+#include "cache.h"
 #include "dump.h"
 #include "outputs.h"
 #include "quiet_write.h"

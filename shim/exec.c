@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Whether a program this process executes will load the guard
- * (guard.h, ag_exec_check): under the launcher only (summary_file set),
+ * (exec.h, ag_exec_check): under the launcher only (summary_file set),
  * the exec family's and posix_spawn's wrappers (interpose.c) ask before
  * calling the real function, and a program that will run unguarded is
  * told to the launcher ("unguarded PID PATH REASON", report.c), which
@@ -23,17 +23,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
-#include <unistd.h>
 
 #include "elf_kind.h"
-#include "guard.h"
+#include "exec.h"
+#include "options.h"
+#include "report.h"
 
 /* The guard's file as ld.so loaded it (dladdr): set at load, read-only
  * after.  Empty: not under the launcher, no check. */

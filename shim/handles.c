@@ -7,9 +7,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "guard.h"
+#include "handles.h"
 
 #define EMPTY UINT64_MAX
 #define DEAD (UINT64_MAX - 1)

@@ -49,18 +49,36 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <liburing.h>
 
 #include "atfork_first.h"
-#include "guard.h"
+#include "attach.h"
+#include "bypass.h"
+#include "cache.h"
+#include "devices.h"
+#include "driver.h"
+#include "exec.h"
+#include "ioctl.h"
+#include "load.h"
+#include "mirror.h"
+#include "options.h"
+#include "process.h"
+#include "report.h"
+#include "suppress.h"
+#include "uring.h"
+#include "util.h"
 #include "liburing_newer.h"
 #include "symbols.h"
 #include "usercopy.h"
@@ -194,7 +212,7 @@ static int off(void)
 }
 
 /* Whether this thread is inside the guard already: a request now comes
- * from a signal handler that interrupted it (guard.h, ag_inside). */
+ * from a signal handler that interrupted it (util.h, ag_inside). */
 static int reentered(void)
 {
 	return __builtin_expect(ag_inside != 0, 0);
@@ -214,7 +232,7 @@ static int reentered(void)
 
 /* A guarded request from a signal handler whose thread is inside the
  * guard: refused on what may be the device, never forwarded unchecked,
- * never waiting (guard.h, ag_inside). */
+ * never waiting (util.h, ag_inside). */
 __attribute__((noinline, cold))
 static int reentered_ioctl(int fd, unsigned long request, void *arg,
 			   ioctl_fn next)

@@ -13,11 +13,18 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "guard.h"
+#include "driver.h"
+#include "ioctl.h"
+#include "mirror.h"
+#include "report.h"
+#include "request.h"
+#include "submit.h"
 #include "usercopy.h"
 
 /* Set by interpose.c to the next ioctl; by tests to a fake driver. */

@@ -8,10 +8,16 @@
  * the guard's path kept for the exec check (exec.c).
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
+#include "exec.h"
+#include "load.h"
+#include "options.h"
+#include "report.h"
+#include "suppress.h"
+#include "util.h"
 
 /* The defaults until the environment is read (options.inc). */
 struct ag_config ag_cfg = {

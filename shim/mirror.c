@@ -40,11 +40,23 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
+#include "attach.h"
+#include "cache.h"
+#include "driver.h"
+#include "handles.h"
+#include "mirror.h"
+#include "report.h"
+#include "stats.h"
+#include "submit.h"
+#include "util.h"
 #include "usercopy.h"
 
 struct ag_file {

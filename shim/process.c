@@ -21,15 +21,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/kcmp.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
-#include "guard.h"
+#include "process.h"
 
 static _Atomic pid_t own_pid;
 /* The pid namespace of the marked process (/proc/self/ns/pid's inode;

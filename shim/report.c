@@ -6,7 +6,7 @@
  * one record (the keys reported: dedup.c) and counts the rest; the dump of a failing program it
  * names (dump.c); the counters printed at exit.
  *
- * The output rules (guard.h, docs/guard.md) are kept here, in
+ * The output rules (report.h, docs/guard.md) are kept here, in
  * quiet_write.c and in dump.c, and nowhere else: every byte the guard
  * writes goes through ag_write_quietly (quiet_write.c), to a
  * descriptor opened by ag_output_open, under out_lock (so that the
@@ -27,18 +27,30 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "guard.h"
+#include "cache.h"
+#include "mirror.h"
+#include "options.h"
+#include "process.h"
+#include "report.h"
+#include "stats.h"
+#include "submit.h"
+#include "suppress.h"
+#include "util.h"
 #include "dedup.h"
 #include "dump.h"
 #include "line.h"

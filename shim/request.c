@@ -18,14 +18,22 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
-#include "guard.h"
+#include "api.h"
+#include "decide.h"
+#include "mirror.h"
+#include "report.h"
+#include "request.h"
+#include "stats.h"
+#include "submit.h"
 #include "usercopy.h"
 
 /* ---- create and destroy: the mirror forwards them itself ---- */

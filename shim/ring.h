@@ -3,12 +3,13 @@
  * The io_uring path's private types and the slot table's functions,
  * owned by uring.c (the ring registry, the slot table and its readers,
  * registrations under way) and used by the files of the io_uring path
- * beside it (slot_change.c, ring_reg.c).  Not for the rest of the guard: guard.h
- * declares what it calls (ag_uring_*, ag_ring_*).
+ * beside it (slot_change.c, ring_reg.c).  Not for the rest of the
+ * guard: uring.h declares what it calls (ag_uring_*, ag_ring_*).
  *
- * Layering: guard.h (the fd table, files, reports) <- ring.h (uring.c)
- * <- slot_change.c, ring_reg.c <- the SQ walk (uring.c).  The declarations below are
- * hidden, so that uring.c's own calls compile as when they were static.
+ * Layering: devices.h (the fd table, files) <- ring.h (uring.c)
+ * <- slot_change.c, ring_reg.c <- the SQ walk (uring.c).  The
+ * declarations below are hidden, so that uring.c's own calls compile as
+ * when they were static.
  */
 #ifndef AG_RING_H
 #define AG_RING_H
@@ -17,7 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "guard.h"
+#include "devices.h"
 
 struct ag_held;
 struct io_uring;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Registrations of files under way (guard.h: ag_ring_reg_begin, _end,
+ * Registrations of files under way (uring.h: ag_ring_reg_begin, _end,
  * ag_ring_register_begin, ag_ring_register, ag_ring_register_follows):
  * the slots a registration may change read as pending (uncertain) from
  * before its call until its slots are settled, and it first waits for
  * the walks that read the ring's slots before.  Moved from uring.c,
  * which owns the rings and the slot table (ring.h).
  *
- * Layering: guard.h and ring.h (the rings and slot table, uring.c) <-
+ * Layering: devices.h, report.h and ring.h (the rings and slot table, uring.c) <-
  * this; interpose.c's registration wrappers call it.
  */
 #define _GNU_SOURCE
@@ -15,11 +15,15 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <liburing.h>
 
-#include "guard.h"
+#include "devices.h"
+#include "report.h"
+#include "uring.h"
+#include "util.h"
 #include "ring.h"
 #include "usercopy.h"
 

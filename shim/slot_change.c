@@ -5,7 +5,7 @@
  * closed).  Moved from uring.c, which owns the slot table (ring.h); the
  * SQ walk there calls in through ag_note_slot_change.
  *
- * Layering: guard.h (the fd table, reports) and ring.h (the slot table)
+ * Layering: devices.h (the fd table), report.h and ring.h (the slot table)
  * <- this <- the SQ walk (uring.c).
  */
 #define _GNU_SOURCE
@@ -13,15 +13,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include <liburing.h>
 
-#include "guard.h"
+#include "devices.h"
+#include "mirror.h"
+#include "report.h"
 #include "ring.h"
 #include "slot_change.h"
 #include "usercopy.h"

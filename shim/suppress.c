@@ -33,14 +33,21 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
-#include "guard.h"
+#include "cache.h"
+#include "options.h"
+#include "report.h"
+#include "suppress.h"
 #include "certify/internal.h"   /* aci_model_tensor */
 
 #define AG_RULES_MAX 256

@@ -65,7 +65,7 @@
  * hand; those SQEs are checked if the kernel has not taken them yet, and
  * reported otherwise.  Every walk is bounded by the ring's size.
  *
- * Layering: guard.h <- ring.h (this file's ring and slot table types and
+ * Layering: devices.h, report.h <- ring.h (this file's ring and slot table types and
  * the slot functions it lends the io_uring path) <- slot_change.c (slots
  * changed by SQEs), ring_reg.c (registrations under way) <- the SQ walk,
  * here.
@@ -75,22 +75,36 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/kcmp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
-#include <stdlib.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include <liburing.h>
 
-#include "guard.h"
+#include "api.h"
+#include "devices.h"
+#include "mirror.h"
+#include "options.h"
+#include "process.h"
+#include "report.h"
+#include "request.h"
+#include "stats.h"
+#include "submit.h"
+#include "uring.h"
+#include "util.h"
 #include "ring.h"
 #include "slot_change.h"
 #include "sqe_inject.h"

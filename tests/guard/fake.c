@@ -7,8 +7,12 @@
 #include <sys/mman.h>
 
 #include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
+#include "cache.h"
 #include "dedup.h"
+#include "driver.h"
 #include "fake.h"
+#include "ioctl.h"
+#include "load.h"
 #include "seal.h"
 #include "spawn.h"
 #include "usercopy.h"

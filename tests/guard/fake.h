@@ -15,8 +15,11 @@
 
 #include <linux/io_uring.h>
 
-#include "guard.h"
+#include <arenaguard/certify.h>
+
 #include "progs.h"
+
+struct ag_file;
 
 /* Requests that reached the driver, by DRM_ARENA_* number. */
 extern int fake_calls[16];

@@ -12,12 +12,18 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <arenaguard/guard_api.h>
 
 #include "fake.h"
-#include "guard.h"
+#include "mirror.h"
+#include "options.h"
+#include "stats.h"
+#include "suppress.h"
 #include "progs.h"
 #include "spawn.h"
 #include "suites.h"

@@ -17,12 +17,19 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "guard.h"
+#include "cache.h"
+#include "load.h"
+#include "options.h"
+#include "stats.h"
+#include "util.h"
 #include "progs.h"
 #include "rss.h"
 #include "suites.h"

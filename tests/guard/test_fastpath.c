@@ -31,9 +31,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "devices.h"
 #include "fake.h"
+#include "mirror.h"
 #include "spawn.h"
 #include "suites.h"
+#include "uring.h"
 #include "usercopy.h"
 
 /* ---- usercopy ---- */

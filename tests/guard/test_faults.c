@@ -16,9 +16,12 @@
 
 #include <liburing.h>
 
+#include "devices.h"
 #include "fake.h"
+#include "mirror.h"
 #include "spawn.h"
 #include "suites.h"
+#include "uring.h"
 
 /* The guard whose allocations fail on demand, then the simulator. */
 #define PRELOAD_FAILALLOC \

@@ -18,18 +18,27 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <arenaguard/guard_api.h>
 
 #include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
 #include "fake.h"
-#include "guard.h"
+#include "attach.h"
+#include "devices.h"
+#include "driver.h"
+#include "mirror.h"
+#include "options.h"
+#include "stats.h"
+#include "uring.h"
+#include "util.h"
 #include "progs.h"
 #include "spawn.h"
 #include "suites.h"

@@ -13,20 +13,23 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <unistd.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "elf_kind.h"
-#include "guard.h"
+#include "load.h"
+#include "options.h"
+#include "report.h"
 #include "needed.h"
 #include "spawn.h"
 #include "suites.h"

@@ -24,9 +24,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decide.h"
 #include "fake.h"
+#include "load.h"
+#include "mirror.h"
+#include "report.h"
 #include "spawn.h"
+#include "stats.h"
+#include "submit.h"
 #include "suites.h"
+#include "util.h"
 
 static const char *const paths[] = { "ioctl", "uring" };
 

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "fake.h"
+#include "load.h"
+#include "mirror.h"
 #include "spawn.h"
 #include "suites.h"
 

@@ -11,13 +11,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fake.h"
-#include "guard.h"
+#include "cache.h"
+#include "devices.h"
+#include "handles.h"
+#include "ioctl.h"
+#include "load.h"
+#include "mirror.h"
+#include "options.h"
+#include "stats.h"
+#include "util.h"
 #include "progs.h"
 #include "spawn.h"
 #include "suites.h"

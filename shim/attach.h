@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sealing the device's open files (attach.c).
+ */
+#ifndef ARENAGUARD_SHIM_ATTACH_H
+#define ARENAGUARD_SHIM_ATTACH_H
+
+#include <stdint.h>
+
+struct ag_file;
+
+/*
+ * A device fd seen for the first time that no known fd shares an open
+ * file with by kcmp: seals its open file (DRM_IOCTL_ARENA_SEAL) and
+ * returns its struct ag_file (referenced): the one already known under
+ * the same context id (an fd that kcmp could not match), or a new one.
+ * On a driver without seals (EINVAL) says once what the guard then
+ * cannot guarantee, and returns a new, unsealed file.  NULL when memory
+ * runs out.
+ */
+struct ag_file *ag_file_attach(int fd);
+/* f is being emptied: its context id is no longer matched to it. */
+void ag_file_detach(struct ag_file *f);
+/* fork: the list of contexts, a leaf (last in fork_prepare). */
+void ag_attach_lock_all(void);
+void ag_attach_unlock_all(void);
+
+#endif

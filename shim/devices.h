@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fd table: which fds are the device (devices.c).
+ */
+#ifndef ARENAGUARD_SHIM_DEVICES_H
+#define ARENAGUARD_SHIM_DEVICES_H
+
+#include <stdint.h>
+
+struct ag_file;
+
+/*
+ * The values of a struct ag_file pointer that are no file (files are
+ * aligned, and never at the lowest addresses), each with one meaning:
+ * what an fd is, as far as the fd table knows (devices.c) ...
+ */
+#define AG_FD_UNKNOWN ((struct ag_file *)0)
+#define AG_FD_NOTDEV ((struct ag_file *)1)    /* not the device */
+#define AG_FD_CLOSING ((struct ag_file *)2)   /* close(2) under way */
+/* ... and what a registered file slot of a ring holds (uring.c), NULL
+ * there meaning not the device: it may be the device, and the guard
+ * cannot tell (the opposite of AG_FD_NOTDEV, hence its own value). */
+#define AG_SLOT_UNCERTAIN ((struct ag_file *)3)
+
+/* Whether f, a value of the fd table or of a registered slot, is a
+ * file, none of the values above. */
+static inline int ag_is_file(const struct ag_file *f)
+{
+	return (uintptr_t)f > (uintptr_t)AG_SLOT_UNCERTAIN;
+}
+
+/* The file behind fd, referenced, or NULL when fd is not the arena device
+ * (probing its DRM driver name the first time, and again whenever the
+ * fd's fstat no longer matches the file "not the device" was decided
+ * on).  After a NULL, errno is 0 (pass the request on), or the error to
+ * refuse the request with: ENOMEM when fd is the device but memory ran
+ * out, the probe's error when it failed on a node that may be the
+ * device (never passed on unchecked). */
+struct ag_file *ag_fd_file(int fd);
+/* The cached state without probing or referencing (a hint): UNKNOWN,
+ * NOTDEV (of any identity), CLOSING or a file. */
+struct ag_file *ag_fd_peek(int fd);
+/* ag_fd_peek of each of fds[0, n) into out (a registration walk: one
+ * call, no system call). */
+void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out);
+struct stat;
+/* fstat(dirfd) (path NULL) or fstatat(dirfd, path) following links,
+ * errno kept: 0 or -1. */
+int ag_fstatat(int dirfd, const char *path, struct stat *st);
+/* Remembers that fd, which fstat says is not a character device, is not
+ * the device (unless the table knows better already). */
+void ag_fd_set_notdev(int fd, const struct stat *st);
+/* fd is no longer what the table says (dup2 replaced it). */
+void ag_fd_forget(int fd);
+/* close(fd) is about to happen: requests on fd wait until it has
+ * (ag_fd_closed), so that none finds the device still open and keeps
+ * a file for a closed fd. */
+void ag_fd_closing(int fd);
+void ag_fd_closed(int fd);
+void ag_fd_forget_range(unsigned int first, unsigned int last);
+/* newfd is now a dup of oldfd. */
+void ag_fd_dup(int oldfd, int newfd);
+/* Whether fd may be the device, without a lock, an allocation or a
+ * probe (async-signal-safe: a signal handler's request while its thread
+ * is inside the guard): 0 only when the table says "not the device" and
+ * fstat still agrees, or fd is no character device of the accel major. */
+int ag_fd_maybe_device(int fd);
+/* Whether fd is the arena device (DRM_IOCTL_VERSION name), without
+ * caching: 1, 0, or -1 for a closed fd. */
+int ag_probe_device(int fd);
+
+/* Attach f (a file, or one of the AG_FD_ values) to fd in the table, as
+ * a probe would (tests). */
+void ag_fd_set(int fd, struct ag_file *f);
+
+/* In a forked child: the closes under way in other threads, which will
+ * never finish there, are over. */
+void ag_devices_forked(void);
+
+#endif
