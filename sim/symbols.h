@@ -9,14 +9,13 @@
 #ifndef ARENASIM_SYMBOLS_H
 #define ARENASIM_SYMBOLS_H
 
-#include "uring_symbols.h"
+#include "interposed.h"
 
 /* libc's: interpose.c, real_<name>.  Every variant glibc 2.36 exports. */
 #define SIM_LIBC_SYMBOLS(X) \
 	X(open) X(open64) X(openat) X(openat64) \
 	X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) \
-	X(close) X(close_range) X(dup) X(dup2) X(dup3) \
-	X(fcntl) X(fcntl64) \
+	PRELOAD_FD_SYMBOLS(X) X(fcntl) X(fcntl64) \
 	X(stat) X(stat64) X(lstat) X(lstat64) \
 	X(fstat) X(fstat64) X(fstatat) X(fstatat64) \
 	X(__xstat) X(__xstat64) X(__lxstat) X(__lxstat64) \

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * liburing's functions that every preload module interposes, once (an
- * X-macro list, for a module's symbols.h to name inside its own lists:
- * scripts/version_script.py and tests/symbol_lists expand it there).
+ * The functions every preload module interposes, once (X-macro lists,
+ * for a module's symbols.h to name inside its own lists:
+ * scripts/version_script.py and tests/symbol_lists expand them there).
  *
+ * PRELOAD_FD_SYMBOLS: the calls that close or duplicate fds, which keep
+ * a module's fd table (fd_table.h) in step.
+ *
+ * PRELOAD_URING_SYMBOLS: liburing's.
  * liburing makes its io_uring_enter system calls inline, so there is no
  * libc function to catch a submission by: the submit functions are
  * where the SQEs not yet handed to the kernel can be walked (sq.h), and
@@ -11,8 +15,10 @@
  * IOSQE_FIXED_FILE names by slot) can be known.  A ring mapped, or
  * unmapped, forgets what its mapping had (ring_id.h).
  */
-#ifndef PRELOAD_URING_SYMBOLS_H
-#define PRELOAD_URING_SYMBOLS_H
+#ifndef PRELOAD_INTERPOSED_H
+#define PRELOAD_INTERPOSED_H
+
+#define PRELOAD_FD_SYMBOLS(X) X(close) X(close_range) X(dup) X(dup2) X(dup3)
 
 #define PRELOAD_URING_SYMBOLS(X) \
 	X(io_uring_submit) X(io_uring_submit_and_wait) \
