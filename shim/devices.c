@@ -4,7 +4,8 @@
  * each (struct ag_file, mirror.c's: a dup'ed fd shares its file's
  * programs and schedules, as it shares the drm_file in a kernel).
  *
- * The table is two-level and lock-free for readers: chunks of 1024 slots
+ * The table (preload/fd_table.h, the simulator's kind too) is two-level
+ * and lock-free for readers: chunks of 1024 slots
  * allocated on first use, each slot an atomic word holding UNKNOWN,
  * NOTDEV, CLOSING or a struct ag_file pointer that owns a reference.
  * CLOSING stands from just before a close(2) to just after: a request
@@ -60,16 +61,15 @@
 
 #include "attach.h"
 #include "devices.h"
+#include "fd_table.h"
 #include "mirror.h"
 #include "process.h"
 #include "report.h"
 #include "uring.h"
 
-#define CHUNK_BITS 10
-#define CHUNK (1u << CHUNK_BITS)
-#define MAX_CHUNKS 4096u                  /* fds below 2^22 */
-
-typedef _Atomic(uintptr_t) slot_t;
+/* The table: preload/fd_table.h's (fds below 2^22). */
+typedef preload_fd_word slot_t;
+static struct preload_fd_table table;
 
 /* Files are aligned: an odd value is a "not the device" identity. */
 static int is_file(uintptr_t v)
@@ -90,24 +90,9 @@ static uintptr_t notdev_of(const struct stat *st)
 	return ((uintptr_t)st->st_rdev + 1) << 1 | 1;
 }
 
-static _Atomic(slot_t *) chunks[MAX_CHUNKS];
-
 static slot_t *slot(int fd, int create)
 {
-	if (fd < 0 || (unsigned int)fd >= MAX_CHUNKS * CHUNK)
-		return NULL;
-	unsigned int c = (unsigned int)fd >> CHUNK_BITS;
-	slot_t *chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
-	if (!chunk && create) {
-		slot_t *fresh = calloc(CHUNK, sizeof(*fresh));
-		if (!fresh)
-			return NULL;
-		if (atomic_compare_exchange_strong(&chunks[c], &chunk, fresh))
-			chunk = fresh;
-		else
-			free(fresh);
-	}
-	return chunk ? &chunk[fd & (CHUNK - 1)] : NULL;
+	return preload_fd_at(&table, fd, create);
 }
 
 /* ---- probing ---- */
@@ -149,11 +134,11 @@ static int same_file(int a, int b)
 /* A device fd already in the table that shares fd's open file. */
 static struct ag_file *find_alias(int fd)
 {
-	for (unsigned int c = 0; c < MAX_CHUNKS; c++) {
-		slot_t *chunk = atomic_load(&chunks[c]);
-		for (unsigned int i = 0; chunk && i < CHUNK; i++) {
+	for (unsigned int c = 0; c < PRELOAD_FD_MAX_CHUNKS; c++) {
+		slot_t *chunk = preload_fd_chunk(&table, c);
+		for (unsigned int i = 0; chunk && i < PRELOAD_FD_CHUNK; i++) {
 			uintptr_t v = atomic_load(&chunk[i]);
-			int other = (int)(c * CHUNK + i);
+			int other = (int)(c * PRELOAD_FD_CHUNK + i);
 			if (is_file(v) && other != fd &&
 			    same_file(fd, other) &&
 			    ag_file_try_ref((struct ag_file *)v)) {
@@ -259,21 +244,21 @@ struct ag_file *ag_fd_peek(int fd)
 
 void ag_fd_peek_many(const int *fds, unsigned int n, struct ag_file **out)
 {
-	unsigned int have = MAX_CHUNKS;        /* no chunk loaded yet */
+	unsigned int have = PRELOAD_FD_MAX_CHUNKS;  /* no chunk loaded yet */
 	slot_t *chunk = NULL;
 	for (unsigned int i = 0; i < n; i++) {
 		int fd = fds[i];
 		uintptr_t v = 0;
-		if (fd >= 0 && (unsigned int)fd < MAX_CHUNKS * CHUNK) {
-			unsigned int c = (unsigned int)fd >> CHUNK_BITS;
+		if (fd >= 0 && (unsigned int)fd < PRELOAD_FD_LIMIT) {
+			unsigned int c = (unsigned int)fd >> PRELOAD_FD_CHUNK_BITS;
 			if (c != have) {
-				chunk = atomic_load_explicit(&chunks[c],
-							     memory_order_acquire);
+				chunk = preload_fd_chunk(&table, c);
 				have = c;
 			}
 			if (chunk)
-				v = atomic_load_explicit(&chunk[fd & (CHUNK - 1)],
-							 memory_order_relaxed);
+				v = atomic_load_explicit(
+					&chunk[fd & (PRELOAD_FD_CHUNK - 1)],
+					memory_order_relaxed);
 		}
 		out[i] = is_notdev(v) ? AG_FD_NOTDEV : (struct ag_file *)v;
 	}
@@ -308,7 +293,7 @@ struct ag_file *ag_fd_file(int fd)
 		uintptr_t v = probe(fd);
 		if (!is_file(v))
 			return NULL;
-		if (fd >= 0 && (unsigned int)fd < MAX_CHUNKS * CHUNK) {
+		if (fd >= 0 && (unsigned int)fd < PRELOAD_FD_LIMIT) {
 			/* No memory for its slot: a mirror made now would be
 			 * lost with this request. */
 			ag_file_unref((struct ag_file *)v);
@@ -442,21 +427,16 @@ void ag_fd_closed(int fd)
 					       (uintptr_t)AG_FD_UNKNOWN);
 }
 
+/* preload_fd_each's callback: forget, ctx the int *asked. */
+static void forget_each(void *ctx, int fd)
+{
+	forget(fd, ctx);
+}
+
 void ag_fd_forget_range(unsigned int first, unsigned int last)
 {
 	int asked = -1;
-	for (unsigned int c = first >> CHUNK_BITS;
-	     c < MAX_CHUNKS && c <= last >> CHUNK_BITS; c++) {
-		if (!atomic_load(&chunks[c]))
-			continue;
-		unsigned int lo = c * CHUNK, hi = lo + CHUNK - 1;
-		if (lo < first)
-			lo = first;
-		if (hi > last)
-			hi = last;
-		for (unsigned int fd = lo; fd <= hi; fd++)
-			forget((int)fd, &asked);
-	}
+	preload_fd_each(&table, first, last, forget_each, &asked);
 }
 
 void ag_fd_dup(int oldfd, int newfd)
@@ -480,11 +460,14 @@ void ag_fd_dup(int oldfd, int newfd)
 
 /* ---- fork ---- */
 
+/* preload_fd_each's callback. */
+static void closed_each(void *ctx, int fd)
+{
+	(void)ctx;
+	ag_fd_closed(fd);
+}
+
 void ag_devices_forked(void)
 {
-	for (unsigned int c = 0; c < MAX_CHUNKS; c++) {
-		slot_t *chunk = atomic_load(&chunks[c]);
-		for (unsigned int i = 0; chunk && i < CHUNK; i++)
-			ag_fd_closed((int)(c * CHUNK + i));
-	}
+	preload_fd_each(&table, 0, PRELOAD_FD_LIMIT - 1, closed_each, NULL);
 }

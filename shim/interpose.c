@@ -46,7 +46,6 @@
  * ARENAGUARD=off makes every one of them a plain call of the next.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -80,16 +79,16 @@
 #include "uring.h"
 #include "util.h"
 #include "liburing_newer.h"
+#include "next.h"
+#include "ring_id.h"
 #include "symbols.h"
 #include "usercopy.h"
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
 
-#define NEXT(fn) static __typeof__(fn) *next_##fn;
-AG_NEXT_SYMBOLS(NEXT)
-AG_EXEC_NEXT_SYMBOLS(NEXT)
-#undef NEXT
+AG_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
+AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
 
 /* The driver is whatever ioctl comes next: the simulator, or the
  * kernel through libc.  0 or -errno. */
@@ -165,10 +164,8 @@ ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 static void resolve(void)
 {
 	ag_inside++;
-#define R(fn) next_##fn = (__typeof__(next_##fn))dlsym(RTLD_NEXT, #fn);
-	AG_NEXT_SYMBOLS(R)
-	AG_EXEC_NEXT_SYMBOLS(R)
-#undef R
+	AG_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
+	AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
 	ag_config_load();
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
@@ -177,7 +174,7 @@ static void resolve(void)
 	atfork_first();
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
-			      (ioctl_fn)dlsym(RTLD_NEXT, "ioctl"),
+			      (ioctl_fn)preload_next("ioctl"),
 			      memory_order_release);
 	ag_inside--;
 }
@@ -850,7 +847,7 @@ int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 	NEED(io_uring_resize_rings, -ENOSYS);
 	if (!off() && reentered())
 		return locked_out("an io_uring ring resize", ring->ring_fd);
-	void *old = ring->sq.ring_ptr;
+	const void *old = preload_ring_id(ring);
 	ag_inside++;
 	int rc = next_io_uring_resize_rings(ring, p);
 	if (rc == 0 && !off())

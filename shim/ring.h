@@ -36,7 +36,7 @@ struct slot_table {
 };
 
 struct ring_state {
-	_Atomic(void *) sq_ring;        /* identity; NULL: known by fd only
+	_Atomic(const void *) sq_ring;  /* identity (preload/ring_id.h); NULL: known by fd only
 					 * (io_uring_register), or free */
 	atomic_int ring_fd;             /* -1: none known */
 	atomic_int reg_tid;             /* the thread whose registered ring

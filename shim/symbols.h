@@ -11,27 +11,23 @@
 #ifndef ARENAGUARD_SYMBOLS_H
 #define ARENAGUARD_SYMBOLS_H
 
+#include "interposed.h"
+
 /* ioctl: the fast path's own atomic pointer (interpose.c);
  * __register_atfork (which pthread_atfork calls): the guard's fork
  * handlers registered before any other library's (interpose.c). */
 #define AG_OWN_SYMBOLS(X) X(ioctl) X(__register_atfork)
 
-/* The others, each with a next_<name> pointer of its type. */
+/* The others, each with a next_<name> pointer of its type: those every
+ * preload module interposes (preload/interposed.h), and the guard's. */
 #define AG_NEXT_SYMBOLS(X) \
-	X(close) X(close_range) X(dup) X(dup2) X(dup3) \
-	X(io_uring_submit) X(io_uring_submit_and_wait) \
-	X(io_uring_submit_and_wait_timeout) X(io_uring_submit_and_get_events) \
+	PRELOAD_FD_SYMBOLS(X) PRELOAD_URING_SYMBOLS(X) \
 	X(io_uring_wait_cqes) X(io_uring_wait_cqe_timeout) \
-	X(io_uring_register_files) X(io_uring_register_files_tags) \
-	X(io_uring_register_files_sparse) X(io_uring_register_files_update) \
-	X(io_uring_register_files_update_tag) X(io_uring_unregister_files) \
-	X(io_uring_queue_exit) X(io_uring_enter) X(io_uring_enter2) \
+	X(io_uring_enter) X(io_uring_enter2) \
 	X(io_uring_submit_and_wait_min_timeout) \
 	X(io_uring_submit_and_wait_reg) \
 	X(io_uring_resize_rings) X(io_uring_register) \
-	X(io_uring_queue_init) X(io_uring_queue_init_params) \
-	X(io_uring_queue_init_mem) X(io_uring_queue_mmap) \
-	X(io_uring_register_ring_fd)
+	X(io_uring_queue_init_mem) X(io_uring_register_ring_fd)
 
 /* The exec family and posix_spawn, system and popen (interpose.c,
  * exec.c): under the launcher, a program that will run without the

@@ -53,8 +53,8 @@
  * table, waits for the readers of the moment to leave before it drops
  * what it replaced.
  *
- * Rings are known by their SQ mapping (sq.ring_ptr, unique while
- * mapped); the fd is only a way to reach one (io_uring_enter,
+ * Rings are known by their SQ mapping (preload/ring_id.h: sq.ring_ptr,
+ * unique while mapped); the fd is only a way to reach one (io_uring_enter,
  * io_uring_register), forgotten when it is closed: liburing 2.4's
  * io_uring_close_ring_fd leaves every ring with fd -1, and a dup'ed ring
  * lives on under another number.  A state is never freed, only emptied
@@ -106,14 +106,12 @@
 #include "uring.h"
 #include "util.h"
 #include "ring.h"
+#include "ring_id.h"
 #include "slot_change.h"
+#include "sq.h"
 #include "sqe_inject.h"
 #include "uring_abi.h"
 #include "usercopy.h"
-
-#ifndef IORING_SETUP_NO_SQARRAY
-#define IORING_SETUP_NO_SQARRAY (1U << 16)   /* Linux 6.6 */
-#endif
 
 /* What the processes sharing a ring share: the kernel tail after the
  * last checked submit. */
@@ -143,7 +141,7 @@ static _Atomic(struct ring_state *) rings;
  */
 struct last_ring {
 	struct io_uring *ring;
-	void *sq_ring;
+	const void *sq_ring;
 	unsigned int forgotten;         /* rings_forgotten when it was set */
 	struct ring_state *r;
 };
@@ -335,7 +333,7 @@ static void state_forget(struct ring_state *r)
 	atomic_store(&r->in_use, 0);
 }
 
-static struct ring_state *by_mapping(void *sq_ring)
+static struct ring_state *by_mapping(const void *sq_ring)
 {
 	for (struct ring_state *r = atomic_load(&rings); r;
 	     r = atomic_load(&r->next))
@@ -402,7 +400,7 @@ struct slot_table *ag_table_lost(void)
 static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 {
 	int made = 0;
-	void *map = ring->sq.ring_ptr;
+	const void *map = preload_ring_id(ring);
 	struct ring_state *r = by_mapping(map);
 	if (!r) {
 		r = by_fd(ring->ring_fd);
@@ -446,7 +444,7 @@ static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
 static struct ring_state *ring_enter(struct io_uring *ring)
 {
 	struct last_ring *l = &last_ring;
-	if (l->ring == ring && l->sq_ring == ring->sq.ring_ptr &&
+	if (l->ring == ring && l->sq_ring == preload_ring_id(ring) &&
 	    l->forgotten == atomic_load_explicit(&rings_forgotten,
 						 memory_order_acquire)) {
 		if (ring->ring_fd >= 0 &&
@@ -460,14 +458,14 @@ static struct ring_state *ring_enter(struct io_uring *ring)
 	struct ring_state *r = ring_get(ring, 1);
 	pthread_mutex_unlock(&ring_lock);
 	if (r)
-		*l = (struct last_ring){ ring, ring->sq.ring_ptr, forgotten, r };
+		*l = (struct last_ring){ ring, preload_ring_id(ring), forgotten, r };
 	return r;
 }
 
 void ag_ring_forget(struct io_uring *ring)
 {
 	pthread_mutex_lock(&ring_lock);
-	struct ring_state *r = by_mapping(ring->sq.ring_ptr);
+	struct ring_state *r = by_mapping(preload_ring_id(ring));
 	if (r)
 		state_forget(r);
 	/* Known by its fd only (io_uring_register before any liburing
@@ -496,13 +494,13 @@ void ag_ring_fds_closed(unsigned int first, unsigned int last)
 	}
 }
 
-void ag_ring_moved(void *old_sq_ring, struct io_uring *ring)
+void ag_ring_moved(const void *old_sq_ring, struct io_uring *ring)
 {
 	pthread_mutex_lock(&ring_lock);
 	struct ring_state *r = by_mapping(old_sq_ring);
 	if (r) {
 		/* Its slots stay; the tail is taken afresh. */
-		atomic_store(&r->sq_ring, ring->sq.ring_ptr);
+		atomic_store(&r->sq_ring, preload_ring_id(ring));
 		atomic_store(&r->shared->have_tail, 0);
 		r->ring = ring;
 		atomic_fetch_add_explicit(&rings_forgotten, 1,
@@ -1090,21 +1088,6 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 
 /* ---- walking ---- */
 
-/* The SQE the kernel takes at SQ position `pos`: through the index
- * array, as the kernel reads it, unless the ring has none; NULL for an
- * index the kernel drops (beyond the ring). */
-static struct io_uring_sqe *sqe_at(struct io_uring *ring, unsigned int pos)
-{
-	unsigned int entries = *ring->sq.kring_entries;
-	unsigned int index = pos & *ring->sq.kring_mask;
-	if (ring->sq.array && !(ring->flags & IORING_SETUP_NO_SQARRAY)) {
-		index = io_uring_smp_load_acquire(&ring->sq.array[index]);
-		if (index >= entries)
-			return NULL;
-	}
-	return uring_sqe(ring->sq.sqes, ring->flags, index);
-}
-
 /* SQ positions from .. to, at most one ring's worth (the kernel never
  * takes more from one tail). */
 static void check_range(struct walk *w, unsigned int from, unsigned int to)
@@ -1116,7 +1099,7 @@ static void check_range(struct walk *w, unsigned int from, unsigned int to)
 	if (n > entries)
 		n = entries;
 	for (unsigned int i = 0; i < n; i++) {
-		struct io_uring_sqe *sqe = sqe_at(w->ring, from + i);
+		struct io_uring_sqe *sqe = preload_sqe_at(w->ring, from + i);
 		if (sqe)
 			check_sqe(w, sqe);
 	}
@@ -1190,7 +1173,7 @@ int ag_uring_pending_cmd(struct io_uring *ring)
 	unsigned int n = ring->sq.sqe_tail - from;
 	unsigned int entries = *ring->sq.kring_entries;
 	for (unsigned int i = 0; i < n && i < entries; i++) {
-		struct io_uring_sqe *sqe = sqe_at(ring, from + i);
+		struct io_uring_sqe *sqe = preload_sqe_at(ring, from + i);
 		if (sqe && sqe->opcode == IORING_OP_URING_CMD)
 			return 1;
 	}

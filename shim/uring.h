@@ -86,7 +86,7 @@ void ag_ring_fds_closed(unsigned int first, unsigned int last);
  * URING_CMD (lock-free, async-signal-safe). */
 int ag_uring_pending_cmd(struct io_uring *ring);
 /* io_uring_resize_rings moved ring's SQ ring from old_sq_ring. */
-void ag_ring_moved(void *old_sq_ring, struct io_uring *ring);
+void ag_ring_moved(const void *old_sq_ring, struct io_uring *ring);
 /* The generic io_uring_register(), after the kernel answered rc: the
  * file registrations among its opcodes. */
 void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,

@@ -4,7 +4,8 @@
  * Opening the node creates a context's memfd (context.c): the fd number
  * is the kernel's, and the open file description is the kernel's, shared
  * by dup, fork and SCM_RIGHTS like a drm_file.  The fd table maps fd
- * numbers to this process's struct sim_file, one per context it holds
+ * numbers (preload/fd_table.h, the guard's kind of table) to this
+ * process's struct sim_file, one per context it holds
  * (found by the memfd's identity, so that two fds of one context in one
  * process share it, however they arrived).  An fd the table does not
  * know is probed when it is used: a forked child's table is a copy, but
@@ -17,10 +18,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "fd_table.h"
 #include "sim.h"
 
-static struct sim_file **table;   /* indexed by fd */
-static size_t table_len;
+/* Each fd's struct sim_file, or 0 (preload/fd_table.h); read and
+ * written under sim_lock. */
+static struct preload_fd_table table;
 static atomic_size_t n_device;    /* fds in the table */
 static struct sim_file *files;    /* every sim_file of this process */
 
@@ -39,21 +42,12 @@ int fd_maybe_device(int fd)
 	return ctx_probe(fd, &dev, &ino);
 }
 
-static int grow(size_t fd)
+/* fd's file in the table, or NULL. */
+static struct sim_file *table_file(int fd)
 {
-	if (fd < table_len)
-		return 0;
-	size_t len = table_len ? table_len : 64;
-	while (len <= fd)
-		len *= 2;
-	struct sim_file **t = realloc(table, len * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = table_len; i < len; i++)
-		t[i] = NULL;
-	table = t;
-	table_len = len;
-	return 0;
+	preload_fd_word *w = preload_fd_at(&table, fd, 0);
+	return w ? (struct sim_file *)atomic_load_explicit(
+		w, memory_order_relaxed) : NULL;
 }
 
 /* This process's view of the context fd is, made if needed; NULL when
@@ -81,8 +75,9 @@ struct sim_file *fd_file(int fd)
 {
 	if (fd < 0)
 		return NULL;
-	if ((size_t)fd < table_len && table[fd])
-		return table[fd];
+	struct sim_file *known = table_file(fd);
+	if (known)
+		return known;
 	uint64_t dev, ino;
 	if (!ctx_probe(fd, &dev, &ino))
 		return NULL;
@@ -103,30 +98,39 @@ int fd_attach(int fd, struct sim_file *f)
 {
 	if (fd < 0)
 		return -EBADF;
-	int rc = grow((size_t)fd);
-	if (rc)
-		return rc;
+	if ((unsigned int)fd >= PRELOAD_FD_LIMIT)
+		return -EMFILE;           /* beyond the table */
+	preload_fd_word *w = preload_fd_at(&table, fd, 1);
+	if (!w)
+		return -ENOMEM;
 	file_get(f);
 	fd_detach(fd);
-	table[fd] = f;
+	atomic_store_explicit(w, (uintptr_t)f, memory_order_relaxed);
 	atomic_fetch_add(&n_device, 1);
 	return 0;
 }
 
 void fd_detach(int fd)
 {
-	if (fd < 0 || (size_t)fd >= table_len || !table[fd])
+	preload_fd_word *w = preload_fd_at(&table, fd, 0);
+	struct sim_file *f = w ? (struct sim_file *)atomic_exchange_explicit(
+		w, 0, memory_order_relaxed) : NULL;
+	if (!f)
 		return;
-	struct sim_file *f = table[fd];
-	table[fd] = NULL;
 	atomic_fetch_sub(&n_device, 1);
 	file_put(f);
 }
 
+/* preload_fd_each's callback. */
+static void detach_each(void *ctx, int fd)
+{
+	(void)ctx;
+	fd_detach(fd);
+}
+
 void fd_detach_range(unsigned int first, unsigned int last)
 {
-	for (size_t fd = first; fd <= last && fd < table_len; fd++)
-		fd_detach((int)fd);
+	preload_fd_each(&table, first, last, detach_each, NULL);
 }
 
 int fd_open_device(int flags)

@@ -10,12 +10,12 @@
  * has nothing to tear down.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atfork_first.h"
+#include "next.h"
 #include "sim.h"
 #include "usercopy.h"
 
@@ -26,11 +26,6 @@ __thread int sim_depth;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-void *sim_next(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
 
 /* The lock, then the pipes of copies in flight (usercopy.h); the child
  * closes those of other threads' copies. */
@@ -61,10 +56,10 @@ ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 static void resolve(void)
 {
 	sim_depth++;
-	sim_real.close = (int (*)(int))sim_next("close");
-	sim_real.ioctl = (int (*)(int, unsigned long, ...))sim_next("ioctl");
+	sim_real.close = (int (*)(int))preload_next("close");
+	sim_real.ioctl = (int (*)(int, unsigned long, ...))preload_next("ioctl");
 	sim_real.mmap = (void *(*)(void *, size_t, int, int, int, off_t))
-		sim_next("mmap");
+		preload_next("mmap");
 	interpose_resolve();
 	/* A fork while another thread holds the lock must not leave the
 	 * child's copy locked forever. */

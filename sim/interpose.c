@@ -27,6 +27,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "next.h"
 #include "sim.h"
 #include "symbols.h"
 #include "usercopy.h"
@@ -53,7 +54,7 @@ SIM_LIBC_SYMBOLS(REAL)
 
 void interpose_resolve(void)
 {
-#define R(fn) real_##fn = (__typeof__(real_##fn))sim_next(#fn);
+#define R(fn) real_##fn = (__typeof__(real_##fn))preload_next(#fn);
 	SIM_LIBC_SYMBOLS(R)
 #undef R
 }

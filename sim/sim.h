@@ -51,8 +51,6 @@ extern struct sim_real sim_real;
 /* Resolves every real function, once; every entry point calls it first
  * (pthread_once makes that cheap). */
 void sim_init(void);
-/* dlsym(RTLD_NEXT, name). */
-void *sim_next(const char *name);
 /* interpose.c's part of sim_init. */
 void interpose_resolve(void);
 
@@ -183,7 +181,8 @@ int fd_open_device(int flags);
  * process did not open or dup itself (inherited over exec, received by
  * SCM_RIGHTS, dup'ed behind our back) is recognised here. */
 struct sim_file *fd_file(int fd);
-/* fd now refers to f as well (dup); -ENOMEM. */
+/* fd now refers to f as well (dup); -ENOMEM, or -EMFILE for an fd
+ * beyond the table (preload/fd_table.h). */
 int fd_attach(int fd, struct sim_file *f);
 /* fd no longer refers to the device (close, or dup2 over it). */
 void fd_detach(int fd);

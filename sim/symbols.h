@@ -9,12 +9,13 @@
 #ifndef ARENASIM_SYMBOLS_H
 #define ARENASIM_SYMBOLS_H
 
+#include "interposed.h"
+
 /* libc's: interpose.c, real_<name>.  Every variant glibc 2.36 exports. */
 #define SIM_LIBC_SYMBOLS(X) \
 	X(open) X(open64) X(openat) X(openat64) \
 	X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) \
-	X(close) X(close_range) X(dup) X(dup2) X(dup3) \
-	X(fcntl) X(fcntl64) \
+	PRELOAD_FD_SYMBOLS(X) X(fcntl) X(fcntl64) \
 	X(stat) X(stat64) X(lstat) X(lstat64) \
 	X(fstat) X(fstat64) X(fstatat) X(fstatat64) \
 	X(__xstat) X(__xstat64) X(__lxstat) X(__lxstat64) \
@@ -28,14 +29,7 @@
  * (whose handlers may then submit: see init.c). */
 #define SIM_OWN_SYMBOLS(X) X(__register_atfork)
 
-/* liburing's: uring.c, next_<name>. */
-#define SIM_URING_SYMBOLS(X) \
-	X(io_uring_submit) X(io_uring_submit_and_wait) \
-	X(io_uring_submit_and_wait_timeout) X(io_uring_submit_and_get_events) \
-	X(io_uring_register_files) X(io_uring_register_files_tags) \
-	X(io_uring_register_files_sparse) X(io_uring_register_files_update) \
-	X(io_uring_register_files_update_tag) X(io_uring_unregister_files) \
-	X(io_uring_queue_init) X(io_uring_queue_init_params) \
-	X(io_uring_queue_exit)
+/* liburing's: uring.c, next_<name>: the preload core's list. */
+#define SIM_URING_SYMBOLS(X) PRELOAD_URING_SYMBOLS(X)
 
 #endif

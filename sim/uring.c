@@ -29,7 +29,10 @@
 
 #include <liburing.h>
 
+#include "next.h"
+#include "ring_id.h"
 #include "sim.h"
+#include "sq.h"
 #include "sqe_inject.h"
 #include "symbols.h"
 #include "uring_abi.h"
@@ -38,17 +41,13 @@
 
 /* ---- the real liburing, found when first needed ---- */
 
-#define NEXT(fn) static __typeof__(fn) *next_##fn;
-SIM_URING_SYMBOLS(NEXT)
-#undef NEXT
+SIM_URING_SYMBOLS(PRELOAD_NEXT_DECLARE)
 
 static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
 static void resolve(void)
 {
-#define R(fn) next_##fn = (__typeof__(next_##fn))sim_next(#fn);
-	SIM_URING_SYMBOLS(R)
-#undef R
+	SIM_URING_SYMBOLS(PRELOAD_NEXT_RESOLVE)
 }
 
 static void init(void)
@@ -59,8 +58,9 @@ static void init(void)
 
 /* ---- registered files ---- */
 
+/* A ring's registered files, the ring known as ring_id.h says. */
 struct ring_files {
-	int ring_fd;
+	const void *id;
 	unsigned int n;
 	struct sim_file **slot;       /* NULL: not the device */
 	struct ring_files *next;
@@ -68,10 +68,10 @@ struct ring_files {
 
 static struct ring_files *rings;  /* under sim_lock */
 
-static struct ring_files *ring_find(int ring_fd)
+static struct ring_files *ring_find(const struct io_uring *ring)
 {
 	for (struct ring_files *r = rings; r; r = r->next)
-		if (r->ring_fd == ring_fd)
+		if (r->id == preload_ring_id(ring))
 			return r;
 	return NULL;
 }
@@ -85,11 +85,11 @@ static void slot_set(struct sim_file **slot, struct sim_file *f)
 	*slot = f;
 }
 
-static void ring_forget(int ring_fd)
+static void ring_forget(const struct io_uring *ring)
 {
 	for (struct ring_files **p = &rings; *p; p = &(*p)->next) {
 		struct ring_files *r = *p;
-		if (r->ring_fd != ring_fd)
+		if (r->id != preload_ring_id(ring))
 			continue;
 		for (unsigned int i = 0; i < r->n; i++)
 			slot_set(&r->slot[i], NULL);
@@ -100,10 +100,10 @@ static void ring_forget(int ring_fd)
 	}
 }
 
-static void forget(int ring_fd)
+static void forget(const struct io_uring *ring)
 {
 	sim_lock();
-	ring_forget(ring_fd);
+	ring_forget(ring);
 	sim_unlock();
 }
 
@@ -125,15 +125,16 @@ static void slots_update(struct ring_files *r, unsigned int off,
 }
 
 /* A new table of nr slots replaces any old one. */
-static void ring_register(int ring_fd, const int *files, unsigned int nr)
+static void ring_register(const struct io_uring *ring, const int *files,
+			  unsigned int nr)
 {
 	sim_lock();
-	ring_forget(ring_fd);
+	ring_forget(ring);
 	struct ring_files *r = calloc(1, sizeof(*r));
 	if (r)
 		r->slot = calloc(nr ? nr : 1, sizeof(*r->slot));
 	if (r && r->slot) {
-		r->ring_fd = ring_fd;
+		r->id = preload_ring_id(ring);
 		r->n = nr;
 		r->next = rings;
 		rings = r;
@@ -144,11 +145,11 @@ static void ring_register(int ring_fd, const int *files, unsigned int nr)
 	sim_unlock();
 }
 
-static void ring_update(int ring_fd, unsigned int off, const int *files,
-			unsigned int nr)
+static void ring_update(const struct io_uring *ring, unsigned int off,
+			const int *files, unsigned int nr)
 {
 	sim_lock();
-	struct ring_files *r = ring_find(ring_fd);
+	struct ring_files *r = ring_find(ring);
 	if (r)
 		slots_update(r, off, files, nr);
 	sim_unlock();
@@ -162,7 +163,7 @@ int io_uring_register_files(struct io_uring *ring, const int *files,
 		return -ENOSYS;
 	int rc = next_io_uring_register_files(ring, files, nr);
 	if (rc == 0)
-		ring_register(ring->ring_fd, files, nr);
+		ring_register(ring, files, nr);
 	return rc;
 }
 
@@ -174,7 +175,7 @@ int io_uring_register_files_tags(struct io_uring *ring, const int *files,
 		return -ENOSYS;
 	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
 	if (rc == 0)
-		ring_register(ring->ring_fd, files, nr);
+		ring_register(ring, files, nr);
 	return rc;
 }
 
@@ -185,7 +186,7 @@ int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
 		return -ENOSYS;
 	int rc = next_io_uring_register_files_sparse(ring, nr);
 	if (rc == 0)
-		ring_register(ring->ring_fd, NULL, nr);
+		ring_register(ring, NULL, nr);
 	return rc;
 }
 
@@ -197,7 +198,7 @@ int io_uring_register_files_update(struct io_uring *ring, unsigned int off,
 		return -ENOSYS;
 	int rc = next_io_uring_register_files_update(ring, off, files, nr);
 	if (rc > 0)
-		ring_update(ring->ring_fd, off, files, (unsigned int)rc);
+		ring_update(ring, off, files, (unsigned int)rc);
 	return rc;
 }
 
@@ -211,7 +212,7 @@ int io_uring_register_files_update_tag(struct io_uring *ring, unsigned int off,
 	int rc = next_io_uring_register_files_update_tag(ring, off, files,
 							 tags, nr);
 	if (rc > 0)
-		ring_update(ring->ring_fd, off, files, (unsigned int)rc);
+		ring_update(ring, off, files, (unsigned int)rc);
 	return rc;
 }
 
@@ -222,40 +223,50 @@ int io_uring_unregister_files(struct io_uring *ring)
 		return -ENOSYS;
 	int rc = next_io_uring_unregister_files(ring);
 	if (rc == 0)
-		forget(ring->ring_fd);
+		forget(ring);
 	return rc;
 }
 
-/* A new ring may reuse the fd number of one closed without
- * io_uring_queue_exit: it starts with no registered files. */
+/* A new ring may be mapped where one unmapped without
+ * io_uring_queue_exit was: it starts with no registered files.  rc is
+ * the mapping function's (0: ring mapped); returned. */
+static int mapped(const struct io_uring *ring, int rc)
+{
+	if (rc == 0)
+		forget(ring);
+	return rc;
+}
+
 int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 			unsigned int flags)
 {
 	init();
-	if (!next_io_uring_queue_init)
-		return -ENOSYS;
-	int rc = next_io_uring_queue_init(entries, ring, flags);
-	if (rc == 0)
-		forget(ring->ring_fd);
-	return rc;
+	return next_io_uring_queue_init ?
+	       mapped(ring, next_io_uring_queue_init(entries, ring, flags)) :
+	       -ENOSYS;
 }
 
 int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 			       struct io_uring_params *p)
 {
 	init();
-	if (!next_io_uring_queue_init_params)
-		return -ENOSYS;
-	int rc = next_io_uring_queue_init_params(entries, ring, p);
-	if (rc == 0)
-		forget(ring->ring_fd);
-	return rc;
+	return next_io_uring_queue_init_params ?
+	       mapped(ring, next_io_uring_queue_init_params(entries, ring, p)) :
+	       -ENOSYS;
+}
+
+int io_uring_queue_mmap(int fd, struct io_uring_params *p,
+			struct io_uring *ring)
+{
+	init();
+	return next_io_uring_queue_mmap ?
+	       mapped(ring, next_io_uring_queue_mmap(fd, p, ring)) : -ENOSYS;
 }
 
 void io_uring_queue_exit(struct io_uring *ring)
 {
 	init();
-	forget(ring->ring_fd);
+	forget(ring);
 	if (next_io_uring_queue_exit)
 		next_io_uring_queue_exit(ring);
 }
@@ -330,20 +341,24 @@ static struct sim_file *target(const struct io_uring *ring,
 {
 	if (!(sqe->flags & IOSQE_FIXED_FILE))
 		return fd_file(sqe->fd);
-	struct ring_files *r = ring_find(ring->ring_fd);
+	struct ring_files *r = ring_find(ring);
 	if (!r || sqe->fd < 0 || (unsigned int)sqe->fd >= r->n)
 		return NULL;
 	return r->slot[sqe->fd];
 }
 
 
+/* The SQEs liburing has not handed to the kernel yet (SQ positions
+ * sqe_head .. sqe_tail), each the one the kernel will take there
+ * (preload_sqe_at: through sq.array), in the kernel's order. */
 static void run_pending(struct io_uring *ring)
 {
 	struct io_uring_sq *sq = &ring->sq;
 	int locked = 0, chain_failed = 0;
 	for (unsigned int i = sq->sqe_head; i != sq->sqe_tail; i++) {
-		struct io_uring_sqe *sqe = uring_sqe(sq->sqes, ring->flags,
-						     i & sq->ring_mask);
+		struct io_uring_sqe *sqe = preload_sqe_at(ring, i);
+		if (!sqe)
+			continue;         /* the kernel drops it */
 		int linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
 		if (sqe->opcode == IORING_OP_URING_CMD) {
 			if (!locked) {

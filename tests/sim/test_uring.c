@@ -10,12 +10,14 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <liburing.h>
 
 #include "device.h"
 #include "seal.h"
+#include "uring_abi.h"
 
 /* One FILL launch of 1.0 at 0x10000. */
 struct setup {
@@ -428,6 +430,78 @@ START_TEST(passthrough)
 }
 END_TEST
 
+/* The kernel takes the SQE that sq.array names at each SQ position, not
+ * the one at the position's own index: a device command is executed
+ * when the array names it, and one the array skips is not (the kernel
+ * never sees it).  Here position 0 names SQE 5, a submit of no schedule
+ * (ENOENT), while SQE 0, the one io_uring_get_sqe gave, is a submit the
+ * kernel never takes. */
+START_TEST(sq_array_followed)
+{
+	struct setup s;
+	setup(&s);
+	struct io_uring ring;
+	ring_init(&ring, IORING_SETUP_SQE128);
+	ck_assert_ptr_nonnull(ring.sq.array);
+	uint64_t seqno = 0;
+	struct io_uring_sqe *skipped = submit(&ring, s.fd, s.schedule,
+					      &seqno, 1);
+	unsigned int pos = ring.sq.sqe_tail - 1;
+	struct io_uring_sqe *named = uring_sqe(ring.sq.sqes, ring.flags, 5);
+	memcpy(named, skipped, 128);
+	struct arena_uring_submit none = { .schedule = s.schedule + 7 };
+	memcpy(named->cmd, &none, sizeof(none));
+	named->user_data = 2;
+	unsigned int was = ring.sq.array[pos & ring.sq.ring_mask];
+	ring.sq.array[pos & ring.sq.ring_mask] = 5;
+	ck_assert_int_eq(io_uring_submit(&ring), 1);
+	int res[16] = { [1] = 99, [2] = 99 };
+	reap(&ring, 1, res);
+	ring.sq.array[pos & ring.sq.ring_mask] = was;
+	ck_assert_int_eq(res[2], -ENOENT);
+	ck_assert_int_eq(res[1], 99);
+	/* Nothing was submitted. */
+	ck_assert_uint_eq(seqno, 0);
+	ck_assert_int_eq(dev_wait(s.fd, 1), EINVAL);
+	io_uring_queue_exit(&ring);
+	close(s.fd);
+}
+END_TEST
+
+/* A ring is its SQ mapping, not its fd number: a ring whose fd was
+ * closed (its mapping kept) and a new ring given the same number, set
+ * up without liburing's queue_init, share no registered files.  The
+ * new ring has none, so its fixed-file slot 0 is the kernel's EBADF,
+ * not the device the old ring's slot 0 named. */
+START_TEST(ring_by_mapping)
+{
+	struct setup s;
+	setup(&s);
+	struct io_uring old;
+	ring_init(&old, IORING_SETUP_SQE128);
+	ck_assert_int_eq(io_uring_register_files(&old, &s.fd, 1), 0);
+	int n = old.ring_fd;
+	ck_assert_int_eq(close(n), 0);
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
+	int fd = (int)syscall(__NR_io_uring_setup, 8, &p);
+	ck_assert_int_eq(fd, n);
+	struct io_uring ring;
+	ck_assert_int_eq(io_uring_queue_mmap(fd, &p, &ring), 0);
+	uint64_t seqno = 0;
+	submit(&ring, 0, s.schedule, &seqno, 1)->flags |= IOSQE_FIXED_FILE;
+	ck_assert_int_eq(io_uring_submit(&ring), 1);
+	int res[16] = { [1] = 99 };
+	reap(&ring, 1, res);
+	ck_assert_int_eq(res[1], -EBADF);
+	ck_assert_uint_eq(seqno, 0);
+	ck_assert_int_eq(dev_wait(s.fd, 1), EINVAL);
+	io_uring_queue_exit(&ring);
+	old.ring_fd = -1;                 /* closed above */
+	io_uring_queue_exit(&old);
+	close(s.fd);
+}
+END_TEST
+
 Suite *suite_uring(void)
 {
 	Suite *s = suite_create("uring");
@@ -439,6 +513,8 @@ Suite *suite_uring(void)
 	tcase_add_test(tc, links);
 	tcase_add_test(tc, submit_variants);
 	tcase_add_test(tc, passthrough);
+	tcase_add_test(tc, sq_array_followed);
+	tcase_add_test(tc, ring_by_mapping);
 	suite_add_tcase(s, tc);
 	/* Its own case (the kernel stage runs both on arena.ko). */
 	tc = tcase_create("uring-seal");

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The next definition of an interposed function: the one the dynamic
+ * linker would have bound to had this module not been preloaded (the
+ * simulated device's under the guard, else libc's or liburing's).
+ *
+ * A module lists its interposed functions once, as X-macros (its
+ * symbols.h, from which its version script is generated too), and
+ * declares and resolves their next definitions from the list:
+ *
+ *   LIST(PRELOAD_NEXT_DECLARE)     static __typeof__(fn) *next_fn; each
+ *   LIST(PRELOAD_NEXT_RESOLVE)     next_fn = the next definition, each
+ *
+ * A function the next objects do not define (liburing not loaded, or
+ * older than the module's headers) resolves to NULL; its wrapper is then
+ * never called by a program that could not have linked it, or answers
+ * -ENOSYS.
+ */
+#ifndef PRELOAD_NEXT_H
+#define PRELOAD_NEXT_H
+
+/* The next definition of `name` after the module that calls this (the
+ * module's own copy of this library: RTLD_NEXT is relative to the
+ * caller's object), or NULL.  Takes dlsym's locks: not from a signal
+ * handler, and not before the dynamic linker is done relocating. */
+void *preload_next(const char *name);
+
+#define PRELOAD_NEXT_DECLARE(fn) static __typeof__(fn) *next_##fn;
+#define PRELOAD_NEXT_RESOLVE(fn) \
+	next_##fn = (__typeof__(next_##fn))preload_next(#fn);
+
+#endif
