@@ -46,21 +46,41 @@ void ag_record_emit_json(struct json_out *j, const struct ag_record *r)
 	free(line);
 }
 
-void ag_record_emit_fallback(const struct ag_record *r)
+/* r's text, composed on the stack (at most 4095 bytes), written. */
+static __attribute__((noinline)) void emit_text(const struct ag_record *r)
 {
-	if (ag_cfg.log_json) {
-		emit_lost(r);
-		return;
-	}
 	char buf[4096];
 	struct ag_line t = { buf, sizeof(buf), 0 };
 	ag_record_text(&t, r);
 	ag_output_emit(t.buf, t.used);
 }
 
+/* A REENTERED record, in either format, in 512 bytes of the stack: the
+ * stack is a signal handler's (maybe a small alternate one). */
+static __attribute__((noinline)) void emit_reentered(const struct ag_record *r)
+{
+	char line[512];
+	struct ag_line t = { line, sizeof(line), 0 };
+	if (ag_cfg.log_json)
+		t.used = ag_record_json_lost(line, sizeof(line), r);
+	else
+		ag_record_text(&t, r);
+	ag_output_emit(line, t.used);
+}
+
+void ag_record_emit_fallback(const struct ag_record *r)
+{
+	if (r->kind == AG_RECORD_REENTERED)
+		emit_reentered(r);
+	else if (ag_cfg.log_json)
+		emit_lost(r);
+	else
+		emit_text(r);
+}
+
 void ag_record_emit(const struct ag_record *r)
 {
-	if (!ag_cfg.log_json) {
+	if (!ag_cfg.log_json || r->kind == AG_RECORD_REENTERED) {
 		ag_record_emit_fallback(r);   /* text needs no memory */
 		return;
 	}

@@ -27,6 +27,7 @@ enum ag_record_kind {
 	AG_RECORD_SUBMISSION,  /* a submission blocked or warned about */
 	AG_RECORD_MALFORMED,   /* a request the guard could not read */
 	AG_RECORD_SUMMARY,     /* the process's counts, at exit */
+	AG_RECORD_REENTERED,   /* a request from inside the guard, refused */
 };
 
 /* What became of a record's dump: written to path, or err. */
@@ -67,7 +68,8 @@ struct ag_record {
 	char hint[96];               /* the rule that would suppress v, or "" */
 	const struct ag_record_dump *dump;   /* or NULL: none asked */
 
-	/* MALFORMED: the request's name, its mistake, what became of it. */
+	/* MALFORMED: the request's name, its mistake, what became of it;
+	 * REENTERED: request and why (the guard's fixed words), and fd. */
 	const char *request, *error, *outcome;
 
 	/* SUMMARY: this process's counts. */
@@ -96,7 +98,9 @@ void ag_record_json_dump(struct json_out *j, const struct ag_record_dump *d);
 
 /* The fixed line that stands for r when memory did not allow its JSON
  * (r NULL: which record is not known): into buf[0, cap), no memory;
- * its length, ending with the newline (0 if cap is too small). */
+ * its length, ending with the newline (0 if cap is too small).  For a
+ * REENTERED record, the record itself (it never has memory: the thread
+ * it interrupted may hold malloc's lock). */
 size_t ag_record_json_lost(char *buf, size_t cap, const struct ag_record *r);
 
 /* ---- writing (record.c) ---- */
@@ -107,7 +111,8 @@ void ag_record_emit(const struct ag_record *r);
 
 /* Writes r now without memory: its text composed on the stack (at most
  * 4095 bytes), or under log_format=json the fixed line, counted as lost
- * (the one out-of-memory fallback of every record). */
+ * (the one out-of-memory fallback of every record; a REENTERED record
+ * is always written so, and is not lost). */
 void ag_record_emit_fallback(const struct ag_record *r);
 
 /* Closes the object open in j and writes it as one line; j is empty

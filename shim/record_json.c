@@ -132,6 +132,17 @@ void ag_record_json(struct json_out *j, const struct ag_record *r)
 		aci_json_out_uint_at(j, "warned", r->n_warned);
 		aci_json_out_uint_at(j, "suppressed", r->n_suppressed);
 		break;
+	case AG_RECORD_REENTERED:
+		/* Written without memory by ag_record_json_lost, whose line
+		 * this is byte for byte (tests/guard/test_record.c). */
+		aci_json_out_object(j);
+		aci_json_out_string_at(j, "event", "refused");
+		aci_json_out_int_at(j, "pid", r->pid);
+		aci_json_out_string_at(j, "request", r->request);
+		aci_json_out_int_at(j, "fd", r->fd);
+		aci_json_out_string_at(j, "errno", "EDEADLK");
+		aci_json_out_string_at(j, "why", r->error);
+		break;
 	}
 }
 
@@ -141,6 +152,13 @@ size_t ag_record_json_lost(char *buf, size_t cap, const struct ag_record *r)
 	 * guard's fixed words only (nothing to escape). */
 	char what[160] = "";
 	int pid = r ? r->pid : (int)getpid();
+	if (r && r->kind == AG_RECORD_REENTERED) {
+		int n = snprintf(buf, cap, "{\"event\": \"refused\", \"pid\": "
+				 "%d, \"request\": \"%s\", \"fd\": %d, \"errno\": "
+				 "\"EDEADLK\", \"why\": \"%s\"}\n", pid,
+				 r->request, r->fd, r->error);
+		return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+	}
 	if (r && (r->kind == AG_RECORD_SUBMISSION ||
 		  r->kind == AG_RECORD_MALFORMED)) {
 		char verdict[24] = "null";

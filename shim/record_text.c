@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "guard.h"
@@ -67,6 +68,21 @@ static void malformed(struct ag_line *t, const struct ag_record *r)
 	ag_line_end(t);
 }
 
+/* A request refused from inside the guard: written on a signal
+ * handler's stack, so without ag_line_put's 4 KiB buffer; the words are
+ * the guard's own (nothing to escape).  Cut short, it still ends. */
+static void reentered(struct ag_line *t, const struct ag_record *r)
+{
+	assert(t->used < t->cap);
+	size_t room = t->cap - t->used;
+	int n = snprintf(t->buf + t->used, room, "arenaguard: refused %s on "
+			 "fd %d with EDEADLK (pid %d): %s", r->request, r->fd,
+			 r->pid, r->error);
+	if (n > 0)
+		t->used += (size_t)n < room ? (size_t)n : room - 1;
+	ag_line_end(t);
+}
+
 void ag_record_text_dump(struct ag_line *t, const struct ag_record_dump *d)
 {
 	if (d->err == 0) {
@@ -100,6 +116,9 @@ void ag_record_text(struct ag_line *t, const struct ag_record *r)
 		    "blocked, %llu warned, %llu suppressed", r->submissions,
 		    r->n_blocked, r->n_warned, r->n_suppressed);
 		ag_line_end(t);
+		break;
+	case AG_RECORD_REENTERED:
+		reentered(t, r);
 		break;
 	}
 }

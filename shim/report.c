@@ -98,24 +98,20 @@ void ag_report_once(const char *key, const char *fmt, ...)
 
 int ag_report_reentered(const char *what, int fd)
 {
-	/* Neither the dedup table (report_lock, dedup.c) nor jansson (malloc): the
-	 * interrupted thread may hold either.  ag_output_emit takes the output
-	 * lock, which no thread holds with signals unblocked. */
-	static const char why[] = "made while its thread was inside the "
-		"guard (a signal handler interrupted it, and may wait for a "
-		"lock its own thread holds): not checked, not run";
-	char line[512];
-	int n = ag_cfg.log_json
-		? snprintf(line, sizeof(line), "{\"event\": \"refused\", "
-			   "\"pid\": %d, \"request\": \"%s\", \"fd\": %d, "
-			   "\"errno\": \"EDEADLK\", \"why\": \"%s\"}\n",
-			   (int)getpid(), what, fd, why)
-		: snprintf(line, sizeof(line), "arenaguard: refused %s on fd "
-			   "%d with EDEADLK (pid %d): %s\n", what, fd,
-			   (int)getpid(), why);
+	/* Neither the dedup table (report_lock, dedup.c) nor malloc: the
+	 * interrupted thread may hold either; a REENTERED record is
+	 * written without memory.  ag_output_emit takes the output lock,
+	 * which no thread holds with signals unblocked. */
+	struct ag_record r;
+	ag_record_init(&r, AG_RECORD_REENTERED);
+	r.request = what;
+	r.fd = fd;
+	r.error = "made while its thread was inside the guard (a signal "
+		  "handler interrupted it, and may wait for a lock its own "
+		  "thread holds): not checked, not run";
 	atomic_fetch_add(&ag_stats.blocked, 1);
 	atomic_fetch_add(&ag_stats.records, 1);
-	ag_output_emit(line, n > 0 && (size_t)n < sizeof(line) ? (size_t)n : 0);
+	ag_record_emit_fallback(&r);
 	return -EDEADLK;
 }
 

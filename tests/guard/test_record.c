@@ -268,6 +268,39 @@ START_TEST(test_record_kinds_agree)
 }
 END_TEST
 
+/* A request refused from inside the guard (a signal handler's): its
+ * fixed JSON line, written without memory, is the JSON renderer's
+ * object byte for byte, and its text says the same. */
+START_TEST(test_record_reentered)
+{
+	struct ag_record r = base(AG_RECORD_REENTERED);
+	r.request = "a device ioctl";
+	r.error = "made while its thread was inside the guard";
+	char text[512], fixed[512];
+	text_of(&r, text, sizeof(text));
+	lines_are_the_guards(text);
+	ck_assert_str_eq(text, "arenaguard: refused a device ioctl on fd 7 "
+			 "with EDEADLK (pid 4242): made while its thread was "
+			 "inside the guard\n");
+	size_t n = ag_record_json_lost(fixed, sizeof(fixed), &r);
+	struct json_out j = JSON_OUT_INIT;
+	size_t len = 0;
+	ag_record_json(&j, &r);
+	aci_json_out_end(&j);
+	char *line = aci_json_out_take(&j, 1, &len);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_uint_eq(len, n);
+	ck_assert_msg(!memcmp(line, fixed, n), "%s%.*s", line, (int)n, fixed);
+	free(line);
+	/* Cut short (a small buffer), the text line still ends. */
+	char small[24];
+	struct ag_line t = { small, sizeof(small), 0 };
+	ag_record_text(&t, &r);
+	ck_assert_uint_eq(t.used, sizeof(small));
+	ck_assert_int_eq(small[t.used - 1], '\n');
+}
+END_TEST
+
 /* Without memory: text into a buffer too small for the record is cut
  * whole escapes at a time and still ends its line; JSON's fixed line
  * parses and names the record (or none, for a notice). */
@@ -326,6 +359,7 @@ Suite *suite_record(void)
 	TCase *t = tcase_create("record");
 	tcase_add_test(t, test_record_submission);
 	tcase_add_test(t, test_record_kinds_agree);
+	tcase_add_test(t, test_record_reentered);
 	tcase_add_test(t, test_record_nomem);
 	suite_add_tcase(s, t);
 	return s;
