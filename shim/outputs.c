@@ -6,12 +6,7 @@
  * application took their numbers away; every record written whole or not
  * at all through ag_write_quietly (quiet_write.c), under out_lock.
  *
- * State: the four descriptors, where the log and the dump directory
- * were first opened (log_abs, dump_abs) and whether the log's failure
- * was said, all under out_lock, the lowest-ranked lock of the output
- * files (taken last: after report_lock, dedup.c, at fork; nothing else
- * is taken while it is held); the descriptors' numbers are also read
- * without it (atomics), to decide whether to take it.
+ * State: one struct (out, below), with its lock and rank.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -52,12 +47,34 @@ struct own_fd {
 	int cut;
 };
 
-static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct own_fd log_out = { -1, 0, 0, 0, 0 };   /* ARENAGUARD_LOG */
-static struct own_fd err_out = { -1, 0, 0, 0, 0 };   /* stderr at load time */
-static struct own_fd dump_out = { -1, 0, 0, 0, 0 };  /* ARENAGUARD_DUMP (O_PATH) */
-static struct own_fd sum_out = { -1, 0, 0, 0, 0 };   /* summary_file, at load */
-static int log_failure_said;                   /* under out_lock */
+/*
+ * The outputs' state, one struct.  Lock rank: out.lock (out_lock) is
+ * the last lock the guard takes: after report_lock (dedup.c) at fork,
+ * and nothing is taken while it is held; it is held with every signal
+ * blocked (ag_output_lock).  Everything here is written under it; the
+ * descriptors' numbers and lost flags are also read without it
+ * (atomics), to decide whether to take it.
+ */
+static struct {
+	pthread_mutex_t lock;      /* out_lock */
+	struct own_fd log;         /* ARENAGUARD_LOG */
+	struct own_fd err;         /* stderr at load time */
+	struct own_fd dump;        /* ARENAGUARD_DUMP (O_PATH) */
+	struct own_fd sum;         /* summary_file, at load */
+	int log_failure_said;
+	/* The log and the dump directory as first opened, made absolute
+	 * with the directory the process was in then: what reacquire
+	 * opens again after the application took the descriptor away,
+	 * when it may have changed directory since (a daemon's chdir("/")
+	 * before its close_range(3, ~0U)). */
+	char log_abs[AG_PATH_MAX + 1], dump_abs[AG_PATH_MAX + 1];
+} out = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.log = { -1, 0, 0, 0, 0 },
+	.err = { -1, 0, 0, 0, 0 },
+	.dump = { -1, 0, 0, 0, 0 },
+	.sum = { -1, 0, 0, 0, 0 },
+};
 
 /*
  * out_lock, with every signal blocked and cancellation off while it is
@@ -74,13 +91,13 @@ struct ag_out_state ag_output_lock(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &st.mask);
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &st.cancel);
-	pthread_mutex_lock(&out_lock);
+	pthread_mutex_lock(&out.lock);
 	return st;
 }
 
 void ag_output_unlock(struct ag_out_state st)
 {
-	pthread_mutex_unlock(&out_lock);
+	pthread_mutex_unlock(&out.lock);
 	pthread_setcancelstate(st.cancel, NULL);
 	pthread_sigmask(SIG_SETMASK, &st.mask, NULL);
 }
@@ -163,7 +180,7 @@ static int own(struct own_fd *o)
 
 int ag_output_dump_dir(void)
 {
-	return own(&dump_out);
+	return own(&out.dump);
 }
 
 /* Closes o and forgets it (no reacquiring).  out_lock held. */
@@ -212,24 +229,24 @@ static int write_record(struct own_fd *o, int fd, const char *text,
 static void emit_locked(const char *text, size_t len)
 {
 	int err = -1;
-	int fd = own(&log_out);
+	int fd = own(&out.log);
 	if (fd >= 0)
-		err = write_record(&log_out, fd, text, len);
-	if (err > 0 && !log_failure_said) {
-		log_failure_said = 1;
+		err = write_record(&out.log, fd, text, len);
+	if (err > 0 && !out.log_failure_said) {
+		out.log_failure_said = 1;
 		char buf[4096];
 		struct ag_line t = { buf, sizeof(buf), 0 };
 		ag_line_put(&t, "arenaguard: cannot write the log %s: %s; records "
 		    "that it cannot take go to standard error",
 		    ag_cfg.log_path, strerror(err));
 		ag_line_end(&t);
-		int efd = own(&err_out);
+		int efd = own(&out.err);
 		if (efd >= 0)
-			write_record(&err_out, efd, t.buf, t.used);
+			write_record(&out.err, efd, t.buf, t.used);
 	}
 	if (err != 0) {
-		int efd = own(&err_out);
-		err = efd >= 0 ? write_record(&err_out, efd, text, len) : EBADF;
+		int efd = own(&out.err);
+		err = efd >= 0 ? write_record(&out.err, efd, text, len) : EBADF;
 	}
 	if (err != 0)
 		atomic_fetch_add(&ag_stats.records_lost, 1);
@@ -245,13 +262,6 @@ void ag_output_emit(const char *text, size_t len)
 }
 
 /* ---- opening the outputs ---- */
-
-/* The log and the dump directory as first opened, made absolute with
- * the directory the process was in then: what reacquire opens again
- * after the application took the descriptor away, when it may have
- * changed directory since (a daemon's chdir("/") before its
- * close_range(3, ~0U)).  Under out_lock. */
-static char log_abs[AG_PATH_MAX + 1], dump_abs[AG_PATH_MAX + 1];
 
 /* path, made absolute with the current directory when it fits (else as
  * it is), into out.  No allocation, no stdio: a forked child calls it. */
@@ -280,14 +290,14 @@ static int open_log_at(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 		      O_NOCTTY | O_NONBLOCK, 0644);
-	return fd < 0 ? errno : keep(&log_out, fd, 0);
+	return fd < 0 ? errno : keep(&out.log, fd, 0);
 }
 
-/* Opens ARENAGUARD_LOG, remembering where it is (log_abs). */
+/* Opens ARENAGUARD_LOG, remembering where it is (out.log_abs). */
 static int open_log(void)
 {
-	absolute(log_abs, sizeof(log_abs), ag_cfg.log_path);
-	return open_log_at(log_abs[0] ? log_abs : ag_cfg.log_path);
+	absolute(out.log_abs, sizeof(out.log_abs), ag_cfg.log_path);
+	return open_log_at(out.log_abs[0] ? out.log_abs : ag_cfg.log_path);
 }
 
 /* Opens the dump directory at path as a directory (O_PATH: only a place
@@ -296,14 +306,14 @@ static int open_log(void)
 static int open_dump_at(const char *path)
 {
 	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? errno : keep(&dump_out, fd, 0);
+	return fd < 0 ? errno : keep(&out.dump, fd, 0);
 }
 
-/* Opens ARENAGUARD_DUMP, remembering where it is (dump_abs). */
+/* Opens ARENAGUARD_DUMP, remembering where it is (out.dump_abs). */
 static int open_dump_dir(void)
 {
-	absolute(dump_abs, sizeof(dump_abs), ag_cfg.dump_dir);
-	return open_dump_at(dump_abs[0] ? dump_abs : ag_cfg.dump_dir);
+	absolute(out.dump_abs, sizeof(out.dump_abs), ag_cfg.dump_dir);
+	return open_dump_at(out.dump_abs[0] ? out.dump_abs : ag_cfg.dump_dir);
 }
 
 /* Standard error, when it is a pipe or FIFO, opened again as the
@@ -336,27 +346,27 @@ static void open_err(void)
 {
 	int own_err = reopen_fifo(STDERR_FILENO);
 	if (own_err >= 0)
-		keep(&err_out, own_err, 0);
+		keep(&out.err, own_err, 0);
 	else if (fcntl(STDERR_FILENO, F_GETFD) >= 0)
-		keep(&err_out, STDERR_FILENO, 1);
+		keep(&out.err, STDERR_FILENO, 1);
 }
 
 /*
  * o again after the application took its number away (closed it with
  * the rest of a range, docs/guard.md "Descriptors"): the log and the
- * dump directory by their paths (log_abs, dump_abs: as absolute as at
- * load), at a high number like the first time;
+ * dump directory by their paths (out.log_abs, out.dump_abs: as
+ * absolute as at load), at a high number like the first time;
  * standard error from fd 2 only if fd 2 is still the file the guard
  * took at start (the application's fd 2 that it closed or replaced is
  * its choice, never written to).  out_lock held.
  */
 static void reacquire(struct own_fd *o)
 {
-	if (o == &log_out && ag_cfg.log_path[0])
-		open_log_at(log_abs[0] ? log_abs : ag_cfg.log_path);
-	else if (o == &dump_out && ag_cfg.dump_dir[0])
-		open_dump_at(dump_abs[0] ? dump_abs : ag_cfg.dump_dir);
-	else if (o == &err_out) {
+	if (o == &out.log && ag_cfg.log_path[0])
+		open_log_at(out.log_abs[0] ? out.log_abs : ag_cfg.log_path);
+	else if (o == &out.dump && ag_cfg.dump_dir[0])
+		open_dump_at(out.dump_abs[0] ? out.dump_abs : ag_cfg.dump_dir);
+	else if (o == &out.err) {
 		struct stat st;
 		if (fstat(STDERR_FILENO, &st) == 0 && st.st_dev == o->dev &&
 		    st.st_ino == o->ino)
@@ -421,14 +431,14 @@ static void append_summary_path(const char *line, size_t len)
 
 /* Appends line[0, len) to summary_file with one write (O_APPEND: the
  * lines of concurrent processes do not mix): through the descriptor
- * opened at load (sum_out) while it is still the guard's, so that a
+ * opened at load (out.sum) while it is still the guard's, so that a
  * process that dropped its privileges since (a server become nobody,
  * its forked workers) still reaches the launcher's 0600 file; else
  * opened by path for the line (the application closed it). */
 void ag_output_summary_append(const char *line, size_t len)
 {
 	struct ag_out_state state = ag_output_lock();
-	int fd = own(&sum_out);
+	int fd = own(&out.sum);
 	if (fd >= 0)
 		ag_write_quietly(fd, line, len, NULL);
 	ag_output_unlock(state);
@@ -437,15 +447,15 @@ void ag_output_summary_append(const char *line, size_t len)
 }
 
 /* Appends line[0, len) to summary_file without out_lock (a vfork
- * child's, which must take no lock): sum_out's number while it is still
+ * child's, which must take no lock): out.sum's number while it is still
  * the file opened at load (set at load, before any exec), else the path
  * opened for the line. */
 void ag_output_summary_append_raw(const char *line, size_t len)
 {
-	int fd = atomic_load(&sum_out.fd);
+	int fd = atomic_load(&out.sum.fd);
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == sum_out.dev &&
-	    st.st_ino == sum_out.ino) {
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == out.sum.dev &&
+	    st.st_ino == out.sum.ino) {
 		ag_write_quietly(fd, line, len, NULL);
 		return;
 	}
@@ -481,7 +491,7 @@ static int same_file(int fd, const struct own_fd *o)
 
 void ag_report_fds_taken(unsigned int first, unsigned int last)
 {
-	struct own_fd *all[] = { &log_out, &err_out, &dump_out, &sum_out };
+	struct own_fd *all[] = { &out.log, &out.err, &out.dump, &out.sum };
 	int mine = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		int fd = atomic_load_explicit(&all[i]->fd,
@@ -490,7 +500,7 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 			(unsigned int)fd <= last;
 	}
 	int stderr_too = first <= STDERR_FILENO && STDERR_FILENO <= last &&
-			 atomic_load_explicit(&err_out.fd,
+			 atomic_load_explicit(&out.err.fd,
 					      memory_order_relaxed) >= 0;
 	/* A child with its own fd table (vfork) takes only its copies. */
 	if ((!mine && !stderr_too) || !ag_process_shares_fds())
@@ -500,8 +510,8 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 	/* The application lets go of its standard error (a daemon
 	 * detaching, a redirection): so does the guard, whose copy would
 	 * otherwise keep a pipe's reader from ever seeing its end. */
-	if (stderr_too && same_file(STDERR_FILENO, &err_out))
-		release(&err_out);
+	if (stderr_too && same_file(STDERR_FILENO, &out.err))
+		release(&out.err);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		step_aside(all[i], first, last);
 	ag_output_unlock(state);
@@ -510,18 +520,18 @@ void ag_report_fds_taken(unsigned int first, unsigned int last)
 
 int ag_output_dump_wanted(void)
 {
-	return atomic_load(&dump_out.fd) >= 0 || atomic_load(&dump_out.lost);
+	return atomic_load(&out.dump.fd) >= 0 || atomic_load(&out.dump.lost);
 }
 
 void ag_output_summary_open(void)
 {
 	struct ag_out_state state = ag_output_lock();
-	release(&sum_out);
+	release(&out.sum);
 	/* Off, the guard holds no descriptor (it counts nothing either). */
 	if (ag_cfg.summary_file[0] && ag_cfg.mode != AG_OFF) {
 		int fd = open_summary_file();
 		if (fd >= 0)
-			keep(&sum_out, fd, 0);
+			keep(&out.sum, fd, 0);
 	}
 	ag_output_unlock(state);
 }
@@ -531,7 +541,7 @@ void ag_output_log_forked(void)
 	if (ag_cfg.mode == AG_OFF || !strstr(ag_cfg.log_template, "%p"))
 		return;
 	struct ag_out_state state = ag_output_lock();
-	release(&log_out);
+	release(&out.log);
 	if (expand_log_path() == 0 && ag_cfg.log_path[0])
 		open_log();
 	ag_output_unlock(state);
@@ -542,10 +552,10 @@ void ag_output_open_fds(int *log_err, int *dump_err)
 	if (!ag_cfg.log_too_long)
 		ag_cfg.log_too_long = expand_log_path();
 	struct ag_out_state state = ag_output_lock();
-	release(&log_out);
-	release(&err_out);
-	release(&dump_out);
-	log_failure_said = 0;
+	release(&out.log);
+	release(&out.err);
+	release(&out.dump);
+	out.log_failure_said = 0;
 	int on = ag_cfg.mode != AG_OFF;
 	if (on)
 		open_err();
@@ -556,10 +566,10 @@ void ag_output_open_fds(int *log_err, int *dump_err)
 
 void ag_output_lock_fork(void)
 {
-	pthread_mutex_lock(&out_lock);
+	pthread_mutex_lock(&out.lock);
 }
 
 void ag_output_unlock_fork(void)
 {
-	pthread_mutex_unlock(&out_lock);
+	pthread_mutex_unlock(&out.lock);
 }
