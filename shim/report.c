@@ -14,6 +14,11 @@
  * A record composed while its schedule is locked is written once the
  * lock is dropped (ag_report_flush).
  *
+ * Also here until they move to the guard's base layer: ag_stats (the
+ * counters), ag_now_ns and ag_printf; and ag_output_open and
+ * ag_output_forked, which open the outputs (outputs.c) and say what
+ * cannot be honoured (record.c) or reset the counts (summary.c).
+ *
  * State: this thread's pending records and whether it halts after them
  * (thread-local, no lock).
  */
