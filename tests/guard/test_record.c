@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "guard.h"
+#include "progs.h"
 #include "record.h"
 #include "suites.h"
 
@@ -268,6 +269,57 @@ START_TEST(test_record_kinds_agree)
 }
 END_TEST
 
+/* A verdict: PROG_GOOD with the (D) schedule, certified as the guard
+ * does (mirror.c); the text's verdict, condition, diagnostic and rule
+ * are the JSON's verdict, condition, explanation and suppress. */
+START_TEST(test_record_verdict)
+{
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	struct ag_program *p = ag_program_get(image, len);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(p->prog);
+	ac_schedule *sched = ac_schedule_new(p->prog);
+	ck_assert_ptr_nonnull(sched);
+	ck_assert_int_eq(ac_schedule_append(sched, prog_bad_d_refs, 4, NULL), 0);
+	struct ag_verdict v = { .verdict = 0 };
+	char diag[4096], text[16384];
+	v.verdict = ac_schedule_verdict(sched, &v.diag);
+	ck_assert_uint_eq(v.verdict, PROG_BAD_D_VERDICT);
+	v.text = (char *)ac_diag_render(&v.diag, p->prog, diag, sizeof(diag));
+
+	struct ag_record r = base(AG_RECORD_SUBMISSION);
+	r.blocked = 1;
+	r.has_schedule = 1;
+	r.program = 1;
+	r.length = 4;
+	r.p = p;
+	ag_digest_text(&p->digest, r.digest);
+	r.v = &v;
+	ck_assert_int_eq(ag_suppress_hint(p, &v, r.hint, sizeof(r.hint)), 0);
+	struct ag_line t = { text, sizeof(text), 0 };
+	ag_record_text(&t, &r);
+	text[t.used] = 0;
+	lines_are_the_guards(text);
+	json_t *o = json_of(&r);
+	has(text, "): verdict %lld (%s)\n", num(o, "verdict"),
+	    str(o, "condition"));
+	has(text, "\narenaguard:   %s\n", str(o, "explanation"));
+	has(text, "; to suppress, the rule: %s\n", str(o, "suppress"));
+	has(text, "schedule %lld (program %lld, fd %lld, %s, pid %lld)",
+	    num(o, "schedule"), num(o, "program"), num(o, "fd"),
+	    str(o, "path"), num(o, "pid"));
+	ck_assert_str_eq(str(o, "event"), "blocked");
+	ck_assert_str_eq(str(o, "digest"), r.digest);
+	char sig[64];
+	snprintf(sig, sizeof(sig), "%s:%d", r.digest, PROG_BAD_D_VERDICT);
+	ck_assert_str_eq(str(o, "signature"), sig);
+	json_decref(o);
+	ac_schedule_free(sched);
+	ag_program_unref(p);
+}
+END_TEST
+
 /* A request refused from inside the guard (a signal handler's): its
  * fixed JSON line, written without memory, is the JSON renderer's
  * object byte for byte, and its text says the same. */
@@ -359,6 +411,7 @@ Suite *suite_record(void)
 	TCase *t = tcase_create("record");
 	tcase_add_test(t, test_record_submission);
 	tcase_add_test(t, test_record_kinds_agree);
+	tcase_add_test(t, test_record_verdict);
 	tcase_add_test(t, test_record_reentered);
 	tcase_add_test(t, test_record_nomem);
 	suite_add_tcase(s, t);
