@@ -44,6 +44,18 @@ static struct ag_record base(enum ag_record_kind kind)
 	return r;
 }
 
+/* A blocked submission's record of schedule 3, known to the guard: its
+ * program's handle and its length. */
+static struct ag_record blocked_known(uint32_t program, uint64_t length)
+{
+	struct ag_record r = base(AG_RECORD_SUBMISSION);
+	r.blocked = 1;
+	r.has_schedule = 1;
+	r.program = program;
+	r.length = length;
+	return r;
+}
+
 static char *text_of(const struct ag_record *r, char *buf, size_t cap)
 {
 	struct ag_line t = { buf, cap, 0 };
@@ -193,11 +205,7 @@ START_TEST(test_record_submission)
 	char text[8192], why[64];
 	snprintf(why, sizeof(why), "why: %s", hostile);
 	struct ag_record_dump d = { 0, "/d", "/d/x\ny.img" };
-	struct ag_record r = base(AG_RECORD_SUBMISSION);
-	r.has_schedule = 1;
-	r.program = 1;
-	r.length = 2;
-	r.blocked = 1;
+	struct ag_record r = blocked_known(1, 2);
 	r.why = why;
 	r.dump = &d;
 	json_t *o = agree(&r, text, sizeof(text));
@@ -288,11 +296,7 @@ START_TEST(test_record_verdict)
 	ck_assert_uint_eq(v.verdict, PROG_BAD_D_VERDICT);
 	v.text = (char *)ac_diag_render(&v.diag, p->prog, diag, sizeof(diag));
 
-	struct ag_record r = base(AG_RECORD_SUBMISSION);
-	r.blocked = 1;
-	r.has_schedule = 1;
-	r.program = 1;
-	r.length = 4;
+	struct ag_record r = blocked_known(1, 4);
 	r.p = p;
 	ag_digest_text(&p->digest, r.digest);
 	r.v = &v;

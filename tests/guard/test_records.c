@@ -506,6 +506,16 @@ END_TEST
  * (guard-client nomem under libarenaguard-failalloc.so): every line
  * still parses, and a record memory did not allow says which
  * submission it was and what became of it. */
+/* A "lost" line o names its record: what it was, on an ioctl's fd,
+ * for a schedule. */
+static void assert_lost_names(json_t *o, const char *record)
+{
+	ck_assert_str_eq(str(o, "record"), record);
+	ck_assert_str_eq(str(o, "path"), "ioctl");
+	ck_assert_int_ge(num(o, "fd"), 0);
+	ck_assert_int_ge(num(o, "schedule"), 1);
+}
+
 START_TEST(test_json_nomem)
 {
 	char log_env[300];
@@ -526,10 +536,7 @@ START_TEST(test_json_nomem)
 		if (strcmp(e, "lost") || !json_object_get(o, "fd"))
 			continue;
 		lost++;
-		ck_assert_str_eq(str(o, "record"), "blocked");
-		ck_assert_str_eq(str(o, "path"), "ioctl");
-		ck_assert_int_ge(num(o, "fd"), 0);
-		ck_assert_int_ge(num(o, "schedule"), 1);
+		assert_lost_names(o, "blocked");
 		ck_assert_msg(json_is_integer(json_object_get(o, "verdict")) ||
 			      json_is_null(json_object_get(o, "verdict")),
 			      "%s", text);
@@ -596,10 +603,7 @@ START_TEST(test_malformed_nomem)
 				if (strcmp(e, "lost"))
 					continue;
 				lost++;
-				ck_assert_str_eq(str(o, "record"), "malformed");
-				ck_assert_str_eq(str(o, "path"), "ioctl");
-				ck_assert_int_ge(num(o, "fd"), 0);
-				ck_assert_int_eq(num(o, "schedule"), 1);
+				assert_lost_names(o, "malformed");
 			}
 			json_decref(lines);
 			ck_assert_msg(lost > 0, "no lost record: %s", text);
