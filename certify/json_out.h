@@ -3,7 +3,7 @@
  * json_out.h - a small JSON writer of libarenacert's own: text into a
  * growing buffer the writer allocates with libc's malloc (the library's
  * allocator), never through jansson.  arena-certify --json's object
- * (result_json.c) and the guard's JSON records (shim/report.c) are
+ * (result_json.c) and the guard's JSON records (shim/record_json.c) are
  * written with it, so that the guard never calls an allocator the
  * application may have given jansson (json_set_alloc_funcs) nor frees
  * what one returned.  Internal to libarenacert, its tools and the guard.

@@ -4,7 +4,7 @@
  * (exec.h, ag_exec_check): under the launcher only (summary_file set),
  * the exec family's and posix_spawn's wrappers (interpose.c) ask before
  * calling the real function, and a program that will run unguarded is
- * told to the launcher ("unguarded PID PATH REASON", report.c), which
+ * told to the launcher ("unguarded PID PATH REASON", summary.c), which
  * fails the run.  What the application's exec does is never changed.
  *
  * Everything here may run in a vfork child (CPython's subprocess, glibc's

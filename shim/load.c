@@ -4,7 +4,7 @@
  * ag_cfg from the environment with the options' parser (options.c,
  * config.h), then the outputs opened and what did not parse said
  * (report.c), the suppressions loaded (suppress.c), and the launcher
- * told that this process is guarded (report.c, ag_report_loaded), and
+ * told that this process is guarded (summary.c, ag_report_loaded), and
  * the guard's path kept for the exec check (exec.c).
  */
 #define _GNU_SOURCE

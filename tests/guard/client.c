@@ -1012,6 +1012,43 @@ static void nomem_pass(struct cdev *d, struct sweep *w, float v)
 	free(image);
 }
 
+/* The malformed append under libarenaguard-failalloc.so, allocation 1,
+ * 2, ... of the append failing alone, a program of its own each pass
+ * (a record per program): one pass fails the allocation of the
+ * malformed append's record, which the guard writes all the same by
+ * its one fallback.  Refused either way (EINVAL, or ENOMEM). */
+static void cmd_malformed_nomem(void)
+{
+	enum { MAX_PASSES = 200 };
+	static struct cdev devs[MAX_PASSES];
+	const struct ac_ref bad = { .first = 1000, .count = 1 };
+	int n = 0, wrong = 0;
+	for (unsigned long nth = 1; n < MAX_PASSES; nth++) {
+		struct cdev *d = &devs[n++];
+		size_t len;
+		uint8_t *image = image_filling(5.0f + (float)nth, &len);
+		uint32_t prog = 0, s = 0;
+		open_dev(d);
+		if (!image || cdev_program(d, image, len, &prog) != 0 ||
+		    cdev_schedule(d, prog, &s) != 0) {
+			check(0, "pass %lu: a program and a schedule", nth);
+			free(image);
+			break;
+		}
+		free(image);
+		failalloc_arm(nth, 0);
+		int rc = cdev_append(d, s, &bad, 1);
+		unsigned long counted = failalloc_disarm();
+		wrong += rc != -EINVAL && rc != -ENOMEM;
+		if (counted < nth)
+			break;
+	}
+	for (int i = 0; i < n; i++)
+		cdev_close(&devs[i]);
+	check(wrong == 0, "%d passes: every malformed append refused (%d "
+	      "otherwise)", n, wrong);
+}
+
 /*
  * Under libarenaguard-failalloc.so: allocation 1, 2, ... of a pass
  * fails, alone and then with every one after it, until a pass makes
@@ -1349,6 +1386,8 @@ int main(int argc, char **argv)
 		cmd_malformed();
 	else if (!strcmp(cmd, "nomem"))
 		cmd_nomem();
+	else if (!strcmp(cmd, "malformed-nomem"))
+		cmd_malformed_nomem();
 	else if (!strcmp(cmd, "teardown"))
 		cmd_teardown(n);
 	else if (!strcmp(cmd, "forkhalf"))

@@ -9,6 +9,7 @@
 int main(void)
 {
 	SRunner *sr = srunner_create(suite_unit());
+	srunner_add_suite(sr, suite_record());
 	srunner_add_suite(sr, suite_client());
 	srunner_add_suite(sr, suite_infer());
 	srunner_add_suite(sr, suite_audit());

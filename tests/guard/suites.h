@@ -6,6 +6,7 @@
 #include <check.h>
 
 Suite *suite_unit(void);      /* test_unit.c: the guard's parts, in process */
+Suite *suite_record(void);    /* test_record.c: the record renderers agree */
 Suite *suite_client(void);    /* test_client.c: guard-client under the guard */
 Suite *suite_infer(void);     /* test_infer.c: arena-infer and the launcher */
 Suite *suite_audit(void);     /* test_audit.c: the audit's bug classes */

@@ -506,6 +506,16 @@ END_TEST
  * (guard-client nomem under libarenaguard-failalloc.so): every line
  * still parses, and a record memory did not allow says which
  * submission it was and what became of it. */
+/* A "lost" line o names its record: what it was, on an ioctl's fd,
+ * for a schedule. */
+static void assert_lost_names(json_t *o, const char *record)
+{
+	ck_assert_str_eq(str(o, "record"), record);
+	ck_assert_str_eq(str(o, "path"), "ioctl");
+	ck_assert_int_ge(num(o, "fd"), 0);
+	ck_assert_int_ge(num(o, "schedule"), 1);
+}
+
 START_TEST(test_json_nomem)
 {
 	char log_env[300];
@@ -526,10 +536,7 @@ START_TEST(test_json_nomem)
 		if (strcmp(e, "lost") || !json_object_get(o, "fd"))
 			continue;
 		lost++;
-		ck_assert_str_eq(str(o, "record"), "blocked");
-		ck_assert_str_eq(str(o, "path"), "ioctl");
-		ck_assert_int_ge(num(o, "fd"), 0);
-		ck_assert_int_ge(num(o, "schedule"), 1);
+		assert_lost_names(o, "blocked");
 		ck_assert_msg(json_is_integer(json_object_get(o, "verdict")) ||
 			      json_is_null(json_object_get(o, "verdict")),
 			      "%s", text);
@@ -539,6 +546,72 @@ START_TEST(test_json_nomem)
 	json_decref(lines);
 	free(text);
 	run_free(&r);
+}
+END_TEST
+
+/* A malformed request's record when memory runs out (guard-client
+ * malformed-nomem sweeps the append's allocations under the failalloc
+ * guard): the record's own lines (text), or the fixed line that names
+ * it (JSON), as a submission's; never a notice of another shape. */
+START_TEST(test_malformed_nomem)
+{
+	for (int json = 0; json < 2; json++) {
+		char log_env[300];
+		snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+			 scratch_path(json ? "m.json" : "m.log"));
+		const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST
+				      AG_GUARD_FAILALLOC " " AG_ARENASIM,
+				      log_env, json ? "ARENAGUARD_OPTIONS="
+				      "log_format=json" : "ARENAGUARD_OPTIONS=",
+				      NULL };
+		struct run r;
+		client(&r, env, (const char *[]){ "malformed-nomem", NULL });
+		assert_clean(&r);
+		char *text = slurp(scratch_path(json ? "m.json" : "m.log"));
+		size_t records = 0, lost = 0;
+		if (!json) {
+			static const char rec[] = "arenaguard: SCHEDULE_APPEND ";
+			static const char to[] = "to schedule ";
+			static const char outcome[] = "arenaguard:   ";
+			for (const char *l = text; *l;) {
+				const char *nl = strchr(l, '\n');
+				ck_assert_msg(nl, "a line without its end: %s", l);
+				if (!strncmp(l, rec, sizeof(rec) - 1)) {
+					const char *after = l + sizeof(rec) - 1;
+					ck_assert_msg(!strncmp(after, to,
+							       sizeof(to) - 1) &&
+						      !strncmp(nl + 1, outcome,
+							       sizeof(outcome) - 1),
+						      "not the record's two lines: "
+						      "%.300s", l);
+					records++;
+				}
+				l = nl + 1;
+			}
+		} else {
+			json_t *lines = json_lines(text);
+			size_t i;
+			json_t *o;
+			json_array_foreach(lines, i, o) {
+				const char *e = str(o, "event");
+				if (!strcmp(e, "notice"))
+					ck_assert_msg(strncmp(str(o, "message"),
+							      "SCHEDULE_APPEND", 15),
+						      "%s", text);
+				if (!strcmp(e, "malformed"))
+					records++;
+				if (strcmp(e, "lost"))
+					continue;
+				lost++;
+				assert_lost_names(o, "malformed");
+			}
+			json_decref(lines);
+			ck_assert_msg(lost > 0, "no lost record: %s", text);
+		}
+		ck_assert_msg(records > 0, "no malformed record: %s", text);
+		free(text);
+		run_free(&r);
+	}
 }
 END_TEST
 
@@ -726,6 +799,7 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_jansson_alloc_header);
 	tcase_add_test(t, test_jansson_alloc_fails);
 	tcase_add_test(t, test_json_nomem);
+	tcase_add_test(t, test_malformed_nomem);
 	tcase_add_test(t, test_rules_relative_path);
 	tcase_add_test(t, test_threads_same_record);
 	tcase_add_test(t, test_json_record_whole_or_lost);
