@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
+#include "../contract/requests.h"  /* the driver's requests */
 #include "guard.h"
 #include "usercopy.h"
 
@@ -189,7 +190,7 @@ static int append_unknown(struct ag_call *c,
 	return ag_mirror_if_unknown(c->f, a->schedule, forward_unknown, &u);
 }
 
-static int append(struct ag_call *c, void *arg)
+static int schedule_append(struct ag_call *c, void *arg)
 {
 	struct drm_arena_schedule_append *a = arg;
 	struct ag_sched *s;
@@ -330,12 +331,12 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 	return rc;
 }
 
-static int submit(struct ag_call *c, void *arg)
+static int schedule_submit(struct ag_call *c, void *arg)
 {
 	return submit_as(c, arg, 0);
 }
 
-static int submit_sealed(struct ag_call *c, void *arg)
+static int schedule_submit_sealed(struct ag_call *c, void *arg)
 {
 	return submit_as(c, arg, 1);
 }
@@ -366,43 +367,39 @@ _Static_assert(offsetof(struct drm_arena_schedule_submit_sealed, seqno) ==
 		       sizeof(struct drm_arena_schedule_submit),
 	       "every submit reads the sealed layout");
 
+/* The guard's copy of an argument: the struct, but both submits read
+ * the sealed layout (the plain one's tail zero-extended). */
 #define SUBMIT_SIZE sizeof(struct drm_arena_schedule_submit_sealed)
+#define GUARD_SIZE(NAME, arg) \
+	(DRM_ARENA_##NAME == DRM_ARENA_SCHEDULE_SUBMIT ? SUBMIT_SIZE \
+						       : sizeof(arg))
 
-static const struct ag_request requests[] = {
-	{ "PROGRAM_CREATE", DRM_IOCTL_ARENA_PROGRAM_CREATE,
-	  sizeof(struct drm_arena_program_create), 0, 0, program_create },
-	{ "PROGRAM_DESTROY", DRM_IOCTL_ARENA_PROGRAM_DESTROY,
-	  sizeof(struct drm_arena_handle), 0, 0, program_destroy },
-	{ "SCHEDULE_CREATE", DRM_IOCTL_ARENA_SCHEDULE_CREATE,
-	  sizeof(struct drm_arena_schedule_create), 0, 0, schedule_create },
-	{ "SCHEDULE_APPEND", DRM_IOCTL_ARENA_SCHEDULE_APPEND,
-	  sizeof(struct drm_arena_schedule_append), ARENA_URING_CMD_APPEND,
-	  sizeof(struct drm_arena_schedule_append), append },
-	{ "SCHEDULE_SUBMIT", DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, SUBMIT_SIZE,
-	  ARENA_URING_CMD_SUBMIT, sizeof(struct arena_uring_submit), submit },
-	{ "SCHEDULE_DESTROY", DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
-	  sizeof(struct drm_arena_handle), 0, 0, schedule_destroy },
-	{ "SEAL", DRM_IOCTL_ARENA_SEAL, sizeof(struct drm_arena_seal), 0, 0,
-	  seal },
-	{ "SCHEDULE_SUBMIT_SEALED", DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
-	  SUBMIT_SIZE, ARENA_URING_CMD_SUBMIT_SEALED,
-	  sizeof(struct arena_uring_submit_sealed), submit_sealed },
-};
+/* The guarded requests of the contract's table, indexed by number, each
+ * handled by the function of its name above; the others' slots empty
+ * (no handler). */
+#define GUARDED_0(...)
+#define GUARDED_1(...) __VA_ARGS__
+#define REQUEST(name, NAME, arg, uring_op, uring_arg, guarded)		\
+	GUARDED_##guarded([DRM_ARENA_##NAME] = {			\
+		#NAME, DRM_IOCTL_ARENA_##NAME, GUARD_SIZE(NAME, arg),	\
+		uring_op, uring_arg, name },)
+
+static const struct ag_request requests[] = { ARENA_REQUESTS(REQUEST) };
 
 #define N_REQUESTS (sizeof(requests) / sizeof(requests[0]))
 
 const struct ag_request *ag_request_by_nr(unsigned int nr)
 {
-	for (size_t i = 0; i < N_REQUESTS; i++)
-		if (_IOC_NR(requests[i].cmd) == nr)
-			return &requests[i];
-	return NULL;
+	unsigned int i = nr - DRM_COMMAND_BASE;
+	if (i >= N_REQUESTS || !requests[i].handle)
+		return NULL;
+	return &requests[i];
 }
 
 const struct ag_request *ag_request_by_uring_op(uint32_t op)
 {
 	for (size_t i = 0; op && i < N_REQUESTS; i++)
-		if (requests[i].uring_op == op)
+		if (requests[i].uring_op == op && requests[i].handle)
 			return &requests[i];
 	return NULL;
 }
