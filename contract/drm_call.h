@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "types.h"
 #include "usercopy.h"
 
 /*
@@ -45,15 +46,18 @@ static inline int arena_drm_call(unsigned int cmd, unsigned int kcmd,
 	const unsigned int out_bit = _IOC_READ << _IOC_DIRSHIFT;
 	size_t in = cmd & kcmd & in_bit ? _IOC_SIZE(cmd) : 0;
 	size_t out = cmd & kcmd & out_bit ? _IOC_SIZE(cmd) : 0;
+	u64 stack[16];
+	void *k;
+	int rc;
+
 	if (in > ksize)
 		ksize = in;
 	if (out > ksize)
 		ksize = out;
-	uint64_t stack[16];
-	void *k = ksize <= sizeof(stack) ? (void *)stack : malloc(ksize);
+	k = ksize <= sizeof(stack) ? (void *)stack : malloc(ksize);
 	if (!k)
 		return no_memory(ctx);
-	int rc = copy_from_user(k, arg, in);
+	rc = copy_from_user(k, arg, in);
 	if (rc == 0) {
 		memset((char *)k + in, 0, ksize - in);
 		rc = handle(ctx, k);

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The driver's requests, once: every consumer of the arena ABI (the
- * simulator's dispatch table and URING_CMD handler, arena.ko's
- * drm_ioctl_desc table and uring_cmd, the guard's request table and its
- * test of guarded numbers, the fake drivers of tests/guard and fuzz/)
- * generates what it needs from ARENA_REQUESTS or calls the helpers
- * below.  uapi.h keeps the ABI: the numbers (DRM_ARENA_x,
- * DRM_IOCTL_ARENA_x, ARENA_URING_CMD_x) and the structs are defined
- * there, with their documentation; this table only names them.
+ * The driver's request rules, once: what every consumer of the arena
+ * ABI (the simulator, arena.ko, the guard, the fake drivers of
+ * tests/guard and fuzz/) asks of a request, looked up in the one table
+ * of requests (requests.inc), and the URING_CMD argument rule.  The
+ * batch limit is ARENA_MAX_APPEND (image.h); the drm_ioctl copy
+ * discipline is drm_call.h (user space; arena.ko has drm_ioctl()).
  *
  * Compiles in the kernel and in user space alike (types.h): no library
  * function, no allocation.
@@ -19,57 +17,47 @@
 
 #include "types.h"
 
-/*
- * X(name, NAME, arg, uring_op, uring_arg, guarded), one line a request,
- * in the order of their numbers:
- *   name      lower case: consumers paste it into their handler names
- *             (the simulator's h_name, arena.ko's arena_ioctl_name)
- *   NAME      DRM_ARENA_NAME is the number, DRM_IOCTL_ARENA_NAME the
- *             ioctl (uapi.h; every one is DRM_IOWR: in and out)
- *   arg       the ioctl's argument struct
- *   uring_op  the URING_CMD cmd_op that makes the same request, or 0
- *   uring_arg the size of that command's struct in sqe->cmd, or 0
- *   guarded   1 when libarenaguard handles the request (it changes what
- *             a schedule holds or runs, or what the guard knows of
- *             one); the others pass through it untouched
- */
-#define ARENA_REQUESTS(X)						\
-	X(bo_create, BO_CREATE, struct drm_arena_bo_create, 0, 0, 0)	\
-	X(bo_mmap, BO_MMAP, struct drm_arena_bo_mmap, 0, 0, 0)		\
-	X(bo_write, BO_WRITE, struct drm_arena_bo_rw, 0, 0, 0)		\
-	X(bo_read, BO_READ, struct drm_arena_bo_rw, 0, 0, 0)		\
-	X(bo_destroy, BO_DESTROY, struct drm_arena_handle, 0, 0, 0)	\
-	X(program_create, PROGRAM_CREATE,				\
-	  struct drm_arena_program_create, 0, 0, 1)			\
-	X(program_destroy, PROGRAM_DESTROY, struct drm_arena_handle,	\
-	  0, 0, 1)							\
-	X(schedule_create, SCHEDULE_CREATE,				\
-	  struct drm_arena_schedule_create, 0, 0, 1)			\
-	X(schedule_append, SCHEDULE_APPEND,				\
-	  struct drm_arena_schedule_append, ARENA_URING_CMD_APPEND,	\
-	  sizeof(struct drm_arena_schedule_append), 1)			\
-	X(schedule_submit, SCHEDULE_SUBMIT,				\
-	  struct drm_arena_schedule_submit, ARENA_URING_CMD_SUBMIT,	\
-	  sizeof(struct arena_uring_submit), 1)				\
-	X(wait, WAIT, struct drm_arena_wait, 0, 0, 0)			\
-	X(schedule_destroy, SCHEDULE_DESTROY, struct drm_arena_handle,	\
-	  0, 0, 1)							\
-	X(seal, SEAL, struct drm_arena_seal, 0, 0, 1)			\
-	X(schedule_submit_sealed, SCHEDULE_SUBMIT_SEALED,		\
-	  struct drm_arena_schedule_submit_sealed,			\
-	  ARENA_URING_CMD_SUBMIT_SEALED,				\
-	  sizeof(struct arena_uring_submit_sealed), 1)
-
 /* sqe->cmd of a 128-byte SQE (IORING_SETUP_SQE128): the argument bytes
  * of a URING_CMD, the command's struct first and zeros after it
  */
 #define ARENA_URING_CMD_BYTES 80
 
-#define ARENA_REQ_GUARDED_BIT(name, NAME, arg, op, usize, guarded)	\
-	| ((u32)(guarded) << DRM_ARENA_##NAME)
+/**
+ * struct arena_request_info - one row of requests.inc
+ * @id: the request's name in lower case ("schedule_submit"); NULL for a
+ *	number below the table's end that names no request
+ * @size: the size of the ioctl's argument struct
+ * @uring_op: the URING_CMD cmd_op of the same request, or 0
+ * @uring_arg: the size of that command's struct in sqe->cmd, or 0
+ * @guarded: whether libarenaguard handles the request
+ */
+struct arena_request_info {
+	const char *id;
+	u32 size;
+	u32 uring_op;
+	u32 uring_arg;
+	u32 guarded;
+};
 
-/* Bit nr set for each guarded request number nr (below 32) */
-#define ARENA_GUARDED_MASK (0u ARENA_REQUESTS(ARENA_REQ_GUARDED_BIT))
+/**
+ * arena_request_info() - a request's row
+ * @index: the request's number (DRM_ARENA_x: the DRM number less
+ *	DRM_COMMAND_BASE)
+ *
+ * Return: its row, or NULL past the table's end (a row whose @id is NULL
+ * is a number inside it that names no request).
+ */
+static inline const struct arena_request_info *
+arena_request_info(unsigned int index)
+{
+#define ARENA_REQUEST(name, NAME, arg, uop, usize, guarded)		\
+	[DRM_ARENA_##NAME] = { #name, sizeof(arg), uop, usize, guarded },
+	static const struct arena_request_info table[] = {
+#include "requests.inc"
+	};
+
+	return index < ARENA_COUNT_OF(table) ? &table[index] : NULL;
+}
 
 /**
  * arena_request_guarded() - whether an ioctl command is a guarded one
@@ -82,10 +70,32 @@
  */
 static inline int arena_request_guarded(unsigned int cmd)
 {
-	unsigned int nr = (cmd & 0xff) - DRM_COMMAND_BASE;
+	const struct arena_request_info *r;
 
-	return ((cmd >> 8) & 0xff) == DRM_IOCTL_BASE && nr < 32 &&
-	       ((ARENA_GUARDED_MASK >> nr) & 1);
+	if (((cmd >> 8) & 0xff) != DRM_IOCTL_BASE)
+		return 0;
+	r = arena_request_info((cmd & 0xff) - DRM_COMMAND_BASE);
+	return r && r->guarded;
+}
+
+/**
+ * arena_uring_cmd_tail_zero() - the trailing-command-bytes rule
+ * @cmd: sqe->cmd, ARENA_URING_CMD_BYTES bytes (read once by the caller)
+ * @size: the size of the command's struct, at most ARENA_URING_CMD_BYTES
+ *
+ * The bytes of sqe->cmd after the command's struct are padding: zero, so
+ * that they can gain a meaning later (uapi.h; EINVAL otherwise).
+ *
+ * Return: whether they are all zero.
+ */
+static inline int arena_uring_cmd_tail_zero(const u8 *cmd, u32 size)
+{
+	u32 i;
+
+	for (i = size; i < ARENA_URING_CMD_BYTES; i++)
+		if (cmd[i])
+			return 0;
+	return 1;
 }
 
 /**
@@ -93,28 +103,22 @@ static inline int arena_request_guarded(unsigned int cmd)
  * @op: sqe->cmd_op
  * @cmd: sqe->cmd, ARENA_URING_CMD_BYTES bytes (read once by the caller)
  *
- * The command's struct comes first in sqe->cmd; the bytes after it are
- * padding and must be zero, so that they can gain a meaning later
- * (uapi.h).
- *
  * Return: the size of the command's struct; -ENOTTY for an op that is
  * no command; -EINVAL when a byte after the struct is not zero.
  */
 static inline int arena_uring_cmd_arg(u32 op, const u8 *cmd)
 {
-	size_t size = 0, i;
+	const struct arena_request_info *r;
+	unsigned int i;
 
-#define ARENA_REQ_URING_SIZE(name, NAME, arg, uop, usize, guarded)	\
-	if ((uop) && op == (uop))					\
-		size = (usize);
-	ARENA_REQUESTS(ARENA_REQ_URING_SIZE)
-#undef ARENA_REQ_URING_SIZE
-	if (!size)
-		return -ENOTTY;
-	for (i = size; i < ARENA_URING_CMD_BYTES; i++)
-		if (cmd[i])
+	for (i = 0; op && (r = arena_request_info(i)); i++) {
+		if (r->uring_op != op)
+			continue;
+		if (!arena_uring_cmd_tail_zero(cmd, r->uring_arg))
 			return -EINVAL;
-	return (int)size;
+		return (int)r->uring_arg;
+	}
+	return -ENOTTY;
 }
 
 #endif

@@ -27,9 +27,9 @@
 #include "seal.h"
 #include "usercopy.h"
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the device's batch limit */
+#include "../contract/requests.h"  /* the URING_CMD argument rule */
 
 #define MAX_IMAGE (1u << 20)    /* larger: ENOMEM, unread */
-#define CMD_BYTES 80            /* sqe->cmd of a 128-byte SQE */
 
 struct fake_program {
 	struct ac_model *m;
@@ -377,36 +377,25 @@ int fake_ioctl(int fd, unsigned int cmd, void *arg)
 	return fake_watch.last_rc;
 }
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
 int fake_uring_cmd(int file, int sqe128, const struct io_uring_sqe *sqe)
 {
 	if (!sqe128 || sqe->__pad1 || sqe->uring_cmd_flags)
 		return -EINVAL;
+	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
+	if (rc < 0)
+		return rc;
 	struct drm_arena_schedule_append a;
 	struct arena_uring_submit s;
 	struct arena_uring_submit_sealed ss;
 	switch (sqe->cmd_op) {
 	case ARENA_URING_CMD_APPEND:
 		memcpy(&a, sqe->cmd, sizeof(a));
-		if (!all_zero(sqe->cmd + sizeof(a), CMD_BYTES - sizeof(a)))
-			return -EINVAL;
 		return schedule_append(&files[file], &a);
 	case ARENA_URING_CMD_SUBMIT:
 		memcpy(&s, sqe->cmd, sizeof(s));
-		if (!all_zero(sqe->cmd + sizeof(s), CMD_BYTES - sizeof(s)))
-			return -EINVAL;
 		return schedule_submit_plain(file, s.schedule, s.flags, s.seqno);
 	case ARENA_URING_CMD_SUBMIT_SEALED:
 		memcpy(&ss, sqe->cmd, sizeof(ss));
-		if (!all_zero(sqe->cmd + sizeof(ss), CMD_BYTES - sizeof(ss)))
-			return -EINVAL;
 		return schedule_submit_sealed(file, ss.schedule, ss.flags,
 					      ss.seqno, ss.algorithm, ss.pad,
 					      ss.seal);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guarded requests, one handler each, shared by the ioctl front end
- * (ioctl.c) and the URING_CMD front end (uring.c), as sim/ioctl.c
- * dispatches the driver's from one table.  A handler is given the
+ * (ioctl.c) and the URING_CMD front end (uring.c), their table
+ * generated from the driver's one (contract/requests.inc), as
+ * sim/ioctl.c's and arena.ko's are.  A handler is given the
  * guard's copy of the argument (copied in once by the front end); it
  * makes the checks, copies in what the argument points to (once: the
  * driver is handed that copy), updates the mirror and forwards the
@@ -25,7 +26,6 @@
 #include <sys/ioctl.h>
 
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
-#include "../contract/requests.h"  /* the driver's requests */
 #include "guard.h"
 #include "usercopy.h"
 
@@ -374,17 +374,18 @@ _Static_assert(offsetof(struct drm_arena_schedule_submit_sealed, seqno) ==
 	(DRM_ARENA_##NAME == DRM_ARENA_SCHEDULE_SUBMIT ? SUBMIT_SIZE \
 						       : sizeof(arg))
 
-/* The guarded requests of the contract's table, indexed by number, each
- * handled by the function of its name above; the others' slots empty
- * (no handler). */
+/* The guarded requests of the contract's table (contract/requests.inc),
+ * indexed by number, each handled by the function of its name above;
+ * the others' slots empty (no handler). */
 #define GUARDED_0(...)
 #define GUARDED_1(...) __VA_ARGS__
-#define REQUEST(name, NAME, arg, uring_op, uring_arg, guarded)		\
+static const struct ag_request requests[] = {
+#define ARENA_REQUEST(name, NAME, arg, uring_op, uring_arg, guarded)	\
 	GUARDED_##guarded([DRM_ARENA_##NAME] = {			\
 		#NAME, DRM_IOCTL_ARENA_##NAME, GUARD_SIZE(NAME, arg),	\
 		uring_op, uring_arg, name },)
-
-static const struct ag_request requests[] = { ARENA_REQUESTS(REQUEST) };
+#include "../contract/requests.inc"
+};
 
 #define N_REQUESTS (sizeof(requests) / sizeof(requests[0]))
 

@@ -1041,7 +1041,7 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	else if (w->chain_blocked)
 		rc = -ECANCELED;   /* what the kernel will say anyway */
 	else if (sqe->__pad1 || sqe->uring_cmd_flags ||
-		 arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd) < 0)
+		 !arena_uring_cmd_tail_zero(sqe->cmd, req->uring_size))
 		rc = -EINVAL;      /* uapi.h: nonzero padding (the contract's rule) */
 	else
 		rc = handle_cmd(w, f, sqe, req, &mirrored);

@@ -4,7 +4,7 @@
  * is copied in (as many bytes as both the caller's and the driver's
  * command say go in), zero-extended to the driver's size, handled, and
  * copied back out, EFAULT when either copy fails (contract/drm_call.h);
- * the requests are contract/requests.h's.  Core DRM ioctls: only
+ * the requests are contract/requests.inc's.  Core DRM ioctls: only
  * DRM_IOCTL_VERSION (what libdrm's drmGetVersion needs).  Unknown numbers
  * in the driver range are EINVAL, as drm_ioctl() says; others ENOTTY.  The VFS answers a few generic ioctls itself on
  * any fd (FIOCLEX, FIONBIO, ...); those go to the real fd underneath.
@@ -18,7 +18,6 @@
 #include "sim.h"
 #include "usercopy.h"
 #include "../contract/drm_call.h"  /* the copy in, zero-extend, copy out */
-#include "../contract/requests.h"  /* the driver's requests */
 
 #define NAME "arena"
 #define DATE "0"              /* what kernels report since 6.14 */
@@ -142,11 +141,12 @@ static int h_schedule_destroy(struct sim_file *f, void *arg)
 
 static const struct desc version = { DRM_IOCTL_VERSION, h_version };
 
-/* The driver's requests, indexed by number, from the contract's table. */
-#define ENTRY(name, NAME, arg, uring_op, uring_arg, guarded) \
+/* The driver's requests, indexed by number (contract/requests.inc). */
+static const struct desc driver[] = {
+#define ARENA_REQUEST(name, NAME, ...) \
 	[DRM_ARENA_##NAME] = { DRM_IOCTL_ARENA_##NAME, h_##name },
-static const struct desc driver[] = { ARENA_REQUESTS(ENTRY) };
-#undef ENTRY
+#include "../contract/requests.inc"
+};
 
 struct sim_call {
 	struct sim_file *f;

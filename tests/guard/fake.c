@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
+#include "../../contract/requests.h"  /* the URING_CMD argument rule */
 #include "dedup.h"
 #include "fake.h"
 #include "seal.h"
@@ -210,6 +211,9 @@ int fake_run_sqe(const struct io_uring_sqe *sqe)
 	int open = open_of(sqe->fd);
 	struct drm_arena_schedule_append a;
 	struct arena_uring_submit_sealed s;
+	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
+	if (rc < 0)
+		return rc;      /* the driver's answer (contract/requests.h) */
 	memcpy(&a, sqe->cmd, sizeof(a));
 	memcpy(&s, sqe->cmd, sizeof(s));
 	switch (sqe->cmd_op) {
