@@ -22,6 +22,12 @@
  */
 #define ARENA_URING_CMD_BYTES 80
 
+/* ARENA_GUARDED_##guarded(x): x for a guarded row of requests.inc,
+ * nothing for another (a consumer that lists only guarded requests)
+ */
+#define ARENA_GUARDED_0(...)
+#define ARENA_GUARDED_1(...) __VA_ARGS__
+
 /**
  * struct arena_request_info - one row of requests.inc
  * @id: the request's name in lower case ("schedule_submit"); NULL for a

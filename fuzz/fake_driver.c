@@ -330,37 +330,66 @@ int fake_file_of(int fd)
 	}
 }
 
+/* ---- the guarded requests by ioctl, one function each ---- */
+
+static int ioctl_program_create(int file, void *arg)
+{
+	return program_create(&files[file], arg);
+}
+
+static int ioctl_program_destroy(int file, void *arg)
+{
+	return program_destroy(&files[file], arg);
+}
+
+static int ioctl_schedule_create(int file, void *arg)
+{
+	return schedule_create(&files[file], arg);
+}
+
+static int ioctl_schedule_append(int file, void *arg)
+{
+	return schedule_append(&files[file], arg);
+}
+
+static int ioctl_schedule_submit(int file, void *arg)
+{
+	struct drm_arena_schedule_submit *s = arg;
+	int rc = schedule_submit_plain(file, s->schedule, s->flags, 0);
+	if (rc == 0)
+		s->seqno = 1;
+	return rc;
+}
+
+static int ioctl_schedule_destroy(int file, void *arg)
+{
+	return schedule_destroy(&files[file], arg);
+}
+
+static int ioctl_seal(int file, void *arg)
+{
+	return seal_file(file, arg);
+}
+
+static int ioctl_schedule_submit_sealed(int file, void *arg)
+{
+	struct drm_arena_schedule_submit_sealed *s = arg;
+	int rc = schedule_submit_sealed(file, s->schedule, s->flags, 0,
+					s->algorithm, s->pad, s->seal);
+	if (rc == 0)
+		s->seqno = 1;
+	return rc;
+}
+
+/* The guarded requests of contract/requests.inc, dispatched to the
+ * functions above. */
 static int dispatch(int file, unsigned int cmd, void *arg)
 {
-	struct fake_file *f = &files[file];
 	switch (cmd) {
-	case DRM_IOCTL_ARENA_PROGRAM_CREATE:
-		return program_create(f, arg);
-	case DRM_IOCTL_ARENA_PROGRAM_DESTROY:
-		return program_destroy(f, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_CREATE:
-		return schedule_create(f, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_APPEND:
-		return schedule_append(f, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT: {
-		struct drm_arena_schedule_submit *s = arg;
-		int rc = schedule_submit_plain(file, s->schedule, s->flags, 0);
-		if (rc == 0)
-			s->seqno = 1;
-		return rc;
-	}
-	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED: {
-		struct drm_arena_schedule_submit_sealed *s = arg;
-		int rc = schedule_submit_sealed(file, s->schedule, s->flags, 0,
-						s->algorithm, s->pad, s->seal);
-		if (rc == 0)
-			s->seqno = 1;
-		return rc;
-	}
-	case DRM_IOCTL_ARENA_SEAL:
-		return seal_file(file, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_DESTROY:
-		return schedule_destroy(f, arg);
+#define ARENA_REQUEST(name, NAME, type, uop, usize, guarded)		\
+	ARENA_GUARDED_##guarded(case DRM_IOCTL_ARENA_##NAME:		\
+				return ioctl_##name(file, arg);)
+#include "../contract/requests.inc"
 	default:
 		/* The guard forwards with the canonical number. */
 		FUZZ_CHECK(0, "the driver got request 0x%x", cmd);

@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
+#include "../contract/requests.h"  /* ARENA_GUARDED_x */
 #include "guard.h"
 #include "usercopy.h"
 
@@ -377,11 +378,9 @@ _Static_assert(offsetof(struct drm_arena_schedule_submit_sealed, seqno) ==
 /* The guarded requests of the contract's table (contract/requests.inc),
  * indexed by number, each handled by the function of its name above;
  * the others' slots empty (no handler). */
-#define GUARDED_0(...)
-#define GUARDED_1(...) __VA_ARGS__
 static const struct ag_request requests[] = {
 #define ARENA_REQUEST(name, NAME, arg, uring_op, uring_arg, guarded)	\
-	GUARDED_##guarded([DRM_ARENA_##NAME] = {			\
+	ARENA_GUARDED_##guarded([DRM_ARENA_##NAME] = {			\
 		#NAME, DRM_IOCTL_ARENA_##NAME, GUARD_SIZE(NAME, arg),	\
 		uring_op, uring_arg, name },)
 #include "../contract/requests.inc"
