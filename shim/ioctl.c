@@ -47,12 +47,14 @@ static const struct ag_front ioctl_front = {
 	.keep = NULL,
 };
 
+/* One guarded ioctl, for arena_drm_call's callbacks. */
 struct ioctl_call {
 	const struct ag_request *req;
 	struct ag_file *f;
 	int fd;
 };
 
+/* The request's handler on the guard's copy k of the argument. */
 static int handle(void *ctx, void *k)
 {
 	struct ioctl_call *i = ctx;
@@ -60,6 +62,7 @@ static int handle(void *ctx, void *k)
 	return i->req->handle(&c, k);
 }
 
+/* No memory for a large argument's copy: said once, -ENOMEM. */
 static int no_memory(void *ctx)
 {
 	(void)ctx;

@@ -148,11 +148,13 @@ static const struct desc driver[] = {
 #include "../contract/requests.inc"
 };
 
+/* One driver ioctl, for arena_drm_call's callbacks. */
 struct sim_call {
 	struct sim_file *f;
 	const struct desc *d;
 };
 
+/* The request's handler on the kernel copy, under the context's lock. */
 static int handle(void *ctx, void *kdata)
 {
 	struct sim_call *c = ctx;
@@ -162,6 +164,7 @@ static int handle(void *ctx, void *kdata)
 	return rc;
 }
 
+/* No memory for a large argument's copy: ENOMEM, as a driver's. */
 static int no_memory(void *ctx)
 {
 	(void)ctx;
