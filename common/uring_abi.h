@@ -12,9 +12,11 @@
 
 #include <linux/io_uring.h>
 
+#include "../contract/requests.h"
+
 /* sqe->cmd of a 128-byte SQE (IORING_SETUP_SQE128): the argument bytes
- * of a URING_CMD. */
-#define URING_CMD_BYTES 80
+ * of a URING_CMD (the contract's one definition). */
+#define URING_CMD_BYTES ARENA_URING_CMD_BYTES
 
 /* SQE `index` (below the ring's entries) of an SQ array `sqes` of a ring
  * set up with `setup_flags`: with IORING_SETUP_SQE128 each entry is two

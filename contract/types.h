@@ -10,6 +10,7 @@
 #define ARENA_CONTRACT_TYPES_H
 
 #ifdef __KERNEL__
+#include <linux/array_size.h>
 #include <linux/types.h>
 #include <linux/errno.h>
 #include <linux/stddef.h>
@@ -26,6 +27,13 @@ typedef int64_t s64;
  */
 #define s128 __int128
 #define u128 unsigned __int128
+#endif
+
+/* the number of elements of an array */
+#ifdef __KERNEL__
+#define ARENA_COUNT_OF(a) ARRAY_SIZE(a)
+#else
+#define ARENA_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
 #define ARENA_NONE32 0xffffffffu

@@ -284,8 +284,8 @@ static int arena_submit_locked(struct drm_file *file, u32 schedule, u32 flags,
 	return rc;
 }
 
-static int arena_ioctl_submit(struct drm_device *drm, void *data,
-			      struct drm_file *file)
+static int arena_ioctl_schedule_submit(struct drm_device *drm, void *data,
+				       struct drm_file *file)
 {
 	struct drm_arena_schedule_submit *arg = data;
 	static const struct arena_seal_check unsealed;
@@ -294,8 +294,9 @@ static int arena_ioctl_submit(struct drm_device *drm, void *data,
 				   &arg->seqno);
 }
 
-static int arena_ioctl_submit_sealed(struct drm_device *drm, void *data,
-				     struct drm_file *file)
+static int arena_ioctl_schedule_submit_sealed(struct drm_device *drm,
+					      void *data,
+					      struct drm_file *file)
 {
 	struct drm_arena_schedule_submit_sealed *arg = data;
 	struct arena_seal_check check = {
@@ -307,22 +308,11 @@ static int arena_ioctl_submit_sealed(struct drm_device *drm, void *data,
 				   &arg->seqno);
 }
 
+/* contract/requests.inc's rows: request NAME is handled by arena_ioctl_name */
 static const struct drm_ioctl_desc arena_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(ARENA_BO_CREATE, arena_ioctl_bo_create, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_BO_MMAP, arena_ioctl_bo_mmap, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_BO_WRITE, arena_ioctl_bo_write, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_BO_READ, arena_ioctl_bo_read, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_BO_DESTROY, arena_ioctl_bo_destroy, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_PROGRAM_CREATE, arena_ioctl_program_create, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_PROGRAM_DESTROY, arena_ioctl_program_destroy, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_CREATE, arena_ioctl_schedule_create, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_APPEND, arena_ioctl_schedule_append, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_SUBMIT, arena_ioctl_submit, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_WAIT, arena_ioctl_wait, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_DESTROY, arena_ioctl_schedule_destroy, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_SEAL, arena_ioctl_seal, 0),
-	DRM_IOCTL_DEF_DRV(ARENA_SCHEDULE_SUBMIT_SEALED,
-			  arena_ioctl_submit_sealed, 0),
+#define ARENA_REQUEST(name, NAME, ...)	\
+	DRM_IOCTL_DEF_DRV(ARENA_##NAME, arena_ioctl_##name, 0),
+#include "../contract/requests.inc"
 };
 
 static const struct file_operations arena_fops = {

@@ -37,21 +37,16 @@
 #include <drm/drm_file.h>
 
 #include "arena_drv.h"
+#include "../contract/requests.h"
 
-#define ARENA_URING_CMD_BYTES 80
-
-static bool all_zero(const u8 *p, size_t n)
-{
-	return !n || !memchr_inv(p, 0, n);
-}
-
+/* Each command's struct is read from the command's bytes, whose bytes
+ * after it arena_uring_cmd_arg() (contract/requests.h) found zero.
+ */
 static int cmd_append(struct arena_file *af, const u8 *cmd)
 {
 	struct drm_arena_schedule_append a;
 
 	memcpy(&a, cmd, sizeof(a));
-	if (!all_zero(cmd + sizeof(a), ARENA_URING_CMD_BYTES - sizeof(a)))
-		return -EINVAL;
 	return arena_schedule_append(af, &a);
 }
 
@@ -62,8 +57,6 @@ static int cmd_submit(struct arena_file *af, const u8 *cmd)
 	u64 seqno;
 
 	memcpy(&s, cmd, sizeof(s));
-	if (!all_zero(cmd + sizeof(s), ARENA_URING_CMD_BYTES - sizeof(s)))
-		return -EINVAL;
 	return arena_schedule_submit(af, s.schedule, s.flags, &unsealed,
 				     &seqno, u64_to_user_ptr(s.seqno));
 }
@@ -75,8 +68,6 @@ static int cmd_submit_sealed(struct arena_file *af, const u8 *cmd)
 	u64 seqno;
 
 	memcpy(&s, cmd, sizeof(s));
-	if (!all_zero(cmd + sizeof(s), ARENA_URING_CMD_BYTES - sizeof(s)))
-		return -EINVAL;
 	check.algorithm = s.algorithm;
 	check.pad = s.pad;
 	memcpy(check.seal, s.seal, sizeof(check.seal));
@@ -112,6 +103,11 @@ int arena_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	memcpy(cmd, io_uring_sqe_cmd(ioucmd->sqe), sizeof(cmd));
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
+	rc = arena_uring_cmd_arg(ioucmd->cmd_op, cmd);
+	if (rc < 0) {
+		drm_dev_exit(idx);
+		return rc;
+	}
 	if (arena_lock(af)) {
 		drm_dev_exit(idx);
 		return -EINTR;

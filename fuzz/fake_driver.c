@@ -27,9 +27,9 @@
 #include "seal.h"
 #include "usercopy.h"
 #include "../contract/image.h"  /* ARENA_MAX_APPEND: the device's batch limit */
+#include "../contract/requests.h"  /* the URING_CMD argument rule */
 
 #define MAX_IMAGE (1u << 20)    /* larger: ENOMEM, unread */
-#define CMD_BYTES 80            /* sqe->cmd of a 128-byte SQE */
 
 struct fake_program {
 	struct ac_model *m;
@@ -330,37 +330,66 @@ int fake_file_of(int fd)
 	}
 }
 
+/* ---- the guarded requests by ioctl, one function each ---- */
+
+static int ioctl_program_create(int file, void *arg)
+{
+	return program_create(&files[file], arg);
+}
+
+static int ioctl_program_destroy(int file, void *arg)
+{
+	return program_destroy(&files[file], arg);
+}
+
+static int ioctl_schedule_create(int file, void *arg)
+{
+	return schedule_create(&files[file], arg);
+}
+
+static int ioctl_schedule_append(int file, void *arg)
+{
+	return schedule_append(&files[file], arg);
+}
+
+static int ioctl_schedule_submit(int file, void *arg)
+{
+	struct drm_arena_schedule_submit *s = arg;
+	int rc = schedule_submit_plain(file, s->schedule, s->flags, 0);
+	if (rc == 0)
+		s->seqno = 1;
+	return rc;
+}
+
+static int ioctl_schedule_destroy(int file, void *arg)
+{
+	return schedule_destroy(&files[file], arg);
+}
+
+static int ioctl_seal(int file, void *arg)
+{
+	return seal_file(file, arg);
+}
+
+static int ioctl_schedule_submit_sealed(int file, void *arg)
+{
+	struct drm_arena_schedule_submit_sealed *s = arg;
+	int rc = schedule_submit_sealed(file, s->schedule, s->flags, 0,
+					s->algorithm, s->pad, s->seal);
+	if (rc == 0)
+		s->seqno = 1;
+	return rc;
+}
+
+/* The guarded requests of contract/requests.inc, dispatched to the
+ * functions above. */
 static int dispatch(int file, unsigned int cmd, void *arg)
 {
-	struct fake_file *f = &files[file];
 	switch (cmd) {
-	case DRM_IOCTL_ARENA_PROGRAM_CREATE:
-		return program_create(f, arg);
-	case DRM_IOCTL_ARENA_PROGRAM_DESTROY:
-		return program_destroy(f, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_CREATE:
-		return schedule_create(f, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_APPEND:
-		return schedule_append(f, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT: {
-		struct drm_arena_schedule_submit *s = arg;
-		int rc = schedule_submit_plain(file, s->schedule, s->flags, 0);
-		if (rc == 0)
-			s->seqno = 1;
-		return rc;
-	}
-	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED: {
-		struct drm_arena_schedule_submit_sealed *s = arg;
-		int rc = schedule_submit_sealed(file, s->schedule, s->flags, 0,
-						s->algorithm, s->pad, s->seal);
-		if (rc == 0)
-			s->seqno = 1;
-		return rc;
-	}
-	case DRM_IOCTL_ARENA_SEAL:
-		return seal_file(file, arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_DESTROY:
-		return schedule_destroy(f, arg);
+#define ARENA_REQUEST(name, NAME, type, uop, usize, guarded)		\
+	ARENA_GUARDED_##guarded(case DRM_IOCTL_ARENA_##NAME:		\
+				return ioctl_##name(file, arg);)
+#include "../contract/requests.inc"
 	default:
 		/* The guard forwards with the canonical number. */
 		FUZZ_CHECK(0, "the driver got request 0x%x", cmd);
@@ -377,36 +406,25 @@ int fake_ioctl(int fd, unsigned int cmd, void *arg)
 	return fake_watch.last_rc;
 }
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
 int fake_uring_cmd(int file, int sqe128, const struct io_uring_sqe *sqe)
 {
 	if (!sqe128 || sqe->__pad1 || sqe->uring_cmd_flags)
 		return -EINVAL;
+	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
+	if (rc < 0)
+		return rc;
 	struct drm_arena_schedule_append a;
 	struct arena_uring_submit s;
 	struct arena_uring_submit_sealed ss;
 	switch (sqe->cmd_op) {
 	case ARENA_URING_CMD_APPEND:
 		memcpy(&a, sqe->cmd, sizeof(a));
-		if (!all_zero(sqe->cmd + sizeof(a), CMD_BYTES - sizeof(a)))
-			return -EINVAL;
 		return schedule_append(&files[file], &a);
 	case ARENA_URING_CMD_SUBMIT:
 		memcpy(&s, sqe->cmd, sizeof(s));
-		if (!all_zero(sqe->cmd + sizeof(s), CMD_BYTES - sizeof(s)))
-			return -EINVAL;
 		return schedule_submit_plain(file, s.schedule, s.flags, s.seqno);
 	case ARENA_URING_CMD_SUBMIT_SEALED:
 		memcpy(&ss, sqe->cmd, sizeof(ss));
-		if (!all_zero(sqe->cmd + sizeof(ss), CMD_BYTES - sizeof(ss)))
-			return -EINVAL;
 		return schedule_submit_sealed(file, ss.schedule, ss.flags,
 					      ss.seqno, ss.algorithm, ss.pad,
 					      ss.seal);

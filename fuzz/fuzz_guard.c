@@ -70,6 +70,7 @@
 #include "load.h"
 #include "mirror.h"
 #include "uring.h"
+#include "../contract/requests.h"  /* the guarded requests */
 #include "sqe_inject.h"
 
 #define DATA_SIZE (64u << 10)   /* the input's bytes */
@@ -175,15 +176,10 @@ static unsigned int request_of(uint8_t sel, uint32_t raw)
 	       (DRM_COMMAND_BASE + (raw & 0xf));
 }
 
-/* The guarded requests, read from the uapi's numbers. */
+/* The guarded requests: the contract's table (contract/requests.h). */
 static int guarded(unsigned int cmd)
 {
-	unsigned int nr = _IOC_NR(cmd) - DRM_COMMAND_BASE;
-	return _IOC_TYPE(cmd) == DRM_IOCTL_BASE && _IOC_NR(cmd) >= DRM_COMMAND_BASE &&
-	       (nr == DRM_ARENA_PROGRAM_CREATE || nr == DRM_ARENA_PROGRAM_DESTROY ||
-		nr == DRM_ARENA_SCHEDULE_CREATE || nr == DRM_ARENA_SCHEDULE_APPEND ||
-		nr == DRM_ARENA_SCHEDULE_SUBMIT || nr == DRM_ARENA_SCHEDULE_DESTROY ||
-		nr == DRM_ARENA_SEAL || nr == DRM_ARENA_SCHEDULE_SUBMIT_SEALED);
+	return arena_request_guarded(cmd);
 }
 
 /* Where the application's image or references pointer is in a

@@ -7,7 +7,7 @@
  * extended to the size its handler reads), handled by the request's one
  * handler (request.c), and copied back out (as many bytes as the
  * request says come out), the handler having put the application's own
- * pointers back first.  A bad pointer anywhere gets EFAULT, as from the
+ * pointers back first: contract/drm_call.h, the simulator's too.  A bad pointer anywhere gets EFAULT, as from the
  * driver, never a signal.  Forwarding is a call of the driver, whose
  * answer the handler sees.
  */
@@ -26,12 +26,10 @@
 #include "request.h"
 #include "submit.h"
 #include "usercopy.h"
+#include "../contract/drm_call.h"  /* the copy in, zero-extend, copy out */
 
 /* Set by interpose.c to the next ioctl; by tests to a fake driver. */
 int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
-
-#define IN (_IOC_WRITE << _IOC_DIRSHIFT)
-#define OUT (_IOC_READ << _IOC_DIRSHIFT)
 
 static int forward(struct ag_call *c, struct ag_sched *s, unsigned int cmd,
 		   void *arg)
@@ -57,32 +55,34 @@ static const struct ag_front ioctl_front = {
 	.keep = NULL,
 };
 
+/* One guarded ioctl, for arena_drm_call's callbacks. */
+struct ioctl_call {
+	const struct ag_request *req;
+	struct ag_file *f;
+	int fd;
+};
+
+/* The request's handler on the guard's copy k of the argument. */
+static int handle(void *ctx, void *k)
+{
+	struct ioctl_call *i = ctx;
+	struct ag_call c = { &ioctl_front, i->f, i->fd, NULL };
+	return i->req->handle(&c, k);
+}
+
+/* No memory for a large argument's copy: said once, -ENOMEM. */
+static int no_memory(void *ctx)
+{
+	(void)ctx;
+	return ag_no_memory("a request with a large argument");
+}
+
 int ag_ioctl(struct ag_file *f, int fd, unsigned int cmd, uint64_t arg)
 {
 	const struct ag_request *req = ag_request_by_nr(_IOC_NR(cmd));
 	if (!req)
 		return -ENOTTY;
-	size_t in = cmd & IN ? _IOC_SIZE(cmd) : 0;
-	size_t out = cmd & OUT ? _IOC_SIZE(cmd) : 0;
-	size_t ksize = req->size;
-	if (in > ksize)
-		ksize = in;
-	if (out > ksize)
-		ksize = out;
-
-	uint64_t stack[16];
-	void *k = ksize <= sizeof(stack) ? (void *)stack : malloc(ksize);
-	if (!k)
-		return ag_no_memory("a request with a large argument");
-	int rc = copy_from_user(k, arg, in);
-	if (rc == 0) {
-		memset((char *)k + in, 0, ksize - in);
-		struct ag_call c = { &ioctl_front, f, fd, NULL };
-		rc = req->handle(&c, k);
-		if (copy_to_user(arg, k, out) != 0)
-			rc = -EFAULT;
-	}
-	if (k != stack)
-		free(k);
-	return rc;
+	struct ioctl_call i = { req, f, fd };
+	return arena_drm_call(cmd, req->cmd, req->size, arg, handle,
+			      no_memory, &i);
 }

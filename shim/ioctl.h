@@ -9,18 +9,15 @@
 
 #include <arenaguard/uapi.h>
 
+#include "../contract/requests.h"  /* the guarded requests */
+
 struct ag_file;
 
 /* Whether a request number is one the guard handles (by DRM nr, as
  * drm_ioctl dispatches): the only test on the common path. */
 static inline int ag_is_guarded_request(unsigned int cmd)
 {
-	unsigned int nr = cmd & 0xff, type = (cmd >> 8) & 0xff;
-	return type == DRM_IOCTL_BASE &&
-	       nr - (DRM_COMMAND_BASE + DRM_ARENA_PROGRAM_CREATE) <=
-		       DRM_ARENA_SCHEDULE_SUBMIT_SEALED -
-			       DRM_ARENA_PROGRAM_CREATE &&
-	       nr != DRM_COMMAND_BASE + DRM_ARENA_WAIT;
+	return arena_request_guarded(cmd);  /* contract/requests.h's table */
 }
 
 /* A guarded request on a device file: 0 or -errno. */

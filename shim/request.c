@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guarded requests, one handler each, shared by the ioctl front end
- * (ioctl.c) and the URING_CMD front end (uring.c), as sim/ioctl.c
- * dispatches the driver's from one table.  A handler is given the
+ * (ioctl.c) and the URING_CMD front end (uring.c), their table
+ * generated from the driver's one (contract/requests.inc), as
+ * sim/ioctl.c's and arena.ko's are.  A handler is given the
  * guard's copy of the argument (copied in once by the front end); it
  * makes the checks, copies in what the argument points to (once: the
  * driver is handed that copy), updates the mirror and forwards the
@@ -36,6 +37,7 @@
 #include "request.h"
 #include "stats.h"
 #include "submit.h"
+#include "../contract/requests.h"  /* ARENA_GUARDED_x */
 #include "usercopy.h"
 
 void ag_request_unlock(struct ag_sched *s)
@@ -230,7 +232,7 @@ static int append_unknown(struct ag_call *c,
 	return ag_mirror_if_unknown(c->f, a->schedule, forward_unknown, &u);
 }
 
-static int append(struct ag_call *c, void *arg)
+static int schedule_append(struct ag_call *c, void *arg)
 {
 	struct drm_arena_schedule_append *a = arg;
 	struct ag_sched *s;
@@ -371,12 +373,12 @@ static int submit_as(struct ag_call *c, struct drm_arena_schedule_submit_sealed 
 	return rc;
 }
 
-static int submit(struct ag_call *c, void *arg)
+static int schedule_submit(struct ag_call *c, void *arg)
 {
 	return submit_as(c, arg, 0);
 }
 
-static int submit_sealed(struct ag_call *c, void *arg)
+static int schedule_submit_sealed(struct ag_call *c, void *arg)
 {
 	return submit_as(c, arg, 1);
 }
@@ -407,43 +409,38 @@ _Static_assert(offsetof(struct drm_arena_schedule_submit_sealed, seqno) ==
 		       sizeof(struct drm_arena_schedule_submit),
 	       "every submit reads the sealed layout");
 
+/* The guard's copy of an argument: the struct, but both submits read
+ * the sealed layout (the plain one's tail zero-extended). */
 #define SUBMIT_SIZE sizeof(struct drm_arena_schedule_submit_sealed)
+#define GUARD_SIZE(NAME, arg) \
+	(DRM_ARENA_##NAME == DRM_ARENA_SCHEDULE_SUBMIT ? SUBMIT_SIZE \
+						       : sizeof(arg))
 
+/* The guarded requests of the contract's table (contract/requests.inc),
+ * indexed by number, each handled by the function of its name above;
+ * the others' slots empty (no handler). */
 static const struct ag_request requests[] = {
-	{ "PROGRAM_CREATE", DRM_IOCTL_ARENA_PROGRAM_CREATE,
-	  sizeof(struct drm_arena_program_create), 0, 0, program_create },
-	{ "PROGRAM_DESTROY", DRM_IOCTL_ARENA_PROGRAM_DESTROY,
-	  sizeof(struct drm_arena_handle), 0, 0, program_destroy },
-	{ "SCHEDULE_CREATE", DRM_IOCTL_ARENA_SCHEDULE_CREATE,
-	  sizeof(struct drm_arena_schedule_create), 0, 0, schedule_create },
-	{ "SCHEDULE_APPEND", DRM_IOCTL_ARENA_SCHEDULE_APPEND,
-	  sizeof(struct drm_arena_schedule_append), ARENA_URING_CMD_APPEND,
-	  sizeof(struct drm_arena_schedule_append), append },
-	{ "SCHEDULE_SUBMIT", DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, SUBMIT_SIZE,
-	  ARENA_URING_CMD_SUBMIT, sizeof(struct arena_uring_submit), submit },
-	{ "SCHEDULE_DESTROY", DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
-	  sizeof(struct drm_arena_handle), 0, 0, schedule_destroy },
-	{ "SEAL", DRM_IOCTL_ARENA_SEAL, sizeof(struct drm_arena_seal), 0, 0,
-	  seal },
-	{ "SCHEDULE_SUBMIT_SEALED", DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
-	  SUBMIT_SIZE, ARENA_URING_CMD_SUBMIT_SEALED,
-	  sizeof(struct arena_uring_submit_sealed), submit_sealed },
+#define ARENA_REQUEST(name, NAME, arg, uring_op, uring_arg, guarded)	\
+	ARENA_GUARDED_##guarded([DRM_ARENA_##NAME] = {			\
+		#NAME, DRM_IOCTL_ARENA_##NAME, GUARD_SIZE(NAME, arg),	\
+		uring_op, uring_arg, name },)
+#include "../contract/requests.inc"
 };
 
 #define N_REQUESTS (sizeof(requests) / sizeof(requests[0]))
 
 const struct ag_request *ag_request_by_nr(unsigned int nr)
 {
-	for (size_t i = 0; i < N_REQUESTS; i++)
-		if (_IOC_NR(requests[i].cmd) == nr)
-			return &requests[i];
-	return NULL;
+	unsigned int i = nr - DRM_COMMAND_BASE;
+	if (i >= N_REQUESTS || !requests[i].handle)
+		return NULL;
+	return &requests[i];
 }
 
 const struct ag_request *ag_request_by_uring_op(uint32_t op)
 {
 	for (size_t i = 0; op && i < N_REQUESTS; i++)
-		if (requests[i].uring_op == op)
+		if (requests[i].uring_op == op && requests[i].handle)
 			return &requests[i];
 	return NULL;
 }

@@ -112,6 +112,7 @@
 #include "sqe_inject.h"
 #include "uring_abi.h"
 #include "usercopy.h"
+#include "../contract/requests.h"  /* the URING_CMD argument rule */
 
 /* What the processes sharing a ring share: the kernel tail after the
  * last checked submit. */
@@ -820,14 +821,6 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 /* ---- one SQE ---- */
 
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
 struct walk {
 	struct io_uring *ring;
 	struct ring_state *r;           /* NULL: no memory for it */
@@ -1055,14 +1048,13 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 		}
 		return 0;
 	}
-	size_t arg = req->uring_size;
 	if (!(w->ring->flags & IORING_SETUP_SQE128))
 		rc = 0;    /* no payload: the driver refuses it unread */
 	else if (w->chain_blocked)
 		rc = -ECANCELED;   /* what the kernel will say anyway */
 	else if (sqe->__pad1 || sqe->uring_cmd_flags ||
-		 !all_zero(sqe->cmd + arg, URING_CMD_BYTES - arg))
-		rc = -EINVAL;      /* uapi.h: nonzero padding */
+		 !arena_uring_cmd_tail_zero(sqe->cmd, req->uring_size))
+		rc = -EINVAL;      /* uapi.h: nonzero padding (the contract's rule) */
 	else
 		rc = handle_cmd(w, f, sqe, req, &mirrored);
 	ag_file_unref(f);

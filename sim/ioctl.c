@@ -3,7 +3,8 @@
  * The driver's ioctl entry, shaped like drm_ioctl(): the argument struct
  * is copied in (as many bytes as both the caller's and the driver's
  * command say go in), zero-extended to the driver's size, handled, and
- * copied back out, EFAULT when either copy fails.  Core DRM ioctls: only
+ * copied back out, EFAULT when either copy fails (contract/drm_call.h);
+ * the requests are contract/requests.inc's.  Core DRM ioctls: only
  * DRM_IOCTL_VERSION (what libdrm's drmGetVersion needs).  Unknown numbers
  * in the driver range are EINVAL, as drm_ioctl() says; others ENOTTY.  The VFS answers a few generic ioctls itself on
  * any fd (FIOCLEX, FIONBIO, ...); those go to the real fd underneath.
@@ -16,6 +17,7 @@
 
 #include "sim.h"
 #include "usercopy.h"
+#include "../contract/drm_call.h"  /* the copy in, zero-extend, copy out */
 
 #define NAME "arena"
 #define DATE "0"              /* what kernels report since 6.14 */
@@ -139,62 +141,42 @@ static int h_schedule_destroy(struct sim_file *f, void *arg)
 
 static const struct desc version = { DRM_IOCTL_VERSION, h_version };
 
+/* The driver's requests, indexed by number (contract/requests.inc). */
 static const struct desc driver[] = {
-	[DRM_ARENA_BO_CREATE] = { DRM_IOCTL_ARENA_BO_CREATE, h_bo_create },
-	[DRM_ARENA_BO_MMAP] = { DRM_IOCTL_ARENA_BO_MMAP, h_bo_mmap },
-	[DRM_ARENA_BO_WRITE] = { DRM_IOCTL_ARENA_BO_WRITE, h_bo_write },
-	[DRM_ARENA_BO_READ] = { DRM_IOCTL_ARENA_BO_READ, h_bo_read },
-	[DRM_ARENA_BO_DESTROY] = { DRM_IOCTL_ARENA_BO_DESTROY, h_bo_destroy },
-	[DRM_ARENA_PROGRAM_CREATE] = { DRM_IOCTL_ARENA_PROGRAM_CREATE,
-				       h_program_create },
-	[DRM_ARENA_PROGRAM_DESTROY] = { DRM_IOCTL_ARENA_PROGRAM_DESTROY,
-					h_program_destroy },
-	[DRM_ARENA_SCHEDULE_CREATE] = { DRM_IOCTL_ARENA_SCHEDULE_CREATE,
-					h_schedule_create },
-	[DRM_ARENA_SCHEDULE_APPEND] = { DRM_IOCTL_ARENA_SCHEDULE_APPEND,
-					h_schedule_append },
-	[DRM_ARENA_SCHEDULE_SUBMIT] = { DRM_IOCTL_ARENA_SCHEDULE_SUBMIT,
-					h_schedule_submit },
-	[DRM_ARENA_WAIT] = { DRM_IOCTL_ARENA_WAIT, h_wait },
-	[DRM_ARENA_SCHEDULE_DESTROY] = { DRM_IOCTL_ARENA_SCHEDULE_DESTROY,
-					 h_schedule_destroy },
-	[DRM_ARENA_SEAL] = { DRM_IOCTL_ARENA_SEAL, h_seal },
-	[DRM_ARENA_SCHEDULE_SUBMIT_SEALED] = {
-		DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED,
-		h_schedule_submit_sealed },
+#define ARENA_REQUEST(name, NAME, ...) \
+	[DRM_ARENA_##NAME] = { DRM_IOCTL_ARENA_##NAME, h_##name },
+#include "../contract/requests.inc"
 };
 
-#define IN (_IOC_WRITE << _IOC_DIRSHIFT)
-#define OUT (_IOC_READ << _IOC_DIRSHIFT)
+/* One driver ioctl, for arena_drm_call's callbacks. */
+struct sim_call {
+	struct sim_file *f;
+	const struct desc *d;
+};
+
+/* The request's handler on the kernel copy, under the context's lock. */
+static int handle(void *ctx, void *kdata)
+{
+	struct sim_call *c = ctx;
+	ctx_lock(c->f);
+	int rc = c->d->fn(c->f, kdata);
+	ctx_unlock(c->f);
+	return rc;
+}
+
+/* No memory for a large argument's copy: ENOMEM, as a driver's. */
+static int no_memory(void *ctx)
+{
+	(void)ctx;
+	return -ENOMEM;
+}
 
 static int drm_call(struct sim_file *f, const struct desc *d,
 		    unsigned int cmd, uint64_t arg)
 {
-	size_t in = _IOC_SIZE(cmd), out = in, ksize = _IOC_SIZE(d->cmd);
-	if (!(cmd & d->cmd & IN))
-		in = 0;
-	if (!(cmd & d->cmd & OUT))
-		out = 0;
-	if (in > ksize)
-		ksize = in;
-	if (out > ksize)
-		ksize = out;
-	uint64_t stack[16];
-	void *kdata = ksize <= sizeof(stack) ? (void *)stack : malloc(ksize);
-	if (!kdata)
-		return -ENOMEM;
-	int rc = copy_from_user(kdata, arg, in);
-	if (!rc) {
-		memset((char *)kdata + in, 0, ksize - in);
-		ctx_lock(f);
-		rc = d->fn(f, kdata);
-		ctx_unlock(f);
-		if (copy_to_user(arg, kdata, out))
-			rc = -EFAULT;
-	}
-	if (kdata != stack)
-		free(kdata);
-	return rc;
+	struct sim_call c = { f, d };
+	return arena_drm_call(cmd, d->cmd, _IOC_SIZE(d->cmd), arg, handle,
+			      no_memory, &c);
 }
 
 /* What the VFS does before a driver sees the ioctl. */

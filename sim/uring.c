@@ -37,6 +37,7 @@
 #include "symbols.h"
 #include "uring_abi.h"
 #include "usercopy.h"
+#include "../contract/requests.h"  /* the URING_CMD argument rule */
 
 
 /* ---- the real liburing, found when first needed ---- */
@@ -273,20 +274,12 @@ void io_uring_queue_exit(struct io_uring *ring)
 
 /* ---- executing commands ---- */
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
+/* Each command's struct is read from sqe->cmd, whose bytes after it
+ * contract/requests.h's rule (arena_uring_cmd_arg) found zero. */
 static int cmd_append(struct sim_file *f, const uint8_t *cmd)
 {
 	struct drm_arena_schedule_append a;
 	memcpy(&a, cmd, sizeof(a));
-	if (!all_zero(cmd + sizeof(a), URING_CMD_BYTES - sizeof(a)))
-		return -EINVAL;
 	return schedule_append(f, &a);
 }
 
@@ -296,8 +289,6 @@ static int cmd_submit(struct sim_file *f, const uint8_t *cmd)
 	const struct sim_seal_check unsealed = { 0, 0, 0, NULL };
 	uint64_t seqno;
 	memcpy(&s, cmd, sizeof(s));
-	if (!all_zero(cmd + sizeof(s), URING_CMD_BYTES - sizeof(s)))
-		return -EINVAL;
 	return schedule_submit(f, s.schedule, s.flags, &unsealed, &seqno,
 			       s.seqno);
 }
@@ -307,8 +298,6 @@ static int cmd_submit_sealed(struct sim_file *f, const uint8_t *cmd)
 	struct arena_uring_submit_sealed s;
 	uint64_t seqno;
 	memcpy(&s, cmd, sizeof(s));
-	if (!all_zero(cmd + sizeof(s), URING_CMD_BYTES - sizeof(s)))
-		return -EINVAL;
 	const struct sim_seal_check check = { 1, s.algorithm, s.pad, s.seal };
 	return schedule_submit(f, s.schedule, s.flags, &check, &seqno,
 			       s.seqno);
@@ -323,6 +312,9 @@ static int uring_cmd(struct sim_file *f, const struct io_uring *ring,
 		return -EINVAL;
 	if (sqe->__pad1 || sqe->uring_cmd_flags)
 		return -EINVAL;
+	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
+	if (rc < 0)
+		return rc;
 	switch (sqe->cmd_op) {
 	case ARENA_URING_CMD_APPEND:
 		return cmd_append(f, sqe->cmd);
@@ -331,7 +323,7 @@ static int uring_cmd(struct sim_file *f, const struct io_uring *ring,
 	case ARENA_URING_CMD_SUBMIT_SEALED:
 		return cmd_submit_sealed(f, sqe->cmd);
 	default:
-		return -ENOTTY;
+		return -ENOTTY;   /* a command the table has, not handled */
 	}
 }
 

@@ -8,6 +8,7 @@
 
 #include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
 #include "cache.h"
+#include "../../contract/requests.h"  /* the URING_CMD argument rule */
 #include "dedup.h"
 #include "driver.h"
 #include "fake.h"
@@ -159,6 +160,71 @@ static int submit_sealed(uint32_t handle, uint32_t algorithm,
 	return run(handle);
 }
 
+/* ---- the guarded requests by ioctl, one function each ---- */
+
+static int ioctl_program_create(int open, void *arg)
+{
+	(void)open;
+	return program_create(arg);
+}
+
+static int ioctl_program_destroy(int open, void *arg)
+{
+	(void)open;
+	destroy(((struct drm_arena_handle *)arg)->handle, PROGRAM);
+	return 0;
+}
+
+static int ioctl_schedule_create(int open, void *arg)
+{
+	(void)open;
+	return schedule_create(arg);
+}
+
+static int ioctl_schedule_append(int open, void *arg)
+{
+	(void)open;
+	return schedule_append(arg);
+}
+
+static int ioctl_schedule_submit(int open, void *arg)
+{
+	struct drm_arena_schedule_submit *s = arg;
+	int rc = submit(open, s->schedule);
+	if (rc == 0)
+		s->seqno = 1;
+	return rc;
+}
+
+static int ioctl_schedule_destroy(int open, void *arg)
+{
+	(void)open;
+	destroy(((struct drm_arena_handle *)arg)->handle, SCHEDULE);
+	return 0;
+}
+
+static int ioctl_seal(int open, void *arg)
+{
+	if (st->no_seals)
+		return -EINVAL;
+	st->sealed[open] = 1;
+	((struct drm_arena_seal *)arg)->algorithms = st->algorithms;
+	((struct drm_arena_seal *)arg)->context = 1000 + (uint64_t)open;
+	return 0;
+}
+
+static int ioctl_schedule_submit_sealed(int open, void *arg)
+{
+	struct drm_arena_schedule_submit_sealed *s = arg;
+	(void)open;
+	int rc = submit_sealed(s->schedule, s->algorithm, s->seal);
+	if (rc == 0)
+		s->seqno = 1;
+	return rc;
+}
+
+/* The guarded requests of contract/requests.inc, dispatched to the
+ * functions above; any other request succeeds. */
 static int fake_ioctl(int fd, unsigned int cmd, void *arg)
 {
 	if (cmd == failing.cmd && failing.times > 0) {
@@ -168,39 +234,10 @@ static int fake_ioctl(int fd, unsigned int cmd, void *arg)
 	fake_calls[_IOC_NR(cmd) - DRM_COMMAND_BASE]++;
 	int open = open_of(fd);
 	switch (cmd) {
-	case DRM_IOCTL_ARENA_PROGRAM_CREATE:
-		return program_create(arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_CREATE:
-		return schedule_create(arg);
-	case DRM_IOCTL_ARENA_SCHEDULE_APPEND:
-		return schedule_append(arg);
-	case DRM_IOCTL_ARENA_PROGRAM_DESTROY:
-		destroy(((struct drm_arena_handle *)arg)->handle, PROGRAM);
-		return 0;
-	case DRM_IOCTL_ARENA_SCHEDULE_DESTROY:
-		destroy(((struct drm_arena_handle *)arg)->handle, SCHEDULE);
-		return 0;
-	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT: {
-		struct drm_arena_schedule_submit *s = arg;
-		int rc = submit(open, s->schedule);
-		if (rc == 0)
-			s->seqno = 1;
-		return rc;
-	}
-	case DRM_IOCTL_ARENA_SCHEDULE_SUBMIT_SEALED: {
-		struct drm_arena_schedule_submit_sealed *s = arg;
-		int rc = submit_sealed(s->schedule, s->algorithm, s->seal);
-		if (rc == 0)
-			s->seqno = 1;
-		return rc;
-	}
-	case DRM_IOCTL_ARENA_SEAL:
-		if (st->no_seals)
-			return -EINVAL;
-		st->sealed[open] = 1;
-		((struct drm_arena_seal *)arg)->algorithms = st->algorithms;
-		((struct drm_arena_seal *)arg)->context = 1000 + (uint64_t)open;
-		return 0;
+#define ARENA_REQUEST(name, NAME, type, uop, usize, guarded)		\
+	ARENA_GUARDED_##guarded(case DRM_IOCTL_ARENA_##NAME:		\
+				return ioctl_##name(open, arg);)
+#include "../../contract/requests.inc"
 	default:
 		return 0;
 	}
@@ -214,6 +251,9 @@ int fake_run_sqe(const struct io_uring_sqe *sqe)
 	int open = open_of(sqe->fd);
 	struct drm_arena_schedule_append a;
 	struct arena_uring_submit_sealed s;
+	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
+	if (rc < 0)
+		return rc;      /* the driver's answer (contract/requests.h) */
 	memcpy(&a, sqe->cmd, sizeof(a));
 	memcpy(&s, sqe->cmd, sizeof(s));
 	switch (sqe->cmd_op) {
