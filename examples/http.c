@@ -349,7 +349,14 @@ static void log_limited(void *cls, const char *fmt, va_list ap)
 }
 
 /*
- * epoll, so that descriptors past FD_SETSIZE serve.  At the connection
+ * poll(2), so that descriptors past FD_SETSIZE serve.  Not epoll:
+ * libmicrohttpd 0.9.75's MHD_quiesce_daemon (http_stop) and an epoll
+ * worker thread both remove the listen socket from the worker's epoll set,
+ * unsynchronised, and the loser aborts the process ("Failed to remove
+ * listen FD from epoll set", an open upstream defect; seen killing the
+ * server in the serve suite under load).  With poll the listen socket is
+ * simply left out of the next poll, and quiescing goes through the
+ * threads' inter-thread channel.  At the connection
  * limit (libmicrohttpd divides it among the pool's threads) a thread
  * stops accepting: a new connection waits in the listen backlog until
  * one closes, an idle one at the latest after the idle timeout.  Over
@@ -361,7 +368,7 @@ int http_start(struct server *s, int listen_fd, const struct http_config *cfg)
 	assert(cfg->threads >= 1 && cfg->max_connections >= cfg->threads);
 	assert(cfg->per_client >= 0 && cfg->idle_timeout_s >= 0);
 	s->daemon = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
 		MHD_USE_ITC | MHD_USE_ERROR_LOG,
 		0, NULL, NULL, answer, s,
 		/* first: the options after it log through it */
