@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <xxhash.h>
 
+#include "arena.h"
 #include "identity.h"
 #include "internal.h"
 
@@ -56,6 +57,11 @@ struct ac_program {
 	struct ac_model *own;
 	uint64_t verdict;        /* (A), (B), (C): 0, 1 or 2 + i */
 	struct ac_diag diag;     /* why, when verdict != 0 */
+
+	/* Every table below but phase_of, runs and run_of (large per-launch
+	 * arrays, aci_big_calloc's), and own with its tables: a few blocks,
+	 * freed with the program. */
+	struct aci_arena arena;
 
 	/* Always built: schedules validate references with them. */
 	struct body *bodies;     /* sorted by first */
