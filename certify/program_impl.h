@@ -180,6 +180,8 @@ struct range *aci_window_union(const struct ac_model *m, uint32_t *n);
  * out-of-memory.  The globals are sorted once (check_program) for (A),
  * (B) and (C): `globals` below is aci_sort_tensors(m->globals, n_globals). */
 uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n);
+/* The same order into order[0 .. n); 0, or -1 on out-of-memory. */
+int aci_order_tensors(const struct ac_tensor *t, uint32_t n, uint32_t *order);
 
 /* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
  * out-of-memory. */
