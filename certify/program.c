@@ -85,7 +85,10 @@ static uint64_t key_hash(const struct ac_tensor *t)
 				    h ^ (t->size * 0x9E3779B97F4A7C15ull));
 }
 
-static int intern_keys(struct ac_program *p, struct aci_arena *scratch)
+/* Numbers the keys in order of first appearance; *first_plane (in
+ * scratch): the first plane of each key. */
+static int intern_keys(struct ac_program *p, struct aci_arena *scratch,
+		       const uint32_t **first_plane)
 {
 	const struct ac_model *m = p->m;
 	struct key_table kt = {
@@ -104,22 +107,27 @@ static int intern_keys(struct ac_program *p, struct aci_arena *scratch)
 		p->spans[i].key = key;
 	}
 	p->n_keys = n;
+	*first_plane = kt.first_plane;
 	aci_hash_index_free(&h);
 	return 0;
 }
 
 /* Compresses plane ranges to owner-map positions: the sorted, unique
- * starts and ends (an end at 2^64 is position n itself). */
-static int index_positions(struct ac_program *p, struct aci_arena *scratch)
+ * starts and ends (an end at 2^64 is position n itself).  Planes of one
+ * key have the same range, so each key's first plane (first_plane,
+ * intern_keys) gives every boundary, and the sort takes 2 keys' worth
+ * instead of 2 planes'. */
+static int index_positions(struct ac_program *p, struct aci_arena *scratch,
+			   const uint32_t *first_plane)
 {
 	const struct ac_model *m = p->m;
-	uint64_t *bound = aci_arena_alloc(scratch, 2 * (size_t)m->n_planes + 1,
+	uint64_t *bound = aci_arena_alloc(scratch, 2 * (size_t)p->n_keys + 1,
 					  sizeof(*bound));
 	if (!bound)
 		return -1;
 	uint64_t n = 0;
-	for (uint32_t i = 0; i < m->n_planes; i++) {
-		const struct ac_tensor *t = &m->planes[i];
+	for (uint32_t k = 0; k < p->n_keys; k++) {
+		const struct ac_tensor *t = &m->planes[first_plane[k]];
 		bound[n++] = t->offset;
 		if (t->size <= UINT64_MAX - t->offset)
 			bound[n++] = t->offset + t->size;
@@ -132,6 +140,12 @@ static int index_positions(struct ac_program *p, struct aci_arena *scratch)
 			bound[u++] = bound[i];
 	for (uint32_t i = 0; i < m->n_planes; i++) {
 		const struct ac_tensor *t = &m->planes[i];
+		uint32_t first = first_plane[p->spans[i].key];
+		if (first != i) {        /* first < i: found already */
+			p->spans[i].lo = p->spans[first].lo;
+			p->spans[i].hi = p->spans[first].hi;
+			continue;
+		}
 		p->spans[i].lo = position_of(bound, u, t->offset);
 		p->spans[i].hi = t->size <= UINT64_MAX - t->offset
 			? position_of(bound, u, t->offset + t->size) : u;
@@ -621,6 +635,7 @@ static int index_for_schedules(struct ac_program *p)
 {
 	struct aci_arena scratch;
 	aci_arena_init(&scratch, scratch_hint(p->m));
+	const uint32_t *first_plane = NULL;
 	int rc = -1;
 	if (own_planes(p, &scratch) != 0)
 		goto out;
@@ -630,7 +645,8 @@ static int index_for_schedules(struct ac_program *p)
 		goto out;
 	if (aci_index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
 			   &p->n_runs) ||
-	    intern_keys(p, &scratch) || index_positions(p, &scratch) ||
+	    intern_keys(p, &scratch, &first_plane) ||
+	    index_positions(p, &scratch, first_plane) ||
 	    index_followed(p, &scratch))
 		goto out;
 	rc = 0;
