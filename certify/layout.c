@@ -31,6 +31,17 @@ static int order_tensors(const struct ac_tensor *t, uint32_t n,
 	return 0;
 }
 
+int aci_order_tensors(const struct ac_tensor *t, uint32_t n, uint32_t *order)
+{
+	struct tensor_key small[64], *keys = small;
+	if (n > 64 && !(keys = malloc(n * sizeof(*keys))))
+		return -1;
+	int rc = order_tensors(t, n, keys, order);
+	if (keys != small)
+		free(keys);
+	return rc;
+}
+
 uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n)
 {
 	struct tensor_key small[64], *keys = small;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "arena.h"
 #include "hash_index.h"
 #include "image.h"
 #include "parallel.h"
@@ -25,8 +26,10 @@ static int body_order(const void *a, const void *b)
 static int index_bodies(struct ac_program *p)
 {
 	const struct ac_model *m = p->m;
-	p->bodies = calloc(m->n_repeats + 1, sizeof(*p->bodies));
-	p->extra_prefix = calloc(m->n_repeats + 1, sizeof(*p->extra_prefix));
+	p->bodies = aci_arena_calloc(&p->arena, m->n_repeats + 1,
+				     sizeof(*p->bodies));
+	p->extra_prefix = aci_arena_calloc(&p->arena, m->n_repeats + 1,
+					   sizeof(*p->extra_prefix));
 	if (!p->bodies || !p->extra_prefix)
 		return -1;
 	for (uint32_t r = 0; r < m->n_repeats; r++)
@@ -82,15 +85,17 @@ static uint64_t key_hash(const struct ac_tensor *t)
 				    h ^ (t->size * 0x9E3779B97F4A7C15ull));
 }
 
-static int intern_keys(struct ac_program *p)
+/* Numbers the keys in order of first appearance; *first_plane (in
+ * scratch): the first plane of each key. */
+static int intern_keys(struct ac_program *p, struct aci_arena *scratch,
+		       const uint32_t **first_plane)
 {
 	const struct ac_model *m = p->m;
-	struct key_table kt = { m, malloc((m->n_planes + 1) * sizeof(uint32_t)) };
+	struct key_table kt = {
+		m, aci_arena_alloc(scratch, m->n_planes + 1, sizeof(uint32_t)) };
 	struct hash_index h;
-	if (!kt.first_plane || aci_hash_index_init(&h, m->n_planes) != 0) {
-		free(kt.first_plane);
+	if (!kt.first_plane || aci_hash_index_init(&h, m->n_planes) != 0)
 		return -1;
-	}
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_planes; i++) {
 		const struct ac_tensor *t = &m->planes[i];
@@ -102,42 +107,50 @@ static int intern_keys(struct ac_program *p)
 		p->spans[i].key = key;
 	}
 	p->n_keys = n;
+	*first_plane = kt.first_plane;
 	aci_hash_index_free(&h);
-	free(kt.first_plane);
 	return 0;
 }
 
 /* Compresses plane ranges to owner-map positions: the sorted, unique
- * starts and ends (an end at 2^64 is position n itself). */
-static int index_positions(struct ac_program *p)
+ * starts and ends (an end at 2^64 is position n itself).  Planes of one
+ * key have the same range, so each key's first plane (first_plane,
+ * intern_keys) gives every boundary, and the sort takes 2 keys' worth
+ * instead of 2 planes'. */
+static int index_positions(struct ac_program *p, struct aci_arena *scratch,
+			   const uint32_t *first_plane)
 {
 	const struct ac_model *m = p->m;
-	uint64_t *bound = malloc((2 * (uint64_t)m->n_planes + 1) * sizeof(*bound));
+	uint64_t *bound = aci_arena_alloc(scratch, 2 * (size_t)p->n_keys + 1,
+					  sizeof(*bound));
 	if (!bound)
 		return -1;
 	uint64_t n = 0;
-	for (uint32_t i = 0; i < m->n_planes; i++) {
-		const struct ac_tensor *t = &m->planes[i];
+	for (uint32_t k = 0; k < p->n_keys; k++) {
+		const struct ac_tensor *t = &m->planes[first_plane[k]];
 		bound[n++] = t->offset;
 		if (t->size <= UINT64_MAX - t->offset)
 			bound[n++] = t->offset + t->size;
 	}
-	if (aci_sort_by_key(bound, n, sizeof(*bound)) != 0) {
-		free(bound);
+	if (aci_sort_by_key(bound, n, sizeof(*bound)) != 0)
 		return -1;
-	}
 	uint64_t u = 0;
 	for (uint64_t i = 0; i < n; i++)
 		if (u == 0 || bound[i] != bound[u - 1])
 			bound[u++] = bound[i];
 	for (uint32_t i = 0; i < m->n_planes; i++) {
 		const struct ac_tensor *t = &m->planes[i];
+		uint32_t first = first_plane[p->spans[i].key];
+		if (first != i) {        /* first < i: found already */
+			p->spans[i].lo = p->spans[first].lo;
+			p->spans[i].hi = p->spans[first].hi;
+			continue;
+		}
 		p->spans[i].lo = position_of(bound, u, t->offset);
 		p->spans[i].hi = t->size <= UINT64_MAX - t->offset
 			? position_of(bound, u, t->offset + t->size) : u;
 	}
 	p->n_positions = u;
-	free(bound);
 	return 0;
 }
 
@@ -146,9 +159,11 @@ static int index_positions(struct ac_program *p)
 static int index_declaring(struct ac_program *p)
 {
 	const struct ac_model *m = p->m;
-	p->declaring_first = calloc((size_t)p->n_watched + 2,
-				    sizeof(*p->declaring_first));
-	p->declaring = malloc(((size_t)m->n_planes + 1) * sizeof(*p->declaring));
+	p->declaring_first = aci_arena_calloc(&p->arena,
+					      (size_t)p->n_watched + 2,
+					      sizeof(*p->declaring_first));
+	p->declaring = aci_arena_alloc(&p->arena, (size_t)m->n_planes + 1,
+				       sizeof(*p->declaring));
 	if (!p->declaring_first || !p->declaring)
 		return -1;
 	uint32_t *next = p->declaring_first + 1;  /* counts, then cursors */
@@ -194,31 +209,37 @@ static int index_declaring(struct ac_program *p)
  * LIGHT_TOUCHES entries a key.  Keys are watched-numbered (spans[].key
  * already renumbered).
  */
-static int index_light(struct ac_program *p)
+static int index_light(struct ac_program *p, struct aci_arena *scratch)
 {
 	const struct ac_model *m = p->m;
 	uint32_t n_planes = (uint32_t)m->n_planes, w = p->n_watched;
 	uint64_t n = p->n_positions;
-	p->light = calloc((size_t)w + 1, 1);
-	p->touch_first = calloc((size_t)w + 2, sizeof(*p->touch_first));
+	struct aci_arena *a = &p->arena;
+	p->light = aci_arena_calloc(a, (size_t)w + 1, 1);
+	p->touch_first = aci_arena_calloc(a, (size_t)w + 2,
+					  sizeof(*p->touch_first));
 	/* starts[x]: planes with lo < x; ends[x]: planes with hi < x */
-	uint32_t *starts = calloc(n + 2, sizeof(*starts));
-	uint32_t *ends = calloc(n + 2, sizeof(*ends));
-	uint32_t *cursor = malloc((n + 2) * sizeof(*cursor));
-	uint32_t *by_lo = malloc(((size_t)n_planes + 1) * sizeof(*by_lo));
-	uint32_t *by_hi = malloc(((size_t)n_planes + 1) * sizeof(*by_hi));
-	uint32_t *rep = malloc(((size_t)w + 1) * sizeof(*rep));
-	uint32_t *phase_of_plane = malloc(((size_t)n_planes + 1) *
-					  sizeof(*phase_of_plane));
+	uint32_t *starts = aci_arena_calloc(scratch, n + 2, sizeof(*starts));
+	uint32_t *ends = aci_arena_calloc(scratch, n + 2, sizeof(*ends));
+	uint32_t *cursor = aci_arena_alloc(scratch, n + 2, sizeof(*cursor));
+	uint32_t *by_lo = aci_arena_alloc(scratch, (size_t)n_planes + 1,
+					  sizeof(*by_lo));
+	uint32_t *by_hi = aci_arena_alloc(scratch, (size_t)n_planes + 1,
+					  sizeof(*by_hi));
+	uint32_t *rep = aci_arena_alloc(scratch, (size_t)w + 1, sizeof(*rep));
+	uint32_t *phase_of_plane = aci_arena_alloc(scratch,
+						   (size_t)n_planes + 1,
+						   sizeof(*phase_of_plane));
 	/* the planes covering the sweep's position: a list with head
 	 * n_planes */
-	uint32_t *prev = malloc(((size_t)n_planes + 1) * sizeof(*prev));
-	uint32_t *next = malloc(((size_t)n_planes + 1) * sizeof(*next));
-	int rc = -1;
+	uint32_t *prev = aci_arena_alloc(scratch, (size_t)n_planes + 1,
+					 sizeof(*prev));
+	uint32_t *next = aci_arena_alloc(scratch, (size_t)n_planes + 1,
+					 sizeof(*next));
 	if (!p->light || !p->touch_first || !starts ||
 	    !ends || !cursor || !by_lo || !by_hi || !rep || !phase_of_plane ||
 	    !prev || !next)
-		goto out;
+		return -1;
 	const struct plane_span *sp = p->spans;
 	for (uint32_t c = 0; c < w; c++)
 		rep[c] = UINT32_MAX;
@@ -266,9 +287,9 @@ static int index_light(struct ac_program *p)
 		}
 		p->touch_first[c + 1] = (uint32_t)total;
 	}
-	p->touch = malloc(((size_t)total + 1) * sizeof(*p->touch));
+	p->touch = aci_arena_alloc(a, (size_t)total + 1, sizeof(*p->touch));
 	if (!p->touch)
-		goto out;
+		return -1;
 	prev[n_planes] = next[n_planes] = n_planes;
 	for (uint64_t x = 0; x < n; x++) {
 		for (uint32_t e = ends[x]; e < ends[x + 1]; e++) {  /* hi == x */
@@ -296,18 +317,7 @@ static int index_light(struct ac_program *p)
 			prev[n_planes] = i;
 		}
 	}
-	rc = 0;
-out:
-	free(starts);
-	free(ends);
-	free(cursor);
-	free(by_lo);
-	free(by_hi);
-	free(rep);
-	free(phase_of_plane);
-	free(prev);
-	free(next);
-	return rc;
+	return 0;
 }
 
 /*
@@ -316,15 +326,16 @@ out:
  * plane) pairs of its touch list, then one pass dropping repeated d's.
  * O(light keys x LIGHT_TOUCHES^2 / 4) time and memory at most.
  */
-static int index_pairs(struct ac_program *p)
+static int index_pairs(struct ac_program *p, struct aci_arena *scratch)
 {
 	const struct ac_model *m = p->m;
 	uint32_t n_phases = m->n_phases;
-	p->pair_first = calloc((size_t)n_phases + 2, sizeof(*p->pair_first));
-	uint32_t *seen = calloc((size_t)n_phases + 1, sizeof(*seen));
-	int rc = -1;
+	p->pair_first = aci_arena_calloc(&p->arena, (size_t)n_phases + 2,
+					 sizeof(*p->pair_first));
+	uint32_t *seen = aci_arena_calloc(scratch, (size_t)n_phases + 1,
+					  sizeof(*seen));
 	if (!p->pair_first || !seen)
-		goto out;
+		return -1;
 	uint32_t *count = p->pair_first + 1;     /* counts, then cursors */
 	for (int fill = 0; fill < 2; fill++) {
 		for (uint32_t c = 0; c < p->n_watched; c++)
@@ -352,9 +363,10 @@ static int index_pairs(struct ac_program *p)
 			count[q] = sum;
 			sum += here;
 		}
-		p->pair_d = malloc(((size_t)sum + 1) * sizeof(*p->pair_d));
+		p->pair_d = aci_arena_alloc(&p->arena, (size_t)sum + 1,
+					    sizeof(*p->pair_d));
 		if (!p->pair_d)
-			goto out;
+			return -1;
 	}
 	/* each cursor ended at the next phase's start: pair_first[q] is q's
 	 * first pair again; now drop the d's already listed for q */
@@ -370,10 +382,7 @@ static int index_pairs(struct ac_program *p)
 			}
 	}
 	p->pair_first[n_phases] = w;
-	rc = 0;
-out:
-	free(seen);
-	return rc;
+	return 0;
 }
 
 /* Which planes of a phase a per-phase list holds. */
@@ -411,12 +420,14 @@ static int carried_light(const struct ac_program *p, uint32_t plane,
 static int index_carried(struct ac_program *p)
 {
 	const struct ac_model *m = p->m;
-	size_t planes = ((size_t)m->n_planes + 1) * sizeof(uint32_t);
+	size_t planes = (size_t)m->n_planes + 1;
 	size_t phases = (size_t)m->n_phases + 1;
-	p->light_carried = malloc(planes);
-	p->light_carried_first = calloc(phases, sizeof(uint32_t));
-	p->heavy_carried = malloc(planes);
-	p->heavy_carried_first = calloc(phases, sizeof(uint32_t));
+	p->light_carried = aci_arena_alloc(&p->arena, planes, sizeof(uint32_t));
+	p->light_carried_first = aci_arena_alloc(&p->arena, phases,
+						 sizeof(uint32_t));
+	p->heavy_carried = aci_arena_alloc(&p->arena, planes, sizeof(uint32_t));
+	p->heavy_carried_first = aci_arena_alloc(&p->arena, phases,
+						 sizeof(uint32_t));
 	if (!p->light_carried || !p->light_carried_first ||
 	    !p->heavy_carried || !p->heavy_carried_first)
 		return -1;
@@ -461,20 +472,22 @@ static int over_heavy(const struct ac_program *p, uint32_t plane,
  * of its followed planes in phase order (the order (D) reports in).
  * O(P log P): the positions are already sorted; two prefix sums over them.
  */
-static int index_followed(struct ac_program *p)
+static int index_followed(struct ac_program *p, struct aci_arena *scratch)
 {
 	const struct ac_model *m = p->m;
-	uint32_t *renumber = calloc((size_t)p->n_keys + 1, sizeof(*renumber));
-	uint8_t *watched = calloc((size_t)p->n_keys + 1, 1);
+	uint32_t *renumber = aci_arena_alloc(scratch, (size_t)p->n_keys + 1,
+					     sizeof(*renumber));
+	uint8_t *watched = aci_arena_calloc(scratch, (size_t)p->n_keys + 1, 1);
 	/* covered[x]: followed positions below x covered by a heavy key */
-	int64_t *covered = calloc(p->n_positions + 2, sizeof(*covered));
-	p->followed = malloc(((size_t)m->n_planes + 1) * sizeof(*p->followed));
-	p->followed_first = calloc((size_t)m->n_phases + 1,
-				   sizeof(*p->followed_first));
-	int rc = -1;
+	int64_t *covered = aci_arena_calloc(scratch, p->n_positions + 2,
+					    sizeof(*covered));
+	p->followed = aci_arena_alloc(&p->arena, (size_t)m->n_planes + 1,
+				      sizeof(*p->followed));
+	p->followed_first = aci_arena_alloc(&p->arena, (size_t)m->n_phases + 1,
+					    sizeof(*p->followed_first));
 	if (!renumber || !watched || !covered || !p->followed ||
 	    !p->followed_first)
-		goto out;
+		return -1;
 	for (uint32_t i = 0; i < m->n_planes; i++)
 		if (m->planes[i].carried)
 			watched[p->spans[i].key] = 1;
@@ -486,9 +499,9 @@ static int index_followed(struct ac_program *p)
 	for (uint32_t i = 0; i < m->n_planes; i++)
 		p->spans[i].key = renumber[p->spans[i].key];
 	p->n_watched = n_watched;
-	if (index_light(p) != 0 || index_carried(p) != 0 ||
-	    index_pairs(p) != 0)
-		goto out;
+	if (index_light(p, scratch) != 0 || index_carried(p) != 0 ||
+	    index_pairs(p, scratch) != 0)
+		return -1;
 	/* how many heavy planes start minus end at each position (a
 	 * difference array), then how many covered positions lie below */
 	for (uint32_t i = 0; i < m->n_planes; i++) {
@@ -505,12 +518,7 @@ static int index_followed(struct ac_program *p)
 		below += depth > 0;
 	}
 	list_planes(p, over_heavy, covered, p->followed, p->followed_first);
-	rc = index_declaring(p);
-out:
-	free(renumber);
-	free(watched);
-	free(covered);
-	return rc;
+	return index_declaring(p);
 }
 
 /*
@@ -522,10 +530,10 @@ out:
  * (p->m is the copy; p->own its tables).  O(P) over the phases' planes,
  * which aci_image_check bounded by 2^32-1.
  */
-static int own_planes(struct ac_program *p)
+static int own_planes(struct ac_program *p, struct aci_arena *scratch)
 {
 	const struct ac_model *m = p->m;
-	uint8_t *listed = calloc((size_t)m->n_planes + 1, 1);
+	uint8_t *listed = aci_arena_calloc(scratch, (size_t)m->n_planes + 1, 1);
 	if (!listed)
 		return -1;
 	uint64_t total = 0;
@@ -538,19 +546,17 @@ static int own_planes(struct ac_program *p)
 			listed[phase->plane_first + j] = 1;
 		}
 	}
-	free(listed);
 	if (!shared)
 		return 0;
 	assert(total <= UINT32_MAX);
-	p->own = calloc(1, sizeof(*p->own));
-	struct ac_phase *phases = malloc(((size_t)m->n_phases + 1) *
-					 sizeof(*phases));
-	struct ac_tensor *planes = malloc(((size_t)total + 1) * sizeof(*planes));
-	if (!p->own || !phases || !planes) {
-		free(phases);
-		free(planes);
+	p->own = aci_arena_alloc(&p->arena, 1, sizeof(*p->own));
+	struct ac_phase *phases = aci_arena_alloc(&p->arena,
+						  (size_t)m->n_phases + 1,
+						  sizeof(*phases));
+	struct ac_tensor *planes = aci_arena_alloc(&p->arena, (size_t)total + 1,
+						   sizeof(*planes));
+	if (!p->own || !phases || !planes)
 		return -1;
-	}
 	uint32_t n = 0;
 	for (uint32_t ph = 0; ph < m->n_phases; ph++) {
 		phases[ph] = m->phases[ph];
@@ -566,20 +572,87 @@ static int own_planes(struct ac_program *p)
 	return 0;
 }
 
+/* Above this, a block is sized by the table that needs it. */
+#define ARENA_HINT_MAX ((size_t)256 << 20)
+
+/* Saturating sum, for the arenas' hints (a hint only sizes a block). */
+static size_t add_size(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+/* The bytes of the program's own tables, by counts known after
+ * validation: everything but the touch lists and the pairs, whose
+ * lengths the sweep finds, taken as a plane's and a phase's each; a model
+ * whose phases share planes (own_planes) takes a second block.  Capped:
+ * a larger program's tables that do not fit take blocks of their own. */
+static size_t program_hint(const struct ac_model *m)
+{
+	size_t r = (size_t)m->n_repeats + 1, pl = (size_t)m->n_planes + 2;
+	size_t ph = (size_t)m->n_phases + 2;
+	size_t sizes[] = {
+		aci_arena_size(r, sizeof(struct body)),
+		aci_arena_size(r, sizeof(uint64_t)),            /* extra_prefix */
+		aci_arena_size(pl, sizeof(struct plane_span)),
+		aci_arena_size(pl, 1),                          /* light */
+		aci_arena_size(pl, sizeof(struct touch)),
+		/* touch_first, followed, declaring(_first), light and heavy
+		 * carried */
+		6 * aci_arena_size(pl, sizeof(uint32_t)),
+		/* followed_first, pair_first, pair_d, carried_firsts */
+		5 * aci_arena_size(ph, sizeof(uint32_t)),
+	};
+	size_t hint = 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		hint = add_size(hint, sizes[i]);
+	return hint < ARENA_HINT_MAX ? hint : ARENA_HINT_MAX;
+}
+
+/* The scratch the index builders take, by the same counts (positions are
+ * at most twice the planes). */
+static size_t scratch_hint(const struct ac_model *m)
+{
+	size_t pl = (size_t)m->n_planes + 2, pos = 2 * pl + 2;
+	size_t sizes[] = {
+		aci_arena_size(pl, 1),                  /* listed, watched */
+		aci_arena_size(pl, 1),
+		/* first_plane, by_lo, by_hi, rep, phase_of_plane, prev, next,
+		 * renumber */
+		8 * aci_arena_size(pl, sizeof(uint32_t)),
+		aci_arena_size(pos, sizeof(uint64_t)),  /* bound */
+		3 * aci_arena_size(pos, sizeof(uint32_t)),  /* starts .. */
+		aci_arena_size(pos, sizeof(int64_t)),   /* covered */
+		aci_arena_size((size_t)m->n_phases + 1, sizeof(uint32_t)),
+	};
+	size_t hint = 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		hint = add_size(hint, sizes[i]);
+	return hint < ARENA_HINT_MAX ? hint : ARENA_HINT_MAX;
+}
+
 /* Everything (D) needs; only built for programs that pass (A)-(C). */
 static int index_for_schedules(struct ac_program *p)
 {
-	if (own_planes(p) != 0)
-		return -1;
-	p->spans = calloc(p->m->n_planes + 1, sizeof(*p->spans));
+	struct aci_arena scratch;
+	aci_arena_init(&scratch, scratch_hint(p->m));
+	const uint32_t *first_plane = NULL;
+	int rc = -1;
+	if (own_planes(p, &scratch) != 0)
+		goto out;
+	p->spans = aci_arena_calloc(&p->arena, p->m->n_planes + 1,
+				    sizeof(*p->spans));
 	if (!p->spans)
-		return -1;
+		goto out;
 	if (aci_index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
 			   &p->n_runs) ||
-	    intern_keys(p) || index_positions(p) ||
-	    index_followed(p))
-		return -1;
-	return 0;
+	    intern_keys(p, &scratch, &first_plane) ||
+	    index_positions(p, &scratch, first_plane) ||
+	    index_followed(p, &scratch))
+		goto out;
+	rc = 0;
+out:
+	aci_arena_free(&scratch);
+	return rc;
 }
 
 static void digest_sink(void *ctx, const void *data, size_t len)
@@ -800,6 +873,7 @@ static ac_program *program_new(const struct ac_model *m,
 		return NULL;
 	}
 	p->m = m;
+	aci_arena_init(&p->arena, program_hint(m));
 	pthread_mutex_init(&p->digest_lock, NULL);
 	aci_diag_clear(&p->diag);
 	/* the image's limits first (aci_validate_model checked the structure):
@@ -866,30 +940,10 @@ void ac_program_free(ac_program *p)
 {
 	if (!p)
 		return;
-	free(p->bodies);
-	free(p->extra_prefix);
 	aci_big_free(p->phase_of);
 	aci_big_free(p->runs);
 	aci_big_free(p->run_of);
-	free(p->spans);
-	free(p->followed);
-	free(p->followed_first);
-	free(p->declaring);
-	free(p->declaring_first);
-	free(p->light);
-	free(p->touch);
-	free(p->touch_first);
-	free(p->light_carried);
-	free(p->light_carried_first);
-	free(p->heavy_carried);
-	free(p->heavy_carried_first);
-	free(p->pair_d);
-	free(p->pair_first);
-	if (p->own) {
-		free((void *)p->own->phases);
-		free((void *)p->own->planes);
-		free(p->own);
-	}
+	aci_arena_free(&p->arena);   /* every other table, p->own too */
 	pthread_mutex_destroy(&p->digest_lock);
 	free(p);
 }

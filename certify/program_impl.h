@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <xxhash.h>
 
+#include "arena.h"
 #include "identity.h"
 #include "internal.h"
 
@@ -56,6 +57,11 @@ struct ac_program {
 	struct ac_model *own;
 	uint64_t verdict;        /* (A), (B), (C): 0, 1 or 2 + i */
 	struct ac_diag diag;     /* why, when verdict != 0 */
+
+	/* Every table below but phase_of, runs and run_of (large per-launch
+	 * arrays, aci_big_calloc's), and own with its tables: a few blocks,
+	 * freed with the program. */
+	struct aci_arena arena;
 
 	/* Always built: schedules validate references with them. */
 	struct body *bodies;     /* sorted by first */
@@ -174,6 +180,8 @@ struct range *aci_window_union(const struct ac_model *m, uint32_t *n);
  * out-of-memory.  The globals are sorted once (check_program) for (A),
  * (B) and (C): `globals` below is aci_sort_tensors(m->globals, n_globals). */
 uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n);
+/* The same order into order[0 .. n); 0, or -1 on out-of-memory. */
+int aci_order_tensors(const struct ac_tensor *t, uint32_t n, uint32_t *order);
 
 /* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
  * out-of-memory. */

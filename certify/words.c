@@ -24,6 +24,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include "arena.h"
 #include "identity.h"
 #include "program_impl.h"
 
@@ -45,7 +46,6 @@ typedef __int128 wide;
 struct range_set {
 	struct range *r;
 	const uint32_t *order;
-	uint32_t *owned;           /* order, when the set sorted it itself */
 	uint32_t n;
 	uint32_t *first;           /* n_slices + 1 entries, or NULL */
 	uint64_t n_slices;
@@ -95,7 +95,7 @@ static int64_t set_floor(const struct range_set *set, uint64_t x)
 }
 
 /* Slices about as many as ranges, each 2^shift bytes. */
-static int index_slices(struct range_set *set)
+static int index_slices(struct range_set *set, struct aci_arena *a)
 {
 	uint64_t lo = set->r[0].lo, last = set->r[set->n - 1].last;
 	unsigned shift = 0;
@@ -103,7 +103,9 @@ static int index_slices(struct range_set *set)
 		shift++;
 	set->shift = shift;
 	set->n_slices = ((last - lo) >> shift) + 1;
-	set->first = malloc((size_t)(set->n_slices + 1) * sizeof(*set->first));
+	set->first = set->n_slices < SIZE_MAX
+		? aci_arena_alloc(a, (size_t)set->n_slices + 1, sizeof(*set->first))
+		: NULL;
 	if (!set->first)
 		return -1;
 	uint32_t k = 0;
@@ -130,41 +132,44 @@ static int merge_windows(struct word_sets *c)
 	return 0;
 }
 
-/* order: t sorted by aci_sort_tensors, or NULL to sort here. */
+/* order: t sorted by aci_sort_tensors, or NULL to sort here (into a). */
 static int range_set_init(struct range_set *set, const struct ac_tensor *t,
-			  uint32_t n, const uint32_t *order)
+			  uint32_t n, const uint32_t *order,
+			  struct aci_arena *a)
 {
 	set->n = n;
-	set->order = order ? order : (set->owned = aci_sort_tensors(t, n));
-	set->r = malloc((n ? n : 1) * sizeof(*set->r));
-	if (!set->order || !set->r)
+	if (!order) {
+		uint32_t *own = aci_arena_alloc(a, n, sizeof(*own));
+		if (!own || aci_order_tensors(t, n, own) != 0)
+			return -1;
+		order = own;
+	}
+	set->order = order;
+	set->r = aci_arena_alloc(a, n, sizeof(*set->r));
+	if (!set->r)
 		return -1;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct ac_tensor *x = &t[set->order[k]];
 		set->r[k] = (struct range){ x->offset, x->offset + (x->size - 1) };
 	}
-	return n >= BUCKETS_FROM ? index_slices(set) : 0;
+	return n >= BUCKETS_FROM ? index_slices(set, a) : 0;
 }
 
-static void range_set_free(struct range_set *set)
-{
-	free(set->first);
-	free(set->r);
-	free(set->owned);
-}
-
-static int index_named(struct word_sets *c, const uint32_t *globals)
+static int index_named(struct word_sets *c, const uint32_t *globals,
+		       struct aci_arena *a)
 {
 	const struct ac_model *m = c->m;
-	if (range_set_init(&c->globals, m->globals, m->n_globals, globals) != 0)
+	if (range_set_init(&c->globals, m->globals, m->n_globals, globals,
+			   a) != 0)
 		return -1;
-	c->planes = calloc(m->n_phases + 1, sizeof(*c->planes));
+	c->planes = aci_arena_calloc(a, (size_t)m->n_phases + 1,
+				     sizeof(*c->planes));
 	if (!c->planes)
 		return -1;
 	for (uint32_t p = 0; p < m->n_phases; p++)
 		if (range_set_init(&c->planes[p],
 				   phase_planes(m, &m->phases[p]),
-				   m->phases[p].plane_count, NULL) != 0)
+				   m->phases[p].plane_count, NULL, a) != 0)
 			return -1;
 	return 0;
 }
@@ -580,10 +585,12 @@ static int sort_pairs(struct pair *p, uint32_t n)
 }
 
 static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
-		      const struct ac_repeat *r)
+		      const struct ac_repeat *r, struct aci_arena *a)
 {
-	bp->deltas = malloc((r->delta_count + 1) * sizeof(struct pair));
-	bp->slots = malloc((r->slot_count + 1) * sizeof(struct pair));
+	bp->deltas = aci_arena_alloc(a, (size_t)r->delta_count + 1,
+				     sizeof(struct pair));
+	bp->slots = aci_arena_alloc(a, (size_t)r->slot_count + 1,
+				    sizeof(struct pair));
 	if (!bp->deltas || !bp->slots)
 		return -1;
 	for (uint32_t k = 0; k < r->delta_count; k++) {
@@ -596,12 +603,6 @@ static int pairs_init(struct body_pairs *bp, const struct ac_model *m,
 	}
 	return sort_pairs(bp->deltas, r->delta_count) ||
 	       sort_pairs(bp->slots, r->slot_count) ? -1 : 0;
-}
-
-static void pairs_free(struct body_pairs *bp)
-{
-	free(bp->deltas);
-	free(bp->slots);
 }
 
 /* The first of the n sorted pairs whose launch is l or later. */
@@ -687,6 +688,7 @@ struct word_check {
 				       * deltas or slots names a word of it,
 				       * or UINT32_MAX */
 	struct body_pairs *pairs;     /* per repeat */
+	struct aci_arena arena;       /* every table above but the windows */
 };
 
 /* Where a scan of the launch table stands: word w of launch l. */
@@ -773,16 +775,38 @@ static int check_stop(const struct word_check *wc, const struct word_sets *c,
 	return 1;
 }
 
+/* The bytes of a check's tables, by the model's counts (buckets are at
+ * most 2n + 1 a set of n ranges): one block, usually. */
+static size_t check_hint(const struct ac_model *m)
+{
+	uint64_t named = (uint64_t)m->n_planes + m->n_globals;
+	uint64_t bytes = ((uint64_t)m->n_launches + 1) * sizeof(uint32_t) +
+			 ((uint64_t)m->n_repeats + 1) *
+				 (sizeof(struct body_pairs) + 2 * 16) +
+			 ((uint64_t)m->n_phases + 2) *
+				 (sizeof(struct range_set) + 3 * 16) +
+			 named * (sizeof(uint32_t) + sizeof(struct range) +
+				  2 * sizeof(uint32_t)) +
+			 ((uint64_t)m->n_deltas + m->n_slots) *
+				 sizeof(struct pair);
+	/* a larger check's tables take blocks of their own */
+	return bytes < ((uint64_t)256 << 20) ? (size_t)bytes : (size_t)256 << 20;
+}
+
 struct word_check *aci_word_check_new(const struct ac_model *m,
 				      const uint32_t *globals)
 {
 	struct word_check *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	aci_arena_init(&c->arena, check_hint(m));
 	c->sets.m = m;
-	c->moved_by = malloc(((size_t)m->n_launches + 1) * sizeof(*c->moved_by));
-	c->pairs = calloc((size_t)m->n_repeats + 1, sizeof(*c->pairs));
-	if (!c->moved_by || !c->pairs || index_named(&c->sets, globals) != 0 ||
+	c->moved_by = aci_arena_alloc(&c->arena, (size_t)m->n_launches + 1,
+				      sizeof(*c->moved_by));
+	c->pairs = aci_arena_calloc(&c->arena, (size_t)m->n_repeats + 1,
+				    sizeof(*c->pairs));
+	if (!c->moved_by || !c->pairs ||
+	    index_named(&c->sets, globals, &c->arena) != 0 ||
 	    merge_windows(&c->sets) != 0) {
 		aci_word_check_free(c);
 		return NULL;
@@ -795,7 +819,7 @@ struct word_check *aci_word_check_new(const struct ac_model *m,
 			c->moved_by[m->deltas[rp->delta_first + k].launch] = r;
 		for (uint32_t k = 0; k < rp->slot_count; k++)
 			c->moved_by[m->slots[rp->slot_first + k].launch] = r;
-		if (pairs_init(&c->pairs[r], m, rp) != 0) {
+		if (pairs_init(&c->pairs[r], m, rp, &c->arena) != 0) {
 			aci_word_check_free(c);
 			return NULL;
 		}
@@ -807,16 +831,8 @@ void aci_word_check_free(struct word_check *c)
 {
 	if (!c)
 		return;
-	const struct ac_model *m = c->sets.m;
-	range_set_free(&c->sets.globals);
-	for (uint32_t p = 0; c->sets.planes && p < m->n_phases; p++)
-		range_set_free(&c->sets.planes[p]);
-	free(c->sets.planes);
 	free(c->sets.windows);
-	for (uint32_t r = 0; c->pairs && r < m->n_repeats; r++)
-		pairs_free(&c->pairs[r]);
-	free(c->pairs);
-	free(c->moved_by);
+	aci_arena_free(&c->arena);
 	free(c);
 }
 
