@@ -586,6 +586,9 @@ struct ac_model *ac_builder_finish(ac_builder *b, struct ac_error *err)
 		if (flat[k].v->n)
 			memcpy(flat[k].dst, flat[k].v->a,
 			       (size_t)(flat[k].v->n * flat[k].size));
+	/* the model holds the words: nothing may be built on the rest */
+	fail(b, "", "the builder has finished its model; it may only be "
+	     "freed");
 	return m;
 fail:
 	if (o)
