@@ -318,6 +318,22 @@ START_TEST(calls_after_finish_fail)
 }
 END_TEST
 
+/* A table of more than 2^32-1 slots, refused before a slot is read, as
+ * the JSON reader refuses one (read_slots' check_count32): its path and
+ * wording, not "repeats: more than 2^32-1 slots in a table". */
+START_TEST(huge_table_as_the_json_reader)
+{
+	static const struct ac_slot slot = { 0, 0 };
+	ac_builder *b = ac_builder_new(64);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(ac_builder_repeat(b, 0, 1, 2), 0);
+	ck_assert_int_eq(ac_builder_repeat(b, 0, 1, 2), 0);
+	ck_assert_int_eq(ac_builder_table(b, &slot, (uint64_t)1 << 32), -1);
+	expect_error(b, "repeats[1].table.slots",
+		     "4294967296 entries; at most 2^32-1", NULL);
+}
+END_TEST
+
 Suite *suite_builder(void)
 {
 	Suite *s = suite_create("builder");
@@ -328,6 +344,7 @@ Suite *suite_builder(void)
 	tcase_add_test(tc, phase_identity_is_field_51);
 	tcase_add_test(tc, errors_name_the_entry);
 	tcase_add_test(tc, calls_after_finish_fail);
+	tcase_add_test(tc, huge_table_as_the_json_reader);
 	suite_add_tcase(s, tc);
 	return s;
 }
