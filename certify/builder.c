@@ -415,8 +415,17 @@ int ac_builder_table(ac_builder *b, const struct ac_slot *slots,
 		return -1;
 	if (b->in_table)
 		return fail(b, "repeats", "a second table given for a repeat");
-	if (n_slots > UINT32_MAX)
-		return fail(b, "repeats", "more than 2^32-1 slots in a table");
+	if (n_slots > UINT32_MAX) {
+		/* as the JSON reader's read_slots says it */
+		char repeat[PATH_LEN], table[PATH_LEN], where[PATH_LEN];
+		char msg[96];
+		path_index(repeat, "repeats", b->repeats.n - 1);
+		path_field(table, repeat, "table");
+		path_field(where, table, "slots");
+		snprintf(msg, sizeof(msg), "%" PRIu64 " entries; at most "
+			 "2^32-1", n_slots);
+		return fail(b, where, msg);
+	}
 	if (n_slots && !slots)
 		return fail(b, "repeats", "slots are NULL but their count is "
 			    "not 0");
@@ -586,6 +595,9 @@ struct ac_model *ac_builder_finish(ac_builder *b, struct ac_error *err)
 		if (flat[k].v->n)
 			memcpy(flat[k].dst, flat[k].v->a,
 			       (size_t)(flat[k].v->n * flat[k].size));
+	/* the model holds the words: nothing may be built on the rest */
+	fail(b, "", "the builder has finished its model; it may only be "
+	     "freed");
 	return m;
 fail:
 	if (o)

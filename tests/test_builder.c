@@ -280,6 +280,60 @@ START_TEST(errors_name_the_entry)
 }
 END_TEST
 
+/* After ac_builder_finish the model holds the builder's words: a later
+ * call must not build on them.  A second finish gave a model whose
+ * launches named words it no longer had (n_words 0, word_count 2: the
+ * JSON writer read past them). */
+START_TEST(calls_after_finish_fail)
+{
+	const uint64_t words[] = { 7, 8 };
+	struct ac_error err;
+	uint32_t id;
+	ac_builder *b = ac_builder_new(64);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(ac_builder_identity(b, AC_IDENTITY_PHASE, "P", 1,
+					     &id), 0);
+	ck_assert_int_eq(ac_builder_launch(b, id, words, 2), 0);
+	struct ac_model *m = ac_builder_finish(b, &err);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->n_words, 2);
+	ck_assert_int_eq(ac_builder_launch(b, id, words, 1), -1);
+	ck_assert_int_eq(ac_builder_ref(b, 0, 1), -1);
+	struct ac_model *again = ac_builder_finish(b, &err);
+	if (again) {
+		/* what the old builder returned: check it before freeing */
+		ck_assert_uint_ge(again->n_words,
+				  (uint64_t)again->launches[0].word_first +
+				  again->launches[0].word_count);
+		ac_model_free(again);
+	}
+	ck_assert_ptr_null(again);
+	ck_assert_str_eq(err.where, "");
+	ck_assert_str_eq(err.message, "the builder has finished its model; "
+			 "it may only be freed");
+	/* the first model is whole */
+	ck_assert_uint_eq(m->words[m->launches[0].word_first + 1], 8);
+	ac_model_free(m);
+	ac_builder_free(b);
+}
+END_TEST
+
+/* A table of more than 2^32-1 slots, refused before a slot is read, as
+ * the JSON reader refuses one (read_slots' check_count32): its path and
+ * wording, not "repeats: more than 2^32-1 slots in a table". */
+START_TEST(huge_table_as_the_json_reader)
+{
+	static const struct ac_slot slot = { 0, 0 };
+	ac_builder *b = ac_builder_new(64);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(ac_builder_repeat(b, 0, 1, 2), 0);
+	ck_assert_int_eq(ac_builder_repeat(b, 0, 1, 2), 0);
+	ck_assert_int_eq(ac_builder_table(b, &slot, (uint64_t)1 << 32), -1);
+	expect_error(b, "repeats[1].table.slots",
+		     "4294967296 entries; at most 2^32-1", NULL);
+}
+END_TEST
+
 Suite *suite_builder(void)
 {
 	Suite *s = suite_create("builder");
@@ -289,6 +343,8 @@ Suite *suite_builder(void)
 	tcase_add_loop_test(tc, random_programs_as_built, 0, 4);
 	tcase_add_test(tc, phase_identity_is_field_51);
 	tcase_add_test(tc, errors_name_the_entry);
+	tcase_add_test(tc, calls_after_finish_fail);
+	tcase_add_test(tc, huge_table_as_the_json_reader);
 	suite_add_tcase(s, tc);
 	return s;
 }

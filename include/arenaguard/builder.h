@@ -91,9 +91,11 @@ int ac_builder_ref(ac_builder *builder, uint64_t first, uint64_t count);
 
 /*
  * The model built, which the caller frees with ac_model_free(); the
- * builder may then only be freed (the model holds its words' array).  NULL with *err filled (err may be
- * NULL) when a call failed or a table is incomplete (a table without a
- * frame) or too long for the model's counts.
+ * builder may then only be freed (the model holds its words' array):
+ * every later call fails (-1, or NULL from ac_builder_finish) with the
+ * sticky error "the builder has finished its model".  NULL with *err
+ * filled (err may be NULL) when a call failed or a table is incomplete
+ * (a table without a frame) or too long for the model's counts.
  */
 struct ac_model *ac_builder_finish(ac_builder *builder, struct ac_error *err);
 
