@@ -38,10 +38,12 @@ def run(pytester: pytest.Pytester, source: str, *args: str) -> pytest.RunResult:
 
 
 def reports_named(output: List[str]) -> List[pathlib.Path]:
-    """The report paths the failure messages name."""
+    """The report paths the failure messages name: in the tracebacks'
+    E lines only (under CI=true pytest does not cut the short summary,
+    which says each message again)."""
     found = []
     for line in output:
-        m = re.search(r"report: (\S+\.html)$", line)
+        m = re.match(r"E\s+report: (\S+\.html)$", line)
         if m:
             found.append(pathlib.Path(m.group(1)))
     return found
