@@ -30,7 +30,7 @@
 #include "attach.h"
 #include "driver.h"
 #include "mirror.h"
-#include "report.h"
+#include "notice.h"
 
 struct context {
 	uint64_t id;

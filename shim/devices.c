@@ -63,8 +63,8 @@
 #include "devices.h"
 #include "fd_table.h"
 #include "mirror.h"
+#include "notice.h"
 #include "process.h"
-#include "report.h"
 #include "uring.h"
 
 /* The table: preload/fd_table.h's (fds below 2^22). */

@@ -37,6 +37,7 @@
 #include "exec.h"
 #include "options.h"
 #include "report.h"
+#include "summary.h"
 
 /* The guard's file as ld.so loaded it (dladdr): set at load, read-only
  * after.  Empty: not under the launcher, no check. */

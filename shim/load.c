@@ -14,6 +14,7 @@
 #include "load.h"
 #include "options.h"
 #include "report.h"
+#include "summary.h"
 #include "suppress.h"
 
 void ag_config_load(void)

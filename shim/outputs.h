@@ -72,4 +72,9 @@ void ag_output_summary_append_raw(const char *line, size_t len);
 void ag_output_lock_fork(void);
 void ag_output_unlock_fork(void);
 
+/* The application is about to close, or replace, fds [first, last]
+ * (close, dup2, dup3, close_range): the guard's own descriptors among
+ * them move out of the way first (or are given up). */
+void ag_report_fds_taken(unsigned int first, unsigned int last);
+
 #endif

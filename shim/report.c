@@ -35,6 +35,7 @@
 #include "cache.h"
 #include "config.h"
 #include "mirror.h"
+#include "notice.h"
 #include "options.h"
 #include "process.h"
 #include "report.h"
@@ -55,6 +56,7 @@ void ag_output_open(void)
 {
 	int log_err, dump_err;
 	ag_output_open_fds(&log_err, &dump_err);
+	ag_notice_sink(ag_log);      /* notices from below (notice.h) */
 	if (ag_cfg.mode == AG_OFF)
 		return;
 
@@ -75,19 +77,6 @@ void ag_output_forked(void)
 {
 	ag_summary_forked();
 	ag_output_log_forked();
-}
-
-void ag_report_once(const char *key, const char *fmt, ...)
-{
-	if (ag_dedup_seen(key))
-		return;
-	char msg[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	atomic_fetch_add(&ag_stats.records, 1);
-	ag_log("arenaguard: %s", msg);
 }
 
 int ag_report_reentered(const char *what, int fd)
