@@ -258,7 +258,7 @@ static int compose(const struct ag_record *r, struct ag_sched *s, int dump)
 			ag_record_text(&p->t, r);
 	}
 	if (!p || (ag_cfg.log_json && p->json.failed)) {
-		struct ag_record_dump nomem = { ENOMEM, ag_cfg.dump_dir, NULL };
+		struct ag_record_dump nomem = { -ENOMEM, ag_cfg.dump_dir, NULL };
 		struct ag_record small = *r;
 		if (dump)
 			small.dump = &nomem;

@@ -32,6 +32,7 @@
 #include "mirror.h"
 #include "notice.h"
 #include "outputs.h"
+#include "quiet_write.h"
 #include "report.h"
 #include "request.h"
 #include "spawn.h"
@@ -378,6 +379,23 @@ START_TEST(test_notice_sink)
 }
 END_TEST
 
+/* A write that fails says why as -errno (the guard's one convention):
+ * a pipe whose reader has gone, a closed descriptor. */
+START_TEST(test_quiet_write_errno)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	struct ag_out_state st = ag_output_lock();   /* signals blocked */
+	size_t done = 1;
+	ck_assert_int_eq(ag_write_quietly(p[1], "x", 1, &done), -EPIPE);
+	ck_assert_uint_eq(done, 0);
+	close(p[1]);
+	ck_assert_int_eq(ag_write_quietly(p[1], "x", 1, NULL), -EBADF);
+	ag_output_unlock(st);
+}
+END_TEST
+
 /* ---- in process: the signals a write raises ---- */
 
 static int pending(int sig)
@@ -716,6 +734,7 @@ Suite *suite_output(void)
 	tcase_add_test(t, test_newline_in_setting);
 	tcase_add_test(t, test_long_value_one_line);
 	tcase_add_test(t, test_notice_sink);
+	tcase_add_test(t, test_quiet_write_errno);
 	tcase_add_test(t, test_sigpipe_consumed_not_eaten);
 	tcase_add_test(t, test_stderr_let_go);
 	tcase_add_test(t, test_log_steps_aside);
