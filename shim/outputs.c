@@ -125,18 +125,18 @@ static int high_fd_base(void)
 }
 
 /* Moves fd (which the guard opened, or duplicated) to a high number,
- * close-on-exec, and keeps it in o: 0 or an errno (fd is closed). */
+ * close-on-exec, and keeps it in o: 0 or -errno (fd is closed). */
 static int keep(struct own_fd *o, int fd, int dup_only)
 {
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_base());
-	int err = high < 0 ? errno : 0;
+	int err = high < 0 ? -errno : 0;
 	if (!dup_only)
 		ag_output_close(fd);
 	if (high < 0)
 		return err;
 	struct stat st;
 	if (fstat(high, &st) != 0) {
-		err = errno;
+		err = -errno;
 		ag_output_close(high);
 		return err;
 	}
@@ -289,14 +289,14 @@ static void absolute(char *out, size_t len, const char *path)
 		out[0] = 0;
 }
 
-/* Opens the log at path: 0, or the errno said at start.  O_NONBLOCK: a
+/* Opens the log at path: 0, or -errno (said at start).  O_NONBLOCK: a
  * FIFO without a reader is ENXIO, not a wait; the description is the
  * guard's own, so nobody else sees the flag.  out_lock held. */
 static int open_log_at(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 		      O_NOCTTY | O_NONBLOCK, 0644);
-	return fd < 0 ? errno : keep(&out.log, fd, 0);
+	return fd < 0 ? -errno : keep(&out.log, fd, 0);
 }
 
 /* Opens ARENAGUARD_LOG, remembering where it is (out.log_abs). */
@@ -307,12 +307,12 @@ static int open_log(void)
 }
 
 /* Opens the dump directory at path as a directory (O_PATH: only a place
- * to create files in, as it was at start).  0 or an errno.  out_lock
+ * to create files in, as it was at start).  0 or -errno.  out_lock
  * held. */
 static int open_dump_at(const char *path)
 {
 	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? errno : keep(&out.dump, fd, 0);
+	return fd < 0 ? -errno : keep(&out.dump, fd, 0);
 }
 
 /* Opens ARENAGUARD_DUMP, remembering where it is (out.dump_abs). */

@@ -66,11 +66,11 @@ void ag_output_open(void)
 		ag_options_help(ag_log);
 	if (log_err)
 		ag_log("arenaguard: cannot open the log %s: %s; records go to "
-		       "standard error", ag_cfg.log_path, strerror(log_err));
+		       "standard error", ag_cfg.log_path, strerror(-log_err));
 	if (dump_err)
 		ag_log("arenaguard: cannot use the dump directory %s: %s; no "
 		       "dumps are written", ag_cfg.dump_dir,
-		       strerror(dump_err));
+		       strerror(-dump_err));
 }
 
 void ag_output_forked(void)

@@ -31,6 +31,7 @@
 #include "load.h"
 #include "mirror.h"
 #include "notice.h"
+#include "options.h"
 #include "outputs.h"
 #include "quiet_write.h"
 #include "report.h"
@@ -396,6 +397,22 @@ START_TEST(test_quiet_write_errno)
 }
 END_TEST
 
+/* A log or dump directory that cannot be opened says why as -errno. */
+START_TEST(test_open_errno)
+{
+	fake_setup();
+	setenv("ARENAGUARD_LOG", "/nonexistent-arenaguard/log", 1);
+	setenv("ARENAGUARD_DUMP", "/nonexistent-arenaguard", 1);
+	ag_config_read(&ag_cfg);
+	int log_err = 0, dump_err = 0;
+	ag_output_open_fds(&log_err, &dump_err);
+	ck_assert_int_eq(log_err, -ENOENT);
+	ck_assert_int_eq(dump_err, -ENOENT);
+	unsetenv("ARENAGUARD_DUMP");
+	fake_setup();
+}
+END_TEST
+
 /* ---- in process: the signals a write raises ---- */
 
 static int pending(int sig)
@@ -735,6 +752,7 @@ Suite *suite_output(void)
 	tcase_add_test(t, test_long_value_one_line);
 	tcase_add_test(t, test_notice_sink);
 	tcase_add_test(t, test_quiet_write_errno);
+	tcase_add_test(t, test_open_errno);
 	tcase_add_test(t, test_sigpipe_consumed_not_eaten);
 	tcase_add_test(t, test_stderr_let_go);
 	tcase_add_test(t, test_log_steps_aside);
