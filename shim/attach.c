@@ -23,14 +23,14 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "attach.h"
-#include "driver.h"
 #include "mirror.h"
-#include "report.h"
+#include "notice.h"
 
 struct context {
 	uint64_t id;
@@ -40,6 +40,15 @@ struct context {
 
 static pthread_mutex_t context_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct context *contexts;
+
+/* The driver the seal is asked of, handed in by the front layer at load
+ * (ag_attach_driver): the state layer never calls the driver by name. */
+static _Atomic(ag_driver_fn *) seal_driver;
+
+void ag_attach_driver(ag_driver_fn *driver)
+{
+	atomic_store(&seal_driver, driver);
+}
 
 /* fork (interpose.c's handlers): the leaf, taken last and released
  * first, so that a child never inherits it held by a thread it does not
@@ -65,14 +74,18 @@ static struct ag_file *by_context(uint64_t id)
 
 /* DRM_IOCTL_ARENA_SEAL on fd: 0 with *id and the driver's seal
  * *algorithms (0 from a driver that predates them: its context is sealed
- * all the same), or -errno (EINTR retried). */
+ * all the same), or -errno (EINTR retried; -ENOSYS with no driver handed
+ * in, which ag_file_attach says as a refusal). */
 static int seal_fd(int fd, uint64_t *id, uint32_t *algorithms)
 {
 	struct drm_arena_seal s = { 0 };
-	int rc;
+	ag_driver_fn *driver = atomic_load(&seal_driver);
+	assert(driver);                 /* ag_config_load hands it in */
+	int rc = -ENOSYS;
 	do {
 		s = (struct drm_arena_seal){ 0 };
-		rc = ag_driver_ioctl(fd, DRM_IOCTL_ARENA_SEAL, &s);
+		if (driver)
+			rc = driver(fd, DRM_IOCTL_ARENA_SEAL, &s);
 	} while (rc == -EINTR);
 	if (rc == 0 && s.context == 0)
 		rc = -EPROTO;               /* uapi.h: never 0 */
@@ -110,6 +123,24 @@ static void report_unsealed(int fd, int rc)
 					 : "refused");
 }
 
+/* f is being emptied (mirror.c's teardown hook): its context id is no
+ * longer matched to it. */
+static void file_detach(struct ag_file *f)
+{
+	if (!ag_file_context(f))
+		return;
+	pthread_mutex_lock(&context_lock);
+	for (struct context **pp = &contexts; *pp; pp = &(*pp)->next) {
+		if ((*pp)->f == f) {
+			struct context *c = *pp;
+			*pp = c->next;
+			free(c);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&context_lock);
+}
+
 struct ag_file *ag_file_attach(int fd)
 {
 	assert(fd >= 0);
@@ -135,6 +166,7 @@ struct ag_file *ag_file_attach(int fd)
 		return NULL;
 	}
 	ag_file_seal(f, id, algorithms);
+	ag_file_on_teardown(file_detach);   /* before any file is listed */
 	pthread_mutex_lock(&context_lock);
 	struct ag_file *first = by_context(id);     /* another thread's */
 	if (!first) {
@@ -148,20 +180,4 @@ struct ag_file *ag_file_attach(int fd)
 		return first;
 	}
 	return f;
-}
-
-void ag_file_detach(struct ag_file *f)
-{
-	if (!ag_file_context(f))
-		return;
-	pthread_mutex_lock(&context_lock);
-	for (struct context **pp = &contexts; *pp; pp = &(*pp)->next) {
-		if ((*pp)->f == f) {
-			struct context *c = *pp;
-			*pp = c->next;
-			free(c);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&context_lock);
 }

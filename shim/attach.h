@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "mirror.h"   /* ag_driver_fn */
+
 struct ag_file;
 
 /*
@@ -19,8 +21,8 @@ struct ag_file;
  * runs out.
  */
 struct ag_file *ag_file_attach(int fd);
-/* f is being emptied: its context id is no longer matched to it. */
-void ag_file_detach(struct ag_file *f);
+/* The driver the seals are asked of (the front layer's, at load). */
+void ag_attach_driver(ag_driver_fn *driver);
 /* fork: the list of contexts, a leaf (last in fork_prepare). */
 void ag_attach_lock_all(void);
 void ag_attach_unlock_all(void);

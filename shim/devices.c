@@ -63,9 +63,8 @@
 #include "devices.h"
 #include "fd_table.h"
 #include "mirror.h"
+#include "notice.h"
 #include "process.h"
-#include "report.h"
-#include "uring.h"
 
 /* The table: preload/fd_table.h's (fds below 2^22). */
 typedef preload_fd_word slot_t;
@@ -151,6 +150,16 @@ static struct ag_file *find_alias(int fd)
 	return NULL;
 }
 
+/* What to do when a probe finds a new open file of the device (uring.c's
+ * note of rings out of sight), handed in by the front layer at load
+ * (ag_devices_on_new_file): the state layer never calls above itself. */
+static _Atomic(void (*)(void)) new_file_note;
+
+void ag_devices_on_new_file(void (*note)(void))
+{
+	atomic_store(&new_file_note, note);
+}
+
 int ag_fstatat(int dirfd, const char *path, struct stat *st)
 {
 	int saved = errno;
@@ -204,7 +213,9 @@ static uintptr_t probe(int fd)
 	if (!f) {
 		f = ag_file_attach(fd);     /* sealed, or matched by context */
 		/* A new open file of the device: is any ring out of sight? */
-		ag_uring_note_unseen_rings();
+		void (*note)(void) = atomic_load(&new_file_note);
+		if (note)
+			note();
 	}
 	if (!f)
 		errno = ENOMEM;

@@ -76,5 +76,8 @@ void ag_fd_set(int fd, struct ag_file *f);
 /* In a forked child: the closes under way in other threads, which will
  * never finish there, are over. */
 void ag_devices_forked(void);
+/* note is called (with no lock held) each time a probe finds a new open
+ * file of the device; NULL: nothing is.  The front layer's, at load. */
+void ag_devices_on_new_file(void (*note)(void));
 
 #endif

@@ -13,4 +13,11 @@
  */
 extern int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
 
+/*
+ * A call of ag_driver_ioctl as it is set when called, for a lower layer
+ * handed the driver before interpose.c (or a test) sets it: attach.c's
+ * seal, handed in at load (load.c).  Returns 0 or -errno.
+ */
+int ag_driver_call(int fd, unsigned int cmd, void *arg);
+
 #endif

@@ -31,7 +31,7 @@ static atomic_uint dump_seq;
 /* Writes data as `name` in the dump directory (its fd: dir), whole or
  * not at all: written under a temporary name first (O_EXCL|O_NOFOLLOW:
  * no file or planted symlink is followed or overwritten), then linked
- * to its name, which must not exist.  0 or an errno. */
+ * to its name, which must not exist.  0 or -errno. */
 static int write_dump(int dir, const char *name, const uint8_t *data,
 		      size_t len)
 {
@@ -40,11 +40,11 @@ static int write_dump(int dir, const char *name, const uint8_t *data,
 	int fd = openat(dir, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 			O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
 	if (fd < 0)
-		return errno;
+		return -errno;
 	int err = ag_write_quietly(fd, data, len, NULL);
 	if (ag_output_close(fd), err == 0 &&
 	    linkat(dir, part, dir, name, 0) != 0)
-		err = errno;
+		err = -errno;
 	unlinkat(dir, part, 0);
 	return err;
 }
@@ -64,11 +64,11 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
 		m.n_refs = n;
 		image = ac_model_write_image(&m, &size, NULL);
 		if (!image)
-			return ENOMEM;
+			return -ENOMEM;
 	}
 	/* unreadable: the bytes as the driver got them */
 	const uint8_t *bytes = image ? image : p->image;
-	int err = EBADF;
+	int err = -EBADF;
 	struct ag_out_state state = ag_output_lock();
 	int dir = ag_output_dump_dir();
 	/* A name taken already (by an earlier process with this pid, or
@@ -82,7 +82,7 @@ int ag_dump(const struct ag_program *p, const struct ac_ref *refs,
 			snprintf(name, len, "arenaguard-%d-%u-verdict-%" PRIu64
 				 ".img", (int)getpid(), seq, verdict);
 		err = write_dump(dir, name, bytes, size);
-		if (err != EEXIST)
+		if (err != -EEXIST)
 			break;
 	}
 	ag_output_unlock(state);

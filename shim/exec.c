@@ -37,6 +37,7 @@
 #include "exec.h"
 #include "options.h"
 #include "report.h"
+#include "summary.h"
 
 /* The guard's file as ld.so loaded it (dladdr): set at load, read-only
  * after.  Empty: not under the launcher, no check. */
@@ -107,20 +108,20 @@ static const char *secure_reason(int fd, const struct stat *st)
 	return NULL;
 }
 
-/* The interpreter's path of a #! script, into out[0, len): 0, or -1
- * when fd's file is not one. */
+/* The interpreter's path of a #! script, into out[0, len): 0, or
+ * -ENOEXEC when fd's file is not one (or its path does not fit). */
 static int script_interpreter(int fd, char *out, size_t len)
 {
 	char line[256];
 	ssize_t got = pread(fd, line, sizeof(line) - 1, 0);
 	if (got < 3 || line[0] != '#' || line[1] != '!')
-		return -1;
+		return -ENOEXEC;
 	line[got] = 0;
 	char *p = line + 2;
 	p += strspn(p, " \t");
 	size_t n = strcspn(p, " \t\n");
 	if (!n || n >= len)
-		return -1;
+		return -ENOEXEC;
 	memcpy(out, p, n);
 	out[n] = 0;
 	return 0;

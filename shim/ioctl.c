@@ -31,6 +31,11 @@
 /* Set by interpose.c to the next ioctl; by tests to a fake driver. */
 int (*ag_driver_ioctl)(int fd, unsigned int cmd, void *arg);
 
+int ag_driver_call(int fd, unsigned int cmd, void *arg)
+{
+	return ag_driver_ioctl(fd, cmd, arg);
+}
+
 static int forward(struct ag_call *c, struct ag_sched *s, unsigned int cmd,
 		   void *arg)
 {

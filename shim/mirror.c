@@ -48,7 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach.h"
 #include "cache.h"
 #include "handles.h"
 #include "mirror.h"
@@ -874,11 +873,22 @@ static void sched_unref_each(void *v)
 	ag_sched_unref(s);
 }
 
+/* Who indexes files by context (attach.c's list), told of a teardown
+ * before the file is emptied (ag_file_on_teardown). */
+static _Atomic(void (*)(struct ag_file *)) teardown_hook;
+
+void ag_file_on_teardown(void (*hook)(struct ag_file *f))
+{
+	atomic_store(&teardown_hook, hook);
+}
+
 /* f's last reference is gone: its objects and seal go (it is reused). */
 static void file_teardown(struct ag_file *f)
 {
 	assert(atomic_load(&f->refcount) == 0);
-	ag_file_detach(f);
+	void (*hook)(struct ag_file *) = atomic_load(&teardown_hook);
+	if (hook)
+		hook(f);
 	pthread_mutex_lock(&f->lock);
 	ag_handles_each(&f->schedules, sched_unref_each);
 	ag_handles_each(&f->programs, program_unref_each);

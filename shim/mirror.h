@@ -45,6 +45,10 @@ int ag_file_fd(const struct ag_file *f);
 /* attach.c: f, new and not yet in the fd table, is sealed under context
  * id `context` (never 0). */
 void ag_file_seal(struct ag_file *f, uint64_t context, uint32_t algorithms);
+/* hook(f) is called when f's last reference goes, before f is emptied
+ * for reuse (attach.c forgets f's context: it registers itself before it
+ * lists a file by context); NULL: nothing is. */
+void ag_file_on_teardown(void (*hook)(struct ag_file *f));
 /* The seal algorithm the guard uses on f: ARENA_SEAL_SHA256, or 0 when f
  * is sealed and its driver offers none the guard computes (every submit
  * is then blocked: it cannot be sealed, and an unsealed one is not the

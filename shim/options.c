@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ static const struct option *find(const char *key, size_t len)
 	return NULL;
 }
 
+/* A flag's value v: 0 with *out 1 or 0, or -EINVAL (*out untouched). */
 static int parse_flag(const char *v, int *out)
 {
 	if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes"))
@@ -114,13 +116,13 @@ static int parse_flag(const char *v, int *out)
 		 !strcasecmp(v, "no"))
 		*out = 0;
 	else
-		return -1;
+		return -EINVAL;
 	return 0;
 }
 
-/* Sets option o to v (NUL-terminated, len bytes): 0, or -1 when v is
- * not a value o takes (a mode is then enforce; anything else is as it
- * was). */
+/* Sets option o to v (NUL-terminated, len bytes): 0, or -EINVAL when v
+ * is not a value o takes (-ENAMETOOLONG: a path over AG_PATH_MAX; a mode
+ * is then enforce; anything else is as it was). */
 static int set(struct ag_config *cfg, const struct option *o, const char *v,
 	       size_t len)
 {
@@ -134,27 +136,27 @@ static int set(struct ag_config *cfg, const struct option *o, const char *v,
 		else if (!strcasecmp(v, "off"))
 			cfg->mode = AG_OFF;
 		else
-			return cfg->mode = AG_ENFORCE, -1;
+			return cfg->mode = AG_ENFORCE, -EINVAL;
 		return 0;
 	case FLAG:
 		return parse_flag(v, (int *)(void *)dst);
 	case MIB: {
 		char *end;
 		if (*v < '0' || *v > '9')
-			return -1;
+			return -EINVAL;
 		unsigned long mb = strtoul(v, &end, 10);
 		if (*end || mb > AG_CACHE_MB_MAX)
-			return -1;
+			return -EINVAL;
 		cfg->cache_bytes = (size_t)mb << 20;
 		return 0;
 	}
 	case THREADS: {
 		char *end;
 		if (*v < '0' || *v > '9')
-			return -1;
+			return -EINVAL;
 		unsigned long n = strtoul(v, &end, 10);
 		if (*end || n < 1 || n > AG_THREADS_MAX)
-			return -1;
+			return -EINVAL;
 		cfg->threads = (unsigned)n;
 		return 0;
 	}
@@ -164,16 +166,16 @@ static int set(struct ag_config *cfg, const struct option *o, const char *v,
 		else if (!strcasecmp(v, "json"))
 			cfg->log_json = 1;
 		else
-			return -1;
+			return -EINVAL;
 		return 0;
 	case PATH:
 		if (len > AG_PATH_MAX)
-			return -1;
+			return -ENAMETOOLONG;
 		memcpy(dst, v, len + 1);
 		return 0;
 	}
 	assert(0);
-	return -1;
+	return -EINVAL;
 }
 
 /* The old variables: what they always meant (a flag is any value but

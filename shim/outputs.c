@@ -125,18 +125,18 @@ static int high_fd_base(void)
 }
 
 /* Moves fd (which the guard opened, or duplicated) to a high number,
- * close-on-exec, and keeps it in o: 0 or an errno (fd is closed). */
+ * close-on-exec, and keeps it in o: 0 or -errno (fd is closed). */
 static int keep(struct own_fd *o, int fd, int dup_only)
 {
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_base());
-	int err = high < 0 ? errno : 0;
+	int err = high < 0 ? -errno : 0;
 	if (!dup_only)
 		ag_output_close(fd);
 	if (high < 0)
 		return err;
 	struct stat st;
 	if (fstat(high, &st) != 0) {
-		err = errno;
+		err = -errno;
 		ag_output_close(high);
 		return err;
 	}
@@ -203,9 +203,9 @@ static void release(struct own_fd *o)
 
 /*
  * Writes a record, text[0, len) ending with its newline, to fd (o's):
- * 0 or an errno.  Whole or not at all where the guard can tell: a
+ * 0 or -errno.  Whole or not at all where the guard can tell: a
  * record that is larger than the room a pipe or stream socket has now
- * (ag_write_room) is not written (EAGAIN: lost, not cut).  When a write stops
+ * (ag_write_room) is not written (-EAGAIN: lost, not cut).  When a write stops
  * mid-record all the same (the estimate was wrong: another writer came
  * between; a terminal; a full disk), o->cut is set and the next record
  * to o starts with a newline: the cut line is one bad line, the
@@ -217,7 +217,7 @@ static int write_record(struct own_fd *o, int fd, const char *text,
 	assert(len == 0 || text[len - 1] == '\n');
 	size_t need = len + (size_t)o->cut;
 	if (need > PIPE_BUF && need > ag_write_room(fd, ag_fd_file_type(fd)))
-		return EAGAIN;
+		return -EAGAIN;
 	int err;
 	if (o->cut && (err = ag_write_quietly(fd, "\n", 1, NULL)) != 0)
 		return err;
@@ -234,17 +234,17 @@ static int write_record(struct own_fd *o, int fd, const char *text,
  * out_lock held. */
 static void emit_locked(const char *text, size_t len)
 {
-	int err = -1;
+	int err = -EBADF;               /* no log */
 	int fd = own(&out.log);
 	if (fd >= 0)
 		err = write_record(&out.log, fd, text, len);
-	if (err > 0 && !out.log_failure_said) {
+	if (fd >= 0 && err < 0 && !out.log_failure_said) {
 		out.log_failure_said = 1;
 		char buf[4096];
 		struct ag_line t = { buf, sizeof(buf), 0 };
 		ag_line_put(&t, "arenaguard: cannot write the log %s: %s; records "
 		    "that it cannot take go to standard error",
-		    ag_cfg.log_path, strerror(err));
+		    ag_cfg.log_path, strerror(-err));
 		ag_line_end(&t);
 		int efd = own(&out.err);
 		if (efd >= 0)
@@ -252,7 +252,7 @@ static void emit_locked(const char *text, size_t len)
 	}
 	if (err != 0) {
 		int efd = own(&out.err);
-		err = efd >= 0 ? write_record(&out.err, efd, text, len) : EBADF;
+		err = efd >= 0 ? write_record(&out.err, efd, text, len) : -EBADF;
 	}
 	if (err != 0)
 		atomic_fetch_add(&ag_stats.records_lost, 1);
@@ -289,14 +289,14 @@ static void absolute(char *out, size_t len, const char *path)
 		out[0] = 0;
 }
 
-/* Opens the log at path: 0, or the errno said at start.  O_NONBLOCK: a
+/* Opens the log at path: 0, or -errno (said at start).  O_NONBLOCK: a
  * FIFO without a reader is ENXIO, not a wait; the description is the
  * guard's own, so nobody else sees the flag.  out_lock held. */
 static int open_log_at(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 		      O_NOCTTY | O_NONBLOCK, 0644);
-	return fd < 0 ? errno : keep(&out.log, fd, 0);
+	return fd < 0 ? -errno : keep(&out.log, fd, 0);
 }
 
 /* Opens ARENAGUARD_LOG, remembering where it is (out.log_abs). */
@@ -307,12 +307,12 @@ static int open_log(void)
 }
 
 /* Opens the dump directory at path as a directory (O_PATH: only a place
- * to create files in, as it was at start).  0 or an errno.  out_lock
+ * to create files in, as it was at start).  0 or -errno.  out_lock
  * held. */
 static int open_dump_at(const char *path)
 {
 	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? errno : keep(&out.dump, fd, 0);
+	return fd < 0 ? -errno : keep(&out.dump, fd, 0);
 }
 
 /* Opens ARENAGUARD_DUMP, remembering where it is (out.dump_abs). */

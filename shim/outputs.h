@@ -46,8 +46,8 @@ int ag_output_dump_wanted(void);
 void ag_output_emit(const char *text, size_t len);
 
 /* (Re)opens standard error, the log and the dump directory as the
- * guard's (none in mode off); *log_err and *dump_err: 0 or the errno the
- * log's or the dump directory's open failed with, for the caller to say.
+ * guard's (none in mode off); *log_err and *dump_err: 0 or -errno, why
+ * the log's or the dump directory's open failed, for the caller to say.
  * Expands log_path first (ag_cfg.log_too_long when it does not fit). */
 void ag_output_open_fds(int *log_err, int *dump_err);
 
@@ -71,5 +71,10 @@ void ag_output_summary_append_raw(const char *line, size_t len);
  * report_lock); released in the parent and the child after. */
 void ag_output_lock_fork(void);
 void ag_output_unlock_fork(void);
+
+/* The application is about to close, or replace, fds [first, last]
+ * (close, dup2, dup3, close_range): the guard's own descriptors among
+ * them move out of the way first (or are given up). */
+void ag_report_fds_taken(unsigned int first, unsigned int last);
 
 #endif

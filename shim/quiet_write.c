@@ -39,7 +39,7 @@ static void consume(int sig, int was_pending, int raised)
 		;
 }
 
-/* One piece of a write that must not wait: 0, or an errno (EAGAIN: it
+/* One piece of a write that must not wait: 0, or -errno (-EAGAIN: it
  * would have waited).  A socket is sent to with MSG_DONTWAIT (and
  * MSG_NOSIGNAL); anything else but a regular file is polled with a zero
  * time-out first and given at most PIPE_BUF bytes, which a pipe with
@@ -56,20 +56,20 @@ static int write_piece(int fd, mode_t kind, const char *buf, size_t len,
 			struct pollfd p = { .fd = fd, .events = POLLOUT };
 			int ready = poll(&p, 1, 0);
 			if (ready < 0)
-				return errno;
+				return -errno;
 			if (p.revents & POLLNVAL)
-				return EBADF;
+				return -EBADF;
 			if (ready == 0)
-				return EAGAIN;
+				return -EAGAIN;
 			if (len > PIPE_BUF)
 				len = PIPE_BUF;
 		}
 		n = write(fd, buf, len);
 	}
 	if (n < 0)
-		return errno;
+		return -errno;
 	if (n == 0)
-		return ENOSPC;
+		return -ENOSPC;
 	*done = (size_t)n;
 	return 0;
 }
@@ -83,7 +83,7 @@ mode_t ag_fd_file_type(int fd)
 
 /*
  * Writes buf[0, len) to fd, all of it or up to the first failure: 0 or
- * an errno (EAGAIN: it would have waited); *written (when not NULL):
+ * -errno (-EAGAIN: it would have waited); *written (when not NULL):
  * the bytes that went.  Nothing waits (write_piece) and no signal
  * reaches the application: signals are blocked in this thread
  * (ag_output_lock: out_lock held), and the SIGPIPE or SIGXFSZ the write
@@ -98,15 +98,15 @@ int ag_write_quietly(int fd, const void *data, size_t len,
 	mode_t kind = ag_fd_file_type(fd);
 	int err = 0;
 	size_t total = 0;
-	while (len > 0 && (err == 0 || err == EINTR)) {
+	while (len > 0 && (err == 0 || err == -EINTR)) {
 		size_t done;
 		err = write_piece(fd, kind, buf, len, &done);
 		buf += done;
 		len -= done;
 		total += done;
 	}
-	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == EPIPE);
-	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == EFBIG);
+	consume(SIGPIPE, sigismember(&pending, SIGPIPE), err == -EPIPE);
+	consume(SIGXFSZ, sigismember(&pending, SIGXFSZ), err == -EFBIG);
 	if (written)
 		*written = total;
 	return err;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writing without waiting or signalling (quiet_write.c): the only way
- * the guard writes a byte.  Each function returns 0 or a positive errno
- * (the output files' convention, as write(2)'s), never waits and never
+ * the guard writes a byte.  A write returns 0 or -errno, never waits and never
  * lets a signal reach the application; the caller holds out_lock
  * (ag_output_lock, outputs.h), which blocks its thread's signals.
  */
@@ -16,7 +15,7 @@
 mode_t ag_fd_file_type(int fd);
 
 /* Writes data[0, len) to fd, all of it or up to the first failure: 0 or
- * an errno (EAGAIN: it would have waited); *written (when not NULL):
+ * -errno (-EAGAIN: it would have waited); *written (when not NULL):
  * the bytes that went.  The SIGPIPE or SIGXFSZ the write raised is
  * consumed; one the application had pending is kept. */
 int ag_write_quietly(int fd, const void *data, size_t len, size_t *written);

@@ -32,7 +32,7 @@ enum ag_record_kind {
 
 /* What became of a record's dump: written to path, or err. */
 struct ag_record_dump {
-	int err;                     /* 0, or why there is none */
+	int err;                     /* 0, or why there is none: -errno */
 	const char *dir;             /* the dump directory (ARENAGUARD_DUMP) */
 	const char *path;            /* the dump's path (err == 0) */
 };

@@ -95,7 +95,7 @@ static void submission(struct json_out *j, const struct ag_record *r)
 void ag_record_json_dump(struct json_out *j, const struct ag_record_dump *d)
 {
 	aci_json_out_key(j, d->err ? "dump_error" : "dump");
-	aci_json_out_string(j, d->err ? strerror(d->err) : d->path);
+	aci_json_out_string(j, d->err ? strerror(-d->err) : d->path);
 }
 
 void ag_record_json(struct json_out *j, const struct ag_record *r)

@@ -94,7 +94,7 @@ void ag_record_text_dump(struct ag_line *t, const struct ag_record_dump *d)
 		    "report.html %s)", d->path);
 	} else {
 		ag_line_put(t, "arenaguard:   could not write a dump in %s: %s",
-		    d->dir, strerror(d->err));
+		    d->dir, strerror(-d->err));
 	}
 	ag_line_end(t);
 }

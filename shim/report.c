@@ -35,6 +35,7 @@
 #include "cache.h"
 #include "config.h"
 #include "mirror.h"
+#include "notice.h"
 #include "options.h"
 #include "process.h"
 #include "report.h"
@@ -55,6 +56,7 @@ void ag_output_open(void)
 {
 	int log_err, dump_err;
 	ag_output_open_fds(&log_err, &dump_err);
+	ag_notice_sink(ag_log);      /* notices from below (notice.h) */
 	if (ag_cfg.mode == AG_OFF)
 		return;
 
@@ -64,30 +66,17 @@ void ag_output_open(void)
 		ag_options_help(ag_log);
 	if (log_err)
 		ag_log("arenaguard: cannot open the log %s: %s; records go to "
-		       "standard error", ag_cfg.log_path, strerror(log_err));
+		       "standard error", ag_cfg.log_path, strerror(-log_err));
 	if (dump_err)
 		ag_log("arenaguard: cannot use the dump directory %s: %s; no "
 		       "dumps are written", ag_cfg.dump_dir,
-		       strerror(dump_err));
+		       strerror(-dump_err));
 }
 
 void ag_output_forked(void)
 {
 	ag_summary_forked();
 	ag_output_log_forked();
-}
-
-void ag_report_once(const char *key, const char *fmt, ...)
-{
-	if (ag_dedup_seen(key))
-		return;
-	char msg[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	atomic_fetch_add(&ag_stats.records, 1);
-	ag_log("arenaguard: %s", msg);
 }
 
 int ag_report_reentered(const char *what, int fd)
@@ -269,7 +258,7 @@ static int compose(const struct ag_record *r, struct ag_sched *s, int dump)
 			ag_record_text(&p->t, r);
 	}
 	if (!p || (ag_cfg.log_json && p->json.failed)) {
-		struct ag_record_dump nomem = { ENOMEM, ag_cfg.dump_dir, NULL };
+		struct ag_record_dump nomem = { -ENOMEM, ag_cfg.dump_dir, NULL };
 		struct ag_record small = *r;
 		if (dump)
 			small.dump = &nomem;

@@ -79,7 +79,7 @@ static unsigned n_rules;
 
 /* ---- reading the file ---- */
 
-/* One term of a rule, s[0, len): 0, or -1 with why[] said. */
+/* One term of a rule, s[0, len): 0, or -EINVAL with why[] said. */
 static int parse_term(struct ag_rule *r, const char *s, size_t len,
 		      char *why, size_t why_len)
 {
@@ -87,7 +87,7 @@ static int parse_term(struct ag_rule *r, const char *s, size_t len,
 	if (!colon || colon == s + len - 1) {
 		snprintf(why, why_len, "'%.*s' is not kind:value (digest:, "
 			 "condition:, phase: or plane:)", (int)len, s);
-		return -1;
+		return -EINVAL;
 	}
 	size_t klen = (size_t)(colon - s), vlen = len - klen - 1;
 	const char *v = colon + 1;
@@ -96,13 +96,13 @@ static int parse_term(struct ag_rule *r, const char *s, size_t len,
 			snprintf(why, why_len, "digest:%.*s: a digest is %d "
 				 "hex digits, or a prefix of at least %d",
 				 (int)vlen, v, DIGEST_HEX, DIGEST_PREFIX_MIN);
-			return -1;
+			return -EINVAL;
 		}
 		for (size_t i = 0; i < vlen; i++) {
 			if (!isxdigit((unsigned char)v[i])) {
 				snprintf(why, why_len, "digest:%.*s: not hex",
 					 (int)vlen, v);
-				return -1;
+				return -EINVAL;
 			}
 			r->digest[i] = (char)tolower((unsigned char)v[i]);
 		}
@@ -129,19 +129,19 @@ static int parse_term(struct ag_rule *r, const char *s, size_t len,
 			}
 		snprintf(why, why_len, "condition:%.*s: not A, B, A/B, C or D",
 			 (int)vlen, v);
-		return -1;
+		return -EINVAL;
 	}
 	char *pattern = klen == 5 && !memcmp(s, "phase", 5) ? r->phase
 		      : klen == 5 && !memcmp(s, "plane", 5) ? r->plane : NULL;
 	if (!pattern) {
 		snprintf(why, why_len, "'%.*s' is not digest, condition, phase "
 			 "or plane", (int)klen, s);
-		return -1;
+		return -EINVAL;
 	}
 	if (vlen > PATTERN_MAX) {
 		snprintf(why, why_len, "%.*s: a pattern of more than %d bytes",
 			 (int)klen, s, PATTERN_MAX);
-		return -1;
+		return -EINVAL;
 	}
 	memcpy(pattern, v, vlen);
 	pattern[vlen] = 0;
@@ -149,7 +149,7 @@ static int parse_term(struct ag_rule *r, const char *s, size_t len,
 }
 
 /* One line (comment stripped): a rule, nothing, or a bad line said.
- * 0, or -1 when it is a rule and there is no room for it (said once:
+ * 0, or -ENOSPC when it is a rule and there is no room for it (said once:
  * the rest of the file is not read). */
 static int parse_line(const char *file, unsigned line_no, char *s,
 		      ag_say_fn *say)
@@ -185,7 +185,7 @@ static int parse_line(const char *file, unsigned line_no, char *s,
 	if (n_rules == AG_RULES_MAX) {
 		say("arenaguard: suppressions %s:%u: more than %d rules; "
 		       "the rest are ignored", file, line_no, AG_RULES_MAX);
-		return -1;
+		return -ENOSPC;
 	}
 	rules[n_rules++] = r;
 	return 0;

@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,10 @@
 #include "fake.h"
 #include "load.h"
 #include "mirror.h"
+#include "notice.h"
+#include "options.h"
+#include "outputs.h"
+#include "quiet_write.h"
 #include "report.h"
 #include "request.h"
 #include "spawn.h"
@@ -327,6 +333,83 @@ START_TEST(test_long_value_one_line)
 	ck_assert_ptr_eq(strchr(log, '\n'), log + strcspn(log, "\n"));
 	ck_assert_int_eq(count(log, "arenaguard: \\n\\n"), 2);
 	free(log);
+}
+END_TEST
+
+/* A notice from below the output layer (notice.h) goes where the output
+ * layer registered at load: once per key, "arenaguard: " and its text;
+ * with no sink it is counted lost and not marked said, so that a later
+ * one with a sink is written. */
+static char said[256];
+static int says;
+
+__attribute__((format(printf, 1, 2)))
+static void capture(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(said, sizeof(said), fmt, ap);
+	va_end(ap);
+	says++;
+}
+
+START_TEST(test_notice_sink)
+{
+	fake_setup();
+	ag_report_once("sink a", "to the log %d", 1);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(count(log, "arenaguard: to the log 1\n") == 1, "%s", log);
+	free(log);
+
+	says = 0;
+	ag_notice_sink(capture);
+	ag_report_once("sink b", "captured %d", 2);
+	ag_report_once("sink b", "captured %d", 3);
+	ck_assert_int_eq(says, 1);
+	ck_assert_str_eq(said, "arenaguard: captured 2");
+
+	unsigned long long lost = atomic_load(&ag_stats.records_lost);
+	ag_notice_sink(NULL);
+	ag_report_once("sink c", "nowhere");
+	ck_assert_uint_eq(atomic_load(&ag_stats.records_lost), lost + 1);
+	ag_notice_sink(capture);
+	ag_report_once("sink c", "later");
+	ck_assert_int_eq(says, 2);
+	ck_assert_str_eq(said, "arenaguard: later");
+	ag_notice_sink(ag_log);
+}
+END_TEST
+
+/* A write that fails says why as -errno (the guard's one convention):
+ * a pipe whose reader has gone, a closed descriptor. */
+START_TEST(test_quiet_write_errno)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	struct ag_out_state st = ag_output_lock();   /* signals blocked */
+	size_t done = 1;
+	ck_assert_int_eq(ag_write_quietly(p[1], "x", 1, &done), -EPIPE);
+	ck_assert_uint_eq(done, 0);
+	close(p[1]);
+	ck_assert_int_eq(ag_write_quietly(p[1], "x", 1, NULL), -EBADF);
+	ag_output_unlock(st);
+}
+END_TEST
+
+/* A log or dump directory that cannot be opened says why as -errno. */
+START_TEST(test_open_errno)
+{
+	fake_setup();
+	setenv("ARENAGUARD_LOG", "/nonexistent-arenaguard/log", 1);
+	setenv("ARENAGUARD_DUMP", "/nonexistent-arenaguard", 1);
+	ag_config_read(&ag_cfg);
+	int log_err = 0, dump_err = 0;
+	ag_output_open_fds(&log_err, &dump_err);
+	ck_assert_int_eq(log_err, -ENOENT);
+	ck_assert_int_eq(dump_err, -ENOENT);
+	unsetenv("ARENAGUARD_DUMP");
+	fake_setup();
 }
 END_TEST
 
@@ -667,6 +750,9 @@ Suite *suite_output(void)
 	tcase_add_test(t, test_long_settings);
 	tcase_add_test(t, test_newline_in_setting);
 	tcase_add_test(t, test_long_value_one_line);
+	tcase_add_test(t, test_notice_sink);
+	tcase_add_test(t, test_quiet_write_errno);
+	tcase_add_test(t, test_open_errno);
 	tcase_add_test(t, test_sigpipe_consumed_not_eaten);
 	tcase_add_test(t, test_stderr_let_go);
 	tcase_add_test(t, test_log_steps_aside);

@@ -182,7 +182,7 @@ static json_t *agree(const struct ag_record *r, char *text, size_t cap)
 			ck_assert_str_eq(str(o, "dump"), r->dump->path);
 		if (r->dump && r->dump->err) {
 			ck_assert_str_eq(str(o, "dump_error"),
-					 strerror(r->dump->err));
+					 strerror(-r->dump->err));
 			has(text, "could not write a dump in ");
 			has(text, ": %s\n", str(o, "dump_error"));
 		}
@@ -235,7 +235,7 @@ END_TEST
 START_TEST(test_record_kinds_agree)
 {
 	char text[8192];
-	struct ag_record_dump bad = { ENOSPC, "/d\n", NULL };
+	struct ag_record_dump bad = { -ENOSPC, "/d\n", NULL };
 	struct ag_record r = base(AG_RECORD_SUBMISSION);
 	r.why = hostile;
 	r.strict = 1;
