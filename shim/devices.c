@@ -65,7 +65,7 @@
 #include "mirror.h"
 #include "process.h"
 #include "report.h"
-#include "uring.h"
+#include "rings.h"
 
 /* The table: preload/fd_table.h's (fds below 2^22). */
 typedef preload_fd_word slot_t;

@@ -75,6 +75,7 @@
 #include "options.h"
 #include "process.h"
 #include "report.h"
+#include "rings.h"
 #include "suppress.h"
 #include "uring.h"
 #include "util.h"
