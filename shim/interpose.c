@@ -77,6 +77,7 @@
 #include "process.h"
 #include "report.h"
 #include "summary.h"
+#include "rings.h"
 #include "suppress.h"
 #include "uring.h"
 #include "util.h"

@@ -7,7 +7,7 @@
  * told that this process is guarded (summary.c, ag_report_loaded), and
  * the guard's path kept for the exec check (exec.c).  First, the state
  * layer is handed what it calls above itself (docs/guard.md, "Layers"):
- * the driver for attach.c's seal, uring.c's note of unseen rings for
+ * the driver for attach.c's seal, rings.c's note of unseen rings for
  * devices.c's probe.
  */
 #define _GNU_SOURCE
@@ -20,9 +20,9 @@
 #include "load.h"
 #include "options.h"
 #include "report.h"
+#include "rings.h"
 #include "summary.h"
 #include "suppress.h"
-#include "uring.h"
 
 void ag_config_load(void)
 {

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The io_uring path's private types and the slot table's functions,
- * owned by uring.c (the ring registry, the slot table and its readers,
- * registrations under way) and used by the files of the io_uring path
- * beside it (slot_change.c, ring_reg.c).  Not for the rest of the
- * guard: uring.h declares what it calls (ag_uring_*, ag_ring_*).
+ * The io_uring path's private types: a ring's state (rings.c, the
+ * registry), its slot table (slots.c), a walk's holds (holds.c).  Used
+ * by the files of the io_uring path only (slots.c, rings.c, holds.c,
+ * slot_change.c, ring_reg.c, uring.c); each declares its functions in
+ * a header of its own.  Not for the rest of the guard: uring.h declares
+ * what it calls (ag_uring_*, ag_ring_*).
  *
- * Layering: devices.h (the fd table, files) <- ring.h (uring.c)
- * <- slot_change.c, ring_reg.c <- the SQ walk (uring.c).  The
- * declarations below are hidden, so that uring.c's own calls compile as
- * when they were static.
+ * Layering: devices.h (the fd table, files) <- ring.h <- slots.h <-
+ * rings.h <- holds.h <- slot_change.h, ring_reg.c <- the SQ walk
+ * (uring.c).
  */
 #ifndef AG_RING_H
 #define AG_RING_H
@@ -20,9 +20,25 @@
 
 #include "devices.h"
 
-struct ag_held;
+struct ag_sched;
 struct io_uring;
-struct ring_shared;
+
+/* What the processes sharing a ring share: the kernel tail after the
+ * last checked submit. */
+struct ring_shared {
+	atomic_uint tail;
+	atomic_int have_tail;
+};
+
+/* What one walk keeps until its submit has gone to the kernel
+ * (holds.c). */
+struct ag_held {
+	unsigned int n, cap;
+	struct ag_sched **v;
+	struct ring_state *slots;       /* counted in its slot_users, or
+					 * NULL */
+	unsigned int slots_parity;
+};
 
 /* Registered slots: NULL (not the device), AG_SLOT_UNCERTAIN, or a file
  * that owns a reference.  Replaced whole on registration, changed in place
@@ -89,43 +105,5 @@ struct retired {
 /* What an fd is for a slot (ag_fd_kind). */
 enum fd_kind { FD_NOT, FD_DEVICE, FD_MAYBE };
 
-#pragma GCC visibility push(hidden)
-
-/* What slot i of r holds: NULL, AG_SLOT_UNCERTAIN, or a referenced file
- * (the caller unrefs it).  Lock-free: r's readers count covers it. */
-struct ag_file *ag_slot_read(struct ring_state *r, unsigned int i);
-/* The walk holding *hp (made if NULL) is counted as a reader of r's
- * slots until its release; 0, or -ENOMEM. */
-int ag_slots_enter(struct ring_state *r, struct ag_held **hp);
-/* Slot i of t (r's table, slots lock held) set to f; the file it held,
- * if any, is kept in d until ag_retired_drop. */
-void ag_slot_set(struct ring_state *r, struct slot_table *t,
-		 unsigned int i, struct ag_file *f, struct retired *d);
-/* The files d keeps unreferenced, once r's readers of the moment have
- * left (slots lock held). */
-void ag_retired_drop(struct ring_state *r, struct retired *d);
-/* What fd is for a slot: FD_DEVICE with *f referenced, FD_NOT or
- * FD_MAYBE (*f NULL); `exact` rechecks an fd known as not the device. */
-enum fd_kind ag_fd_kind(int fd, struct ag_file **f, int exact);
-/* The ring known by ring_fd, or NULL (takes the ring lock). */
-struct ring_state *ag_ring_by_fd(int ring_fd);
-/* Every known ring's slots made uncertain. */
-void ag_all_slots_lost(void);
-/* The state of a liburing ring (made if new; NULL: no memory), and of a
- * ring fd seen only by io_uring_register (known by its fd). */
-struct ring_state *ag_ring_of(struct io_uring *ring);
-struct ring_state *ag_ring_of_fd(int ring_fd);
-/* r's slot table replaced by t (slots lock held), the old one freed once
- * no reader is in it; ag_table_lost, a table whose every slot is
- * uncertain (NULL: no memory). */
-void ag_table_replace(struct ring_state *r, struct slot_table *t);
-struct slot_table *ag_table_lost(void);
-/* r's slots set from the fd array at `files` (nr slots; 0: all unset),
- * and nr slots from off updated from the fd array at `files`. */
-void ag_files_set(struct ring_state *r, uint64_t files, unsigned int nr);
-void ag_files_update(struct ring_state *r, unsigned int off,
-		     uint64_t files, unsigned int nr);
-
-#pragma GCC visibility pop
 
 #endif

@@ -25,6 +25,8 @@
 #include "uring.h"
 #include "util.h"
 #include "ring.h"
+#include "rings.h"
+#include "slots.h"
 #include "usercopy.h"
 
 #ifndef IORING_REGISTER_USE_REGISTERED_RING

@@ -28,7 +28,10 @@
 #include "devices.h"
 #include "mirror.h"
 #include "report.h"
+#include "holds.h"
 #include "ring.h"
+#include "rings.h"
+#include "slots.h"
 #include "slot_change.h"
 #include "usercopy.h"
 

@@ -73,10 +73,6 @@ void ag_ring_files_update(struct io_uring *ring, unsigned int off,
  * a ring fd for an unseen one while either is under way. */
 void ag_ring_life_begin(void);
 void ag_ring_life_end(struct io_uring *ring);
-/* Reports (once) an io_uring fd of this process that no liburing
- * function the guard interposes set up: its SQEs are never checked.
- * Looked for when a device file is first seen, and at exit. */
-void ag_uring_note_unseen_rings(void);
 /* A ring that liburing unmaps (io_uring_queue_exit). */
 void ag_ring_forget(struct io_uring *ring);
 /* fds first .. last were closed: a ring known by one of them is no

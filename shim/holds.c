@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Holds: what one walk of a ring's SQEs keeps until the submit it
+ * checked has gone to the kernel (struct ag_held in ring.h): the
+ * schedules of approved submits and appends (so that no other thread's
+ * append or destroy slips in between the check and the driver), and
+ * its count among the readers of the ring's slots (the epoch a
+ * registration waits for: ag_slots_enter).  ag_uring_release lets them
+ * go and remembers where liburing's flush left the kernel tail.
+ *
+ * Layering: mirror.h (schedules), ring.h <- rings.h (the registry) <-
+ * this <- slot_change.c, the SQ walk (uring.c).
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include <liburing.h>
+
+#include "holds.h"
+#include "mirror.h"
+#include "ring.h"
+#include "rings.h"
+#include "uring.h"
+
+/*
+ * The walk holding *hp reads r's slots: it is counted in the current
+ * epoch's slot_users until its release (ag_uring_release, once the
+ * kernel has its SQEs), so that a registration begun meanwhile waits
+ * for it before its own call goes to the kernel (ag_ring_reg_begin).
+ * Once per walk; -ENOMEM when there is no memory to keep the count.
+ */
+int ag_slots_enter(struct ring_state *r, struct ag_held **hp)
+{
+	struct ag_held *h = *hp;
+	if (h && h->slots) {
+		assert(h->slots == r);
+		return 0;
+	}
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		*hp = h;
+	}
+	for (;;) {
+		unsigned int e = atomic_load(&r->epoch);
+		atomic_fetch_add(&r->slot_users[e & 1], 1);
+		/* Counted before a registration moved the epoch on (it then
+		 * waits for this walk), or after (this walk then sees its
+		 * pending slots): seq_cst, both sides. */
+		if (atomic_load(&r->epoch) == e) {
+			h->slots = r;
+			h->slots_parity = e & 1;
+			return 0;
+		}
+		atomic_fetch_sub(&r->slot_users[e & 1], 1);
+	}
+}
+
+/* ---- holds ---- */
+
+unsigned int ag_own_holds(const struct ag_held *h, const struct ag_sched *s)
+{
+	unsigned int n = 0;
+	for (unsigned int i = 0; h && i < h->n; i++)
+		n += h->v[i] == s;
+	return n;
+}
+
+int ag_hold(struct ag_held **hp, struct ag_sched *s)
+{
+	struct ag_held *h = *hp;
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		*hp = h;
+	}
+	if (h->n == h->cap) {
+		unsigned int cap = h->cap ? 2 * h->cap : 8;
+		struct ag_sched **v = realloc(h->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	ag_sched_hold(s);
+	h->v[h->n++] = s;
+	return 0;
+}
+
+void ag_uring_release(struct io_uring *ring, struct ag_held *h)
+{
+	/* First: a registration may be waiting for this walk. */
+	if (h && h->slots)
+		atomic_fetch_sub(&h->slots->slot_users[h->slots_parity], 1);
+	for (unsigned int i = 0; h && i < h->n; i++)
+		ag_sched_release(h->v[i]);
+	if (h) {
+		free(h->v);
+		free(h);
+	}
+	if (!ring)
+		return;
+	/* Where liburing's flush left the kernel tail: anything beyond it
+	 * next time did not come through here. */
+	struct ring_state *r = ag_ring_enter(ring);
+	if (r) {
+		/* Plain stores (relaxed): a word each, shared with other
+		 * processes, which need no order with anything else. */
+		atomic_store_explicit(&r->shared->tail,
+				      io_uring_smp_load_acquire(ring->sq.ktail),
+				      memory_order_relaxed);
+		if (!atomic_load_explicit(&r->shared->have_tail,
+					  memory_order_relaxed))
+			atomic_store_explicit(&r->shared->have_tail, 1,
+					      memory_order_relaxed);
+	}
+}

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ring registry: a state (struct ring_state, ring.h) per io_uring
+ * ring the guard knows, found by its SQ mapping (preload/ring_id.h:
+ * sq.ring_ptr, unique while mapped) or by an fd that reaches it
+ * (io_uring_enter, io_uring_register), forgotten when that fd is closed.
+ * A state is never freed, only emptied and reused, so that a stale
+ * pointer to one is harmless; the list is only added to, at the head,
+ * and walked without the ring lock.  Rings set up where the guard did
+ * not see it are reported (ag_uring_note_unseen_rings), and fork takes
+ * every ring's locks (ag_uring_lock_all).
+ *
+ * Layering: devices.h, report.h, process.h <- ring.h <- slots.h <- this
+ * <- holds.c, slot_change.c, ring_reg.c, the SQ walk (uring.c).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <liburing.h>
+
+#include "process.h"
+#include "report.h"
+#include "ring.h"
+#include "ring_id.h"
+#include "rings.h"
+#include "slots.h"
+#include "uring.h"
+#include "util.h"
+
+/* Guards the making and reuse of states; the list is walked without it
+ * (states are only added, at the head). */
+static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(struct ring_state *) rings;
+
+/*
+ * The ring this thread walked last, so that its next walk and the release
+ * after each find the state without the ring lock (a liburing ring is
+ * used by one thread at a time).  Trusted while the ring has the same SQ
+ * mapping and no ring has been forgotten or moved since.
+ */
+struct last_ring {
+	struct io_uring *ring;
+	const void *sq_ring;
+	unsigned int forgotten;         /* rings_forgotten when it was set */
+	struct ring_state *r;
+};
+
+static __thread struct last_ring last_ring
+	__attribute__((tls_model("initial-exec")));
+static atomic_uint rings_forgotten;
+/* liburing set-ups and tear-downs under way: their fds exist before
+ * the ring is known, and after it is forgotten. */
+static atomic_int ring_setups;
+
+
+/* ---- ring states ---- */
+
+static struct ring_state *state_new(void)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		int free_ = 0;
+		if (atomic_compare_exchange_strong(&r->in_use, &free_, 1))
+			return r;
+	}
+	struct ring_state *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->shared = mmap(NULL, sizeof(*r->shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	r->shared_mapped = r->shared != MAP_FAILED;
+	if (!r->shared_mapped) {
+		r->shared = calloc(1, sizeof(*r->shared));
+		if (!r->shared) {
+			free(r);
+			return NULL;
+		}
+	}
+	pthread_mutex_init(&r->slots_lock, NULL);
+	pthread_mutex_init(&r->epoch_lock, NULL);
+	pthread_mutex_init(&r->walk_lock, NULL);
+	atomic_store(&r->ring_fd, -1);
+	atomic_store(&r->in_use, 1);
+	atomic_store(&r->next, atomic_load(&rings));
+	atomic_store(&rings, r);
+	return r;
+}
+
+/* Empties a state for reuse (ring lock held). */
+static void state_forget(struct ring_state *r)
+{
+	pthread_mutex_lock(&r->slots_lock);
+	ag_table_replace(r, NULL);
+	pthread_mutex_unlock(&r->slots_lock);
+	atomic_store(&r->sq_ring, NULL);
+	atomic_store(&r->ring_fd, -1);
+	atomic_store(&r->reg_tid, 0);
+	r->ring = NULL;
+	atomic_store(&r->shared->have_tail, 0);
+	if (r->shared_mapped) {
+		/* A fresh page: a child forked before keeps the old one. */
+		struct ring_shared *s = mmap(NULL, sizeof(*s),
+					     PROT_READ | PROT_WRITE,
+					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (s != MAP_FAILED) {
+			munmap(r->shared, sizeof(*r->shared));
+			r->shared = s;
+		}
+	}
+	atomic_fetch_add_explicit(&rings_forgotten, 1, memory_order_release);
+	atomic_store(&r->in_use, 0);
+}
+
+static struct ring_state *by_mapping(const void *sq_ring)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next))
+		if (atomic_load(&r->in_use) && atomic_load(&r->sq_ring) == sq_ring)
+			return r;
+	return NULL;
+}
+
+static struct ring_state *by_fd(int ring_fd)
+{
+	for (struct ring_state *r = atomic_load(&rings); ring_fd >= 0 && r;
+	     r = atomic_load(&r->next))
+		if (atomic_load(&r->in_use) && atomic_load(&r->ring_fd) == ring_fd)
+			return r;
+	return NULL;
+}
+
+struct ring_state *ag_ring_by_fd(int ring_fd)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = by_fd(ring_fd);
+	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
+/* liburing's own flag (src/int_flags.h): enter_ring_fd is a registered
+ * ring index. */
+#define LIBURING_INT_FLAG_REG_RING 1
+
+/* The ring that registered ring index `index` names for this thread:
+ * one liburing's io_uring_register_ring_fd registered in it, and still
+ * registered (liburing's flag; io_uring_unregister_ring_fd clears it).
+ * The kernel's table of registered rings is per thread, so no other
+ * thread's ring can be it. */
+static struct ring_state *by_registered_index(int index)
+{
+	int tid = gettid();
+	for (struct ring_state *r = atomic_load(&rings); index >= 0 && r;
+	     r = atomic_load(&r->next)) {
+		struct io_uring *ring = r->ring;
+		if (atomic_load(&r->in_use) && atomic_load(&r->sq_ring) &&
+		    ring && atomic_load(&r->reg_tid) == tid &&
+		    ring->enter_ring_fd == index &&
+		    (ring->int_flags & LIBURING_INT_FLAG_REG_RING))
+			return r;
+	}
+	return NULL;
+}
+
+/* The state of ring (lock held), found or made; NULL when memory runs
+ * out.  A ring first met at a submit (`at_submit`), not at a liburing
+ * set-up, may have had files registered where the guard did not see it
+ * (a raw io_uring_register, or before the guard's first look): every
+ * slot of it is uncertain until a registration the guard follows. */
+static struct ring_state *ring_get(struct io_uring *ring, int at_submit)
+{
+	int made = 0;
+	const void *map = preload_ring_id(ring);
+	struct ring_state *r = by_mapping(map);
+	if (!r) {
+		r = by_fd(ring->ring_fd);
+		if (r && atomic_load(&r->sq_ring)) {
+			/* The fd of another mapping: that ring was closed, or
+			 * moved, where the guard did not see it.  Its slots
+			 * may be this ring's: every one is uncertain. */
+			struct slot_table *had = atomic_load(&r->slots);
+			atomic_store(&r->ring_fd, -1);
+			r = state_new();
+			if (r && had) {
+				pthread_mutex_lock(&r->slots_lock);
+				ag_table_replace(r, ag_table_lost());
+				pthread_mutex_unlock(&r->slots_lock);
+			}
+		} else if (!r) {
+			r = state_new();
+			made = at_submit;
+		}
+		if (!r)
+			return NULL;
+		atomic_store(&r->sq_ring, map);
+	}
+	if (made) {
+		pthread_mutex_lock(&r->slots_lock);
+		ag_table_replace(r, ag_table_lost());
+		pthread_mutex_unlock(&r->slots_lock);
+	}
+	if (ring->ring_fd >= 0)
+		atomic_store(&r->ring_fd, ring->ring_fd);
+	r->ring = ring;
+	return r;
+}
+
+/*
+ * The ring lock guards the making of states, not a ring's walk: a
+ * liburing ring is used by one thread at a time (it is not thread
+ * safe), and the walk may wait for another thread's hold on a schedule.
+ * The ring this thread walked last is found without it.
+ */
+struct ring_state *ag_ring_enter(struct io_uring *ring)
+{
+	struct last_ring *l = &last_ring;
+	if (l->ring == ring && l->sq_ring == preload_ring_id(ring) &&
+	    l->forgotten == atomic_load_explicit(&rings_forgotten,
+						 memory_order_acquire)) {
+		if (ring->ring_fd >= 0 &&
+		    atomic_load_explicit(&l->r->ring_fd,
+					 memory_order_relaxed) != ring->ring_fd)
+			atomic_store(&l->r->ring_fd, ring->ring_fd);
+		return l->r;
+	}
+	pthread_mutex_lock(&ring_lock);
+	unsigned int forgotten = atomic_load(&rings_forgotten);
+	struct ring_state *r = ring_get(ring, 1);
+	pthread_mutex_unlock(&ring_lock);
+	if (r)
+		*l = (struct last_ring){ ring, preload_ring_id(ring), forgotten, r };
+	return r;
+}
+
+void ag_ring_forget(struct io_uring *ring)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = by_mapping(preload_ring_id(ring));
+	if (r)
+		state_forget(r);
+	/* Known by its fd only (io_uring_register before any liburing
+	 * function showed its mapping): liburing closes that fd with a
+	 * system call the guard does not see. */
+	r = by_fd(ring->ring_fd);
+	if (r && !atomic_load(&r->sq_ring))
+		state_forget(r);
+	pthread_mutex_unlock(&ring_lock);
+}
+
+void ag_ring_fds_closed(unsigned int first, unsigned int last)
+{
+	int asked = -1;           /* ag_process_shares_fds, once asked */
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		int fd = atomic_load_explicit(&r->ring_fd, memory_order_relaxed);
+		if (fd < 0 || (unsigned int)fd < first ||
+		    (unsigned int)fd > last)
+			continue;
+		if (asked < 0)
+			asked = ag_process_shares_fds();
+		if (!asked)
+			return;   /* a vfork child's copy: not the guard's */
+		atomic_compare_exchange_strong(&r->ring_fd, &fd, -1);
+	}
+}
+
+void ag_ring_moved(const void *old_sq_ring, struct io_uring *ring)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = by_mapping(old_sq_ring);
+	if (r) {
+		/* Its slots stay; the tail is taken afresh. */
+		atomic_store(&r->sq_ring, preload_ring_id(ring));
+		atomic_store(&r->shared->have_tail, 0);
+		r->ring = ring;
+		atomic_fetch_add_explicit(&rings_forgotten, 1,
+					  memory_order_release);
+	}
+	pthread_mutex_unlock(&ring_lock);
+}
+
+/* Whether ring fd fd is one the guard knows (by number, or as the same
+ * open file as a known ring's fd). */
+static int ring_fd_known(int fd)
+{
+	if (by_fd(fd))
+		return 1;
+	pid_t pid = getpid();
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		int other = atomic_load(&r->ring_fd);
+		if (atomic_load(&r->in_use) && other >= 0 &&
+		    syscall(SYS_kcmp, pid, pid, KCMP_FILE, fd, other) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether fd is an io_uring instance (its /proc/self/fd link). */
+static int is_ring_fd(int fd)
+{
+	char link[64], target[32];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = 0;
+	return strcmp(target, "anon_inode:[io_uring]") == 0;
+}
+
+void ag_uring_note_unseen_rings(void)
+{
+	ag_inside++;
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	while (dir && (e = readdir(dir))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd == dirfd(dir) || fd > INT_MAX)
+			continue;
+		if (!is_ring_fd((int)fd) || ring_fd_known((int)fd))
+			continue;
+		/* Maybe another thread's liburing set-up or tear-down, not
+		 * done yet: asked again while one is under way, for up to a
+		 * second. */
+		int known = 0;
+		uint64_t until = ag_now_ns() + 1000000000u;
+		while (!known && atomic_load(&ring_setups) > 0 &&
+		       ag_now_ns() < until) {
+			sched_yield();
+			known = ring_fd_known((int)fd);
+		}
+		/* A tear-down may have closed it meanwhile. */
+		if (known || !is_ring_fd((int)fd) || ring_fd_known((int)fd))
+			continue;
+		ag_report_once("unseen ring", "io_uring ring fd %ld was set up "
+			       "without the liburing functions the guard "
+			       "interposes (a liburing linked statically, or "
+			       "raw io_uring_setup): the SQEs submitted on it "
+			       "are not checked here; only a driver's sealed "
+			       "submissions refuse the uncertified ones", fd);
+	}
+	if (dir)
+		closedir(dir);
+	ag_inside--;
+}
+
+/* The state for a liburing ring, or NULL (no memory: its slots then
+ * cannot be known, and a walk of it finds every slot uncertain). */
+struct ring_state *ag_ring_of(struct io_uring *ring)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = ring_get(ring, 0);
+	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
+void ag_ring_life_begin(void)
+{
+	atomic_fetch_add(&ring_setups, 1);
+}
+
+void ag_ring_life_end(struct io_uring *ring)
+{
+	if (ring)
+		ag_ring_of(ring);
+	atomic_fetch_sub(&ring_setups, 1);
+}
+
+void ag_ring_files_set(struct io_uring *ring, const int *files,
+		       unsigned int nr)
+{
+	struct ring_state *r = ag_ring_of(ring);
+	if (r)
+		ag_files_set(r, (uintptr_t)files, nr);
+}
+
+void ag_ring_files_update(struct io_uring *ring, unsigned int off,
+			  const int *files, unsigned int nr)
+{
+	struct ring_state *r = ag_ring_of(ring);
+	if (r)
+		ag_files_update(r, off, (uintptr_t)files, nr);
+}
+
+/* The state for a ring fd seen only by io_uring_register: made, known
+ * by its fd until a liburing function shows its mapping. */
+struct ring_state *ag_ring_of_fd(int ring_fd)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = by_fd(ring_fd);
+	if (!r && (r = state_new()))
+		atomic_store(&r->ring_fd, ring_fd);
+	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
+/* Every known ring's slots made uncertain: a registration on a ring the
+ * guard cannot name (a registered ring index). */
+void ag_all_slots_lost(void)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		if (!atomic_load(&r->in_use))
+			continue;
+		pthread_mutex_lock(&r->slots_lock);
+		ag_table_replace(r, ag_table_lost());
+		pthread_mutex_unlock(&r->slots_lock);
+	}
+}
+
+void ag_ring_index_registered(struct io_uring *ring)
+{
+	struct ring_state *r = ag_ring_of(ring);
+	if (r)
+		atomic_store(&r->reg_tid, gettid());
+}
+
+/* The ring io_uring_enter(ring_fd) enters (a registered ring index,
+ * when `registered`), with its liburing ring in *ring (NULL: not known,
+ * or known by its fd only). */
+struct ring_state *ag_ring_entered(int ring_fd, int registered,
+				   struct io_uring **ring)
+{
+	pthread_mutex_lock(&ring_lock);
+	struct ring_state *r = registered ? by_registered_index(ring_fd)
+					  : by_fd(ring_fd);
+	*ring = r ? r->ring : NULL;
+	pthread_mutex_unlock(&ring_lock);
+	return r;
+}
+
+/* ---- fork ---- */
+
+void ag_uring_lock_all(void)
+{
+	pthread_mutex_lock(&ring_lock);
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		pthread_mutex_lock(&r->epoch_lock);
+		pthread_mutex_lock(&r->slots_lock);
+	}
+}
+
+void ag_uring_unlock_all(int child)
+{
+	for (struct ring_state *r = atomic_load(&rings); r;
+	     r = atomic_load(&r->next)) {
+		/* The child has none of the threads that were reading,
+		 * walking or registering.  A registration under way goes on
+		 * in the parent, on the ring the child shares, and the child
+		 * never learns its result: every slot is uncertain. */
+		if (child) {
+			atomic_store(&r->readers, 0);
+			atomic_store(&r->slot_users[0], 0);
+			atomic_store(&r->slot_users[1], 0);
+			if (atomic_load(&r->reg_inflight))
+				ag_table_replace(r, ag_table_lost());
+			atomic_store(&r->reg_inflight, 0);
+			atomic_store(&r->reg_all, 0);
+			/* A walk under way in the parent stays there. */
+			pthread_mutex_init(&r->walk_lock, NULL);
+			for (unsigned int k = 0; k < 4; k++)
+				atomic_store(&r->reg_range[k], 0);
+		}
+		pthread_mutex_unlock(&r->slots_lock);
+		pthread_mutex_unlock(&r->epoch_lock);
+	}
+	if (child)
+		atomic_store(&ring_setups, 0);  /* their threads are gone */
+	pthread_mutex_unlock(&ring_lock);
+}
