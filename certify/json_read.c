@@ -1086,7 +1086,10 @@ static int fast_key(struct json_cur *c, const char *const *keys,
 	if (!aci_json_cur_plain_string(c, &key, &len) ||
 	    !aci_json_cur_take(c, ':'))
 		return -1;
-	while (keys[k] && (strlen(keys[k]) != len || memcmp(keys[k], key, len)))
+	/* the first byte sorts out most keys; strncmp stops at keys[k]'s
+	 * end, and the key (plain) holds no NUL */
+	while (keys[k] && (keys[k][0] != key[0] ||
+			   strncmp(keys[k], key, len) || keys[k][len]))
 		k++;
 	assert(k < 32);
 	if (!keys[k] || *seen & 1u << k)
