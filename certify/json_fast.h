@@ -26,12 +26,15 @@ struct json_cur {
 	const char *p, *end;
 };
 
-/* Past JSON whitespace (space, tab, LF, CR). */
+/* Past JSON whitespace (space, tab, LF, CR).  Every other byte the
+ * lexer stops at is above ' ', so one compare ends the common case. */
 static inline void aci_json_cur_ws(struct json_cur *c)
 {
+	const uint64_t ws = 1ull << ' ' | 1ull << '\n' | 1ull << '\t' |
+		1ull << '\r';
 	assert(c->p <= c->end);
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' ||
-				 *c->p == '\t' || *c->p == '\r'))
+	while (c->p < c->end && (unsigned char)*c->p <= ' ' &&
+	       (ws >> (unsigned char)*c->p & 1))
 		c->p++;
 }
 
@@ -53,6 +56,20 @@ static inline int aci_json_cur_done(struct json_cur *c)
 	return c->p == c->end;
 }
 
+/* 1 for the bytes a plain string (below) ends at: control characters,
+ * '"', '\\' and beyond ASCII.  A table, one test a byte. */
+static const uint8_t aci_json_unplain[256] = {
+#define ACI_JSON_8(b) [b] = 1, [b + 1] = 1, [b + 2] = 1, [b + 3] = 1, \
+	[b + 4] = 1, [b + 5] = 1, [b + 6] = 1, [b + 7] = 1
+	ACI_JSON_8(0x00), ACI_JSON_8(0x08), ACI_JSON_8(0x10), ACI_JSON_8(0x18),
+	['"'] = 1, ['\\'] = 1,
+	ACI_JSON_8(0x80), ACI_JSON_8(0x88), ACI_JSON_8(0x90), ACI_JSON_8(0x98),
+	ACI_JSON_8(0xa0), ACI_JSON_8(0xa8), ACI_JSON_8(0xb0), ACI_JSON_8(0xb8),
+	ACI_JSON_8(0xc0), ACI_JSON_8(0xc8), ACI_JSON_8(0xd0), ACI_JSON_8(0xd8),
+	ACI_JSON_8(0xe0), ACI_JSON_8(0xe8), ACI_JSON_8(0xf0), ACI_JSON_8(0xf8),
+#undef ACI_JSON_8
+};
+
 /*
  * After whitespace, a plain string: bytes 0x20 .. 0x7f but '"' and '\\'
  * (no escape, no control character, ASCII, so valid UTF-8 as it is).
@@ -66,8 +83,7 @@ static inline int aci_json_cur_plain_string(struct json_cur *c,
 	if (c->p == c->end || *c->p != '"')
 		return 0;
 	const char *q = c->p + 1;
-	while (q < c->end && (unsigned char)*q >= 0x20 &&
-	       (unsigned char)*q < 0x80 && *q != '"' && *q != '\\')
+	while (q < c->end && !aci_json_unplain[(unsigned char)*q])
 		q++;
 	if (q == c->end || *q != '"')
 		return 0;

@@ -25,8 +25,10 @@
  *
  * Time: launches are most of the bytes, and jansson reads about 40 MB/s.
  * A launch or a tableless repeat in the common shape is lexed in place
- * instead (fast_launch, fast_repeat, json_fast.h), once: the first walk
- * keeps what it read for the second.
+ * instead (fast_launch_lex, fast_repeat_lex, json_fast.h), in the
+ * splitter's own pass, so that its bytes are walked once; both walks take
+ * what the lexer kept (fast_launch, fast_repeat), and when it read every
+ * word its array becomes the model's words.
  * Anything else, or anything a check would refuse, it declines without
  * a side effect, and jansson's tree of that launch is read as before; so
  * every way of reading (json_read.h) gives the same model or error.
@@ -63,22 +65,6 @@ enum pool {
 	POOL_WINDOW, POOL_GLOBAL, POOL_PHASE, POOL_PLANE, POOL_LAUNCH, POOL_N
 };
 
-/* A launch fast_launch read in the first walk. */
-struct fast_launch_read {
-	const char *id;           /* its identity's string, in the text */
-	size_t id_len;
-	uint32_t n_words;
-	uint8_t which;            /* the identity's source: a launch_keys index */
-	uint8_t read;             /* 0: read_launch reads it */
-};
-
-/* A repeat fast_repeat read in the first walk (it has no table). */
-struct fast_repeat_read {
-	uint64_t first, count, iterations;
-	uint32_t n_deltas;
-	uint8_t read;             /* 0: read_repeat reads it */
-};
-
 struct reader {
 	struct ac_error *err;
 	struct model_owned *o;
@@ -89,16 +75,10 @@ struct reader {
 	uint64_t pool[POOL_N];    /* bytes per section, then next free byte */
 	const char *text;         /* the input, for split elements */
 	const struct json_split *split;   /* NULL: the tree holds it all */
-	int fast;                 /* try the fast readers on split elements */
-	/* What fast_launch read in the first walk, for the second: the
-	 * words by their index in the model, and per split launch whether
-	 * it was read so and its identity's source (NULL: none read so). */
-	uint64_t *fast_words, fast_words_cap;
-	struct fast_launch_read *fast_launches;
-	/* the same for fast_repeat: deltas by their index in the model */
-	struct ac_delta *fast_deltas;
-	uint64_t fast_deltas_cap;
-	struct fast_repeat_read *fast_repeats;
+	/* What the lexers read in the splitter's pass (NULL: nothing, as in
+	 * ACI_JSON_SPLIT), and the walk's cursors in its words and deltas. */
+	struct fast_store *fs;
+	uint64_t fast_words, fast_deltas;
 };
 
 /* ---- paths: path.h ------------------------------------------------ */
@@ -649,24 +629,29 @@ static int read_launch_identity(struct reader *r, json_t *obj,
 }
 
 /*
- * The identity from source which (an index of launch_keys) given as the
- * string s[0, len), stored as read_launch_identity stores it when its
- * checks pass; 0 (nothing stored) when one would fail.
+ * Whether the identity from source which (an index of launch_keys) given
+ * as the string s[0, len) passes read_launch_identity's checks: 1, or 0
+ * when one would fail.  Pure: no message.
  */
-static int put_launch_identity(struct reader *r, int which, const char *s,
-			       size_t len, struct ac_bytes *out)
+static int launch_identity_ok(int which, const char *s, size_t len)
 {
 	assert(which >= 0 && which < LAUNCH_WORDS);
 	if (which > 0 && (hex_span(s, len) < len || len % 2))
 		return 0;
 	uint64_t bytes = which > 0 ? len / 2 : len;
-	if ((which < 2 ? phase_identity_len(bytes) : bytes) > UINT32_MAX)
-		return 0;
+	return (which < 2 ? phase_identity_len(bytes) : bytes) <= UINT32_MAX;
+}
+
+/* Stores that identity, launch_identity_ok, as read_launch_identity
+ * stores it. */
+static void put_launch_identity(struct reader *r, int which, const char *s,
+				size_t len, struct ac_bytes *out)
+{
+	assert(launch_identity_ok(which, s, len));
 	if (which < 2)
 		put_phase_identity(r, s, len, which == 1, out);
 	else
 		put_hex(r, s, len, POOL_LAUNCH, out);
-	return 1;
 }
 
 /* ---- the tables ----------------------------------------------------- */
@@ -779,162 +764,6 @@ static int read_launch(struct reader *r, json_t *v, const char *path,
 		r->words++;
 	}
 	return 0;
-}
-
-/*
- * An unsigned value in the shapes the fast path knows: an integer
- * 0 .. 2^53 or a plain string; 1 with *v as parse_u64 reads it, else 0
- * (the value may still be good: jansson's tree will say).
- */
-static int fast_u64(struct json_cur *c, uint64_t *v)
-{
-	const char *s, *why;
-	size_t len;
-	aci_json_cur_ws(c);
-	if (c->p < c->end && *c->p == '"')
-		return aci_json_cur_plain_string(c, &s, &len) &&
-		       u64_of_string(s, len, v, &why) == 0;
-	return aci_json_cur_uint(c, v) && *v <= EXACT_MAX;
-}
-
-/* A signed value likewise: an integer -2^53 .. 2^53 or a plain string,
- * as parse_i64 reads it; else 0. */
-static int fast_i64(struct json_cur *c, int64_t *v)
-{
-	const char *s, *why;
-	size_t len;
-	aci_json_cur_ws(c);
-	if (c->p < c->end && *c->p == '"')
-		return aci_json_cur_plain_string(c, &s, &len) &&
-		       i64_of_string(s, len, v, &why) == 0;
-	return aci_json_cur_int(c, v) && *v <= (int64_t)EXACT_MAX &&
-	       *v >= -(int64_t)EXACT_MAX;
-}
-
-/*
- * A member's key, at the cursor after '{' or ',', and its ':': the key's
- * index in keys (NULL-ended, at most 32), marked in *seen; -1 when it is
- * not a plain string, not in keys or seen already.
- */
-static int fast_key(struct json_cur *c, const char *const *keys,
-		    unsigned *seen)
-{
-	const char *key;
-	size_t len;
-	int k = 0;
-	if (!aci_json_cur_plain_string(c, &key, &len) ||
-	    !aci_json_cur_take(c, ':'))
-		return -1;
-	while (keys[k] && (strlen(keys[k]) != len || memcmp(keys[k], key, len)))
-		k++;
-	assert(k < 32);
-	if (!keys[k] || *seen & 1u << k)
-		return -1;
-	*seen |= 1u << k;
-	return k;
-}
-
-/* buf (cap elements of size bytes) with room for element at, grown by
- * doubling; NULL when memory ran out (buf is then still valid). */
-static void *fast_room(void *buf, uint64_t *cap, uint64_t at, size_t size)
-{
-	if (at < *cap)
-		return buf;
-	uint64_t n = 2 * at > 4096 ? 2 * at : 4096;
-	void *grown = realloc(buf, n * size);
-	if (grown)
-		*cap = n;
-	return grown;
-}
-
-/*
- * The words of a launch of the common shape, from the cursor at their
- * '[' through its ']': 1 with *n and the values in the first walk's
- * r->fast_words from index r->words, or 0 (not the common shape, or no
- * memory to keep them).  Words jansson read move r->words on too, so the
- * scratch array is as long as the model's.
- */
-static int fast_words(struct reader *r, struct json_cur *c, uint64_t *n)
-{
-	*n = 0;
-	if (!aci_json_cur_take(c, '['))
-		return 0;
-	if (aci_json_cur_take(c, ']'))
-		return 1;
-	do {
-		uint64_t w, at = r->words + *n;
-		uint64_t *room;
-		if (!fast_u64(c, &w) ||
-		    !(room = fast_room(r->fast_words, &r->fast_words_cap, at,
-				       sizeof(*room))))
-			return 0;
-		r->fast_words = room;
-		r->fast_words[at] = w;
-		(*n)++;
-	} while (aci_json_cur_take(c, ','));
-	return aci_json_cur_take(c, ']');
-}
-
-/*
- * Reads the text of a launch, text[0, len), without jansson in the first
- * walk when it has the common shape: an object of launch_keys, each at
- * most once, exactly one source of identity as a plain string and words
- * as an array of fast_u64's, passing read_launch's checks.  The result
- * is kept for the second walk (r->fast_launches[i], r->fast_words), which
- * stores it without reading the text again.  Returns 1 when read as
- * read_launch reads the same text (counters advanced), 0 when the text
- * has another shape or fails a check (no counter moved: read_launch reads
- * it, and says what is wrong).  It makes no message, so it needs no path.
- */
-static int fast_launch(struct reader *r, uint64_t i, const char *text,
-		       size_t len, struct ac_launch *l)
-{
-	struct fast_launch_read *f = &r->fast_launches[i];
-	if (r->fill) {
-		if (!f->read)
-			return 0;
-		assert(r->words + f->n_words <= r->o->m.n_words);
-		if (f->n_words)       /* else both arrays may be NULL */
-			memcpy((uint64_t *)MUT(r->o->m.words) + r->words,
-			       r->fast_words + r->words,
-			       f->n_words * sizeof(uint64_t));
-	} else {
-		struct json_cur c = { text, text + len };
-		struct fast_launch_read got = { .which = LAUNCH_WORDS };
-		unsigned seen = 0;
-		uint64_t n = 0;
-		if (!aci_json_cur_take(&c, '{'))
-			return 0;
-		do {
-			int k = fast_key(&c, launch_keys, &seen);
-			if (k < 0) {
-				return 0;     /* unknown or repeated */
-			} else if (k == LAUNCH_WORDS) {
-				if (!fast_words(r, &c, &n))
-					return 0;
-			} else if (got.which != LAUNCH_WORDS ||
-				   !aci_json_cur_plain_string(&c, &got.id,
-							      &got.id_len)) {
-				return 0;     /* two sources, or not plain */
-			} else {
-				got.which = (uint8_t)k;
-			}
-		} while (aci_json_cur_take(&c, ','));
-		if (!aci_json_cur_take(&c, '}') || !aci_json_cur_done(&c) ||
-		    got.which == LAUNCH_WORDS || n > UINT32_MAX)
-			return 0;
-		got.n_words = (uint32_t)n;
-		got.read = 1;
-		*f = got;
-	}
-	if (!put_launch_identity(r, f->which, f->id, f->id_len, &l->identity)) {
-		f->read = 0;              /* the second walk will not see it */
-		return 0;
-	}
-	l->word_first = r->words;
-	l->word_count = f->n_words;
-	r->words += f->n_words;
-	return 1;
 }
 
 static const char *const delta_keys[] = { "launch", "word", "delta", NULL };
@@ -1096,83 +925,358 @@ static int read_repeat(struct reader *r, json_t *v, const char *path,
 	return read_table(r, table, where, rp);
 }
 
+/* ---- launches and repeats lexed in place (json_fast.h) -------------- */
+
 /*
- * The deltas of a repeat of the common shape, from the cursor at their
- * '[' through its ']': objects of delta_keys, each key once, launch and
- * word fast_u64's and delta a fast_i64.  1 with *n and the deltas in the
- * first walk's r->fast_deltas from index r->deltas, or 0 (as fast_words).
+ * In ACI_JSON_FAST, the splitter offers each launch and repeat to a lexer
+ * (fast_launch_lex, fast_repeat_lex: json_split_lex's contract) before it
+ * would skip the element, so that those bytes -- most of a program -- are
+ * walked once.  What a lexer reads is kept in a fast_store until the
+ * walks take it (fast_launch, fast_repeat): the model's arrays are
+ * allocated only after the first walk has counted everything.
  */
-static int fast_deltas(struct reader *r, struct json_cur *c, uint64_t *n)
+
+/* A growing array of elements of one size. */
+struct kept {
+	void *a;
+	uint64_t n, cap;
+};
+
+/* The head of a kept record: read == 0 for an element the lexer did not
+ * read (jansson reads it); n its words or deltas; which a launch's
+ * identity source (a launch_keys index), 0 for a repeat. */
+struct fast_read {
+	uint32_t n;
+	uint8_t read, which;
+};
+
+/* A launch fast_launch_lex read; its identity's string is in the text. */
+struct fast_launch_read {
+	struct fast_read head;    /* first: fast_record reads it */
+	const char *id;
+	size_t id_len;
+};
+
+/* A repeat fast_repeat_lex read (one without a table). */
+struct fast_repeat_read {
+	struct fast_read head;    /* first: fast_record reads it */
+	uint64_t first, count, iterations;
+};
+
+/*
+ * What the lexers read: a record per split launch and repeat, by the
+ * element's index, and the words and deltas of the elements read, in the
+ * text's order.  words_given: words.a became the model's words (the
+ * model frees it).
+ */
+struct fast_store {
+	struct kept launches, words, repeats, deltas;
+	int words_given;
+};
+
+/* Room for element `at` of k (size bytes each), grown by doubling: its
+ * address, or NULL when memory ran out (k unchanged). */
+static void *kept_room(struct kept *k, uint64_t at, size_t size)
 {
+	if (at >= k->cap) {
+		uint64_t cap = 2 * at > 4096 ? 2 * at : 4096;
+		void *grown = cap > SIZE_MAX / size ? NULL :
+			realloc(k->a, (size_t)(cap * size));
+		if (!grown)
+			return NULL;
+		k->a = grown;
+		k->cap = cap;
+	}
+	return (char *)k->a + at * size;
+}
+
+/* The zeroed record of element i (records before it that no lexer wrote
+ * zeroed too: not read), or NULL when memory ran out. */
+static void *kept_record(struct kept *k, uint64_t i, size_t size)
+{
+	void *rec = kept_room(k, i, size);
+	if (!rec)
+		return NULL;
+	if (k->n <= i) {
+		memset((char *)k->a + k->n * size, 0, (i + 1 - k->n) * size);
+		k->n = i + 1;
+	}
+	return rec;
+}
+
+static void fast_store_free(struct fast_store *fs)
+{
+	free(fs->launches.a);
+	if (!fs->words_given)
+		free(fs->words.a);
+	free(fs->repeats.a);
+	free(fs->deltas.a);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/*
+ * After whitespace, the digits of a plain string that u64_of_string
+ * reads without a check that could fail: "0x" and 1 to 16 hex digits, or
+ * 1 to 19 decimal digits.  1 with *v, or 0 (the string may still be good:
+ * jansson's tree will say).  One pass over the bytes, the quotes checked.
+ */
+static int fast_u64_string(struct json_cur *c, uint64_t *v)
+{
+	const char *q = c->p + 1, *digits;
+	uint64_t n = 0;
+	assert(c->p < c->end && *c->p == '"');
+	if (c->end - q >= 2 && q[0] == '0' && q[1] == 'x') {
+		int d;
+		for (digits = q += 2;
+		     q < c->end && (d = hex_value[(unsigned char)*q]); q++)
+			n = n << 4 | (uint64_t)(d - 1);
+		if (q == digits || q - digits > 16)
+			return 0;
+	} else {
+		for (digits = q; q < c->end && *q >= '0' && *q <= '9'; q++)
+			n = n * 10 + (uint64_t)(*q - '0');
+		if (q == digits || q - digits > 19)
+			return 0;
+	}
+	if (q == c->end || *q != '"')
+		return 0;
+	*v = n;
+	c->p = q + 1;
+	return 1;
+}
+
+/*
+ * An unsigned value in the shapes the fast path knows: an integer
+ * 0 .. 2^53 or a string of fast_u64_string; 1 with *v as parse_u64 reads
+ * it, else 0 (the value may still be good: jansson's tree will say).
+ */
+static int fast_u64(struct json_cur *c, uint64_t *v)
+{
+	aci_json_cur_ws(c);
+	if (c->p < c->end && *c->p == '"')
+		return fast_u64_string(c, v);
+	return aci_json_cur_uint(c, v) && *v <= EXACT_MAX;
+}
+
+/* A signed value likewise: an integer -2^53 .. 2^53 or a plain string,
+ * as parse_i64 reads it; else 0. */
+static int fast_i64(struct json_cur *c, int64_t *v)
+{
+	const char *s, *why;
+	size_t len;
+	aci_json_cur_ws(c);
+	if (c->p < c->end && *c->p == '"')
+		return aci_json_cur_plain_string(c, &s, &len) &&
+		       i64_of_string(s, len, v, &why) == 0;
+	return aci_json_cur_int(c, v) && *v <= (int64_t)EXACT_MAX &&
+	       *v >= -(int64_t)EXACT_MAX;
+}
+
+/*
+ * A member's key, at the cursor after '{' or ',', and its ':': the key's
+ * index in keys (NULL-ended, at most 32), marked in *seen; -1 when it is
+ * not a plain string, not in keys or seen already.
+ */
+static int fast_key(struct json_cur *c, const char *const *keys,
+		    unsigned *seen)
+{
+	const char *key;
+	size_t len;
+	int k = 0;
+	if (!aci_json_cur_plain_string(c, &key, &len) ||
+	    !aci_json_cur_take(c, ':'))
+		return -1;
+	/* the first byte sorts out most keys; strncmp stops at keys[k]'s
+	 * end, and the key (plain) holds no NUL */
+	while (keys[k] && (keys[k][0] != key[0] ||
+			   strncmp(keys[k], key, len) || keys[k][len]))
+		k++;
+	assert(k < 32);
+	if (!keys[k] || *seen & 1u << k)
+		return -1;
+	*seen |= 1u << k;
+	return k;
+}
+
+/* One delta of the common shape: an object of delta_keys, each key once,
+ * launch and word fast_u64's and delta a fast_i64. */
+static int fast_delta(struct json_cur *c, struct ac_delta *d)
+{
+	unsigned seen = 0;
+	if (!aci_json_cur_take(c, '{'))
+		return 0;
+	do {
+		int k = fast_key(c, delta_keys, &seen);
+		if (!(k == 0 ? fast_u64(c, &d->launch) :
+		      k == 1 ? fast_u64(c, &d->word) :
+		      k == 2 && fast_i64(c, &d->delta)))
+			return 0;
+	} while (aci_json_cur_take(c, ','));
+	return aci_json_cur_take(c, '}') && seen == 7;
+}
+
+/*
+ * An array of words (`delta` 0: fast_u64's) or of deltas (1: fast_delta's)
+ * from the cursor at its '[' through its ']': 1 with *n and the values
+ * in k from index k->n (k->n not moved: the caller commits them), or 0
+ * (not the common shape, or no memory to keep them).
+ */
+static int fast_array(struct kept *k, struct json_cur *c, int delta,
+		      uint64_t *n)
+{
+	size_t size = delta ? sizeof(struct ac_delta) : sizeof(uint64_t);
 	*n = 0;
 	if (!aci_json_cur_take(c, '['))
 		return 0;
 	if (aci_json_cur_take(c, ']'))
 		return 1;
 	do {
-		struct ac_delta d = { 0 }, *room;
-		uint64_t at = r->deltas + *n;
-		unsigned seen = 0;
-		if (!aci_json_cur_take(c, '{'))
+		void *room = kept_room(k, k->n + *n, size);
+		if (!room || !(delta ? fast_delta(c, room) :
+			       fast_u64(c, room)))
 			return 0;
-		do {
-			int k = fast_key(c, delta_keys, &seen);
-			if (!(k == 0 ? fast_u64(c, &d.launch) :
-			      k == 1 ? fast_u64(c, &d.word) :
-			      k == 2 && fast_i64(c, &d.delta)))
-				return 0;
-		} while (aci_json_cur_take(c, ','));
-		if (!aci_json_cur_take(c, '}') || seen != 7 ||
-		    !(room = fast_room(r->fast_deltas, &r->fast_deltas_cap, at,
-				       sizeof(*room))))
-			return 0;
-		r->fast_deltas = room;
-		r->fast_deltas[at] = d;
 		(*n)++;
 	} while (aci_json_cur_take(c, ','));
 	return aci_json_cur_take(c, ']');
 }
 
 /*
- * fast_launch's contract for a repeat without a table: an object of
- * first, count and iterations (fast_u64's) and optionally deltas
- * (fast_deltas), each key once; a table, or anything else, and
- * read_repeat reads it.
+ * json_split_lex for a launch: reads it without jansson when it has the
+ * common shape -- an object of launch_keys, each at most once, exactly
+ * one source of identity as a plain string and words as an array of
+ * fast_u64's -- and passes read_launch's checks (launch_identity_ok).
+ * Its record and words are then kept (ctx: the fast_store) for the walks,
+ * which read it as read_launch reads the same text.  NULL for any other
+ * shape or a failed check, with nothing kept: jansson's tree of the
+ * element is read instead, and says what is wrong.  No message, so no path.
  */
-static int fast_repeat(struct reader *r, uint64_t i, const char *text,
-		       size_t len, struct ac_repeat *rp)
+static const char *fast_launch_lex(void *ctx, uint64_t i, const char *at,
+				   const char *end)
 {
-	struct fast_repeat_read *f = &r->fast_repeats[i];
-	if (r->fill) {
-		if (!f->read)
-			return 0;
-		assert(r->deltas + f->n_deltas <= r->o->m.n_deltas);
-		if (f->n_deltas)      /* else both arrays may be NULL */
-			memcpy((struct ac_delta *)MUT(r->o->m.deltas) +
-			       r->deltas, r->fast_deltas + r->deltas,
-			       f->n_deltas * sizeof(struct ac_delta));
-	} else {
-		struct json_cur c = { text, text + len };
-		struct fast_repeat_read got = { 0 };
-		unsigned seen = 0;
-		uint64_t n = 0;
-		if (!aci_json_cur_take(&c, '{'))
-			return 0;
-		do {
-			int k = fast_key(&c, repeat_keys, &seen);
-			if (!(k == 0 ? fast_u64(&c, &got.first) :
-			      k == 1 ? fast_u64(&c, &got.count) :
-			      k == 2 ? fast_u64(&c, &got.iterations) :
-			      k == REPEAT_DELTAS && fast_deltas(r, &c, &n)))
-				return 0;     /* a table, or not ours */
-		} while (aci_json_cur_take(&c, ','));
-		if (!aci_json_cur_take(&c, '}') || !aci_json_cur_done(&c) ||
-		    (seen & 7) != 7 || n > UINT32_MAX)
-			return 0;
-		got.n_deltas = (uint32_t)n;
-		got.read = 1;
-		*f = got;
+	struct fast_store *fs = ctx;
+	struct fast_launch_read got = { .head.which = LAUNCH_WORDS }, *f;
+	struct json_cur c = { at, end };
+	unsigned seen = 0;
+	uint64_t n = 0;
+	if (!(f = kept_record(&fs->launches, i, sizeof(*f))) ||
+	    !aci_json_cur_take(&c, '{'))
+		return NULL;
+	do {
+		int k = fast_key(&c, launch_keys, &seen);
+		if (k < 0) {
+			return NULL;          /* unknown or repeated */
+		} else if (k == LAUNCH_WORDS) {
+			if (!fast_array(&fs->words, &c, 0, &n))
+				return NULL;
+		} else if (got.head.which != LAUNCH_WORDS ||
+			   !aci_json_cur_plain_string(&c, &got.id,
+						      &got.id_len)) {
+			return NULL;          /* two sources, or not plain */
+		} else {
+			got.head.which = (uint8_t)k;
+		}
+	} while (aci_json_cur_take(&c, ','));
+	if (!aci_json_cur_take(&c, '}') || got.head.which == LAUNCH_WORDS ||
+	    n > UINT32_MAX || !launch_identity_ok(got.head.which, got.id,
+						   got.id_len))
+		return NULL;
+	got.head.n = (uint32_t)n;
+	got.head.read = 1;
+	*f = got;
+	fs->words.n += n;
+	return c.p;
+}
+
+/*
+ * json_split_lex for a repeat without a table: an object of first, count
+ * and iterations (fast_u64's) and optionally deltas (fast_delta's), each
+ * key once, kept as fast_launch_lex keeps a launch; a table, or anything
+ * else, and read_repeat reads it.
+ */
+static const char *fast_repeat_lex(void *ctx, uint64_t i, const char *at,
+				   const char *end)
+{
+	struct fast_store *fs = ctx;
+	struct fast_repeat_read got = { 0 }, *f;
+	struct json_cur c = { at, end };
+	unsigned seen = 0;
+	uint64_t n = 0;
+	if (!(f = kept_record(&fs->repeats, i, sizeof(*f))) ||
+	    !aci_json_cur_take(&c, '{'))
+		return NULL;
+	do {
+		int k = fast_key(&c, repeat_keys, &seen);
+		if (!(k == 0 ? fast_u64(&c, &got.first) :
+		      k == 1 ? fast_u64(&c, &got.count) :
+		      k == 2 ? fast_u64(&c, &got.iterations) :
+		      k == REPEAT_DELTAS && fast_array(&fs->deltas, &c, 1, &n)))
+			return NULL;          /* a table, or not ours */
+	} while (aci_json_cur_take(&c, ','));
+	if (!aci_json_cur_take(&c, '}') || (seen & 7) != 7 || n > UINT32_MAX)
+		return NULL;
+	got.head.n = (uint32_t)n;
+	got.head.read = 1;
+	*f = got;
+	fs->deltas.n += n;
+	return c.p;
+}
+
+/* The record (size bytes, a fast_read first) of element i that a lexer
+ * read, or NULL when none did. */
+static const void *fast_record(const struct kept *k, uint64_t i, size_t size)
+{
+	if (i >= k->n)
+		return NULL;
+	const struct fast_read *head =
+		(const void *)((const char *)k->a + i * size);
+	return head->read ? head : NULL;
+}
+
+/*
+ * The n values (size bytes each) of an element a lexer read, from the
+ * walk's cursor *next in k: the second walk stores them at index `at` of
+ * the model's array `model` (unless they are there already: words handed
+ * over); both walks move the cursor on.
+ */
+static void fast_take(const struct reader *r, const struct kept *k,
+		      uint64_t *next, uint64_t n, size_t size,
+		      const void *model, uint64_t at)
+{
+	assert(*next + n <= k->n);
+	if (r->fill && n) {
+		const char *from = (const char *)k->a + *next * size;
+		char *to = (char *)MUT(model) + at * size;
+		if (to != from)
+			memcpy(to, from, n * size);
 	}
+	*next += n;
+}
+
+/* A launch fast_launch_lex read, as read_launch reads it: 1, or 0 when
+ * it read none (read_launch reads it). */
+static int fast_launch(struct reader *r, uint64_t i, struct ac_launch *l)
+{
+	const struct fast_launch_read *f = r->fs ?
+		fast_record(&r->fs->launches, i, sizeof(*f)) : NULL;
+	if (!f)
+		return 0;
+	put_launch_identity(r, f->head.which, f->id, f->id_len, &l->identity);
+	l->word_first = r->words;
+	l->word_count = f->head.n;
+	fast_take(r, &r->fs->words, &r->fast_words, f->head.n,
+		  sizeof(uint64_t), r->o->m.words, r->words);
+	r->words += f->head.n;
+	return 1;
+}
+
+/* A repeat fast_repeat_lex read, as read_repeat reads it (fast_launch's
+ * contract). */
+static int fast_repeat(struct reader *r, uint64_t i, struct ac_repeat *rp)
+{
+	const struct fast_repeat_read *f = r->fs ?
+		fast_record(&r->fs->repeats, i, sizeof(*f)) : NULL;
+	if (!f)
+		return 0;
 	/* as read_repeat and read_deltas store a tableless repeat */
 	assert(r->slots <= UINT32_MAX && r->deltas <= UINT32_MAX);
 	rp->slot_first = (uint32_t)r->slots;
@@ -1181,8 +1285,10 @@ static int fast_repeat(struct reader *r, uint64_t i, const char *text,
 	rp->count = f->count;
 	rp->iterations = f->iterations;
 	rp->delta_first = (uint32_t)r->deltas;
-	rp->delta_count = f->n_deltas;
-	r->deltas += f->n_deltas;
+	rp->delta_count = f->head.n;
+	fast_take(r, &r->fs->deltas, &r->fast_deltas, f->head.n,
+		  sizeof(struct ac_delta), r->o->m.deltas, r->deltas);
+	r->deltas += f->head.n;
 	return 1;
 }
 
@@ -1206,20 +1312,6 @@ static uint64_t top_size(const struct reader *r, const char *key,
 	return a ? a->n : array_size(arr);
 }
 
-/* The text of element i of the root's split array under key: 1 with
- * *at and *len, or 0 when that array is not split. */
-static int top_span(const struct reader *r, const char *key, uint64_t i,
-		    const char **at, size_t *len)
-{
-	const struct json_split_array *a = aci_json_split_find(r->split, key);
-	if (!a)
-		return 0;
-	assert(i < a->n);
-	*at = r->text + a->e[i].at;
-	*len = a->e[i].len;
-	return 1;
-}
-
 /* Element i of the root's array under key: the tree's (borrowed), or a
  * split element parsed now (*parsed set: json_decref it); NULL when the
  * element does not parse (the caller falls back to the whole text). */
@@ -1237,14 +1329,13 @@ static json_t *top_element(const struct reader *r, const char *key,
 
 /*
  * Walks one top-level array with one entry reader and, when not NULL, a
- * fast reader of a split element's text (fast_launch's contract), tried
- * first.  The macro keeps the six loops (which differ only in their
- * element type) in one place.
+ * reader of what the splitter's lexer read of an element (fast_launch's
+ * contract), tried first.  The macro keeps the six loops (which differ
+ * only in their element type) in one place.
  */
 #define WALK(r, root, key, type, read_fn, fast_fn, field)                      \
 	do {                                                                  \
-		int (*fast_)(struct reader *, uint64_t, const char *,        \
-			     size_t, type *) = (fast_fn);                     \
+		int (*fast_)(struct reader *, uint64_t, type *) = (fast_fn);  \
 		json_t *arr_;                                                 \
 		char at_[PATH_LEN];                                           \
 		if (opt_array(r, root, "", key, &arr_))                       \
@@ -1252,11 +1343,7 @@ static json_t *top_element(const struct reader *r, const char *key,
 		uint64_t n_ = top_size(r, key, arr_);                         \
 		for (uint64_t i_ = 0; i_ < n_; i_++) {                        \
 			type e_ = { 0 };                                      \
-			const char *s_;                                       \
-			size_t len_;                                          \
-			if (!(fast_ && r->fast &&                             \
-			      top_span(r, key, i_, &s_, &len_) &&             \
-			      fast_(r, i_, s_, len_, &e_))) {                 \
+			if (!(fast_ && fast_(r, i_, &e_))) {                  \
 				json_t *parsed_;                              \
 				json_t *v_ = top_element(r, key, arr_, i_,    \
 							 &parsed_);           \
@@ -1382,13 +1469,42 @@ static int nul_error(struct ac_error *err, const char *text, size_t len)
 }
 
 /*
+ * When the lexers read every word (jansson none), their words are the
+ * model's, in order: hands them over (model_owned.words_block, trimmed to
+ * size) so that they are neither copied nor held twice.  Returns the
+ * arrays aci_model_owned_alloc leaves to the caller (enum model_borrow);
+ * after the allocation, adopt_words sets the model's words.
+ */
+static unsigned words_to_hand_over(const struct reader *r)
+{
+	const struct fast_store *fs = r->fs;
+	return fs && fs->words.n && fs->words.n == r->o->m.n_words ?
+		BORROW_WORDS : BORROW_NOTHING;
+}
+
+static void adopt_words(struct reader *r)
+{
+	struct fast_store *fs = r->fs;
+	size_t len = (size_t)fs->words.n * sizeof(uint64_t);
+	void *trimmed = realloc(fs->words.a, len);
+	if (trimmed)              /* else the longer block is as good */
+		fs->words.a = trimmed, fs->words.cap = fs->words.n;
+	r->o->words_block = fs->words.a;
+	r->o->words_len = fs->words.cap * sizeof(uint64_t);
+	r->o->m.words = fs->words.a;
+	fs->words_given = 1;
+}
+
+/*
  * Reads the program whose tree is parsed from tree_text[0, tree_len):
  * the whole text, or a split's skeleton (split elements then come from
- * text).  0 with *out set, or -1 with err filled.
+ * text, and what the splitter's lexers read from fs when not NULL).
+ * 0 with *out set, or -1 with err filled.
  */
 static int read_model(const char *text, const struct json_split *split,
-		      int fast, const char *tree_text, size_t tree_len,
-		      struct ac_model **out, struct ac_error *err)
+		      struct fast_store *fs, const char *tree_text,
+		      size_t tree_len, struct ac_model **out,
+		      struct ac_error *err)
 {
 	json_error_t je;
 	json_t *root = json_loadb(tree_text, tree_len, LOAD_FLAGS, &je);
@@ -1399,47 +1515,40 @@ static int read_model(const char *text, const struct json_split *split,
 		json_decref(root);
 		return aci_fail(err, "", "out of memory");
 	}
-	struct reader r = { .err = err, .o = o, .text = text, .split = split };
-	const struct json_split_array *launches =
-		aci_json_split_find(split, "launches");
-	const struct json_split_array *repeats =
-		aci_json_split_find(split, "repeats");
-	if (fast) {
-		/* one record per element; no memory for them: jansson reads
-		 * every element */
-		r.fast_launches = calloc(launches ? launches->n + 1 : 1,
-					 sizeof(*r.fast_launches));
-		r.fast_repeats = calloc(repeats ? repeats->n + 1 : 1,
-					sizeof(*r.fast_repeats));
-		r.fast = r.fast_launches && r.fast_repeats;
-	}
+	struct reader r = { .err = err, .o = o, .text = text, .split = split,
+			    .fs = fs };
 	if (read_program(&r, root) || set_counts(&r, root))
 		goto fail;
+	assert(!fs || (r.fast_words == fs->words.n &&
+		       r.fast_deltas == fs->deltas.n));
 	o->bytes_len = pool_layout(&r);
-	if (aci_model_owned_alloc(o, BORROW_NOTHING, err))
+	unsigned borrow = words_to_hand_over(&r);
+	if (aci_model_owned_alloc(o, borrow, err))
 		goto fail;
+	if (borrow & BORROW_WORDS)
+		adopt_words(&r);
 	/* Second walk over the same values: stores, and cannot fail but
 	 * for memory when it parses split elements again. */
 	r.fill = 1;
 	r.planes = r.words = r.deltas = r.slots = r.frame_values = 0;
+	r.fast_words = r.fast_deltas = 0;
 	if (read_program(&r, root))
 		goto fail;
 	json_decref(root);
-	free(r.fast_words);
-	free(r.fast_launches);
-	free(r.fast_deltas);
-	free(r.fast_repeats);
 	*out = &o->m;
 	return 0;
 fail:
 	json_decref(root);
-	free(r.fast_words);
-	free(r.fast_launches);
-	free(r.fast_deltas);
-	free(r.fast_repeats);
 	ac_model_free(&o->m);
 	return -1;
 }
+
+/* The lexer of each of top_arrays' elements in ACI_JSON_FAST. */
+static const json_split_lex top_lexers[] = { NULL, NULL, NULL,
+					     fast_launch_lex, fast_repeat_lex,
+					     NULL, NULL };
+_Static_assert(sizeof(top_lexers) == sizeof(top_arrays),
+	       "a lexer (or NULL) per split array");
 
 int aci_model_read_json_way(const char *text, size_t len,
 			    enum aci_json_way way, struct ac_model **out,
@@ -1453,16 +1562,19 @@ int aci_model_read_json_way(const char *text, size_t len,
 		return -1;
 	struct ac_model *m = NULL;
 	struct json_split split;
-	int rc = -1;
+	struct fast_store fs = { 0 };
+	int fast = way == ACI_JSON_FAST, rc = -1;
 	if (way != ACI_JSON_CLASSIC &&
-	    aci_json_split(text, len, top_arrays, &split) == 1) {
-		rc = read_model(text, &split, way == ACI_JSON_FAST,
+	    aci_json_split(text, len, top_arrays, fast ? top_lexers : NULL,
+			   &fs, &split) == 1) {
+		rc = read_model(text, &split, fast ? &fs : NULL,
 				split.skeleton, split.skeleton_len, &m, err);
 		aci_json_split_free(&split);
 	}
+	fast_store_free(&fs);
 	/* Not split, or anything failed: the whole text, for its errors. */
 	if (rc != 0)
-		rc = read_model(text, NULL, 0, text, len, &m, err);
+		rc = read_model(text, NULL, NULL, text, len, &m, err);
 	if (rc == 0 && out)
 		*out = m;
 	else

@@ -6,6 +6,8 @@
  * unterminated string -- makes it decline (0), and the reader parses the
  * whole text as before.  One pass over the text; the skeleton is at most
  * the text's size, the spans 16 bytes per element of a split array.
+ * Elements of an array with a reader (json_split_lex) are offered to it
+ * first, so that the bytes it reads are not walked here as well.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@ struct scan {
 	size_t len, p;
 	char *out;                /* the skeleton so far */
 	size_t out_len, copied;   /* text[0, copied) is in out */
+	void *ctx;                /* the readers' */
 };
 
 static int is_ws(char c)
@@ -113,7 +116,8 @@ static void emit(struct scan *s, size_t upto, const char *extra)
 
 /* At the '[' of a split array: its element spans; the skeleton gets
  * "[]" for it.  0 when the array cannot be followed, -1 out of memory. */
-static int split_array(struct scan *s, struct json_split_array *a)
+static int split_array(struct scan *s, struct json_split_array *a,
+		       json_split_lex lex)
 {
 	emit(s, s->p, "[]");
 	s->p++;
@@ -124,7 +128,13 @@ static int split_array(struct scan *s, struct json_split_array *a)
 	}
 	for (;;) {
 		size_t start = s->p;
-		if (!skip_value(s))
+		const char *past = lex ? lex(s->ctx, a->n, s->t + s->p,
+					     s->t + s->len) : NULL;
+		assert(!past || (past > s->t + s->p &&
+				 past <= s->t + s->len));
+		if (past)
+			s->p = (size_t)(past - s->t);
+		else if (!skip_value(s))
 			return 0;
 		if (a->n == a->cap) {
 			uint64_t cap = a->cap ? 2 * a->cap : 64;
@@ -164,7 +174,7 @@ static struct json_split_array *wanted(struct json_split *out,
 
 /* The root object, member by member. */
 static int split_root(struct scan *s, struct json_split *out,
-		      const char *const *keys)
+		      const char *const *keys, const json_split_lex *lex)
 {
 	skip_ws(s);
 	if (s->p >= s->len || s->t[s->p] != '{')
@@ -189,7 +199,8 @@ static int split_root(struct scan *s, struct json_split *out,
 			wanted(out, keys, s->t + key, key_len);
 		if (a && s->p < s->len && s->t[s->p] == '[') {
 			a->key = keys[a - out->arrays];
-			int rc = split_array(s, a);
+			int rc = split_array(s, a,
+					     lex ? lex[a - out->arrays] : NULL);
 			if (rc <= 0)
 				return rc;
 		} else if (!skip_value(s)) {
@@ -210,6 +221,7 @@ static int split_root(struct scan *s, struct json_split *out,
 }
 
 int aci_json_split(const char *text, size_t len, const char *const *keys,
+		   const json_split_lex *lex, void *ctx,
 		   struct json_split *out)
 {
 	assert(text || len == 0);
@@ -220,10 +232,11 @@ int aci_json_split(const char *text, size_t len, const char *const *keys,
 	assert(n_keys <= JSON_SPLIT_MAX);
 	out->n_arrays = n_keys;
 	/* "[]" replaces at least "[]": the skeleton never outgrows the text */
-	struct scan s = { .t = text, .len = len, .out = malloc(len + 1) };
+	struct scan s = { .t = text, .len = len, .out = malloc(len + 1),
+			  .ctx = ctx };
 	if (!s.out)
 		return -1;
-	int rc = split_root(&s, out, keys);
+	int rc = split_root(&s, out, keys, lex);
 	out->skeleton = s.out;
 	out->skeleton_len = s.out_len;
 	if (rc <= 0)

@@ -36,12 +36,28 @@ struct json_split {
 };
 
 /*
+ * A reader of one element in place, tried by the splitter on each element
+ * of one split array before it skips the element itself, so that the
+ * element's bytes are walked once: element i starts at `at` (its first
+ * byte, no whitespace before it) and the text ends at `end`.  Returns the
+ * first byte past the element when it read it (its span is then the
+ * bytes between), or NULL when it did not (the splitter skips the element
+ * as it skips any).  It must recognise only whole JSON values, ending
+ * where the splitter's own skip would end them.
+ */
+typedef const char *(*json_split_lex)(void *ctx, uint64_t i, const char *at,
+				      const char *end);
+
+/*
  * Splits text[0, len) at the root object's arrays under keys (NULL-ended,
- * at most JSON_SPLIT_MAX, each matched by its raw bytes).  Returns 1 with
- * *out filled (free with aci_json_split_free), 0 when the text is not split
- * (read it whole), -1 when memory ran out.
+ * at most JSON_SPLIT_MAX, each matched by its raw bytes).  lex, when not
+ * NULL, holds a reader per key (lex[k] for keys[k], NULL for none), each
+ * called with ctx.  Returns 1 with *out filled (free with
+ * aci_json_split_free), 0 when the text is not split (read it whole), -1
+ * when memory ran out.
  */
 int aci_json_split(const char *text, size_t len, const char *const *keys,
+		   const json_split_lex *lex, void *ctx,
 		   struct json_split *out);
 void aci_json_split_free(struct json_split *s);
 

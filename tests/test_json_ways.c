@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certify/internal.h"
 #include "certify/json_read.h"
 #include "gen.h"
 #include "suites.h"
@@ -174,6 +175,19 @@ START_TEST(ways_examples)
 }
 END_TEST
 
+/* The workload of spec as JSON text (free it), *len its bytes. */
+static char *workload_json(const struct workload_spec *spec, size_t *len)
+{
+	const char *why = "?";
+	struct workload *w = workload_new(spec, &why);
+	ck_assert_msg(w, "%s", why);
+	struct ac_error err;
+	char *text = ac_model_write_json(&w->model, len, &err);
+	ck_assert_ptr_nonnull(text);
+	workload_free(w);
+	return text;
+}
+
 /* Each workload (its three faults) at about 3,000 words, as JSON. */
 START_TEST(ways_workloads)
 {
@@ -188,13 +202,8 @@ START_TEST(ways_workloads)
 			struct workload_spec spec = { shapes[s].kind,
 				(enum workload_fault)f, 3000,
 				shapes[s].repeat };
-			const char *why = "?";
-			struct workload *w = workload_new(&spec, &why);
-			ck_assert_msg(w, "%s", why);
 			size_t len;
-			struct ac_error err;
-			char *text = ac_model_write_json(&w->model, &len, &err);
-			ck_assert_ptr_nonnull(text);
+			char *text = workload_json(&spec, &len);
 			char what[96];
 			snprintf(what, sizeof(what), "%s%s %s",
 				 workload_kind_name(spec.kind),
@@ -203,9 +212,61 @@ START_TEST(ways_workloads)
 			ck_assert(same_every_way(text, len, what));
 			same_mutated(&g, text, len, f == 0 ? 40 : 8, what);
 			free(text);
-			workload_free(w);
 		}
 	}
+}
+END_TEST
+
+/* Whether text's model, read the fast way, holds the words the lexer
+ * read itself (handed over: model_owned.words_block, exactly as long),
+ * after checking that every way reads it alike. */
+static int words_handed_over(const char *text, size_t len, const char *what)
+{
+	ck_assert(same_every_way(text, len, what));
+	struct ac_model *m;
+	struct ac_error err;
+	ck_assert_int_eq(aci_model_read_json_way(text, len, ACI_JSON_FAST, &m,
+						 &err), 0);
+	const struct model_owned *o = (const struct model_owned *)m;
+	int given = o->words_block != NULL;
+	if (given) {
+		ck_assert_ptr_eq(o->words_block, m->words);
+		ck_assert_uint_eq(o->words_len, m->n_words * sizeof(uint64_t));
+	}
+	ac_model_free(m);
+	return given;
+}
+
+/*
+ * The words the lexer read in the splitter's pass become the model's
+ * words when it read all of them (not copied, not held twice: the peak
+ * memory of a JSON program), and are copied when jansson read some.
+ */
+START_TEST(ways_words_handed_over)
+{
+	struct workload_spec spec = { WORKLOAD_VIT, WORKLOAD_SOUND, 20000, 0 };
+	size_t len;
+	char *text = workload_json(&spec, &len);
+	ck_assert(words_handed_over(text, len, "vit, 20,000 words"));
+	free(text);
+	static const struct { const char *text; int given; } texts[] = {
+		/* jansson reads the second launch (an escape), with words */
+		{ "{\"alignment\": 64, \"launches\": [{\"phase\": \"A\", "
+		  "\"words\": [1, \"0x2\"]}, {\"phase\": \"\\u0041\", "
+		  "\"words\": [3]}], \"schedule\": []}", 0 },
+		/* ... without words: every word is still the lexer's */
+		{ "{\"alignment\": 64, \"launches\": [{\"phase\": \"A\", "
+		  "\"words\": [1, \"0x2\"]}, {\"phase\": \"\\u0041\"}, "
+		  "{\"phase\": \"A\", \"words\": [3]}], \"schedule\": []}", 1 },
+		/* no word at all: nothing to hand over */
+		{ "{\"alignment\": 64, \"launches\": [{\"phase\": \"A\", "
+		  "\"words\": []}], \"schedule\": []}", 0 },
+	};
+	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++)
+		ck_assert_msg(words_handed_over(texts[t].text,
+						strlen(texts[t].text),
+						texts[t].text) ==
+			      texts[t].given, "%s", texts[t].text);
 }
 END_TEST
 
@@ -266,6 +327,19 @@ static const char *const launch_shapes[] = {
 	"{'phase': 'P', 'words': [+1]}",
 	"{'phase': 'P', 'words': ['-1']}",
 	"{'phase': 'P', 'words': ['0x']}",
+	"{'phase': 'P', 'words': ['0xABCDEFabcdef0123', '0x0']}",
+	"{'phase': 'P', 'words': ['0x12345678901234567']}", /* 17 digits */
+	"{'phase': 'P', 'words': ['1234567890123456789']}", /* 19 digits */
+	"{'phase': 'P', 'words': ['12345678901234567890']}",
+	"{'phase': 'P', 'words': ['0x1 ']}",
+	"{'phase': 'P', 'words': ['1x']}",
+	"{'phase': 'P', 'words': ['0x1g']}",
+	"{'phase': 'P', 'words': ['-0x1']}",
+	"{'phase': 'P', 'words': ['0x1\\u0030']}",
+	"{'phase': 'P', 'words': ['0x1]']}",
+	"{'phase': 'P]}', 'words': [1]}",                 /* brackets inside */
+	"{'phase': 'P', 'words': [1]} 5",                  /* after the value */
+	"{'phase': 'P', 'words': [1]}}",
 	"{'phase': 'P', 'words': ['0X1']}",
 	"{'phase': 'P', 'words': ['0xg']}",
 	"{'phase': 'P', 'words': ['']}",
@@ -349,6 +423,9 @@ static const char *const repeat_shapes[] = {
 	"{'first': 0, 'first': 0, 'count': 1, 'iterations': 2}",
 	"{'first': 0, 'count': 1, 'iterations': 2.0}",
 	"{'first': 0, 'count': 1, 'iterations': 'x'}",
+	"{'first': '0x', 'count': 1, 'iterations': 2}",
+	"{'first': 0, 'count': 1, 'iterations': '0x1]'}",
+	"{'first': 0, 'count': 1, 'iterations': 2} ]",
 	"{'first': 0, 'count': 1, 'iterations': 2, 'extra': []}",
 	"{}",
 	"[]",
@@ -403,6 +480,7 @@ Suite *suite_json_ways(void)
 	tcase_add_test(tc, ways_examples);
 	tcase_add_test(tc, ways_workloads);
 	tcase_add_test(tc, ways_random);
+	tcase_add_test(tc, ways_words_handed_over);
 	tcase_add_loop_test(tc, ways_launch_shapes, 0,
 			    sizeof(launch_shapes) / sizeof(launch_shapes[0]));
 	tcase_add_loop_test(tc, ways_repeat_shapes, 0,
