@@ -433,6 +433,29 @@ START_TEST(test_driver_without_seals)
 }
 END_TEST
 
+/* A driver with seals that refuses SEAL for another reason than having
+ * none (a seccomp filter's EPERM, say): the guard says so, with the
+ * error, not that the driver has no seals (attack30).  The open file
+ * stays unsealed; submits go as on a driver without seals. */
+START_TEST(test_seal_refused_says_why)
+{
+	fake_setup();
+	fake_fail(DRM_IOCTL_ARENA_SEAL, EPERM, 1);
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert(!ag_file_sealed(f));
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	ck_assert_int_eq(fake_submit(f, h), 0);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(count(log, "the driver refused to seal fd 42 "
+			    "(DRM_IOCTL_ARENA_SEAL: Operation not "
+			    "permitted)") == 1, "%s", log);
+	ck_assert_msg(!strstr(log, "does not seal"), "%s", log);
+	free(log);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* ---- the holes ---- */
 
 /* Issue 11 hole 3: an F_DUPFD copy that kcmp cannot match (it is not
@@ -1213,6 +1236,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_submits_are_sealed);
 	tcase_add_test(t, test_divergence_refused);
 	tcase_add_test(t, test_driver_without_seals);
+	tcase_add_test(t, test_seal_refused_says_why);
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
 	tcase_add_test(t, test_seal_refusal_noted);
 	tcase_add_test(t, test_no_known_seal_algorithm_warn);
