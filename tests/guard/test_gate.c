@@ -485,6 +485,28 @@ START_TEST(test_fd_copy_shares_mirror)
 }
 END_TEST
 
+/* The teardown hook (mirror.c tells attach.c, which lists files by
+ * context): a file emptied is no longer matched to its context.  Its
+ * struct, reused for another open file, must not be what a later fd of
+ * the first open file is matched to: that fd would check its requests
+ * against the other open file's mirror (attack30). */
+START_TEST(test_context_forgotten_at_teardown)
+{
+	fake_setup();
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert_uint_eq(ag_file_context(f), 1000);
+	forget(FAKE_FD, f);                 /* emptied, reusable */
+	struct ag_file *other = attach(FAKE_FD_OTHER);
+	ck_assert_uint_eq(ag_file_context(other), 1001);
+	struct ag_file *copy = attach(FAKE_FD_COPY);    /* context 1000 */
+	ck_assert_ptr_ne(copy, other);
+	ck_assert_uint_eq(ag_file_context(copy), 1000);
+	ck_assert_uint_eq(ag_file_context(other), 1001);
+	forget(FAKE_FD_COPY, copy);
+	forget(FAKE_FD_OTHER, other);
+}
+END_TEST
+
 /* Issue 11 hole 4: another process sharing the open file (a forked
  * child, the driver's state being shared) destroys a certified schedule
  * and makes a failing one, which the driver numbers the same; this
@@ -1237,6 +1259,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_divergence_refused);
 	tcase_add_test(t, test_driver_without_seals);
 	tcase_add_test(t, test_seal_refused_says_why);
+	tcase_add_test(t, test_context_forgotten_at_teardown);
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
 	tcase_add_test(t, test_seal_refusal_noted);
 	tcase_add_test(t, test_no_known_seal_algorithm_warn);
