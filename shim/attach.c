@@ -18,6 +18,8 @@
  *
  * A driver without seals answers EINVAL: the guard says once which
  * guarantees it then cannot give, and goes on checking what it sees.
+ * A driver that refuses to seal for another reason is said once per
+ * error, with the error: its open file goes unsealed all the same.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -26,7 +28,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "attach.h"
 #include "mirror.h"
@@ -107,11 +111,32 @@ static void report_no_algorithm(int fd, uint32_t algorithms)
 		       1u << ARENA_SEAL_SHA256);
 }
 
-/* Once per process: what an unsealed open file leaves to chance. */
+/* Once per process and error: a driver with seals that refused to seal
+ * fd's open file (rc, not EINVAL).  Its submissions go unsealed: the
+ * guard checks what it sees, and a driver that sealed the context at
+ * its open refuses them (ENOKEY). */
+static void report_seal_refused(int fd, int rc)
+{
+	char key[32];
+	snprintf(key, sizeof(key), "seal refused %d", -rc);
+	ag_report_once(key, "the driver refused to seal fd %d "
+		       "(DRM_IOCTL_ARENA_SEAL: %s): submissions on its open "
+		       "file go unsealed, checked by the guard as far as it "
+		       "sees them, and refused by a driver that sealed the "
+		       "open file itself (ENOKEY)", fd, strerror(-rc));
+}
+
+/* Once per process: what an unsealed open file leaves to chance (rc
+ * -EINVAL: a driver without seals), or why the driver refused. */
 static void report_unsealed(int fd, int rc)
 {
+	if (rc != -EINVAL) {
+		report_seal_refused(fd, rc);
+		return;
+	}
 	ag_report_once("no seals", "the driver does not seal submissions "
-		       "(DRM_IOCTL_ARENA_SEAL on fd %d: %s): the guard "
+		       "(DRM_IOCTL_ARENA_SEAL on fd %d: EINVAL, a driver "
+		       "without them): the guard "
 		       "checks every request it sees, but it cannot "
 		       "guarantee what runs when its picture of the device "
 		       "diverged: requests it does not see (a raw system "
@@ -119,8 +144,7 @@ static void report_unsealed(int fd, int rc)
 		       "functions), another process sharing the open file "
 		       "(fork, SCM_RIGHTS), an SQE rewritten after its "
 		       "check, or an fd copy kcmp(2) cannot match",
-		       fd, rc == -EINVAL ? "EINVAL, a driver without them"
-					 : "refused");
+		       fd);
 }
 
 /* f is being emptied (mirror.c's teardown hook): its context id is no

@@ -17,8 +17,8 @@ struct ag_file;
  * returns its struct ag_file (referenced): the one already known under
  * the same context id (an fd that kcmp could not match), or a new one.
  * On a driver without seals (EINVAL) says once what the guard then
- * cannot guarantee, and returns a new, unsealed file.  NULL when memory
- * runs out.
+ * cannot guarantee; on another refusal, says once per error which; and
+ * returns a new, unsealed file.  NULL when memory runs out.
  */
 struct ag_file *ag_file_attach(int fd);
 /* The driver the seals are asked of (the front layer's, at load). */

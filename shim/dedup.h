@@ -8,8 +8,9 @@
 #define ARENAGUARD_SHIM_DEDUP_H
 
 /* Whether key (a C string) was reported before: 1, or 0 after recording
- * it as reported now.  1 also when the table cannot grow (out of
- * memory): a repeat is silenced rather than a flood written.  Takes
+ * it as reported now.  Out of memory the table takes keys while it has
+ * room; 1 also when it is full and cannot grow: a repeat is silenced
+ * rather than a flood written.  Takes
  * report_lock: not called with it held. */
 int ag_dedup_seen(const char *key);
 

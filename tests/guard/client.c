@@ -55,6 +55,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -1050,6 +1051,50 @@ static void cmd_malformed_nomem(void)
 }
 
 /*
+ * Malformed appends under libarenaguard-failalloc.so, each to a program
+ * of its own (a record each): the first passes count the allocations an
+ * append makes; in every later one, the last of them fails (the
+ * record's, which it is written without), and so, in a pass where the
+ * guard's table of records said (dedup.c) grows, the growth: the record
+ * must be written all the same while the table has room (attack30).
+ * The test counts the records.
+ */
+static void cmd_dedup_nomem(void)
+{
+	enum { PASSES = 50 };
+	const struct ac_ref bad = { .first = 1000, .count = 1 };
+	struct cdev d;
+	open_dev(&d);
+	unsigned long base = 0, last = 0;
+	int wrong = 0;
+	for (int pass = 0; pass < PASSES; pass++) {
+		size_t len;
+		uint8_t *image = image_filling(7.0f + (float)pass, &len);
+		uint32_t prog = 0, s = 0;
+		if (!image || cdev_program(&d, image, len, &prog) != 0 ||
+		    cdev_schedule(&d, prog, &s) != 0) {
+			check(0, "pass %d: a program and a schedule", pass);
+			free(image);
+			break;
+		}
+		free(image);
+		failalloc_arm(pass < 3 ? ULONG_MAX : base, 0);
+		int rc = cdev_append(&d, s, &bad, 1);
+		unsigned long counted = failalloc_disarm();
+		wrong += rc != -EINVAL;
+		if (pass == 2) {
+			check(counted == last && counted > 0, "an append "
+			      "makes %lu allocations, then %lu", last, counted);
+			base = counted;
+		}
+		last = counted;
+	}
+	cdev_close(&d);
+	check(wrong == 0, "%d passes: every malformed append refused with "
+	      "EINVAL (%d otherwise)", PASSES, wrong);
+}
+
+/*
  * Under libarenaguard-failalloc.so: allocation 1, 2, ... of a pass
  * fails, alone and then with every one after it, until a pass makes
  * fewer allocations than that.  Each pass opens a device of its own
@@ -1388,6 +1433,8 @@ int main(int argc, char **argv)
 		cmd_nomem();
 	else if (!strcmp(cmd, "malformed-nomem"))
 		cmd_malformed_nomem();
+	else if (!strcmp(cmd, "dedup-nomem"))
+		cmd_dedup_nomem();
 	else if (!strcmp(cmd, "teardown"))
 		cmd_teardown(n);
 	else if (!strcmp(cmd, "forkhalf"))

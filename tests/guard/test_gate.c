@@ -433,6 +433,29 @@ START_TEST(test_driver_without_seals)
 }
 END_TEST
 
+/* A driver with seals that refuses SEAL for another reason than having
+ * none (a seccomp filter's EPERM, say): the guard says so, with the
+ * error, not that the driver has no seals (attack30).  The open file
+ * stays unsealed; submits go as on a driver without seals. */
+START_TEST(test_seal_refused_says_why)
+{
+	fake_setup();
+	fake_fail(DRM_IOCTL_ARENA_SEAL, EPERM, 1);
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert(!ag_file_sealed(f));
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t h = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	ck_assert_int_eq(fake_submit(f, h), 0);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(count(log, "the driver refused to seal fd 42 "
+			    "(DRM_IOCTL_ARENA_SEAL: Operation not "
+			    "permitted)") == 1, "%s", log);
+	ck_assert_msg(!strstr(log, "does not seal"), "%s", log);
+	free(log);
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* ---- the holes ---- */
 
 /* Issue 11 hole 3: an F_DUPFD copy that kcmp cannot match (it is not
@@ -459,6 +482,28 @@ START_TEST(test_fd_copy_shares_mirror)
 	forget(FAKE_FD_OTHER, other);
 	forget(FAKE_FD_COPY, copy);
 	forget(FAKE_FD, f);
+}
+END_TEST
+
+/* The teardown hook (mirror.c tells attach.c, which lists files by
+ * context): a file emptied is no longer matched to its context.  Its
+ * struct, reused for another open file, must not be what a later fd of
+ * the first open file is matched to: that fd would check its requests
+ * against the other open file's mirror (attack30). */
+START_TEST(test_context_forgotten_at_teardown)
+{
+	fake_setup();
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert_uint_eq(ag_file_context(f), 1000);
+	forget(FAKE_FD, f);                 /* emptied, reusable */
+	struct ag_file *other = attach(FAKE_FD_OTHER);
+	ck_assert_uint_eq(ag_file_context(other), 1001);
+	struct ag_file *copy = attach(FAKE_FD_COPY);    /* context 1000 */
+	ck_assert_ptr_ne(copy, other);
+	ck_assert_uint_eq(ag_file_context(copy), 1000);
+	ck_assert_uint_eq(ag_file_context(other), 1001);
+	forget(FAKE_FD_COPY, copy);
+	forget(FAKE_FD_OTHER, other);
 }
 END_TEST
 
@@ -1213,6 +1258,8 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_submits_are_sealed);
 	tcase_add_test(t, test_divergence_refused);
 	tcase_add_test(t, test_driver_without_seals);
+	tcase_add_test(t, test_seal_refused_says_why);
+	tcase_add_test(t, test_context_forgotten_at_teardown);
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
 	tcase_add_test(t, test_seal_refusal_noted);
 	tcase_add_test(t, test_no_known_seal_algorithm_warn);

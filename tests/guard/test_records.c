@@ -615,6 +615,34 @@ START_TEST(test_malformed_nomem)
 }
 END_TEST
 
+/* Every distinct record written when the table of records said cannot
+ * grow (no memory) but has room (guard-client dedup-nomem: 50 malformed
+ * appends, each to a program of its own, the last allocation of each
+ * failing): one record each, none taken for a repeat (attack30). */
+START_TEST(test_dedup_nomem)
+{
+	char log_env[300];
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("d.log"));
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_FAILALLOC
+			      " " AG_ARENASIM, log_env, "ARENAGUARD_OPTIONS=",
+			      NULL };
+	struct run r;
+	client(&r, env, (const char *[]){ "dedup-nomem", NULL });
+	assert_clean(&r);
+	char *text = slurp(scratch_path("d.log"));
+	size_t records = 0;
+	static const char rec[] = "arenaguard: SCHEDULE_APPEND to schedule ";
+	for (const char *l = text; (l = strstr(l, rec)); l++)
+		records++;
+	ck_assert_msg(records == 50, "%zu records of 50", records);
+	ck_assert_msg(!strstr(text, "not recorded again"), "%.200s",
+		      strstr(text, "further refusal"));
+	free(text);
+	run_free(&r);
+}
+END_TEST
+
 /* Runs in the scratch directory (a relative path names a file in it). */
 static void in_scratch(void *arg)
 {
@@ -800,6 +828,7 @@ Suite *suite_records(void)
 	tcase_add_test(t, test_jansson_alloc_fails);
 	tcase_add_test(t, test_json_nomem);
 	tcase_add_test(t, test_malformed_nomem);
+	tcase_add_test(t, test_dedup_nomem);
 	tcase_add_test(t, test_rules_relative_path);
 	tcase_add_test(t, test_threads_same_record);
 	tcase_add_test(t, test_json_record_whole_or_lost);
