@@ -59,7 +59,9 @@
  * numbers are shifted back by the jump.
  */
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lazy_array.h"
 #include "owner_map.h"
@@ -570,19 +572,34 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 }
 
 /* Runs [r0, r1) and [q0, q1) hold no repeat body and have the same
- * phases, run by run.  O(runs), stopping at the first difference. */
+ * phases, run by run.  O(runs), stopping at the first block of 16 that
+ * differs: each run's (phase, body) is read as one 64-bit word. */
 static int same_runs(const struct ac_program *p, uint32_t r0, uint32_t r1,
 		     uint32_t q0, uint32_t q1)
 {
+	_Static_assert(offsetof(struct run, body) ==
+		       offsetof(struct run, phase) + sizeof(uint32_t),
+		       "phase and body are one 64-bit word");
 	if (r1 - r0 != q1 - q0)
 		return 0;
-	for (uint32_t i = 0; i < r1 - r0; i++) {
-		const struct run *a = &p->runs[r0 + i], *b = &p->runs[q0 + i];
-		if (a->phase != b->phase || a->body != UINT32_MAX ||
-		    b->body != UINT32_MAX)
-			return 0;
+	const struct run *a = p->runs + r0, *b = p->runs + q0;
+	uint32_t n = r1 - r0;
+	uint64_t differ = 0, bodies = ~(uint64_t)0;
+	for (uint32_t i = 0; i < n && !differ; i += 16) {
+		uint32_t end = n - i < 16 ? n - i : 16;
+		for (uint32_t j = 0; j < end; j++) {
+			uint64_t x, y;
+			memcpy(&x, &a[i + j].phase, sizeof(x));
+			memcpy(&y, &b[i + j].phase, sizeof(y));
+			differ |= x ^ y;
+			bodies &= x;         /* equal to y's unless differ */
+		}
 	}
-	return 1;
+	/* every run's body is UINT32_MAX (none) in both */
+	struct run none = { 0, 0, UINT32_MAX };
+	uint64_t mask;
+	memcpy(&mask, &none.phase, sizeof(mask));
+	return !differ && (bodies & mask) == mask;
 }
 
 /* x lies in [from, from + n): it moves on by `by`. */

@@ -493,6 +493,39 @@ START_TEST(random_periodic_schedules_match_full_walk)
 }
 END_TEST
 
+/* A reference holding a repeat body is walked, however often it comes:
+ * a body's iterations are not one instance each. */
+START_TEST(bodies_are_walked)
+{
+	struct rprog *g = malloc(sizeof(*g));
+	ck_assert(g);
+	int bodies = 0;
+	for (uint64_t i = 0; i < 400; i++) {
+		struct gen_rng r;
+		gen_rng_seed(&r, 0xb0d1e5ull + i);
+		rprog_build(g, &r);
+		if (g->m.n_repeats == 0)
+			continue;
+		size_t n = 0;
+		for (int k = 0; k < 4; k++)     /* the body alone, 4 times */
+			g->refs[n++] = (struct ac_ref){ 0, g->repeat.count };
+		g->refs[n++] = (struct ac_ref){ g->m.n_launches - 1, 1 };
+		g->n_refs = g->m.n_refs = n;
+		struct ac_error err;
+		ac_program *p = ac_program_new(&g->m, &err);
+		ck_assert(p);
+		struct outcome o;
+		ck_assert_int_eq(compare(p, g->refs, g->n_refs, &o), 0);
+		ck_assert_uint_eq(o.replayed, 0);
+		ck_assert_uint_eq(o.verdict, naive_with(&g->m, g->refs, g->n_refs));
+		ac_program_free(p);
+		bodies++;
+	}
+	free(g);
+	ck_assert_int_ge(bodies, 50);
+}
+END_TEST
+
 Suite *suite_replay(void)
 {
 	Suite *s = suite_create("replay");
@@ -501,6 +534,7 @@ Suite *suite_replay(void)
 	tcase_add_test(tc, decode_replays_tokens);
 	tcase_add_test(tc, decode_faults_match_full_walk);
 	tcase_add_test(tc, random_periodic_schedules_match_full_walk);
+	tcase_add_test(tc, bodies_are_walked);
 	suite_add_tcase(s, tc);
 	return s;
 }
