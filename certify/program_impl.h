@@ -137,6 +137,12 @@ int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
  * state), for the tests and benchmarks of the live-schedule cost. */
 size_t aci_schedule_state_bytes(const ac_schedule *s);
 
+/* schedule.c: whether (D) may replay a reference that is the third copy
+ * of the same runs instead of walking it (1, the default; 0: always
+ * walk, the tests' reference), and the instances it replayed so far. */
+void aci_schedule_set_replay(ac_schedule *s, int on);
+uint64_t aci_schedule_replayed(const ac_schedule *s);
+
 /* digest.c: the references as the digest hashes them (R's bytes). */
 void aci_digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n);
 

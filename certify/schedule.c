@@ -59,7 +59,9 @@
  * numbers are shifted back by the jump.
  */
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lazy_array.h"
 #include "owner_map.h"
@@ -106,6 +108,21 @@ struct ac_schedule {
 	/* instance numbers >= remap_from are remap_by too high while the
 	 * last iteration of a long repeat stands in for iteration 1 */
 	uint64_t remap_from, remap_by;
+
+	/* The previous reference, for replay_reference. */
+	struct {
+		uint32_t run_first, run_end;  /* the runs it covered */
+		uint64_t inst_first;          /* the first instance it started */
+		uint64_t inst_count;          /* the instances it started */
+		uint64_t copies;              /* consecutive references ending
+					       * with it with the same runs'
+					       * phases (same_runs); 0: none yet */
+	} prev;
+	/* numbers in [lag_from, lag_from + prev.inst_count) are lag behind
+	 * (replay_reference, settle_replays) */
+	uint64_t lag_from, lag;
+	int replay;                   /* replay_reference allowed */
+	uint64_t replayed;            /* instances replayed, for the tests */
 };
 
 ac_schedule *ac_schedule_new(const ac_program *p)
@@ -116,6 +133,7 @@ ac_schedule *ac_schedule_new(const ac_program *p)
 	s->p = p;
 	s->cur_phase = NO_PHASE;
 	s->remap_from = UINT64_MAX;
+	s->replay = 1;
 	aci_diag_clear(&s->diag);
 	s->digest = XXH3_createState();
 	if (!s->digest || XXH3_128bits_reset(s->digest) == XXH_ERROR)
@@ -553,6 +571,172 @@ static void run_reference(struct ac_schedule *s, const struct ac_ref *ref)
 	}
 }
 
+/* Runs [r0, r1) and [q0, q1) hold no repeat body and have the same
+ * phases, run by run.  O(runs), stopping at the first block of 16 that
+ * differs: each run's (phase, body) is read as one 64-bit word. */
+static int same_runs(const struct ac_program *p, uint32_t r0, uint32_t r1,
+		     uint32_t q0, uint32_t q1)
+{
+	_Static_assert(offsetof(struct run, body) ==
+		       offsetof(struct run, phase) + sizeof(uint32_t),
+		       "phase and body are one 64-bit word");
+	if (r1 - r0 != q1 - q0)
+		return 0;
+	const struct run *a = p->runs + r0, *b = p->runs + q0;
+	uint32_t n = r1 - r0;
+	uint64_t differ = 0, bodies = ~(uint64_t)0;
+	for (uint32_t i = 0; i < n && !differ; i += 16) {
+		uint32_t end = n - i < 16 ? n - i : 16;
+		for (uint32_t j = 0; j < end; j++) {
+			uint64_t x, y;
+			memcpy(&x, &a[i + j].phase, sizeof(x));
+			memcpy(&y, &b[i + j].phase, sizeof(y));
+			differ |= x ^ y;
+			bodies &= x;         /* equal to y's unless differ */
+		}
+	}
+	/* every run's body is UINT32_MAX (none) in both */
+	struct run none = { 0, 0, UINT32_MAX };
+	uint64_t mask;
+	memcpy(&mask, &none.phase, sizeof(mask));
+	return !differ && (bodies & mask) == mask;
+}
+
+/* x lies in [from, from + n): it moves on by `by`. */
+static void shift_copy(uint64_t *x, uint64_t from, uint64_t n, uint64_t by)
+{
+	if (*x >= from && *x - from < n)
+		*x += by;
+}
+
+/*
+ * A reference over runs [r0, r1) that is the third (or later) of
+ * consecutive references whose runs have the same phases (same_runs:
+ * s->prev.copies >= 2) is replayed instead of walked: its instances are
+ * counted, and the state is left as the previous reference left it, its
+ * instance numbers `lag` behind (settle_replays moves them on before the
+ * next walk).  O(1) beyond same_runs' O(runs).
+ *
+ * Why its outcome is known (spec 2 (D), nothing of the implementation):
+ * the executed instances over the last three references have period L
+ * (the instances the previous one started) in their phases, and each
+ * instance k of this one has the instances k - 2L .. k - 1 in those
+ * references.  A carried plane c of instance k: if some phase of the
+ * period declares c's key, the latest declaration j lies in k - L .. k - 1
+ * and the instances between j and k are those between j - L and k - L,
+ * shifted; if none does, j lies before k - 2L and the planes declared in
+ * (j, k) are those declared in (j, k - L), since the phases of k - L .. k - 1
+ * are those of k - 2L .. k - L - 1.  Either way instance k breaks (D) iff
+ * instance k - L did, and that one passed (the walk goes on).  So no
+ * instance here fails, and the walk would report nothing.
+ *
+ * Why the state is the previous reference's, moved on (settle_replays):
+ * each phase it runs has its last instance in the previous reference, L
+ * earlier; the owner map's content after a period of declarations is
+ * what it was after the period before (every byte a period declares, it
+ * declares again; the others keep their owners); a watched key whose
+ * first lost byte since its latest declaration lies in the previous
+ * reference was declared in the period (else it had lost that byte one
+ * period earlier), by a followed plane of a phase run there; the firsts
+ * of a pair (q, d) lie in the previous reference only for a q run there.
+ * Versions stay: a phase's version equals the schedule's iff nothing that
+ * may have changed the map or broken a light key came after its last
+ * instance, and what comes after it in this reference is what came after
+ * it in the previous one.
+ */
+static void replay_reference(struct ac_schedule *s)
+{
+	uint64_t n = s->prev.inst_count;
+	assert(s->prev.copies >= 2 && s->next_instance == s->prev.inst_first + n);
+	if (s->lag == 0)
+		s->lag_from = s->prev.inst_first;
+	s->lag += n;
+	s->next_instance += n;
+	s->replayed += n;
+}
+
+/*
+ * The state's instance numbers in [lag_from, lag_from + L) (the walked
+ * copy of the replayed references: L instances, the phases of runs
+ * s->prev) move on by s->lag, to those of the last copy replayed: the
+ * phases' last instances, their pairs' firsts and the first lost byte of
+ * the watched keys their followed planes declare.  Each number moves once
+ * (only those in the walked copy do, and none lands there).  O(runs +
+ * the pairs and followed planes of the phases run), once per stretch of
+ * replayed references, before the next walk; the owner map is untouched.
+ */
+static void settle_replays(struct ac_schedule *s)
+{
+	const struct ac_program *p = s->p;
+	uint64_t from = s->lag_from, n = s->prev.inst_count, by = s->lag;
+	if (by == 0)
+		return;
+	for (uint32_t r = s->prev.run_first; r < s->prev.run_end; r++) {
+		uint32_t phase = p->runs[r].phase;
+		struct phase_state *ps = lazy_array_at(&s->phases, phase);
+		assert(ps && ps->reserved && ps->last > 0);
+		if (ps->last - 1 - from >= n)   /* moved already */
+			continue;
+		ps->last += by;
+		for (uint32_t x = p->pair_first[phase];
+		     x < p->pair_first[phase + 1]; x++) {
+			uint64_t *f = lazy_array_at(&s->firsts, x);
+			assert(f);
+			if (*f > 0) {                /* + 1, as phase_state.last */
+				uint64_t v = *f - 1;
+				shift_copy(&v, from, n, by);
+				*f = v + 1;
+			}
+		}
+		for (uint32_t f = p->followed_first[phase];
+		     f < p->followed_first[phase + 1]; f++) {
+			uint32_t key = p->spans[p->followed[f]].key;
+			if (key >= p->n_watched)
+				continue;
+			struct key_state *ks = lazy_array_at(&s->keys, key);
+			assert(ks);
+			if (!ks->intact)
+				shift_copy(&ks->broken_instance, from, n, by);
+		}
+	}
+	s->lag = 0;
+}
+
+/* (D) over one (valid) reference: replayed when it is a third copy
+ * (replay_reference), else walked (run_reference) after settling the
+ * replays before it; either way it becomes the previous reference.
+ * O(runs it covers) on top of the walk. */
+static void next_reference(struct ac_schedule *s, const struct ac_ref *ref)
+{
+	const struct ac_program *p = s->p;
+	uint32_t r0 = p->run_of[ref->first];
+	uint32_t r1 = p->run_of[ref->first + ref->count - 1] + 1;
+	int same = s->prev.copies > 0 &&
+		   same_runs(p, r0, r1, s->prev.run_first, s->prev.run_end);
+	uint64_t start = s->next_instance;
+	if (same && s->prev.copies >= 2 && s->replay) {
+		replay_reference(s);
+	} else {
+		settle_replays(s);
+		run_reference(s, ref);
+	}
+	s->prev.run_first = r0;
+	s->prev.run_end = r1;
+	s->prev.inst_first = start;
+	s->prev.inst_count = s->next_instance - start;
+	s->prev.copies = same ? s->prev.copies + 1 : 1;
+}
+
+void aci_schedule_set_replay(ac_schedule *s, int on)
+{
+	s->replay = on;
+}
+
+uint64_t aci_schedule_replayed(const ac_schedule *s)
+{
+	return s->replayed;
+}
+
 int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 		       struct ac_error *err)
 {
@@ -570,7 +754,7 @@ int ac_schedule_append(ac_schedule *s, const struct ac_ref *refs, size_t count,
 	for (size_t i = 0; i < count; i++) {
 		aci_digest_refs(s->digest, &refs[i], 1);
 		if (d && !s->failed)
-			run_reference(s, &refs[i]);
+			next_reference(s, &refs[i]);
 	}
 	s->n_refs += count;
 	s->executed = executed;

@@ -22,6 +22,7 @@ int main(void)
 	srunner_add_suite(sr, suite_search());
 	srunner_add_suite(sr, suite_advisory());
 	srunner_add_suite(sr, suite_followed());
+	srunner_add_suite(sr, suite_replay());
 	srunner_add_suite(sr, suite_sort());
 	srunner_add_suite(sr, suite_result_json());
 	srunner_add_suite(sr, suite_walk());

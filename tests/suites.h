@@ -18,6 +18,7 @@ Suite *suite_parallel(void);     /* test_parallel.c: certification on threads */
 Suite *suite_search(void);       /* test_search.c: (C) over many named ranges */
 Suite *suite_advisory(void);     /* test_advisory.c: spec 6, advisories */
 Suite *suite_followed(void);     /* test_followed.c: (D)'s followed planes */
+Suite *suite_replay(void);       /* test_replay.c: (D)'s replay against the walk */
 Suite *suite_sort(void);         /* test_sort.c: the sort, adversarial orders */
 Suite *suite_result_json(void);  /* test_result_json.c: ac_certify_json */
 Suite *suite_walk(void);         /* test_walk.c: ac_walk, instances numbered */
