@@ -520,6 +520,30 @@ static void say(const char *what, int rc, int err)
 	printf("%s: rc %d errno %s\n", what, rc, rc < 0 ? strerror(err) : "-");
 }
 
+/* Waits for n completions and prints them in user_data order: the
+ * kernel completes a buffered file write inline or from its workers as
+ * it likes, so the arrival order is not part of the transcript. */
+static void print_cqes(struct io_uring *ring, int n)
+{
+	struct { unsigned long long user_data; int res; } got[8];
+
+	for (int i = 0; i < n && i < 8; i++) {
+		struct io_uring_cqe *cqe;
+		io_uring_wait_cqe(ring, &cqe);
+		got[i].user_data = cqe->user_data;
+		got[i].res = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+		for (int j = i; j > 0 && got[j - 1].user_data > got[j].user_data; j--) {
+			__typeof__(got[0]) t = got[j];
+			got[j] = got[j - 1];
+			got[j - 1] = t;
+		}
+	}
+	for (int i = 0; i < n && i < 8; i++)
+		printf("cqe user_data %llu res %d\n", got[i].user_data,
+		       got[i].res);
+}
+
 static void uring_io(unsigned int flags)
 {
 	struct io_uring ring;
@@ -552,13 +576,7 @@ static void uring_io(unsigned int flags)
 	sqe->cmd_op = ARENA_URING_CMD_SUBMIT;
 	sqe->user_data = 4;
 	printf("submit: %d\n", io_uring_submit_and_wait(&ring, 4));
-	for (int i = 0; i < 4; i++) {
-		struct io_uring_cqe *cqe;
-		io_uring_wait_cqe(&ring, &cqe);
-		printf("cqe user_data %llu res %d\n",
-		       (unsigned long long)cqe->user_data, cqe->res);
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	print_cqes(&ring, 4);
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_read(sqe, 0, in, sizeof(out), 0);    /* slot 0 */
 	sqe->flags |= IOSQE_FIXED_FILE;
@@ -568,13 +586,7 @@ static void uring_io(unsigned int flags)
 	sqe->flags |= IOSQE_FIXED_FILE;
 	sqe->user_data = 6;
 	printf("submit: %d\n", io_uring_submit(&ring));
-	for (int i = 0; i < 2; i++) {
-		struct io_uring_cqe *cqe;
-		io_uring_wait_cqe(&ring, &cqe);
-		printf("cqe user_data %llu res %d\n",
-		       (unsigned long long)cqe->user_data, cqe->res);
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	print_cqes(&ring, 2);
 	printf("read back: '%s' '%s'\n", in, rin);
 	io_uring_queue_exit(&ring);
 	close(file);
