@@ -336,17 +336,24 @@ struct point_hints {
 	struct moved_word moved[MOVED_MEMO];
 };
 
-/* Hints for checking `launches` launches; -1 on out-of-memory. */
+/* Hints for checking `launches` launches; -1 on out-of-memory.  Only
+ * the tags are cleared: a way's range is read only when its tag matches
+ * (hinted), so the rest of an empty slot is never looked at (calloc's
+ * 6 kB at 128 slots were 3 % of reading and certifying vit's 884 words). */
 static int hints_init(struct point_hints *h, uint32_t launches)
 {
 	uint32_t slots = HINTS_MIN;
 	while (slots < HINTS_MAX && slots < launches)
 		slots *= 2;
-	h->at = calloc(slots, sizeof(*h->at));
+	h->at = malloc(slots * sizeof(*h->at));
+	if (!h->at)
+		return -1;
 	h->mask = slots - 1;
+	for (uint32_t i = 0; i < slots; i++)
+		h->at[i].way[0].tag = h->at[i].way[1].tag = 0;
 	for (uint32_t i = 0; i < MOVED_MEMO; i++)
 		h->moved[i].n = 0;
-	return h->at ? 0 : -1;
+	return 0;
 }
 
 static struct moved_word *moved_slot(struct point_hints *h, uint32_t phase,
