@@ -324,6 +324,9 @@ static int index_light(struct ac_program *p, struct aci_arena *scratch)
  * The (q, d) pairs of light keys (program_impl.h), grouped by q and
  * distinct: a counting sort of every key's (other key's plane, declaring
  * plane) pairs of its touch list, then one pass dropping repeated d's.
+ * A key's declaring phases are gathered once, in list order, so that
+ * counting its pairs is O(its touches) and writing them O(its pairs),
+ * in the order a loop over (other, declaring) touches would give.
  * O(light keys x LIGHT_TOUCHES^2 / 4) time and memory at most.
  */
 static int index_pairs(struct ac_program *p, struct aci_arena *scratch)
@@ -338,23 +341,28 @@ static int index_pairs(struct ac_program *p, struct aci_arena *scratch)
 		return -1;
 	uint32_t *count = p->pair_first + 1;     /* counts, then cursors */
 	for (int fill = 0; fill < 2; fill++) {
-		for (uint32_t c = 0; c < p->n_watched; c++)
-			for (uint32_t a = p->touch_first[c];
-			     a < p->touch_first[c + 1]; a++) {
+		for (uint32_t c = 0; c < p->n_watched; c++) {
+			uint32_t from = p->touch_first[c],
+				 to = p->touch_first[c + 1];
+			uint32_t decl[LIGHT_TOUCHES], n_decl = 0;
+			assert(to - from <= LIGHT_TOUCHES);
+			for (uint32_t a = from; a < to; a++)
+				if (p->spans[p->touch[a].plane].key == c)
+					decl[n_decl++] = p->touch[a].phase;
+			if (n_decl == 0)
+				continue;
+			for (uint32_t a = from; a < to; a++) {
 				const struct touch *q = &p->touch[a];
 				if (p->spans[q->plane].key == c)
 					continue;
-				for (uint32_t b = p->touch_first[c];
-				     b < p->touch_first[c + 1]; b++) {
-					const struct touch *d = &p->touch[b];
-					if (p->spans[d->plane].key != c)
-						continue;
-					if (fill)
-						p->pair_d[count[q->phase]++] = d->phase;
-					else
-						count[q->phase]++;
+				if (!fill) {
+					count[q->phase] += n_decl;
+					continue;
 				}
+				for (uint32_t d = 0; d < n_decl; d++)
+					p->pair_d[count[q->phase]++] = decl[d];
 			}
+		}
 		if (fill)
 			break;
 		uint32_t sum = 0;
