@@ -108,14 +108,19 @@ static int index_slices(struct range_set *set, struct aci_arena *a)
 		: NULL;
 	if (!set->first)
 		return -1;
-	uint32_t k = 0;
-	for (uint64_t i = 0; i <= set->n_slices; i++) {
-		/* ranges starting before slice i (slice n_slices: all) */
-		uint64_t start = i < set->n_slices ? lo + (i << shift) : 0;
-		while (k < set->n && (i == set->n_slices || set->r[k].lo < start))
-			k++;
-		set->first[i] = k;
+	/* first[i], the ranges starting before slice i, is k for the
+	 * slices from just after range k - 1's to range k's own (a range
+	 * starts before slice i iff its slice is below i); n for the
+	 * slices after the last range's, slice n_slices included */
+	uint64_t i = 0;
+	for (uint32_t k = 0; k < set->n; k++) {
+		uint64_t own = (set->r[k].lo - lo) >> shift;
+		assert(own < set->n_slices);
+		while (i <= own)
+			set->first[i++] = k;
 	}
+	while (i <= set->n_slices)
+		set->first[i++] = set->n;
 	return 0;
 }
 
