@@ -440,17 +440,26 @@ static int read_planes(struct reader *r)
 		uint64_t offset, size;
 		if (read_range(r, p, IMG_PLANES, i, &name, &offset, &size))
 			return -1;
-		uint8_t carried = p[IMAGE_PLANE_CARRIED];
-		if (carried > 1)
-			return fail_entry(r, at + IMAGE_PLANE_CARRIED, "planes",
-					  i, "carried", "expected 0 (fresh) or "
-					  "1 (carried), found %u", carried);
+		/* carried, then 7 bytes of pad: one load, above 1 when the
+		 * flag is not 0 or 1 or a pad byte is not zero */
+		uint64_t tail = image_get64(p + IMAGE_PLANE_CARRIED);
+		uint8_t carried = (uint8_t)tail;
+		if (tail > 1) {
+			if (carried > 1)
+				return fail_entry(r, at + IMAGE_PLANE_CARRIED,
+						  "planes", i, "carried",
+						  "expected 0 (fresh) or 1 "
+						  "(carried), found %u",
+						  carried);
+			int rc = check_zero(r, at + IMAGE_PLANE_PAD,
+					    at + IMAGE_PLANE_ENTRY, "planes",
+					    i, "pad");
+			assert(rc != 0);
+			return rc;
+		}
 		/* every field, the pad zero: the array is not zeroed */
 		t[i] = (struct ac_tensor){ .name = name, .offset = offset,
 					   .size = size, .carried = carried };
-		if (check_zero(r, at + IMAGE_PLANE_PAD, at + IMAGE_PLANE_ENTRY,
-			       "planes", i, "pad"))
-			return -1;
 	}
 	return 0;
 }

@@ -885,8 +885,10 @@ static ac_program *program_new(const struct ac_model *m,
 	pthread_mutex_init(&p->digest_lock, NULL);
 	aci_diag_clear(&p->diag);
 	/* the image's limits first (aci_validate_model checked the structure):
-	 * own_planes relies on them */
-	int r = aci_image_check(p->m, &sums, err);
+	 * own_planes relies on them.  A model the image reader has just
+	 * built (read) is within them: the reader accepts only what the
+	 * writer writes (image_read.c), so it is not planned again. */
+	int r = read ? 0 : aci_image_check(p->m, &sums, err);
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)
