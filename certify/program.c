@@ -703,9 +703,12 @@ static int check_serial(struct ac_program *p)
 	uint32_t *globals = aci_sort_tensors(p->m->globals, p->m->n_globals);
 	if (!globals)
 		return -1;
-	int r = aci_check_layout(p->m, globals, &p->diag);
+	uint32_t *planes;
+	int r = aci_check_layout(p->m, globals, &planes, &p->diag);
 	if (r == 0)
-		r = aci_check_words(p->m, p->phase_of, globals, &p->diag);
+		r = aci_check_words(p->m, p->phase_of, globals, planes,
+				    &p->diag);
+	free(planes);
 	free(globals);
 	return r;
 }
@@ -821,14 +824,17 @@ static int check_parallel(struct ac_program *p, unsigned threads,
 	if (!k.bound || !k.diag || !globals)
 		goto out;
 	chunk_bounds(m, sums, n_chunks, k.bound);
-	r = aci_check_layout(m, globals, &p->diag);
+	/* the word check's sets point into planes: freed after it */
+	uint32_t *planes;
+	r = aci_check_layout(m, globals, &planes, &p->diag);
 	struct word_check *words = NULL;
-	if (r == 0 && !(words = aci_word_check_new(m, globals)))
+	if (r == 0 && !(words = aci_word_check_new(m, globals, planes)))
 		r = -1;
 	k.words = words;
 	if (r >= 0 && aci_run_chunks(threads, n_chunks, check_chunk, &k) != 0)
 		r = -1;
 	aci_word_check_free(words);
+	free(planes);
 	if (r == 0 && k.first_failed < n_chunks) {
 		p->diag = k.diag[k.first_failed];
 		r = 1;

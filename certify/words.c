@@ -137,18 +137,13 @@ static int merge_windows(struct word_sets *c)
 	return 0;
 }
 
-/* order: t sorted by aci_sort_tensors, or NULL to sort here (into a). */
+/* order: t sorted by aci_sort_tensors (for a phase's planes, by
+ * aci_check_layout). */
 static int range_set_init(struct range_set *set, const struct ac_tensor *t,
 			  uint32_t n, const uint32_t *order,
 			  struct aci_arena *a)
 {
 	set->n = n;
-	if (!order) {
-		uint32_t *own = aci_arena_alloc(a, n, sizeof(*own));
-		if (!own || aci_order_tensors(t, n, own) != 0)
-			return -1;
-		order = own;
-	}
 	set->order = order;
 	set->r = aci_arena_alloc(a, n, sizeof(*set->r));
 	if (!set->r)
@@ -161,7 +156,7 @@ static int range_set_init(struct range_set *set, const struct ac_tensor *t,
 }
 
 static int index_named(struct word_sets *c, const uint32_t *globals,
-		       struct aci_arena *a)
+		       const uint32_t *planes, struct aci_arena *a)
 {
 	const struct ac_model *m = c->m;
 	if (range_set_init(&c->globals, m->globals, m->n_globals, globals,
@@ -171,11 +166,13 @@ static int index_named(struct word_sets *c, const uint32_t *globals,
 				     sizeof(*c->planes));
 	if (!c->planes)
 		return -1;
-	for (uint32_t p = 0; p < m->n_phases; p++)
+	for (uint32_t p = 0; p < m->n_phases; p++) {
 		if (range_set_init(&c->planes[p],
 				   phase_planes(m, &m->phases[p]),
-				   m->phases[p].plane_count, NULL, a) != 0)
+				   m->phases[p].plane_count, planes, a) != 0)
 			return -1;
+		planes += m->phases[p].plane_count;
+	}
 	return 0;
 }
 
@@ -806,7 +803,8 @@ static size_t check_hint(const struct ac_model *m)
 }
 
 struct word_check *aci_word_check_new(const struct ac_model *m,
-				      const uint32_t *globals)
+				      const uint32_t *globals,
+				      const uint32_t *planes)
 {
 	struct word_check *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -818,7 +816,7 @@ struct word_check *aci_word_check_new(const struct ac_model *m,
 	c->pairs = aci_arena_calloc(&c->arena, (size_t)m->n_repeats + 1,
 				    sizeof(*c->pairs));
 	if (!c->moved_by || !c->pairs ||
-	    index_named(&c->sets, globals, &c->arena) != 0 ||
+	    index_named(&c->sets, globals, planes, &c->arena) != 0 ||
 	    merge_windows(&c->sets) != 0) {
 		aci_word_check_free(c);
 		return NULL;
@@ -873,9 +871,10 @@ int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
 }
 
 int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
-		    const uint32_t *globals, struct ac_diag *diag)
+		    const uint32_t *globals, const uint32_t *planes,
+		    struct ac_diag *diag)
 {
-	struct word_check *c = aci_word_check_new(m, globals);
+	struct word_check *c = aci_word_check_new(m, globals, planes);
 	if (!c)
 		return -1;
 	int rc = aci_word_check_range(c, phase_of, 0, m->n_launches, diag);
