@@ -31,12 +31,15 @@ static int order_tensors(const struct ac_tensor *t, uint32_t n,
 	return 0;
 }
 
-uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n)
+uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n,
+			   uint64_t extra)
 {
+	if (extra > SIZE_MAX / sizeof(uint32_t) - n - 1)
+		return NULL;
 	struct tensor_key small[64], *keys = small;
 	if (n > 64 && !(keys = malloc(n * sizeof(*keys))))
 		return NULL;
-	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	uint32_t *order = malloc(((size_t)n + extra + 1) * sizeof(*order));
 	if (order && order_tensors(t, n, keys, order) != 0) {
 		free(order);
 		order = NULL;
@@ -177,10 +180,18 @@ static int check_globals(const struct ac_model *m, const uint32_t *globals,
 			      AC_GLOBALS_OVERLAP);
 }
 
-/* (B).  *orders: each phase's planes by offset, phase after phase (the
- * caller frees it, also on failure). */
+uint64_t aci_planes_listed(const struct ac_model *m)
+{
+	uint64_t total = 0;
+	for (uint32_t p = 0; p < m->n_phases; p++)
+		total += m->phases[p].plane_count;
+	return total;
+}
+
+/* (B).  order: room for each phase's planes by offset, phase after
+ * phase (aci_planes_listed). */
 static int check_planes(const struct ac_model *m, const uint32_t *globals,
-			uint32_t **orders, struct ac_diag *d)
+			uint32_t *order, struct ac_diag *d)
 {
 	d->condition = AC_COND_B;
 	for (uint32_t p = 0; p < m->n_phases; p++) {
@@ -193,20 +204,13 @@ static int check_planes(const struct ac_model *m, const uint32_t *globals,
 	 * phase holds a few planes, and an allocation each cost more than
 	 * its sort; the orders are kept, for (C) */
 	uint32_t most = 0;
-	uint64_t total = 0;
-	for (uint32_t p = 0; p < m->n_phases; p++) {
+	for (uint32_t p = 0; p < m->n_phases; p++)
 		if (m->phases[p].plane_count > most)
 			most = m->phases[p].plane_count;
-		total += m->phases[p].plane_count;
-	}
 	struct tensor_key small[64], *keys = small;
-	if (total > SIZE_MAX / sizeof(**orders) - 1 ||
-	    !(*orders = malloc(((size_t)total + 1) * sizeof(**orders))))
-		return -1;
 	if (most > 64 && !(keys = malloc(most * sizeof(*keys))))
 		return -1;
 	int r = 0;
-	uint32_t *order = *orders;
 	for (uint32_t p = 0; p < m->n_phases && r == 0; p++) {
 		const struct ac_phase *ph = &m->phases[p];
 		const struct ac_tensor *t = phase_planes(m, ph);
@@ -224,16 +228,11 @@ static int check_planes(const struct ac_model *m, const uint32_t *globals,
 }
 
 int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
-		     uint32_t **planes, struct ac_diag *d)
+		     uint32_t *planes, struct ac_diag *d)
 {
-	*planes = NULL;
 	int r = check_globals(m, globals, d);
 	if (r == 0)
 		r = check_planes(m, globals, planes, d);
-	if (r != 0) {
-		free(*planes);
-		*planes = NULL;
-	}
 	if (r == 0)
 		d->condition = AC_CERTIFIED;
 	else if (r > 0)

@@ -700,15 +700,15 @@ static int check_serial(struct ac_program *p)
 {
 	if (aci_phases_of_launches(p->m, p->phase_of) != 0)
 		return -1;
-	uint32_t *globals = aci_sort_tensors(p->m->globals, p->m->n_globals);
+	uint32_t *globals = aci_sort_tensors(p->m->globals, p->m->n_globals,
+					     aci_planes_listed(p->m));
 	if (!globals)
 		return -1;
-	uint32_t *planes;
-	int r = aci_check_layout(p->m, globals, &planes, &p->diag);
+	uint32_t *planes = globals + p->m->n_globals;
+	int r = aci_check_layout(p->m, globals, planes, &p->diag);
 	if (r == 0)
 		r = aci_check_words(p->m, p->phase_of, globals, planes,
 				    &p->diag);
-	free(planes);
 	free(globals);
 	return r;
 }
@@ -819,14 +819,15 @@ static int check_parallel(struct ac_program *p, unsigned threads,
 	atomic_init(&k.first_failed, n_chunks);
 	k.bound = malloc(((size_t)n_chunks + 1) * sizeof(*k.bound));
 	k.diag = malloc(((size_t)n_chunks + 1) * sizeof(*k.diag));
-	uint32_t *globals = aci_sort_tensors(m->globals, m->n_globals);
+	uint32_t *globals = aci_sort_tensors(m->globals, m->n_globals,
+					     aci_planes_listed(m));
 	int r = -1;
 	if (!k.bound || !k.diag || !globals)
 		goto out;
 	chunk_bounds(m, sums, n_chunks, k.bound);
-	/* the word check's sets point into planes: freed after it */
-	uint32_t *planes;
-	r = aci_check_layout(m, globals, &planes, &p->diag);
+	/* the word check's sets point into globals' block: freed after it */
+	uint32_t *planes = globals + m->n_globals;
+	r = aci_check_layout(m, globals, planes, &p->diag);
 	struct word_check *words = NULL;
 	if (r == 0 && !(words = aci_word_check_new(m, globals, planes)))
 		r = -1;
@@ -834,7 +835,6 @@ static int check_parallel(struct ac_program *p, unsigned threads,
 	if (r >= 0 && aci_run_chunks(threads, n_chunks, check_chunk, &k) != 0)
 		r = -1;
 	aci_word_check_free(words);
-	free(planes);
 	if (r == 0 && k.first_failed < n_chunks) {
 		p->diag = k.diag[k.first_failed];
 		r = 1;

@@ -176,18 +176,25 @@ struct range {
  * are non-empty and end by 2^64 (validated).  O(W log W). */
 struct range *aci_window_union(const struct ac_model *m, uint32_t *n);
 
-/* layout.c: indexes of t[0..n) sorted by offset (ties by index); NULL on
+/* layout.c: indexes of t[0..n) sorted by offset (ties by index), in an
+ * array of n + extra entries (the rest uninitialised); NULL on
  * out-of-memory.  The globals are sorted once (check_program) for (A),
- * (B) and (C): `globals` below is aci_sort_tensors(m->globals, n_globals). */
-uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n);
+ * (B) and (C), with room after them for the planes' orders (extra:
+ * aci_planes_listed): `globals` below is
+ * aci_sort_tensors(m->globals, n_globals, aci_planes_listed(m)), and
+ * `planes` is globals + n_globals. */
+uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n,
+			   uint64_t extra);
+/* The planes the phases list: the sum of their plane counts. */
+uint64_t aci_planes_listed(const struct ac_model *m);
+
 /* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
- * out-of-memory.  On 0, *planes holds each phase's planes sorted as
+ * out-of-memory.  On 0, planes holds each phase's planes sorted as
  * aci_sort_tensors sorts (indexes within the phase), phase after phase:
  * phase p's from the sum of the plane counts before it, so that (C)
- * does not sort them again (`planes` below); the caller frees it.  NULL
- * otherwise. */
+ * does not sort them again. */
 int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
-		     uint32_t **planes, struct ac_diag *diag);
+		     uint32_t *planes, struct ac_diag *diag);
 
 /* words.c: (C), given every launch's phase.  Returns 0, or 1 with *diag
  * for the smallest failing launch; -1 on out-of-memory. */
