@@ -520,10 +520,14 @@ static int read_launches(struct reader *r)
 			 pad = image_get32(p + IMAGE_LAUNCH_PAD);
 		if ((offset != pool) | (first != words) | (pad != 0))
 			return launch_error(r, pool_first);
-		/* every field, the pad zero: the array is not zeroed */
-		l[i] = (struct ac_launch){ .identity = { bytes + offset, len },
-					   .word_first = first,
-					   .word_count = count };
+		/* every field, the pad zero: the array is not zeroed (field
+		 * by field: a compound literal costs two more instructions a
+		 * launch here) */
+		l[i].identity.data = bytes + offset;
+		l[i].identity.len = len;
+		l[i].word_first = first;
+		l[i].word_count = count;
+		l[i].pad = 0;
 		pool += len;
 		words += count;
 	}
