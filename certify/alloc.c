@@ -4,7 +4,8 @@
  * mapping advised MADV_HUGEPAGE and aligned so that all but its ends are
  * whole huge pages.  Anonymous memory is zero, so nothing is written
  * before the caller writes it.  A header in front of the block records
- * how to free it.
+ * how to free it.  aci_big_alloc: the same without zeroing a small block,
+ * for a caller that writes every byte it reads.
  */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -51,7 +52,9 @@ static void *mapped(size_t bytes)
 	return data;
 }
 
-void *aci_big_calloc(size_t n, size_t size)
+/* aci_big_calloc and aci_big_alloc: below MAPPED_FROM, the C library's
+ * block, zeroed when `zero`; from it, a fresh mapping (zero anyway). */
+static void *big_block(size_t n, size_t size, int zero)
 {
 	if (size && n > (SIZE_MAX - HEADER_SIZE - HUGE_PAGE) / size)
 		return NULL;
@@ -60,11 +63,22 @@ void *aci_big_calloc(size_t n, size_t size)
 		bytes = 1;
 	if (bytes >= MAPPED_FROM)
 		return mapped(bytes);
-	uint8_t *block = calloc(1, HEADER_SIZE + bytes);
+	uint8_t *block = zero ? calloc(1, HEADER_SIZE + bytes)
+			      : malloc(HEADER_SIZE + bytes);
 	if (!block)
 		return NULL;
 	header_of(block + HEADER_SIZE)->map = NULL;
 	return block + HEADER_SIZE;
+}
+
+void *aci_big_calloc(size_t n, size_t size)
+{
+	return big_block(n, size, 1);
+}
+
+void *aci_big_alloc(size_t n, size_t size)
+{
+	return big_block(n, size, 0);
 }
 
 size_t aci_big_footprint(size_t n, size_t size)

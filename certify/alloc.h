@@ -15,6 +15,11 @@
  * NULL for n == 0 (one byte is allocated), so NULL always means failure. */
 void *aci_big_calloc(size_t n, size_t size);
 
+/* The same, uninitialised (a block mapped for its size is zero anyway):
+ * for a caller that writes every byte it will read.  Freed by
+ * aci_big_free; aci_big_footprint holds for it too. */
+void *aci_big_alloc(size_t n, size_t size);
+
 /* The bytes aci_big_calloc(n, size) may make resident, at most: the block
  * and its header, a large block rounded to whole huge pages.  Saturates
  * at SIZE_MAX. */

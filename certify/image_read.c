@@ -273,12 +273,10 @@ static uint64_t at_of(const struct reader *r, const uint8_t *p)
 	return (uint64_t)(p - r->p);
 }
 
-/*
- * A byte string reference (u32 offset, u32 length) at p: the offset must
- * be the running pool sum, the string must end inside the pool.
- */
-static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
-		       const char *field, struct ac_bytes *out)
+/* read_string's error: the offset or the length of the string at p is
+ * wrong.  Cold: only a malformed image comes here. */
+static AC_COLD int string_error(struct reader *r, const uint8_t *p, int s,
+				uint64_t i, const char *field)
 {
 	char name[40];
 	uint32_t offset = image_get32(p + IMAGE_STR_OFFSET);
@@ -292,16 +290,30 @@ static int read_string(struct reader *r, const uint8_t *p, int s, uint64_t i,
 				  "string ends in the pool), found %u",
 				  (unsigned long long)r->pool, offset);
 	}
-	if (len > pool - r->pool) {
-		snprintf(name, sizeof(name), "%s.length", field);
-		return fail_entry(r, at_of(r, p) + IMAGE_STR_LENGTH,
-				  aci_image_sections[s].name, i,
-				  name, "a string of %u bytes from pool offset "
-				  "%u runs past the pool's %llu bytes", len,
-				  offset, (unsigned long long)pool);
-	}
-	out->data = r->o->bytes + offset;
-	out->len = len;
+	assert(len > pool - r->pool);
+	snprintf(name, sizeof(name), "%s.length", field);
+	return fail_entry(r, at_of(r, p) + IMAGE_STR_LENGTH,
+			  aci_image_sections[s].name, i,
+			  name, "a string of %u bytes from pool offset "
+			  "%u runs past the pool's %llu bytes", len,
+			  offset, (unsigned long long)pool);
+}
+
+/*
+ * A byte string reference (u32 offset, u32 length) at p: the offset must
+ * be the running pool sum, the string must end inside the pool.  Inline,
+ * its error out of line: a name is read for every window, global and
+ * plane.
+ */
+static inline int read_string(struct reader *r, const uint8_t *p, int s,
+			      uint64_t i, const char *field,
+			      struct ac_bytes *out)
+{
+	uint32_t offset = image_get32(p + IMAGE_STR_OFFSET);
+	uint32_t len = image_get32(p + IMAGE_STR_LENGTH);
+	if ((offset != r->pool) | (len > r->count[IMG_POOL] - r->pool))
+		return string_error(r, p, s, i, field);
+	*out = (struct ac_bytes){ r->o->bytes + offset, len };
 	r->pool += len;
 	return 0;
 }
@@ -374,7 +386,9 @@ static inline int read_range(struct reader *r, const uint8_t *p, int s,
 	return 0;
 }
 
-/* Windows and globals: entries of a name and a range, nothing else. */
+/* Windows and globals: entries of a name and a range, nothing else.
+ * Every field is written (the arrays are not zeroed): a global is not
+ * carried and its pad is zero, as the compound literal says. */
 static int read_windows_and_globals(struct reader *r)
 {
 	struct ac_window *w = MUT(r->o->m.windows);
@@ -383,10 +397,15 @@ static int read_windows_and_globals(struct reader *r)
 			       &w[i].name, &w[i].base, &w[i].size))
 			return -1;
 	struct ac_tensor *g = MUT(r->o->m.globals);
-	for (uint64_t i = 0; i < r->count[IMG_GLOBALS]; i++)
+	for (uint64_t i = 0; i < r->count[IMG_GLOBALS]; i++) {
+		struct ac_bytes name;
+		uint64_t offset, size;
 		if (read_range(r, entry(r, IMG_GLOBALS, i), IMG_GLOBALS, i,
-			       &g[i].name, &g[i].offset, &g[i].size))
+			       &name, &offset, &size))
 			return -1;
+		g[i] = (struct ac_tensor){ .name = name, .offset = offset,
+					   .size = size };
+	}
 	return 0;
 }
 
@@ -417,18 +436,30 @@ static int read_planes(struct reader *r)
 	for (uint64_t i = 0; i < r->count[IMG_PLANES]; i++) {
 		const uint8_t *p = entry(r, IMG_PLANES, i);
 		uint64_t at = at_of(r, p);
-		if (read_range(r, p, IMG_PLANES, i, &t[i].name, &t[i].offset,
-			       &t[i].size))
+		struct ac_bytes name;
+		uint64_t offset, size;
+		if (read_range(r, p, IMG_PLANES, i, &name, &offset, &size))
 			return -1;
-		uint8_t carried = p[IMAGE_PLANE_CARRIED];
-		if (carried > 1)
-			return fail_entry(r, at + IMAGE_PLANE_CARRIED, "planes",
-					  i, "carried", "expected 0 (fresh) or "
-					  "1 (carried), found %u", carried);
-		t[i].carried = carried;
-		if (check_zero(r, at + IMAGE_PLANE_PAD, at + IMAGE_PLANE_ENTRY,
-			       "planes", i, "pad"))
-			return -1;
+		/* carried, then 7 bytes of pad: one load, above 1 when the
+		 * flag is not 0 or 1 or a pad byte is not zero */
+		uint64_t tail = image_get64(p + IMAGE_PLANE_CARRIED);
+		uint8_t carried = (uint8_t)tail;
+		if (tail > 1) {
+			if (carried > 1)
+				return fail_entry(r, at + IMAGE_PLANE_CARRIED,
+						  "planes", i, "carried",
+						  "expected 0 (fresh) or 1 "
+						  "(carried), found %u",
+						  carried);
+			int rc = check_zero(r, at + IMAGE_PLANE_PAD,
+					    at + IMAGE_PLANE_ENTRY, "planes",
+					    i, "pad");
+			assert(rc != 0);
+			return rc;
+		}
+		/* every field, the pad zero: the array is not zeroed */
+		t[i] = (struct ac_tensor){ .name = name, .offset = offset,
+					   .size = size, .carried = carried };
 	}
 	return 0;
 }
@@ -489,10 +520,14 @@ static int read_launches(struct reader *r)
 			 pad = image_get32(p + IMAGE_LAUNCH_PAD);
 		if ((offset != pool) | (first != words) | (pad != 0))
 			return launch_error(r, pool_first);
+		/* every field, the pad zero: the array is not zeroed (field
+		 * by field: a compound literal costs two more instructions a
+		 * launch here) */
 		l[i].identity.data = bytes + offset;
 		l[i].identity.len = len;
 		l[i].word_first = first;
 		l[i].word_count = count;
+		l[i].pad = 0;
 		pool += len;
 		words += count;
 	}
@@ -668,7 +703,8 @@ static struct model_owned *alloc_model(struct reader *r)
 	m->n_frame_values = r->count[IMG_FRAME_VALUES];
 	m->n_refs = r->count[IMG_SCHEDULE];
 	o->bytes_len = r->count[IMG_POOL];
-	if (aci_model_owned_alloc(o, r->borrow, r->err)) {
+	/* not zeroed: read_entries writes every field of every entry */
+	if (aci_model_owned_alloc_raw(o, r->borrow, r->err)) {
 		free(o);
 		return NULL;
 	}

@@ -31,23 +31,15 @@ static int order_tensors(const struct ac_tensor *t, uint32_t n,
 	return 0;
 }
 
-int aci_order_tensors(const struct ac_tensor *t, uint32_t n, uint32_t *order)
+uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n,
+			   uint64_t extra)
 {
-	struct tensor_key small[64], *keys = small;
-	if (n > 64 && !(keys = malloc(n * sizeof(*keys))))
-		return -1;
-	int rc = order_tensors(t, n, keys, order);
-	if (keys != small)
-		free(keys);
-	return rc;
-}
-
-uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n)
-{
+	if (extra > SIZE_MAX / sizeof(uint32_t) - n - 1)
+		return NULL;
 	struct tensor_key small[64], *keys = small;
 	if (n > 64 && !(keys = malloc(n * sizeof(*keys))))
 		return NULL;
-	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	uint32_t *order = malloc(((size_t)n + extra + 1) * sizeof(*order));
 	if (order && order_tensors(t, n, keys, order) != 0) {
 		free(order);
 		order = NULL;
@@ -188,8 +180,18 @@ static int check_globals(const struct ac_model *m, const uint32_t *globals,
 			      AC_GLOBALS_OVERLAP);
 }
 
+uint64_t aci_planes_listed(const struct ac_model *m)
+{
+	uint64_t total = 0;
+	for (uint32_t p = 0; p < m->n_phases; p++)
+		total += m->phases[p].plane_count;
+	return total;
+}
+
+/* (B).  order: room for each phase's planes by offset, phase after
+ * phase (aci_planes_listed). */
 static int check_planes(const struct ac_model *m, const uint32_t *globals,
-			struct ac_diag *d)
+			uint32_t *order, struct ac_diag *d)
 {
 	d->condition = AC_COND_B;
 	for (uint32_t p = 0; p < m->n_phases; p++) {
@@ -200,18 +202,14 @@ static int check_planes(const struct ac_model *m, const uint32_t *globals,
 	}
 	/* one scratch for every phase's sort, sized by the largest: a
 	 * phase holds a few planes, and an allocation each cost more than
-	 * its sort */
+	 * its sort; the orders are kept, for (C) */
 	uint32_t most = 0;
 	for (uint32_t p = 0; p < m->n_phases; p++)
 		if (m->phases[p].plane_count > most)
 			most = m->phases[p].plane_count;
 	struct tensor_key small[64], *keys = small;
-	uint32_t small_order[64], *order = small_order;
-	if (most > 64 && (!(keys = malloc(most * sizeof(*keys))) ||
-			  !(order = malloc(most * sizeof(*order))))) {
-		free(keys != small ? keys : NULL);
+	if (most > 64 && !(keys = malloc(most * sizeof(*keys))))
 		return -1;
-	}
 	int r = 0;
 	for (uint32_t p = 0; p < m->n_phases && r == 0; p++) {
 		const struct ac_phase *ph = &m->phases[p];
@@ -220,22 +218,21 @@ static int check_planes(const struct ac_model *m, const uint32_t *globals,
 		if (r == 0)
 			r = check_disjoint(t, order, ph->plane_count, p, d,
 					   AC_PLANES_OVERLAP);
+		order += ph->plane_count;
 	}
 	if (keys != small)
 		free(keys);
-	if (order != small_order)
-		free(order);
 	if (r)
 		return r;
 	return check_planes_vs_globals(m, globals, d);
 }
 
 int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
-		     struct ac_diag *d)
+		     uint32_t *planes, struct ac_diag *d)
 {
 	int r = check_globals(m, globals, d);
 	if (r == 0)
-		r = check_planes(m, globals, d);
+		r = check_planes(m, globals, planes, d);
 	if (r == 0)
 		d->condition = AC_CERTIFIED;
 	else if (r > 0)

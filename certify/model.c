@@ -66,8 +66,8 @@ static uint64_t owned(uint64_t n, unsigned borrow, unsigned which)
 	return borrow & which ? 0 : n;
 }
 
-int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
-			  struct ac_error *err)
+static int alloc_arrays(struct model_owned *o, unsigned borrow, int zero,
+			struct ac_error *err)
 {
 	struct ac_model *m = &o->m;
 	struct { uint64_t n, sz, at; } t[] = {
@@ -91,7 +91,8 @@ int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
 			return aci_fail(err, "", "program too large to hold in memory");
 	if (total > SIZE_MAX)
 		return aci_fail(err, "", "program too large to hold in memory");
-	uint8_t *b = aci_big_calloc(1, (size_t)total);
+	uint8_t *b = zero ? aci_big_calloc(1, (size_t)total)
+			  : aci_big_alloc(1, (size_t)total);
 	if (!b)
 		return aci_fail(err, "", "out of memory (%llu bytes)",
 				(unsigned long long)total);
@@ -110,6 +111,18 @@ int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
 	m->refs = (void *)(b + t[10].at);
 	o->bytes = b + t[11].at;
 	return 0;
+}
+
+int aci_model_owned_alloc(struct model_owned *o, unsigned borrow,
+			  struct ac_error *err)
+{
+	return alloc_arrays(o, borrow, 1, err);
+}
+
+int aci_model_owned_alloc_raw(struct model_owned *o, unsigned borrow,
+			      struct ac_error *err)
+{
+	return alloc_arrays(o, borrow, 0, err);
 }
 
 void ac_model_free(struct ac_model *model)

@@ -324,6 +324,9 @@ static int index_light(struct ac_program *p, struct aci_arena *scratch)
  * The (q, d) pairs of light keys (program_impl.h), grouped by q and
  * distinct: a counting sort of every key's (other key's plane, declaring
  * plane) pairs of its touch list, then one pass dropping repeated d's.
+ * A key's declaring phases are gathered once, in list order, so that
+ * counting its pairs is O(its touches) and writing them O(its pairs),
+ * in the order a loop over (other, declaring) touches would give.
  * O(light keys x LIGHT_TOUCHES^2 / 4) time and memory at most.
  */
 static int index_pairs(struct ac_program *p, struct aci_arena *scratch)
@@ -338,23 +341,28 @@ static int index_pairs(struct ac_program *p, struct aci_arena *scratch)
 		return -1;
 	uint32_t *count = p->pair_first + 1;     /* counts, then cursors */
 	for (int fill = 0; fill < 2; fill++) {
-		for (uint32_t c = 0; c < p->n_watched; c++)
-			for (uint32_t a = p->touch_first[c];
-			     a < p->touch_first[c + 1]; a++) {
+		for (uint32_t c = 0; c < p->n_watched; c++) {
+			uint32_t from = p->touch_first[c],
+				 to = p->touch_first[c + 1];
+			uint32_t decl[LIGHT_TOUCHES], n_decl = 0;
+			assert(to - from <= LIGHT_TOUCHES);
+			for (uint32_t a = from; a < to; a++)
+				if (p->spans[p->touch[a].plane].key == c)
+					decl[n_decl++] = p->touch[a].phase;
+			if (n_decl == 0)
+				continue;
+			for (uint32_t a = from; a < to; a++) {
 				const struct touch *q = &p->touch[a];
 				if (p->spans[q->plane].key == c)
 					continue;
-				for (uint32_t b = p->touch_first[c];
-				     b < p->touch_first[c + 1]; b++) {
-					const struct touch *d = &p->touch[b];
-					if (p->spans[d->plane].key != c)
-						continue;
-					if (fill)
-						p->pair_d[count[q->phase]++] = d->phase;
-					else
-						count[q->phase]++;
+				if (!fill) {
+					count[q->phase] += n_decl;
+					continue;
 				}
+				for (uint32_t d = 0; d < n_decl; d++)
+					p->pair_d[count[q->phase]++] = decl[d];
 			}
+		}
 		if (fill)
 			break;
 		uint32_t sum = 0;
@@ -692,12 +700,15 @@ static int check_serial(struct ac_program *p)
 {
 	if (aci_phases_of_launches(p->m, p->phase_of) != 0)
 		return -1;
-	uint32_t *globals = aci_sort_tensors(p->m->globals, p->m->n_globals);
+	uint32_t *globals = aci_sort_tensors(p->m->globals, p->m->n_globals,
+					     aci_planes_listed(p->m));
 	if (!globals)
 		return -1;
-	int r = aci_check_layout(p->m, globals, &p->diag);
+	uint32_t *planes = globals + p->m->n_globals;
+	int r = aci_check_layout(p->m, globals, planes, &p->diag);
 	if (r == 0)
-		r = aci_check_words(p->m, p->phase_of, globals, &p->diag);
+		r = aci_check_words(p->m, p->phase_of, globals, planes,
+				    &p->diag);
 	free(globals);
 	return r;
 }
@@ -808,14 +819,17 @@ static int check_parallel(struct ac_program *p, unsigned threads,
 	atomic_init(&k.first_failed, n_chunks);
 	k.bound = malloc(((size_t)n_chunks + 1) * sizeof(*k.bound));
 	k.diag = malloc(((size_t)n_chunks + 1) * sizeof(*k.diag));
-	uint32_t *globals = aci_sort_tensors(m->globals, m->n_globals);
+	uint32_t *globals = aci_sort_tensors(m->globals, m->n_globals,
+					     aci_planes_listed(m));
 	int r = -1;
 	if (!k.bound || !k.diag || !globals)
 		goto out;
 	chunk_bounds(m, sums, n_chunks, k.bound);
-	r = aci_check_layout(m, globals, &p->diag);
+	/* the word check's sets point into globals' block: freed after it */
+	uint32_t *planes = globals + m->n_globals;
+	r = aci_check_layout(m, globals, planes, &p->diag);
 	struct word_check *words = NULL;
-	if (r == 0 && !(words = aci_word_check_new(m, globals)))
+	if (r == 0 && !(words = aci_word_check_new(m, globals, planes)))
 		r = -1;
 	k.words = words;
 	if (r >= 0 && aci_run_chunks(threads, n_chunks, check_chunk, &k) != 0)
@@ -877,8 +891,10 @@ static ac_program *program_new(const struct ac_model *m,
 	pthread_mutex_init(&p->digest_lock, NULL);
 	aci_diag_clear(&p->diag);
 	/* the image's limits first (aci_validate_model checked the structure):
-	 * own_planes relies on them */
-	int r = aci_image_check(p->m, &sums, err);
+	 * own_planes relies on them.  A model the image reader has just
+	 * built (read) is within them: the reader accepts only what the
+	 * writer writes (image_read.c), so it is not planned again. */
+	int r = read ? 0 : aci_image_check(p->m, &sums, err);
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)

@@ -182,22 +182,31 @@ struct range {
  * are non-empty and end by 2^64 (validated).  O(W log W). */
 struct range *aci_window_union(const struct ac_model *m, uint32_t *n);
 
-/* layout.c: indexes of t[0..n) sorted by offset (ties by index); NULL on
+/* layout.c: indexes of t[0..n) sorted by offset (ties by index), in an
+ * array of n + extra entries (the rest uninitialised); NULL on
  * out-of-memory.  The globals are sorted once (check_program) for (A),
- * (B) and (C): `globals` below is aci_sort_tensors(m->globals, n_globals). */
-uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n);
-/* The same order into order[0 .. n); 0, or -1 on out-of-memory. */
-int aci_order_tensors(const struct ac_tensor *t, uint32_t n, uint32_t *order);
+ * (B) and (C), with room after them for the planes' orders (extra:
+ * aci_planes_listed): `globals` below is
+ * aci_sort_tensors(m->globals, n_globals, aci_planes_listed(m)), and
+ * `planes` is globals + n_globals. */
+uint32_t *aci_sort_tensors(const struct ac_tensor *t, uint32_t n,
+			   uint64_t extra);
+/* The planes the phases list: the sum of their plane counts. */
+uint64_t aci_planes_listed(const struct ac_model *m);
 
 /* layout.c: (A) then (B).  0 when both hold, 1 with *diag filled, -1 on
- * out-of-memory. */
+ * out-of-memory.  On 0, planes holds each phase's planes sorted as
+ * aci_sort_tensors sorts (indexes within the phase), phase after phase:
+ * phase p's from the sum of the plane counts before it, so that (C)
+ * does not sort them again. */
 int aci_check_layout(const struct ac_model *m, const uint32_t *globals,
-		     struct ac_diag *diag);
+		     uint32_t *planes, struct ac_diag *diag);
 
 /* words.c: (C), given every launch's phase.  Returns 0, or 1 with *diag
  * for the smallest failing launch; -1 on out-of-memory. */
 int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
-		    const uint32_t *globals, struct ac_diag *diag);
+		    const uint32_t *globals, const uint32_t *planes,
+		    struct ac_diag *diag);
 
 /* words.c: (C) in parts, for threads.  aci_word_check_new builds what every
  * part reads (the named ranges, each repeat's sorted deltas and slots):
@@ -208,7 +217,8 @@ int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
  * one c at once. */
 struct word_check;
 struct word_check *aci_word_check_new(const struct ac_model *m,
-				      const uint32_t *globals);
+				      const uint32_t *globals,
+				      const uint32_t *planes);
 int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
 			 uint32_t from, uint32_t to, struct ac_diag *diag);
 void aci_word_check_free(struct word_check *c);
