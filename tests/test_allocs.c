@@ -64,10 +64,10 @@ static const struct {
 	unsigned long long most_zeroed;  /* the pin: calloc's bytes in
 					  * reading and certifying the image */
 } shapes[] = {
-	{ "vit", WORKLOAD_VIT, 0, 16, 7212 },
-	{ "vit-repeat", WORKLOAD_VIT, 1, 16, 5916 },
-	{ "decode", WORKLOAD_DECODE, 0, 15, 6596 },
-	{ "adjoint", WORKLOAD_ADJOINT, 0, 15, 7304 },
+	{ "vit", WORKLOAD_VIT, 0, 16, 7276 },
+	{ "vit-repeat", WORKLOAD_VIT, 1, 16, 5980 },
+	{ "decode", WORKLOAD_DECODE, 0, 15, 6660 },
+	{ "adjoint", WORKLOAD_ADJOINT, 0, 15, 7368 },
 };
 
 /* The bytes calloc zeroes in viewing and certifying the model's image;
