@@ -83,6 +83,7 @@
 #include "util.h"
 #include "liburing_newer.h"
 #include "next.h"
+#include "reentry.h"
 #include "ring_id.h"
 #include "symbols.h"
 #include "usercopy.h"
@@ -166,7 +167,7 @@ ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 
 static void resolve(void)
 {
-	ag_inside++;
+	preload_enter();
 	AG_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
 	AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
 	ag_config_load();
@@ -179,7 +180,7 @@ static void resolve(void)
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)preload_next("ioctl"),
 			      memory_order_release);
-	ag_inside--;
+	preload_leave();
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -212,10 +213,10 @@ static int off(void)
 }
 
 /* Whether this thread is inside the guard already: a request now comes
- * from a signal handler that interrupted it (util.h, ag_inside). */
+ * from a signal handler that interrupted it (util.h, the re-entry flag). */
 static int reentered(void)
 {
-	return __builtin_expect(ag_inside != 0, 0);
+	return preload_inside();
 }
 
 /* Some liburing functions may be missing (an older liburing, or none in
@@ -232,7 +233,7 @@ static int reentered(void)
 
 /* A guarded request from a signal handler whose thread is inside the
  * guard: refused on what may be the device, never forwarded unchecked,
- * never waiting (util.h, ag_inside). */
+ * never waiting (util.h, the re-entry flag). */
 __attribute__((noinline, cold))
 static int reentered_ioctl(int fd, unsigned long request, void *arg,
 			   ioctl_fn next)
@@ -243,31 +244,31 @@ static int reentered_ioctl(int fd, unsigned long request, void *arg,
 	return -1;
 }
 
-/* A guarded request, decided inside the guard (ag_inside counted). */
+/* A guarded request, decided inside the guard (the re-entry flag counted). */
 static int guarded_ioctl(int fd, unsigned long request, void *arg,
 			 ioctl_fn next)
 {
 	if (reentered())
 		return reentered_ioctl(fd, request, arg, next);
 	int saved = errno;
-	ag_inside++;
+	preload_enter();
 	struct ag_file *f = ag_fd_file(fd);
 	int refuse = f ? 0 : errno;
 	errno = saved;
 	if (refuse) {         /* maybe the device, unchecked: never passed */
 		errno = refuse == ENOMEM
 			? -ag_no_memory("a request on a device fd") : refuse;
-		ag_inside--;
+		preload_leave();
 		return -1;
 	}
 	if (!f) {
-		ag_inside--;
+		preload_leave();
 		return next(fd, request, arg);
 	}
 	/* The kernel's ioctl takes an unsigned int command. */
 	int rc = ag_ioctl(f, fd, (unsigned int)request, (uintptr_t)arg);
 	ag_file_unref(f);
-	ag_inside--;
+	preload_leave();
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
@@ -314,7 +315,7 @@ static int loaded(void)
  * own copy of the fd table, and what it does to it, in the parent's
  * memory, must change nothing of the parent's guard (docs/guard.md,
  * "Threads and fork").  A descriptor the guard does not track costs no
- * such question.  ag_inside: a device's close may free its mirror, under
+ * such question.  The re-entry flag: a device's close may free its mirror, under
  * locks a signal handler's request must not wait for.
  */
 
@@ -329,13 +330,13 @@ int close(int fd)
 	NEED(close, (errno = ENOSYS, -1));
 	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
-	ag_inside++;
+	preload_enter();
 	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
 	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
 	int rc = next_close(fd);
 	ag_fd_closed(fd);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -358,13 +359,13 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	int valid = !(flags & ~(CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE)) &&
 		    first <= last;
 	if (ag_cfg.mode != AG_OFF && valid && !(flags & CLOSE_RANGE_CLOEXEC)) {
-		ag_inside++;
+		preload_enter();
 		ag_report_fds_taken(first, last);
 		if (!(flags & CLOSE_RANGE_UNSHARE)) {
 			ag_fd_forget_range(first, last);
 			ag_ring_fds_closed(first, last);
 		}
-		ag_inside--;
+		preload_leave();
 	}
 	return next_close_range(first, last, flags);
 }
@@ -374,9 +375,9 @@ int dup(int fd)
 	NEED(dup, (errno = ENOSYS, -1));
 	int rc = next_dup(fd);
 	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
-		ag_inside++;
+		preload_enter();
 		ag_fd_dup(fd, rc);
-		ag_inside--;
+		preload_leave();
 	}
 	return rc;
 }
@@ -385,10 +386,10 @@ int dup(int fd)
  * succeeded. */
 static void duped(int oldfd, int newfd)
 {
-	ag_inside++;
+	preload_enter();
 	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
 	ag_fd_dup(oldfd, newfd);
-	ag_inside--;
+	preload_leave();
 }
 
 int dup2(int oldfd, int newfd)
@@ -532,7 +533,7 @@ static int call_wait_cqe_timeout(const struct submit_args *a)
 	return next_io_uring_wait_cqe_timeout(a->ring, a->cqe_ptr, a->ts);
 }
 
-/* A variant through the core (ag_inside counted), or (guard off) as it
+/* A variant through the core (the re-entry flag counted), or (guard off) as it
  * is; in a signal handler that interrupted the guard, refused when it
  * would hand the kernel a device command (URING_CMD), which could not be
  * checked without the locks its thread may hold. */
@@ -546,9 +547,9 @@ static int submit(const struct submit_args *a, submit_variant variant,
 			? ag_report_reentered("an io_uring submit of a device "
 					      "command", a->ring->ring_fd)
 			: variant(a);
-	ag_inside++;
+	preload_enter();
 	int rc = submit_core(a, variant, shape);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -663,12 +664,12 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 		return to_submit ? enter_reentered(fd)
 				 : next_io_uring_enter(fd, 0, min_complete,
 						       flags, sig);
-	ag_inside++;
+	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
 	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
 	ag_uring_release(NULL, held);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -684,13 +685,13 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 		return to_submit ? enter_reentered(fd)
 				 : next_io_uring_enter2(fd, 0, min_complete,
 							flags, sig, sz);
-	ag_inside++;
+	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
 	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
 				      sz);
 	ag_uring_release(NULL, held);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -704,9 +705,9 @@ int io_uring_register_ring_fd(struct io_uring *ring)
 	NEED(io_uring_register_ring_fd, -ENOSYS);
 	int rc = next_io_uring_register_ring_fd(ring);
 	if (rc == 1 && !off() && !reentered()) {
-		ag_inside++;
+		preload_enter();
 		ag_ring_index_registered(ring);
-		ag_inside--;
+		preload_leave();
 	}
 	return rc;
 }
@@ -851,11 +852,11 @@ int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 	if (!off() && reentered())
 		return locked_out("an io_uring ring resize", ring->ring_fd);
 	const void *old = preload_ring_id(ring);
-	ag_inside++;
+	preload_enter();
 	int rc = next_io_uring_resize_rings(ring, p);
 	if (rc == 0 && !off())
 		ag_ring_moved(old, ring);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -867,11 +868,11 @@ int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init(entries, ring, flags);
-	ag_inside++;
+	preload_enter();
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init(entries, ring, flags);
 	ag_ring_life_end(rc == 0 ? ring : NULL);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -881,11 +882,11 @@ int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init_params, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_params(entries, ring, p);
-	ag_inside++;
+	preload_enter();
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_params(entries, ring, p);
 	ag_ring_life_end(rc == 0 ? ring : NULL);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -896,11 +897,11 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 	NEED(io_uring_queue_init_mem, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
-	ag_inside++;
+	preload_enter();
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
 	ag_ring_life_end(rc >= 0 ? ring : NULL);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -910,11 +911,11 @@ int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 	NEED(io_uring_queue_mmap, -ENOSYS);
 	if (off() || reentered())     /* set up untracked: see queue_exit */
 		return next_io_uring_queue_mmap(fd, p, ring);
-	ag_inside++;
+	preload_enter();
 	ag_ring_life_begin();
 	int rc = next_io_uring_queue_mmap(fd, p, ring);
 	ag_ring_life_end(rc == 0 ? ring : NULL);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -930,12 +931,12 @@ void io_uring_queue_exit(struct io_uring *ring)
 		next_io_uring_queue_exit(ring);
 		return;
 	}
-	ag_inside++;
+	preload_enter();
 	ag_ring_life_begin();
 	ag_ring_forget(ring);
 	next_io_uring_queue_exit(ring);
 	ag_ring_life_end(NULL);
-	ag_inside--;
+	preload_leave();
 }
 
 /* ---- exec ---- */

@@ -383,7 +383,7 @@ static int prepare(struct io_uring *ring, int have_next)
 {
 	if (!have_next)
 		return -ENOSYS;
-	if (!sim_depth)
+	if (!preload_inside())
 		run_pending(ring);
 	return 0;
 }
