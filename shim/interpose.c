@@ -38,6 +38,14 @@
  *              (pthread_atfork's) registers the guard's fork handlers
  *              before the caller's: see "start-up and fork"
  *
+ * Those of liburing's that every preload module interposes
+ * (PRELOAD_URING_SYMBOLS: io_uring_submit, _and_wait, _and_wait_timeout,
+ * _and_get_events, io_uring_register_files*, io_uring_unregister_files,
+ * io_uring_queue_init, _init_params, _mmap, _exit) are the preload
+ * core's wrappers (preload/uring_wrappers.inc, included below), which
+ * call this file's hooks (preload_uring_client_*); the others are
+ * written here.
+ *
  * The functions of a liburing newer than the one the guard is built
  * against are declared here and resolved like the others: absent from
  * the liburing loaded, they are never called, since an application
@@ -83,6 +91,7 @@
 #include "util.h"
 #include "liburing_newer.h"
 #include "next.h"
+#include "reentry.h"
 #include "ring_id.h"
 #include "symbols.h"
 #include "usercopy.h"
@@ -92,6 +101,11 @@ static _Atomic(ioctl_fn) next_ioctl;
 
 AG_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
 AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
+
+/* liburing's functions every preload module interposes: the preload
+ * core's wrappers, with this file's hooks (preload_uring_client_*,
+ * below) and next_<name> pointers. */
+#include "uring_wrappers.inc"
 
 /* The driver is whatever ioctl comes next: the simulator, or the
  * kernel through libc.  0 or -errno. */
@@ -166,9 +180,10 @@ ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 
 static void resolve(void)
 {
-	ag_inside++;
+	preload_enter();
 	AG_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
 	AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
+	preload_uring_resolve();
 	ag_config_load();
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
@@ -179,7 +194,7 @@ static void resolve(void)
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)preload_next("ioctl"),
 			      memory_order_release);
-	ag_inside--;
+	preload_leave();
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -187,6 +202,13 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init(void)
 {
 	pthread_once(&once, resolve);
+}
+
+/* The preload core's liburing wrappers start the guard first
+ * (preload/uring_wrappers.h). */
+static void preload_uring_client_init(void)
+{
+	init();
 }
 
 /* Load time: the settings are read and the outputs opened
@@ -212,10 +234,10 @@ static int off(void)
 }
 
 /* Whether this thread is inside the guard already: a request now comes
- * from a signal handler that interrupted it (util.h, ag_inside). */
+ * from a signal handler that interrupted it (util.h, the re-entry flag). */
 static int reentered(void)
 {
-	return __builtin_expect(ag_inside != 0, 0);
+	return preload_inside();
 }
 
 /* Some liburing functions may be missing (an older liburing, or none in
@@ -232,7 +254,7 @@ static int reentered(void)
 
 /* A guarded request from a signal handler whose thread is inside the
  * guard: refused on what may be the device, never forwarded unchecked,
- * never waiting (util.h, ag_inside). */
+ * never waiting (util.h, the re-entry flag). */
 __attribute__((noinline, cold))
 static int reentered_ioctl(int fd, unsigned long request, void *arg,
 			   ioctl_fn next)
@@ -243,31 +265,31 @@ static int reentered_ioctl(int fd, unsigned long request, void *arg,
 	return -1;
 }
 
-/* A guarded request, decided inside the guard (ag_inside counted). */
+/* A guarded request, decided inside the guard (the re-entry flag counted). */
 static int guarded_ioctl(int fd, unsigned long request, void *arg,
 			 ioctl_fn next)
 {
 	if (reentered())
 		return reentered_ioctl(fd, request, arg, next);
 	int saved = errno;
-	ag_inside++;
+	preload_enter();
 	struct ag_file *f = ag_fd_file(fd);
 	int refuse = f ? 0 : errno;
 	errno = saved;
 	if (refuse) {         /* maybe the device, unchecked: never passed */
 		errno = refuse == ENOMEM
 			? -ag_no_memory("a request on a device fd") : refuse;
-		ag_inside--;
+		preload_leave();
 		return -1;
 	}
 	if (!f) {
-		ag_inside--;
+		preload_leave();
 		return next(fd, request, arg);
 	}
 	/* The kernel's ioctl takes an unsigned int command. */
 	int rc = ag_ioctl(f, fd, (unsigned int)request, (uintptr_t)arg);
 	ag_file_unref(f);
-	ag_inside--;
+	preload_leave();
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
@@ -314,7 +336,7 @@ static int loaded(void)
  * own copy of the fd table, and what it does to it, in the parent's
  * memory, must change nothing of the parent's guard (docs/guard.md,
  * "Threads and fork").  A descriptor the guard does not track costs no
- * such question.  ag_inside: a device's close may free its mirror, under
+ * such question.  The re-entry flag: a device's close may free its mirror, under
  * locks a signal handler's request must not wait for.
  */
 
@@ -329,13 +351,13 @@ int close(int fd)
 	NEED(close, (errno = ENOSYS, -1));
 	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
-	ag_inside++;
+	preload_enter();
 	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
 	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
 	int rc = next_close(fd);
 	ag_fd_closed(fd);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -358,13 +380,13 @@ int close_range(unsigned int first, unsigned int last, int flags)
 	int valid = !(flags & ~(CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE)) &&
 		    first <= last;
 	if (ag_cfg.mode != AG_OFF && valid && !(flags & CLOSE_RANGE_CLOEXEC)) {
-		ag_inside++;
+		preload_enter();
 		ag_report_fds_taken(first, last);
 		if (!(flags & CLOSE_RANGE_UNSHARE)) {
 			ag_fd_forget_range(first, last);
 			ag_ring_fds_closed(first, last);
 		}
-		ag_inside--;
+		preload_leave();
 	}
 	return next_close_range(first, last, flags);
 }
@@ -374,9 +396,9 @@ int dup(int fd)
 	NEED(dup, (errno = ENOSYS, -1));
 	int rc = next_dup(fd);
 	if (rc >= 0 && ag_cfg.mode != AG_OFF) {
-		ag_inside++;
+		preload_enter();
 		ag_fd_dup(fd, rc);
-		ag_inside--;
+		preload_leave();
 	}
 	return rc;
 }
@@ -385,10 +407,10 @@ int dup(int fd)
  * succeeded. */
 static void duped(int oldfd, int newfd)
 {
-	ag_inside++;
+	preload_enter();
 	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
 	ag_fd_dup(oldfd, newfd);
-	ag_inside--;
+	preload_leave();
 }
 
 int dup2(int oldfd, int newfd)
@@ -416,20 +438,13 @@ int dup3(int oldfd, int newfd, int flags)
 /* ---- io_uring submission ---- */
 
 /*
- * The arguments of any submit or wait variant, and the variant itself:
- * a call of its next definition (liburing's, or the simulator's).
+ * The arguments of any submit or wait variant (struct preload_submit),
+ * and the variant itself: a call of its next definition (liburing's, or
+ * the simulator's).  The variants every preload module interposes are
+ * the preload core's (preload/uring_wrappers.inc), which calls
+ * preload_uring_client_submit below; the others are the guard's own.
  */
-struct submit_args {
-	struct io_uring *ring;
-	struct io_uring_cqe **cqe_ptr;
-	unsigned int wait_nr;
-	struct __kernel_timespec *ts;
-	unsigned int min_wait_usec;
-	sigset_t *sigmask;
-	int reg_index;
-};
-
-typedef int (*submit_variant)(const struct submit_args *a);
+typedef preload_submit_call submit_variant;
 
 /* The counts of a submit made first and of the variant after it. */
 static int then(int submitted, int rest)
@@ -468,7 +483,7 @@ enum submit_shape {
  * before the wait, so that no other thread's append waits for this
  * one's completions; the kernel sees the same SQEs in the same order.
  */
-static int submit_core(const struct submit_args *a, submit_variant variant,
+static int submit_core(const struct preload_submit *a, submit_variant variant,
 		       enum submit_shape shape)
 {
 	struct ag_held *held = ag_uring_check(a->ring);
@@ -486,57 +501,35 @@ static int submit_core(const struct submit_args *a, submit_variant variant,
 	return shape == SUBMIT_FIRST_ADD ? then(rc, rest) : rest;
 }
 
-static int call_submit(const struct submit_args *a)
-{
-	return next_io_uring_submit(a->ring);
-}
-
-static int call_submit_and_wait(const struct submit_args *a)
-{
-	return next_io_uring_submit_and_wait(a->ring, a->wait_nr);
-}
-
-static int call_submit_and_wait_timeout(const struct submit_args *a)
-{
-	return next_io_uring_submit_and_wait_timeout(a->ring, a->cqe_ptr,
-						     a->wait_nr, a->ts,
-						     a->sigmask);
-}
-
-static int call_submit_and_wait_min_timeout(const struct submit_args *a)
+static int call_submit_and_wait_min_timeout(const struct preload_submit *a)
 {
 	return next_io_uring_submit_and_wait_min_timeout(
 		a->ring, a->cqe_ptr, a->wait_nr, a->ts, a->min_wait_usec,
 		a->sigmask);
 }
 
-static int call_submit_and_wait_reg(const struct submit_args *a)
+static int call_submit_and_wait_reg(const struct preload_submit *a)
 {
 	return next_io_uring_submit_and_wait_reg(a->ring, a->cqe_ptr,
 						 a->wait_nr, a->reg_index);
 }
 
-static int call_submit_and_get_events(const struct submit_args *a)
-{
-	return next_io_uring_submit_and_get_events(a->ring);
-}
-
-static int call_wait_cqes(const struct submit_args *a)
+static int call_wait_cqes(const struct preload_submit *a)
 {
 	return next_io_uring_wait_cqes(a->ring, a->cqe_ptr, a->wait_nr, a->ts,
 				       a->sigmask);
 }
 
-static int call_wait_cqe_timeout(const struct submit_args *a)
+static int call_wait_cqe_timeout(const struct preload_submit *a)
 {
 	return next_io_uring_wait_cqe_timeout(a->ring, a->cqe_ptr, a->ts);
 }
 
-/* A variant through the core (ag_inside counted), or (guard off) as it
+/* A variant through the core (the re-entry flag counted), or (guard off) as it
  * is; in a signal handler that interrupted the guard, refused when it
  * would hand the kernel a device command (URING_CMD), which could not be
  * checked without the locks its thread may hold. */
-static int submit(const struct submit_args *a, submit_variant variant,
+static int submit(const struct preload_submit *a, submit_variant variant,
 		  enum submit_shape shape)
 {
 	if (off())
@@ -546,38 +539,25 @@ static int submit(const struct submit_args *a, submit_variant variant,
 			? ag_report_reentered("an io_uring submit of a device "
 					      "command", a->ring->ring_fd)
 			: variant(a);
-	ag_inside++;
+	preload_enter();
 	int rc = submit_core(a, variant, shape);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
-int io_uring_submit(struct io_uring *ring)
+/* The preload core's submit variants (preload/uring_wrappers.inc): how the core
+ * runs each when the check holds a schedule. */
+static int preload_uring_client_submit(const struct preload_submit *a,
+				       preload_submit_call call,
+				       enum preload_submit_fn fn)
 {
-	NEED(io_uring_submit, -ENOSYS);
-	struct submit_args a = { .ring = ring };
-	return submit(&a, call_submit, SUBMIT_HELD);
-}
-
-int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
-{
-	NEED(io_uring_submit_and_wait, -ENOSYS);
-	struct submit_args a = { .ring = ring, .wait_nr = wait_nr };
-	return submit(&a, call_submit_and_wait,
-		      wait_nr ? SUBMIT_FIRST_ADD : SUBMIT_HELD);
-}
-
-int io_uring_submit_and_wait_timeout(struct io_uring *ring,
-				     struct io_uring_cqe **cqe_ptr,
-				     unsigned int wait_nr,
-				     struct __kernel_timespec *ts,
-				     sigset_t *sigmask)
-{
-	NEED(io_uring_submit_and_wait_timeout, -ENOSYS);
-	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
-				 .wait_nr = wait_nr, .ts = ts,
-				 .sigmask = sigmask };
-	return submit(&a, call_submit_and_wait_timeout, SUBMIT_FIRST);
+	enum submit_shape shape =
+		fn == PRELOAD_SUBMIT ? SUBMIT_HELD :
+		fn == PRELOAD_SUBMIT_AND_WAIT ?
+			(a->wait_nr ? SUBMIT_FIRST_ADD : SUBMIT_HELD) :
+		fn == PRELOAD_SUBMIT_AND_WAIT_TIMEOUT ? SUBMIT_FIRST :
+		SUBMIT_FIRST_ADD;                /* _and_get_events */
+	return submit(a, call, shape);
 }
 
 int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
@@ -588,7 +568,7 @@ int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
 					 sigset_t *sigmask)
 {
 	NEED(io_uring_submit_and_wait_min_timeout, -ENOSYS);
-	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
+	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr,
 				 .wait_nr = wait_nr, .ts = ts,
 				 .min_wait_usec = min_wait_usec,
 				 .sigmask = sigmask };
@@ -600,16 +580,9 @@ int io_uring_submit_and_wait_reg(struct io_uring *ring,
 				 unsigned int wait_nr, int reg_index)
 {
 	NEED(io_uring_submit_and_wait_reg, -ENOSYS);
-	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
+	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr,
 				 .wait_nr = wait_nr, .reg_index = reg_index };
 	return submit(&a, call_submit_and_wait_reg, SUBMIT_FIRST);
-}
-
-int io_uring_submit_and_get_events(struct io_uring *ring)
-{
-	NEED(io_uring_submit_and_get_events, -ENOSYS);
-	struct submit_args a = { .ring = ring };
-	return submit(&a, call_submit_and_get_events, SUBMIT_FIRST_ADD);
 }
 
 /* Without IORING_FEAT_EXT_ARG (kernels before 5.11) a wait with a
@@ -624,7 +597,7 @@ int io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 		       sigset_t *sigmask)
 {
 	NEED(io_uring_wait_cqes, -ENOSYS);
-	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr,
+	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr,
 				 .wait_nr = wait_nr, .ts = ts,
 				 .sigmask = sigmask };
 	if (!wait_submits(ring, ts))
@@ -637,7 +610,7 @@ int io_uring_wait_cqe_timeout(struct io_uring *ring,
 			      struct __kernel_timespec *ts)
 {
 	NEED(io_uring_wait_cqe_timeout, -ENOSYS);
-	struct submit_args a = { .ring = ring, .cqe_ptr = cqe_ptr, .ts = ts };
+	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr, .ts = ts };
 	if (!wait_submits(ring, ts))
 		return call_wait_cqe_timeout(&a);
 	return submit(&a, call_wait_cqe_timeout, SUBMIT_HELD);
@@ -663,12 +636,12 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 		return to_submit ? enter_reentered(fd)
 				 : next_io_uring_enter(fd, 0, min_complete,
 						       flags, sig);
-	ag_inside++;
+	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
 	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
 	ag_uring_release(NULL, held);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -684,13 +657,13 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 		return to_submit ? enter_reentered(fd)
 				 : next_io_uring_enter2(fd, 0, min_complete,
 							flags, sig, sz);
-	ag_inside++;
+	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
 	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
 				      sz);
 	ag_uring_release(NULL, held);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
@@ -704,9 +677,9 @@ int io_uring_register_ring_fd(struct io_uring *ring)
 	NEED(io_uring_register_ring_fd, -ENOSYS);
 	int rc = next_io_uring_register_ring_fd(ring);
 	if (rc == 1 && !off() && !reentered()) {
-		ag_inside++;
+		preload_enter();
 		ag_ring_index_registered(ring);
-		ag_inside--;
+		preload_leave();
 	}
 	return rc;
 }
@@ -723,106 +696,31 @@ static int locked_out(const char *what, int fd)
 	return ag_report_reentered(what, fd);
 }
 
-int io_uring_register_files(struct io_uring *ring, const int *files,
-			    unsigned int nr)
+/* A ring's files unregistered: no slot left. */
+static void files_gone(struct io_uring *ring)
 {
-	NEED(io_uring_register_files, -ENOSYS);
-	if (off())
-		return next_io_uring_register_files(ring, files, nr);
-	if (reentered())
-		return locked_out("an io_uring registration", ring->ring_fd);
-	struct ag_reg g;
-	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
-	int rc = next_io_uring_register_files(ring, files, nr);
-	if (rc == 0)
-		ag_ring_files_set(ring, files, nr);
-	ag_ring_reg_end(&g);
-	return rc;
+	ag_ring_files_set(ring, NULL, 0);
 }
 
-int io_uring_register_files_tags(struct io_uring *ring, const int *files,
-				 const __u64 *tags, unsigned int nr)
+/* The preload core's registrations of files (preload/uring_wrappers.inc): a
+ * registration under way is marked, so that a walk meanwhile finds its
+ * slots uncertain, and its outcome followed. */
+static int preload_uring_client_files(const struct preload_files *f,
+				      preload_files_call call)
 {
-	NEED(io_uring_register_files_tags, -ENOSYS);
 	if (off())
-		return next_io_uring_register_files_tags(ring, files, tags, nr);
+		return call(f);
 	if (reentered())
-		return locked_out("an io_uring registration", ring->ring_fd);
+		return locked_out("an io_uring registration",
+				  f->ring->ring_fd);
 	struct ag_reg g;
-	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
-	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
-	if (rc == 0)
-		ag_ring_files_set(ring, files, nr);
-	ag_ring_reg_end(&g);
-	return rc;
-}
-
-int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
-{
-	NEED(io_uring_register_files_sparse, -ENOSYS);
-	if (off())
-		return next_io_uring_register_files_sparse(ring, nr);
-	if (reentered())
-		return locked_out("an io_uring registration", ring->ring_fd);
-	struct ag_reg g;
-	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
-	int rc = next_io_uring_register_files_sparse(ring, nr);
-	if (rc == 0)
-		ag_ring_files_set(ring, NULL, nr);
-	ag_ring_reg_end(&g);
-	return rc;
-}
-
-int io_uring_register_files_update(struct io_uring *ring, unsigned int off_,
-				   const int *files, unsigned int nr)
-{
-	NEED(io_uring_register_files_update, -ENOSYS);
-	if (off())
-		return next_io_uring_register_files_update(ring, off_, files,
-							   nr);
-	if (reentered())
-		return locked_out("an io_uring registration", ring->ring_fd);
-	struct ag_reg g;
-	ag_ring_reg_begin(&g, ring, off_, nr);
-	int rc = next_io_uring_register_files_update(ring, off_, files, nr);
-	if (rc > 0)
-		ag_ring_files_update(ring, off_, files, (unsigned int)rc);
-	ag_ring_reg_end(&g);
-	return rc;
-}
-
-int io_uring_register_files_update_tag(struct io_uring *ring,
-				       unsigned int off_, const int *files,
-				       const __u64 *tags, unsigned int nr)
-{
-	NEED(io_uring_register_files_update_tag, -ENOSYS);
-	if (off())
-		return next_io_uring_register_files_update_tag(ring, off_,
-							       files, tags, nr);
-	if (reentered())
-		return locked_out("an io_uring registration", ring->ring_fd);
-	struct ag_reg g;
-	ag_ring_reg_begin(&g, ring, off_, nr);
-	int rc = next_io_uring_register_files_update_tag(ring, off_, files,
-							 tags, nr);
-	if (rc > 0)
-		ag_ring_files_update(ring, off_, files, (unsigned int)rc);
-	ag_ring_reg_end(&g);
-	return rc;
-}
-
-int io_uring_unregister_files(struct io_uring *ring)
-{
-	NEED(io_uring_unregister_files, -ENOSYS);
-	if (off())
-		return next_io_uring_unregister_files(ring);
-	if (reentered())
-		return locked_out("an io_uring registration", ring->ring_fd);
-	struct ag_reg g;
-	ag_ring_reg_begin(&g, ring, 0, AG_REG_ALL);
-	int rc = next_io_uring_unregister_files(ring);
-	if (rc == 0)
-		ag_ring_files_set(ring, NULL, 0);
+	if (preload_files_whole(f))
+		ag_ring_reg_begin(&g, f->ring, 0, AG_REG_ALL);
+	else
+		ag_ring_reg_begin(&g, f->ring, f->off, f->nr);
+	int rc = call(f);
+	PRELOAD_FILES_FOLLOW(f, rc, ag_ring_files_set, ag_ring_files_update,
+			     files_gone);
 	ag_ring_reg_end(&g);
 	return rc;
 }
@@ -851,42 +749,82 @@ int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 	if (!off() && reentered())
 		return locked_out("an io_uring ring resize", ring->ring_fd);
 	const void *old = preload_ring_id(ring);
-	ag_inside++;
+	preload_enter();
 	int rc = next_io_uring_resize_rings(ring, p);
 	if (rc == 0 && !off())
 		ag_ring_moved(old, ring);
-	ag_inside--;
+	preload_leave();
 	return rc;
 }
 
 /* ---- ring set-up: every ring liburing makes is known at once ---- */
 
-int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
-			unsigned int flags)
+/* A ring mapped by `call` (mapped(rc): whether its result says so),
+ * made known at once; from a handler that interrupted the guard, or
+ * (guard off) untracked: see the exit below. */
+static int ring_mapped(const struct preload_ring *r, preload_ring_call call,
+		       int (*mapped)(int rc))
 {
-	NEED(io_uring_queue_init, -ENOSYS);
-	if (off() || reentered())     /* set up untracked: see queue_exit */
-		return next_io_uring_queue_init(entries, ring, flags);
-	ag_inside++;
+	if (off() || reentered())
+		return call(r);
+	preload_enter();
 	ag_ring_life_begin();
-	int rc = next_io_uring_queue_init(entries, ring, flags);
-	ag_ring_life_end(rc == 0 ? ring : NULL);
-	ag_inside--;
+	int rc = call(r);
+	ag_ring_life_end(mapped(rc) ? r->ring : NULL);
+	preload_leave();
 	return rc;
 }
 
-int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
-			       struct io_uring_params *p)
+/* io_uring_queue_exit.  From a handler that interrupted the guard (or
+ * liburing's own calls within a set-up): set up or unmapped untracked
+ * (the ring list's lock may be held); a ring set up so is made known at
+ * its first checked submit, one unmapped so keeps its state
+ * (docs/guard.md, "Async-signal safety"). */
+static int ring_exit(const struct preload_ring *r, preload_ring_call call)
 {
-	NEED(io_uring_queue_init_params, -ENOSYS);
-	if (off() || reentered())     /* set up untracked: see queue_exit */
-		return next_io_uring_queue_init_params(entries, ring, p);
-	ag_inside++;
+	if (off() || reentered())
+		return call(r);
+	preload_enter();
 	ag_ring_life_begin();
-	int rc = next_io_uring_queue_init_params(entries, ring, p);
-	ag_ring_life_end(rc == 0 ? ring : NULL);
-	ag_inside--;
-	return rc;
+	ag_ring_forget(r->ring);
+	call(r);
+	ag_ring_life_end(NULL);
+	preload_leave();
+	return 0;
+}
+
+static int zero_mapped(int rc)
+{
+	return rc == 0;
+}
+
+/* The preload core's set-ups and exit (preload/uring_wrappers.inc). */
+static int preload_uring_client_ring(const struct preload_ring *r,
+				     preload_ring_call call)
+{
+	if (r->fn == PRELOAD_RING_EXIT)
+		return ring_exit(r, call);
+	return ring_mapped(r, call, zero_mapped);
+}
+
+/* liburing 2.5's io_uring_queue_init_mem, the guard's own: its result
+ * is the memory it used, when not -errno. */
+struct init_mem {
+	struct preload_ring r;
+	void *buf;
+	size_t buf_size;
+};
+
+static int call_queue_init_mem(const struct preload_ring *r)
+{
+	const struct init_mem *m = (const struct init_mem *)r;
+	return next_io_uring_queue_init_mem(r->entries, r->ring, r->p, m->buf,
+					    m->buf_size);
+}
+
+static int nonnegative_mapped(int rc)
+{
+	return rc >= 0;
 }
 
 int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
@@ -894,48 +832,10 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 			    size_t buf_size)
 {
 	NEED(io_uring_queue_init_mem, -ENOSYS);
-	if (off() || reentered())     /* set up untracked: see queue_exit */
-		return next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
-	ag_inside++;
-	ag_ring_life_begin();
-	int rc = next_io_uring_queue_init_mem(entries, ring, p, buf, buf_size);
-	ag_ring_life_end(rc >= 0 ? ring : NULL);
-	ag_inside--;
-	return rc;
-}
-
-int io_uring_queue_mmap(int fd, struct io_uring_params *p,
-			struct io_uring *ring)
-{
-	NEED(io_uring_queue_mmap, -ENOSYS);
-	if (off() || reentered())     /* set up untracked: see queue_exit */
-		return next_io_uring_queue_mmap(fd, p, ring);
-	ag_inside++;
-	ag_ring_life_begin();
-	int rc = next_io_uring_queue_mmap(fd, p, ring);
-	ag_ring_life_end(rc == 0 ? ring : NULL);
-	ag_inside--;
-	return rc;
-}
-
-void io_uring_queue_exit(struct io_uring *ring)
-{
-	NEED(io_uring_queue_exit);
-	/* From a handler that interrupted the guard (or liburing's own
-	 * calls within a set-up): set up or unmapped untracked (the ring
-	 * list's lock may be held); a ring set up so is made known at its
-	 * first checked submit, one unmapped so keeps its state
-	 * (docs/guard.md, "Async-signal safety"). */
-	if (off() || reentered()) {
-		next_io_uring_queue_exit(ring);
-		return;
-	}
-	ag_inside++;
-	ag_ring_life_begin();
-	ag_ring_forget(ring);
-	next_io_uring_queue_exit(ring);
-	ag_ring_life_end(NULL);
-	ag_inside--;
+	struct init_mem m = { .r = { .ring = ring, .entries = entries,
+				     .p = p, .fn = PRELOAD_RING_INIT_PARAMS },
+			      .buf = buf, .buf_size = buf_size };
+	return ring_mapped(&m.r, call_queue_init_mem, nonnegative_mapped);
 }
 
 /* ---- exec ---- */

@@ -97,7 +97,8 @@ static int memory_own(pid_t self, pid_t own)
  * dup2'd over, one the table tracks, and opened the device again).
  * Per thread: such a child runs on the TLS of the thread that made it
  * (vfork, posix_spawn), which is suspended meanwhile; that thread
- * clears it when it runs again.  initial-exec, as ag_inside. */
+ * clears it when it runs again.  initial-exec, as the re-entry flag
+ * (preload/reentry.h). */
 __thread int ag_fds_diverged __attribute__((tls_model("initial-exec")));
 
 void ag_process_mark(void)

@@ -102,7 +102,7 @@ static void reg_mark(struct ag_reg *g, struct ring_state *r,
 void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
 		       unsigned int off, unsigned int nr)
 {
-	ag_inside++;
+	preload_enter();
 	reg_mark(g, ag_ring_of(ring), off, nr);
 }
 
@@ -130,7 +130,7 @@ void ag_ring_reg_end(struct ag_reg *g)
 {
 	struct ring_state *r = g->state;
 	if (!r) {
-		ag_inside--;         /* from ag_ring_reg_begin: no lock left */
+		preload_leave();         /* from ag_ring_reg_begin: no lock left */
 		return;
 	}
 	pthread_mutex_lock(&r->slots_lock);
@@ -144,7 +144,7 @@ void ag_ring_reg_end(struct ag_reg *g)
 		atomic_fetch_sub(&r->reg_inflight, 1);
 	pthread_mutex_unlock(&r->slots_lock);
 	g->state = NULL;
-	ag_inside--;                 /* from ag_ring_reg_begin: the slots
+	preload_leave();                 /* from ag_ring_reg_begin: the slots
 				      * lock held until here */
 }
 
@@ -183,7 +183,7 @@ const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 		       sizeof(g->copy) >= sizeof(struct io_uring_files_update),
 		       "the argument structs fit the copy");
 	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
-	ag_inside++;                 /* until ag_ring_reg_end */
+	preload_enter();                 /* until ag_ring_reg_end */
 	g->state = NULL;
 	g->arg = arg;
 	if (!files_op(op))

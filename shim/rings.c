@@ -321,7 +321,7 @@ static int is_ring_fd(int fd)
 
 void ag_uring_note_unseen_rings(void)
 {
-	ag_inside++;
+	preload_enter();
 	DIR *dir = opendir("/proc/self/fd");
 	struct dirent *e;
 	while (dir && (e = readdir(dir))) {
@@ -353,7 +353,7 @@ void ag_uring_note_unseen_rings(void)
 	}
 	if (dir)
 		closedir(dir);
-	ag_inside--;
+	preload_leave();
 }
 
 /* The state for a liburing ring, or NULL (no memory: its slots then

@@ -18,10 +18,15 @@
  * handlers registered before any other library's (interpose.c). */
 #define AG_OWN_SYMBOLS(X) X(ioctl) X(__register_atfork)
 
+/* liburing's functions every preload module interposes: defined by the
+ * preload core's wrappers (preload/uring_wrappers.inc, included by
+ * interpose.c), which call the guard's hooks (interpose.c). */
+#define AG_PRELOAD_URING_SYMBOLS(X) PRELOAD_URING_SYMBOLS(X)
+
 /* The others, each with a next_<name> pointer of its type: those every
  * preload module interposes (preload/interposed.h), and the guard's. */
 #define AG_NEXT_SYMBOLS(X) \
-	PRELOAD_FD_SYMBOLS(X) PRELOAD_URING_SYMBOLS(X) \
+	PRELOAD_FD_SYMBOLS(X) \
 	X(io_uring_wait_cqes) X(io_uring_wait_cqe_timeout) \
 	X(io_uring_enter) X(io_uring_enter2) \
 	X(io_uring_submit_and_wait_min_timeout) \

@@ -48,7 +48,7 @@ struct ag_reg {
 	uint64_t copy[4];
 };
 /* ag_ring_reg_begin (and ag_ring_register_begin) to ag_ring_reg_end
- * count as inside the guard (ag_inside). */
+ * count as inside the guard (preload/reentry.h). */
 void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
 		       unsigned int off, unsigned int nr);
 void ag_ring_reg_end(struct ag_reg *g);

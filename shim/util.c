@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small things every file of the guard may use (util.h): the re-entry
- * flag, strings, the clock, a digest as text.  The bottom of the
+ * Small things every file of the guard may use (util.h): strings, the clock, a digest as text.  The bottom of the
  * guard's layers (docs/guard.md, "Layers"): calls nothing of the guard.
  */
 #define _GNU_SOURCE
@@ -17,8 +16,6 @@
 #include <arenaguard/certify.h>
 
 #include "util.h"
-
-__thread int ag_inside __attribute__((tls_model("initial-exec")));
 
 char *ag_strdup(const char *s)
 {

@@ -1,26 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small things every file of the guard may use (util.c): the re-entry
- * flag, strings, the clock, a digest as text.  Calls nothing of the
- * guard.
+ * Small things every file of the guard may use (util.c): strings, the
+ * clock, a digest as text; and what the re-entry flag means to the
+ * guard.  Calls nothing of the guard.
  */
 #ifndef ARENAGUARD_SHIM_UTIL_H
 #define ARENAGUARD_SHIM_UTIL_H
 
 #include <stdint.h>
 
+#include "reentry.h"
+
 /*
- * How deep this thread is in the guard's code: a guarded request, a
+ * The re-entry flag (the preload core's, preload/reentry.h:
+ * preload_enter, preload_leave, preload_inside) counts how deep this
+ * thread is in the guard's code: a guarded request, a
  * checked submit or enter, the ring bookkeeping, a probe, the start-up.
  * The guard's own calls to the driver go to it directly (ag_driver_ioctl,
  * the next functions), never through the interposed ones, so a guarded
  * request that arrives while it is nonzero comes from a signal handler
  * that interrupted the guard (its thread may hold the guard's locks):
  * it is refused with EDEADLK and a record (ag_report_reentered), never
- * forwarded.  initial-exec: the library is preloaded, and a TLS access
- * must never allocate.
+ * forwarded.
  */
-extern __thread int ag_inside __attribute__((tls_model("initial-exec")));
 
 /* strdup(s), NULL for NULL (and when memory runs out). */
 char *ag_strdup(const char *s);

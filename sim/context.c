@@ -33,7 +33,7 @@
 
 _Static_assert(sizeof(struct sim_ctx) <= PAGE, "the header fits a page");
 
-/* The test itself; sim_depth held, so fstat is the real one. */
+/* The test itself; the re-entry flag held, so fstat is the real one. */
 static int probe(int fd, uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;
@@ -51,11 +51,9 @@ static int probe(int fd, uint64_t *dev, uint64_t *ino)
 
 int ctx_probe(int fd, uint64_t *dev, uint64_t *ino)
 {
-	int saved = errno;            /* a probe is not the caller's call */
-	sim_depth++;
+	int saved = preload_enter_quiet(); /* not the caller's call */
 	int yes = probe(fd, dev, ino);
-	sim_depth--;
-	errno = saved;
+	preload_leave_quiet(saved);
 	return yes;
 }
 

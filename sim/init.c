@@ -22,7 +22,6 @@
 struct sim_real sim_real;
 int sim_poison;
 int sim_require_seal;
-__thread int sim_depth;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,7 +54,7 @@ ATFORK_FIRST(fork_prepare, fork_parent, fork_child)
 
 static void resolve(void)
 {
-	sim_depth++;
+	preload_enter();
 	sim_real.close = (int (*)(int))preload_next("close");
 	sim_real.ioctl = (int (*)(int, unsigned long, ...))preload_next("ioctl");
 	sim_real.mmap = (void *(*)(void *, size_t, int, int, int, off_t))
@@ -64,7 +63,7 @@ static void resolve(void)
 	/* A fork while another thread holds the lock must not leave the
 	 * child's copy locked forever. */
 	atfork_first();
-	sim_depth--;
+	preload_leave();
 }
 
 /* Options are read when the device is first opened, not at start-up:
@@ -103,11 +102,11 @@ __attribute__((constructor)) static void sim_constructor(void)
 void sim_lock(void)
 {
 	pthread_mutex_lock(&lock);
-	sim_depth++;
+	preload_enter();
 }
 
 void sim_unlock(void)
 {
-	sim_depth--;
+	preload_leave();
 	pthread_mutex_unlock(&lock);
 }

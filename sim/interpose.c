@@ -83,13 +83,13 @@ static int path_is(const char *path, const char *want)
 
 static int is_node(const char *path)
 {
-	return !sim_depth && path_is(path, ARENA_NODE_PATH);
+	return !preload_inside() && path_is(path, ARENA_NODE_PATH);
 }
 
 /* Whether fd is a device fd (a hint: the answer may change right after). */
 static int is_device(int fd)
 {
-	if (sim_depth || !fd_maybe_device(fd))
+	if (preload_inside() || !fd_maybe_device(fd))
 		return 0;
 	sim_lock();
 	int yes = fd_file(fd) != NULL;
@@ -186,7 +186,7 @@ int __openat64_2(int dirfd, const char *path, int flags)
 int close(int fd)
 {
 	sim_init();
-	if (!sim_depth && fd_any()) {
+	if (!preload_inside() && fd_any()) {
 		sim_lock();
 		fd_detach(fd);
 		sim_unlock();
@@ -197,7 +197,7 @@ int close(int fd)
 int close_range(unsigned int first, unsigned int last, int flags)
 {
 	sim_init();
-	if (!sim_depth && fd_any() && !(flags & CLOSE_RANGE_CLOEXEC)) {
+	if (!preload_inside() && fd_any() && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		sim_lock();
 		fd_detach_range(first, last);
 		sim_unlock();
@@ -209,7 +209,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
  * when oldfd is.  Returns newfd, or -1 when it cannot be tracked. */
 static int track_dup(int oldfd, int newfd)
 {
-	if (newfd < 0 || sim_depth || !fd_maybe_device(oldfd))
+	if (newfd < 0 || preload_inside() || !fd_maybe_device(oldfd))
 		return newfd;
 	sim_lock();
 	struct sim_file *f = fd_file(oldfd);
@@ -278,7 +278,7 @@ static int is_node_at(int dirfd, const char *path, int flags)
 {
 	if (is_node(path))
 		return 1;
-	return (flags & AT_EMPTY_PATH) && !sim_depth && path_is(path, "") &&
+	return (flags & AT_EMPTY_PATH) && !preload_inside() && path_is(path, "") &&
 	       is_device(dirfd);
 }
 
@@ -500,7 +500,7 @@ int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	sim_init();
-	if (!sim_depth && fd_maybe_device(fd)) {
+	if (!preload_inside() && fd_maybe_device(fd)) {
 		sim_lock();
 		struct sim_file *f = fd_file(fd);
 		/* The kernel's ioctl takes an unsigned int command. */
@@ -517,7 +517,7 @@ static void *map_device(void *addr, size_t len, int prot, int flags, int fd,
 			off_t offset, int *handled)
 {
 	*handled = 0;
-	if (fd < 0 || sim_depth || !fd_maybe_device(fd))
+	if (fd < 0 || preload_inside() || !fd_maybe_device(fd))
 		return MAP_FAILED;
 	int err = 0;
 	void *p = MAP_FAILED;

@@ -66,11 +66,13 @@ void sim_lock(void);
 void sim_unlock(void);
 
 /*
- * Reentrancy guard: nonzero while this thread runs device code, so that
- * any libc call it makes (directly or from a library underneath) goes
- * straight to the real function instead of back into the simulator.
+ * The re-entry flag (the preload core's, preload/reentry.h): set while
+ * this thread runs device code (sim_lock to sim_unlock, start-up, a
+ * probe), so that any libc call it makes (directly or from a library
+ * underneath) goes straight to the real function instead of back into
+ * the simulator.
  */
-extern __thread int sim_depth;
+#include "reentry.h"
 
 /* ---- context.c: a context's state, in a memfd shared like a drm_file ----
  *

@@ -29,7 +29,8 @@
  * (whose handlers may then submit: see init.c). */
 #define SIM_OWN_SYMBOLS(X) X(__register_atfork)
 
-/* liburing's: uring.c, next_<name>: the preload core's list. */
+/* liburing's: the preload core's list, defined by its wrappers
+ * (preload/uring_wrappers.inc, included by uring.c), which call uring.c's hooks. */
 #define SIM_URING_SYMBOLS(X) PRELOAD_URING_SYMBOLS(X)
 
 #endif

@@ -2,8 +2,9 @@
 /*
  * io_uring: IORING_OP_URING_CMD on the device.  liburing 2.3 makes its
  * io_uring_enter syscalls inline, so there is no libc function to catch;
- * instead we interpose liburing's exported submit functions.  Before the
- * real one runs, the SQEs not yet handed to the kernel (sq.sqe_head ..
+ * instead liburing's exported submit functions are interposed (by the
+ * preload core's wrappers, preload/uring_wrappers.inc, which call this
+ * file's hooks, preload_uring_client_*).  Before the real one runs, the SQEs not yet handed to the kernel (sq.sqe_head ..
  * sq.sqe_tail) are walked; a URING_CMD aimed at the device (by fd, or by
  * registered slot with IOSQE_FIXED_FILE) is executed here, then rewritten
  * in place into a NOP carrying IORING_NOP_INJECT_RESULT (Linux 6.10+), so
@@ -34,7 +35,7 @@
 #include "sim.h"
 #include "sq.h"
 #include "sqe_inject.h"
-#include "symbols.h"
+#include "uring_wrappers.inc"
 #include "uring_abi.h"
 #include "usercopy.h"
 #include "../contract/requests.h"  /* the URING_CMD argument rule */
@@ -42,19 +43,14 @@
 
 /* ---- the real liburing, found when first needed ---- */
 
-SIM_URING_SYMBOLS(PRELOAD_NEXT_DECLARE)
-
 static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
-static void resolve(void)
-{
-	SIM_URING_SYMBOLS(PRELOAD_NEXT_RESOLVE)
-}
-
-static void init(void)
+/* The preload core's liburing wrappers (preload/uring_wrappers.h) start
+ * the device first, then find the real liburing. */
+static void preload_uring_client_init(void)
 {
 	sim_init();
-	pthread_once(&resolved, resolve);
+	pthread_once(&resolved, preload_uring_resolve);
 }
 
 /* ---- registered files ---- */
@@ -156,120 +152,30 @@ static void ring_update(const struct io_uring *ring, unsigned int off,
 	sim_unlock();
 }
 
-int io_uring_register_files(struct io_uring *ring, const int *files,
-			    unsigned int nr)
+/* The preload core's registrations of files (preload/uring_wrappers.inc):
+ * followed once the kernel accepted them. */
+static int preload_uring_client_files(const struct preload_files *f,
+				      preload_files_call call)
 {
-	init();
-	if (!next_io_uring_register_files)
-		return -ENOSYS;
-	int rc = next_io_uring_register_files(ring, files, nr);
+	int rc = call(f);
+	PRELOAD_FILES_FOLLOW(f, rc, ring_register, ring_update, forget);
+	return rc;
+}
+
+/* The preload core's ring set-ups and exit (preload/uring_wrappers.inc).
+ * A new ring may be mapped where one unmapped without
+ * io_uring_queue_exit was: it starts with no registered files. */
+static int preload_uring_client_ring(const struct preload_ring *r,
+				     preload_ring_call call)
+{
+	if (r->fn == PRELOAD_RING_EXIT) {
+		forget(r->ring);
+		return call(r);
+	}
+	int rc = call(r);
 	if (rc == 0)
-		ring_register(ring, files, nr);
+		forget(r->ring);
 	return rc;
-}
-
-int io_uring_register_files_tags(struct io_uring *ring, const int *files,
-				 const __u64 *tags, unsigned int nr)
-{
-	init();
-	if (!next_io_uring_register_files_tags)
-		return -ENOSYS;
-	int rc = next_io_uring_register_files_tags(ring, files, tags, nr);
-	if (rc == 0)
-		ring_register(ring, files, nr);
-	return rc;
-}
-
-int io_uring_register_files_sparse(struct io_uring *ring, unsigned int nr)
-{
-	init();
-	if (!next_io_uring_register_files_sparse)
-		return -ENOSYS;
-	int rc = next_io_uring_register_files_sparse(ring, nr);
-	if (rc == 0)
-		ring_register(ring, NULL, nr);
-	return rc;
-}
-
-int io_uring_register_files_update(struct io_uring *ring, unsigned int off,
-				   const int *files, unsigned int nr)
-{
-	init();
-	if (!next_io_uring_register_files_update)
-		return -ENOSYS;
-	int rc = next_io_uring_register_files_update(ring, off, files, nr);
-	if (rc > 0)
-		ring_update(ring, off, files, (unsigned int)rc);
-	return rc;
-}
-
-int io_uring_register_files_update_tag(struct io_uring *ring, unsigned int off,
-				       const int *files, const __u64 *tags,
-				       unsigned int nr)
-{
-	init();
-	if (!next_io_uring_register_files_update_tag)
-		return -ENOSYS;
-	int rc = next_io_uring_register_files_update_tag(ring, off, files,
-							 tags, nr);
-	if (rc > 0)
-		ring_update(ring, off, files, (unsigned int)rc);
-	return rc;
-}
-
-int io_uring_unregister_files(struct io_uring *ring)
-{
-	init();
-	if (!next_io_uring_unregister_files)
-		return -ENOSYS;
-	int rc = next_io_uring_unregister_files(ring);
-	if (rc == 0)
-		forget(ring);
-	return rc;
-}
-
-/* A new ring may be mapped where one unmapped without
- * io_uring_queue_exit was: it starts with no registered files.  rc is
- * the mapping function's (0: ring mapped); returned. */
-static int mapped(const struct io_uring *ring, int rc)
-{
-	if (rc == 0)
-		forget(ring);
-	return rc;
-}
-
-int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
-			unsigned int flags)
-{
-	init();
-	return next_io_uring_queue_init ?
-	       mapped(ring, next_io_uring_queue_init(entries, ring, flags)) :
-	       -ENOSYS;
-}
-
-int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
-			       struct io_uring_params *p)
-{
-	init();
-	return next_io_uring_queue_init_params ?
-	       mapped(ring, next_io_uring_queue_init_params(entries, ring, p)) :
-	       -ENOSYS;
-}
-
-int io_uring_queue_mmap(int fd, struct io_uring_params *p,
-			struct io_uring *ring)
-{
-	init();
-	return next_io_uring_queue_mmap ?
-	       mapped(ring, next_io_uring_queue_mmap(fd, p, ring)) : -ENOSYS;
-}
-
-void io_uring_queue_exit(struct io_uring *ring)
-{
-	init();
-	forget(ring);
-	if (next_io_uring_queue_exit)
-		next_io_uring_queue_exit(ring);
 }
 
 /* ---- executing commands ---- */
@@ -377,47 +283,15 @@ static void run_pending(struct io_uring *ring)
 		sim_unlock();
 }
 
-/* Runs the device's commands among the pending SQEs; -ENOSYS when the
- * real function cannot be found (liburing not in the global scope). */
-static int prepare(struct io_uring *ring, int have_next)
+/* The preload core's submit variants (preload/uring_wrappers.inc): the
+ * device's commands among the pending SQEs are run first (not from the
+ * device's own code), then the real function. */
+static int preload_uring_client_submit(const struct preload_submit *a,
+				       preload_submit_call call,
+				       enum preload_submit_fn fn)
 {
-	if (!have_next)
-		return -ENOSYS;
-	if (!sim_depth)
-		run_pending(ring);
-	return 0;
-}
-
-int io_uring_submit(struct io_uring *ring)
-{
-	init();
-	int rc = prepare(ring, next_io_uring_submit != NULL);
-	return rc ? rc : next_io_uring_submit(ring);
-}
-
-int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
-{
-	init();
-	int rc = prepare(ring, next_io_uring_submit_and_wait != NULL);
-	return rc ? rc : next_io_uring_submit_and_wait(ring, wait_nr);
-}
-
-int io_uring_submit_and_wait_timeout(struct io_uring *ring,
-				     struct io_uring_cqe **cqe_ptr,
-				     unsigned int wait_nr,
-				     struct __kernel_timespec *ts,
-				     sigset_t *sigmask)
-{
-	init();
-	int rc = prepare(ring, next_io_uring_submit_and_wait_timeout != NULL);
-	return rc ? rc : next_io_uring_submit_and_wait_timeout(ring, cqe_ptr,
-							       wait_nr, ts,
-							       sigmask);
-}
-
-int io_uring_submit_and_get_events(struct io_uring *ring)
-{
-	init();
-	int rc = prepare(ring, next_io_uring_submit_and_get_events != NULL);
-	return rc ? rc : next_io_uring_submit_and_get_events(ring);
+	(void)fn;
+	if (!preload_inside())
+		run_pending(a->ring);
+	return call(a);
 }
