@@ -322,12 +322,31 @@ void usercopy_set_transactions(int on)
 	atomic_store(&tx_misses, 0);
 }
 
+/* Our own side of a copy, [p, p + len), made present first (written
+ * back as it is when `write`): a page of ours not yet faulted in (a
+ * sanitizer's fake stack frame, a fresh buffer) would abort every
+ * transaction, and where the system calls are denied nothing else
+ * would bring it in. */
+static void touch_own(void *p, size_t len, int write)
+{
+	size_t page = 4096;
+	volatile unsigned char *b = p;
+	for (size_t at = 0; at < len; at += page - (uintptr_t)(b + at) % page) {
+		unsigned char v = b[at];
+		if (write)
+			b[at] = v;
+	}
+}
+
 /* 0 when [src, src + len) was copied to dst in a transaction; -1 when
- * the caller's system calls must decide (nothing was written). */
-static int copy_by_transaction(void *dst, const void *src, size_t len)
+ * the caller's system calls must decide (nothing was written).  `out`:
+ * dst is the application's and src ours, else the reverse. */
+static int copy_by_transaction(void *dst, const void *src, size_t len,
+			       int out)
 {
 	if (len == 0 || len > TX_MAX || !usercopy_transactions())
 		return -1;
+	touch_own(out ? (void *)src : dst, len, !out);
 	if (tx_copy(dst, src, len) != 0)
 		return -1;
 	if (atomic_load_explicit(&tx_misses, memory_order_relaxed))
@@ -719,7 +738,7 @@ int copy_from_user(void *dst, uint64_t src, size_t len)
 		copy_plain(dst, (const void *)(uintptr_t)src, len);
 		return 0;
 	}
-	if (copy_by_transaction(dst, (const void *)(uintptr_t)src, len) == 0)
+	if (copy_by_transaction(dst, (const void *)(uintptr_t)src, len, 0) == 0)
 		return 0;
 	int rc = copy_user(dst, src, len, 0);
 	transaction_missed(len, rc);
@@ -734,7 +753,7 @@ int copy_to_user(uint64_t dst, const void *src, size_t len)
 		copy_plain((void *)(uintptr_t)dst, src, len);
 		return 0;
 	}
-	if (copy_by_transaction((void *)(uintptr_t)dst, src, len) == 0)
+	if (copy_by_transaction((void *)(uintptr_t)dst, src, len, 1) == 0)
 		return 0;
 	int rc = copy_user((void *)src, dst, len, 1);
 	transaction_missed(len, rc);

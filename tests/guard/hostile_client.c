@@ -276,11 +276,15 @@ static void cmd_nocalls(int transactions)
 	if (rc == 0)
 		rc = cdev_append(&d, s, refs, 2);
 	check(rc == 0, "program and schedule from the stack: %d", rc);
+	/* Before the filter: zeroing the device copies more than a page
+	 * (a system call), and a copy the filter refuses is first tried in
+	 * a child process, whose fork leaves every page copy-on-write: a
+	 * write in a transaction aborts there until the page is written. */
+	cdev_zero(&d);
 	deny_calls(nr, 3, EPERM, SECCOMP_RET_ERRNO);
 
 	struct drm_arena_schedule_submit *sub = calloc(1, sizeof(*sub));
 	sub->schedule = s;
-	cdev_zero(&d);
 	rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, sub);
 	if (transactions) {
 		check(rc == 0 && sub->seqno != 0,
