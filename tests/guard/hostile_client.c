@@ -184,6 +184,22 @@ static void heap_copies(struct cdev *d, uint32_t s)
 	munmap(none, (size_t)page);
 }
 
+/* The good program, created from a copy of its image on the stack
+ * (plain loads for the guard): its handle. */
+static uint32_t program_from_stack(struct cdev *d)
+{
+	size_t len;
+	uint8_t *heap = prog_image(PROG_GOOD, &len);
+	uint8_t stack[8192];
+	check(len <= sizeof(stack), "image of %zu bytes", len);
+	memcpy(stack, heap, len < sizeof(stack) ? len : sizeof(stack));
+	free(heap);
+	uint32_t good = 0;
+	int rc = cdev_program(d, stack, len, &good);
+	check(rc == 0, "program from the stack: %d", rc);
+	return good;
+}
+
 /* Before any filter: copies off the stack both ways, by the guard and
  * the device (a program from the heap, its references, a submission's
  * argument, the output read into the heap). */
@@ -211,15 +227,7 @@ static void cmd_seccomp(const char *variant)
 
 	struct cdev d;
 	open_or_exit(&d, CP_IOCTL);
-	size_t len;
-	uint8_t *heap = prog_image(PROG_GOOD, &len);
-	uint8_t stack[8192];
-	check(len <= sizeof(stack), "image of %zu bytes", len);
-	memcpy(stack, heap, len);
-	free(heap);
-	uint32_t good = 0;
-	int rc = cdev_program(&d, stack, len, &good);
-	check(rc == 0, "program from the stack: %d", rc);
+	uint32_t good = program_from_stack(&d);
 
 	/* The references from the heap, as the program's own copy. */
 	struct ac_ref *refs = malloc(sizeof(prog_good_refs));
@@ -227,7 +235,7 @@ static void cmd_seccomp(const char *variant)
 	uint32_t s = schedule(&d, good, refs, 2);
 	free(refs);
 	cdev_zero(&d);
-	rc = cdev_run(&d, s);
+	int rc = cdev_run(&d, s);
 	check(rc == 0, "certified schedule runs: %d", rc);
 	check(cdev_all(&d, PROG_OUT, 64, 1.0f), "its output is right");
 	heap_copies(&d, s);
@@ -244,6 +252,7 @@ static void cmd_seccomp(const char *variant)
 	check(cdev_all(&d, PROG_OUT, 64, 0.0f) &&
 	      cdev_all(&d, PROG_CANARY, 64, 0.0f), "nothing ran");
 
+	size_t len;
 	uint8_t *image = prog_image(PROG_GOOD, &len);
 	bad_pointers(&d, image, len);
 	free(image);
@@ -261,21 +270,13 @@ static void cmd_nocalls(int transactions)
 				__NR_process_vm_writev, __NR_pipe2 };
 	struct cdev d;
 	open_or_exit(&d, CP_IOCTL);
-	size_t len;
-	uint8_t *heap = prog_image(PROG_GOOD, &len);
-	uint8_t stack[8192];
-	check(len <= sizeof(stack), "image of %zu bytes", len);
-	memcpy(stack, heap, len);
-	free(heap);
 	struct ac_ref refs[2];
 	memcpy(refs, prog_good_refs, sizeof(refs));
-	uint32_t good = 0, s = 0;
-	int rc = cdev_program(&d, stack, len, &good);
-	if (rc == 0)
-		rc = cdev_schedule(&d, good, &s);
+	uint32_t s = 0;
+	int rc = cdev_schedule(&d, program_from_stack(&d), &s);
 	if (rc == 0)
 		rc = cdev_append(&d, s, refs, 2);
-	check(rc == 0, "program and schedule from the stack: %d", rc);
+	check(rc == 0, "schedule from the stack: %d", rc);
 	/* Before the filter: zeroing the device copies more than a page
 	 * (a system call), and a copy the filter refuses is first tried in
 	 * a child process, whose fork leaves every page copy-on-write: a
