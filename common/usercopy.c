@@ -12,6 +12,15 @@
  *    own live stack frames from another thread could break this, and it
  *    would crash on its own return anyway.
  *
+ *  - Elsewhere, up to a page, where the CPU has hardware transactions
+ *    (x86 RTM): a plain copy inside one.  A fault inside a transaction
+ *    (a page unmapped, protected or not yet present, also one another
+ *    thread unmaps meanwhile) aborts it instead of raising a signal, and
+ *    undoes every store it made; a committed one read (or wrote) every
+ *    byte while the pages allowed it.  An abort sends the copy on to the
+ *    next way, which gives the answer (EFAULT or the bytes).  A heap
+ *    argument costs no system call.
+ *
  *  - Anything else: process_vm_readv/writev on ourselves.  The kernel
  *    checks every page and reports EFAULT for unmapped or protected ones,
  *    so no signal handler (which would not be thread- or library-safe)
@@ -217,6 +226,145 @@ static void copy_plain(void *dst, const void *src, size_t len)
 	const volatile unsigned char *s = src;
 	while (len--)
 		*d++ = *s++;
+}
+
+/* ---- a hardware transaction (x86 RTM) ---- */
+
+/*
+ * Inside an RTM transaction a fault does not reach the kernel's signal
+ * path: the transaction aborts, its stores are undone and _xbegin
+ * returns an abort status (0 for a fault, no retry bit).  So a copy
+ * that commits is exact (every byte read while readable, or written
+ * while writable, as one atomic step), and one that aborts has changed
+ * nothing: the system calls below then decide, and their answer is the
+ * copy's, as before.  Nothing here can fault, signal, or be refused by a
+ * seccomp filter (no system call); a debugger's breakpoint inside
+ * aborts too.  Pages not yet present (never touched, swapped out,
+ * copy-on-write after a fork, NUMA hinting) abort as well: the system
+ * call's copy faults them in, and the next copy commits.
+ *
+ * Used where CPUID says RTM, unless it also says XBEGIN always aborts
+ * (RTM_ALWAYS_ABORT); and a process whose transactions keep aborting on
+ * bytes the system calls then copy (TX_MISSES in a row, no commit
+ * between: microcode that forces aborts, a hypervisor that hides them)
+ * stops trying.  Valgrind runs XBEGIN as an abort.
+ */
+#define TX_MAX PLAIN_MAX        /* beyond a page, one system call is cheaper */
+#define TX_TRIES 3              /* for aborts the CPU says may pass */
+#define TX_MISSES 64
+
+static _Atomic int tx_state;    /* 0 not asked yet, 1 on, 2 off */
+static _Atomic int tx_misses;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+static int cpu_has_rtm(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b & 1u << 11) && !(d & 1u << 11);  /* RTM, RTM_ALWAYS_ABORT */
+}
+
+/* _XBEGIN_STARTED when the copy committed, else the abort status. */
+__attribute__((target("rtm"), no_sanitize("address", "thread")))
+static unsigned copy_in_transaction(void *dst, const void *src, size_t len)
+{
+	unsigned status = _xbegin();
+	if (status == _XBEGIN_STARTED) {
+		copy_plain(dst, src, len);
+		_xend();
+	}
+	return status;
+}
+
+static int tx_copy(void *dst, const void *src, size_t len)
+{
+	for (int i = 0; i < TX_TRIES; i++) {
+		unsigned status = copy_in_transaction(dst, src, len);
+		if (status == _XBEGIN_STARTED)
+			return 0;
+		if (!(status & (_XABORT_RETRY | _XABORT_CONFLICT)))
+			break;
+	}
+	return -1;
+}
+#else
+static int cpu_has_rtm(void)
+{
+	return 0;
+}
+
+static int tx_copy(void *dst, const void *src, size_t len)
+{
+	(void)dst, (void)src, (void)len;
+	return -1;
+}
+#endif
+
+int usercopy_transactions(void)
+{
+	int state = atomic_load_explicit(&tx_state, memory_order_relaxed);
+	if (state == 0) {
+		state = cpu_has_rtm() ? 1 : 2;
+		int none = 0;
+		if (!atomic_compare_exchange_strong(&tx_state, &none, state))
+			state = none;
+	}
+	return state == 1;
+}
+
+void usercopy_set_transactions(int on)
+{
+	atomic_store(&tx_state, on && cpu_has_rtm() ? 1 : 2);
+	atomic_store(&tx_misses, 0);
+}
+
+/* Our own side of a copy, [p, p + len), made present first (written
+ * back as it is when `write`): a page of ours not yet faulted in (a
+ * sanitizer's fake stack frame, a fresh buffer) would abort every
+ * transaction, and where the system calls are denied nothing else
+ * would bring it in. */
+static void touch_own(void *p, size_t len, int write)
+{
+	size_t page = 4096;
+	volatile unsigned char *b = p;
+	for (size_t at = 0; at < len; at += page - (uintptr_t)(b + at) % page) {
+		unsigned char v = b[at];
+		if (write)
+			b[at] = v;
+	}
+}
+
+/* 0 when [src, src + len) was copied to dst in a transaction; -1 when
+ * the caller's system calls must decide (nothing was written).  `out`:
+ * dst is the application's and src ours, else the reverse. */
+static int copy_by_transaction(void *dst, const void *src, size_t len,
+			       int out)
+{
+	if (len == 0 || len > TX_MAX || !usercopy_transactions())
+		return -1;
+	touch_own(out ? (void *)src : dst, len, !out);
+	if (tx_copy(dst, src, len) != 0)
+		return -1;
+	if (atomic_load_explicit(&tx_misses, memory_order_relaxed))
+		atomic_store_explicit(&tx_misses, 0, memory_order_relaxed);
+	return 0;
+}
+
+/* After a copy the transaction left to the system calls: rc is theirs.
+ * Bytes they copied that a transaction could not, TX_MISSES times in a
+ * row, turn the transactions off for the process. */
+static void transaction_missed(size_t len, int rc)
+{
+	if (rc != 0 || len == 0 || len > TX_MAX ||
+	    atomic_load_explicit(&tx_state, memory_order_relaxed) != 1)
+		return;
+	if (atomic_fetch_add_explicit(&tx_misses, 1, memory_order_relaxed) + 1
+	    >= TX_MISSES)
+		atomic_store_explicit(&tx_state, 2, memory_order_relaxed);
 }
 
 /* ---- where process_vm_readv/writev are denied: a pipe ---- */
@@ -590,7 +738,11 @@ int copy_from_user(void *dst, uint64_t src, size_t len)
 		copy_plain(dst, (const void *)(uintptr_t)src, len);
 		return 0;
 	}
-	return copy_user(dst, src, len, 0);
+	if (copy_by_transaction(dst, (const void *)(uintptr_t)src, len, 0) == 0)
+		return 0;
+	int rc = copy_user(dst, src, len, 0);
+	transaction_missed(len, rc);
+	return rc;
 }
 
 int copy_to_user(uint64_t dst, const void *src, size_t len)
@@ -601,5 +753,9 @@ int copy_to_user(uint64_t dst, const void *src, size_t len)
 		copy_plain((void *)(uintptr_t)dst, src, len);
 		return 0;
 	}
-	return copy_user((void *)src, dst, len, 1);
+	if (copy_by_transaction((void *)(uintptr_t)dst, src, len, 1) == 0)
+		return 0;
+	int rc = copy_user((void *)src, dst, len, 1);
+	transaction_missed(len, rc);
+	return rc;
 }

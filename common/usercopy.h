@@ -5,7 +5,9 @@
  * process (the simulated device, the guard).  A bad pointer gives -EFAULT,
  * as copy_from_user() does in a driver, instead of a SIGSEGV in the host.
  * Both work where a seccomp profile denies process_vm_readv/writev (a
- * pipe instead; -EFAULT also when pipe2 is denied as well).
+ * pipe instead; -EFAULT also when pipe2 is denied as well).  Up to a
+ * page off the calling thread's stack, a CPU with hardware transactions
+ * (x86 RTM) copies with no system call.
  * Async-signal-safe after a thread's first call.
  */
 #ifndef ARENAGUARD_USERCOPY_H
@@ -19,6 +21,14 @@ int copy_from_user(void *dst, uint64_t src, size_t len);
 
 /* 0, or -EFAULT when any byte of [dst, dst + len) cannot be written. */
 int copy_to_user(uint64_t dst, const void *src, size_t len);
+
+/* Whether copies of up to a page off the stack try a hardware
+ * transaction first (the CPU has RTM, and the process's transactions
+ * have not kept aborting): 1 or 0.  usercopy_set_transactions(0) turns
+ * them off for the process, (1) back on where the CPU has them: for
+ * the tests, which check both ways. */
+int usercopy_transactions(void);
+void usercopy_set_transactions(int on);
 
 /* Fork handlers of a module that copies: prepare (last, after the
  * module's locks) waits for the pipes of copies in flight to be

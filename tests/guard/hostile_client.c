@@ -4,17 +4,27 @@
  * hooks the process around the guard (test_hostile.c).  Each check
  * prints "ok: ..." or "FAIL: ..."; the exit status is 1 if any failed.
  *
- *   seccomp readv|both|enosys|kill|trap
+ *   seccomp readv|both|enosys|kill|trap|kill-late
  *                a container's seccomp profile first (raw BPF): it
  *                denies process_vm_readv with EPERM (readv), and
  *                process_vm_writev too (both), or both with ENOSYS
  *                (enosys), or kills the process that makes either
  *                (kill: systemd's SystemCallFilter= without
  *                SystemCallErrorNumber=), or sends it SIGSYS (trap);
- *                then a certified program from an image on the
+ *                or kills, installed only after copies off the stack
+ *                went through the guard (kill-late: a filter that
+ *                comes after the guard first asked finds it asking
+ *                again); then a certified program from an image on the
  *                stack runs (its argument and output on the heap too), a
  *                failing program and a failing schedule are blocked, bad
  *                pointers get EFAULT
+ *   nocalls tx|notx
+ *                process_vm_readv, process_vm_writev and pipe2 denied
+ *                (EPERM): the guard has no system call to copy with, so
+ *                a submission with its argument on the heap runs only
+ *                where a hardware transaction copies it (tx: the runner's
+ *                CPU has them), and gets EFAULT elsewhere (notx); a bad
+ *                pointer gets EFAULT either way
  *   forkleak     process_vm_* denied, one thread's copies go through
  *                the guard's pipes while another forks: no child is born
  *                holding one
@@ -64,10 +74,10 @@
 
 /* ---- seccomp ---- */
 
-/* process_vm_readv (and process_vm_writev when both) answer -err, or
- * with action (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP) when it is not
+/* The calls nr[0..n) (at most 3) answer -err, or with action
+ * (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP) when it is not
  * SECCOMP_RET_ERRNO; every other call is allowed. */
-static void deny_vm_calls(int both, int err, unsigned action)
+static void deny_calls(const unsigned nr[], int n, int err, unsigned action)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -76,12 +86,11 @@ static void deny_vm_calls(int both, int err, unsigned action)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv,
-			 2, 0),
-		/* readv again when only readv is denied: no match */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-			 both ? __NR_process_vm_writev : __NR_process_vm_readv,
-			 1, 0),
+		/* nr[0], nr[1], nr[2] (the last one again for fewer) */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[0], 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[n > 1 ? 1 : 0], 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[n > 2 ? 2 : n - 1], 1,
+			 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, action != SECCOMP_RET_ERRNO
 			 ? action
@@ -92,6 +101,15 @@ static void deny_vm_calls(int both, int err, unsigned action)
 	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
 	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+}
+
+/* process_vm_readv (and process_vm_writev when both) answer -err, or
+ * with action, as deny_calls. */
+static void deny_vm_calls(int both, int err, unsigned action)
+{
+	const unsigned nr[] = { __NR_process_vm_readv,
+				__NR_process_vm_writev };
+	deny_calls(nr, both ? 2 : 1, err, action);
 	if (action != SECCOMP_RET_ERRNO)
 		return;      /* trying them would end the process */
 
@@ -166,26 +184,50 @@ static void heap_copies(struct cdev *d, uint32_t s)
 	munmap(none, (size_t)page);
 }
 
-static void cmd_seccomp(const char *variant)
+/* The good program, created from a copy of its image on the stack
+ * (plain loads for the guard): its handle. */
+static uint32_t program_from_stack(struct cdev *d)
 {
-	int both = strcmp(variant, "readv") != 0;
-	int err = strcmp(variant, "enosys") == 0 ? ENOSYS : EPERM;
-	unsigned action = !strcmp(variant, "kill") ? SECCOMP_RET_KILL_PROCESS
-			  : !strcmp(variant, "trap") ? SECCOMP_RET_TRAP
-						     : SECCOMP_RET_ERRNO;
-	deny_vm_calls(both, err, action);
-
-	struct cdev d;
-	open_or_exit(&d, CP_IOCTL);
 	size_t len;
 	uint8_t *heap = prog_image(PROG_GOOD, &len);
 	uint8_t stack[8192];
 	check(len <= sizeof(stack), "image of %zu bytes", len);
-	memcpy(stack, heap, len);
+	memcpy(stack, heap, len < sizeof(stack) ? len : sizeof(stack));
 	free(heap);
 	uint32_t good = 0;
-	int rc = cdev_program(&d, stack, len, &good);
+	int rc = cdev_program(d, stack, len, &good);
 	check(rc == 0, "program from the stack: %d", rc);
+	return good;
+}
+
+/* Before any filter: copies off the stack both ways, by the guard and
+ * the device (a program from the heap, its references, a submission's
+ * argument, the output read into the heap). */
+static void copies_before_filter(void)
+{
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	uint32_t s = schedule(&d, program(&d, PROG_GOOD), prog_good_refs, 2);
+	heap_copies(&d, s);
+	cdev_close(&d);
+}
+
+static void cmd_seccomp(const char *variant)
+{
+	int both = strcmp(variant, "readv") != 0;
+	int err = strcmp(variant, "enosys") == 0 ? ENOSYS : EPERM;
+	int late = !strcmp(variant, "kill-late");
+	unsigned action = !strcmp(variant, "kill") || late
+			  ? SECCOMP_RET_KILL_PROCESS
+			  : !strcmp(variant, "trap") ? SECCOMP_RET_TRAP
+						     : SECCOMP_RET_ERRNO;
+	if (late)
+		copies_before_filter();
+	deny_vm_calls(both, err, action);
+
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	uint32_t good = program_from_stack(&d);
 
 	/* The references from the heap, as the program's own copy. */
 	struct ac_ref *refs = malloc(sizeof(prog_good_refs));
@@ -193,7 +235,7 @@ static void cmd_seccomp(const char *variant)
 	uint32_t s = schedule(&d, good, refs, 2);
 	free(refs);
 	cdev_zero(&d);
-	rc = cdev_run(&d, s);
+	int rc = cdev_run(&d, s);
 	check(rc == 0, "certified schedule runs: %d", rc);
 	check(cdev_all(&d, PROG_OUT, 64, 1.0f), "its output is right");
 	heap_copies(&d, s);
@@ -210,12 +252,57 @@ static void cmd_seccomp(const char *variant)
 	check(cdev_all(&d, PROG_OUT, 64, 0.0f) &&
 	      cdev_all(&d, PROG_CANARY, 64, 0.0f), "nothing ran");
 
+	size_t len;
 	uint8_t *image = prog_image(PROG_GOOD, &len);
 	bad_pointers(&d, image, len);
 	free(image);
 
 	rc = cdev_run(&d, s);
 	check(rc == 0, "the certified schedule again: %d", rc);
+	cdev_close(&d);
+}
+
+/* ---- nocalls ---- */
+
+static void cmd_nocalls(int transactions)
+{
+	const unsigned nr[] = { __NR_process_vm_readv,
+				__NR_process_vm_writev, __NR_pipe2 };
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	struct ac_ref refs[2];
+	memcpy(refs, prog_good_refs, sizeof(refs));
+	uint32_t s = 0;
+	int rc = cdev_schedule(&d, program_from_stack(&d), &s);
+	if (rc == 0)
+		rc = cdev_append(&d, s, refs, 2);
+	check(rc == 0, "schedule from the stack: %d", rc);
+	/* Before the filter: zeroing the device copies more than a page
+	 * (a system call), and a copy the filter refuses is first tried in
+	 * a child process, whose fork leaves every page copy-on-write: a
+	 * write in a transaction aborts there until the page is written. */
+	cdev_zero(&d);
+	deny_calls(nr, 3, EPERM, SECCOMP_RET_ERRNO);
+
+	struct drm_arena_schedule_submit *sub = calloc(1, sizeof(*sub));
+	sub->schedule = s;
+	rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, sub);
+	if (transactions) {
+		check(rc == 0 && sub->seqno != 0,
+		      "submit with its argument on the heap, no system call "
+		      "to copy it: %d, seqno %llu", rc,
+		      (unsigned long long)sub->seqno);
+		if (rc == 0)
+			cdev_wait(&d, sub->seqno);
+		check(cdev_all(&d, PROG_OUT, 64, 1.0f), "its output is right");
+	} else {
+		check(rc == -EFAULT, "submit with its argument on the heap, "
+		      "nothing to copy it with: %d", rc);
+	}
+	free(sub);
+	rc = cdev_ioctl(d.fd, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT,
+			(void *)(uintptr_t)8);
+	check(rc == -EFAULT, "submit with its argument at address 8: %d", rc);
 	cdev_close(&d);
 }
 
@@ -519,6 +606,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "seccomp"))
 		cmd_seccomp(argv[2]);
+	else if (argc == 3 && !strcmp(argv[1], "nocalls"))
+		cmd_nocalls(!strcmp(argv[2], "tx"));
 	else if (argc == 2 && !strcmp(argv[1], "atfork"))
 		cmd_atfork();
 	else if (argc == 2 && !strcmp(argv[1], "forkleak"))
@@ -529,7 +618,7 @@ int main(int argc, char **argv)
 		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys|kill|trap | atfork | atfork-storm | forkleak | fdrace [nosigpipe]\n");
+			"readv|both|enosys|kill|trap|kill-late | nocalls tx|notx | atfork | atfork-storm | forkleak | fdrace [nosigpipe]\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;

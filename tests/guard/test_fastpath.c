@@ -4,13 +4,20 @@
  * and what they must still get right:
  *
  *   usercopy   a copy from the calling thread's live stack is a plain
- *              copy, anything else goes through process_vm_readv on the
- *              cached thread id: bad pointers still give EFAULT (also
- *              just past the top of a stack), and a child process, made
+ *              copy; up to a page elsewhere, a hardware transaction
+ *              where the CPU has them; anything else goes through
+ *              process_vm_readv on the cached thread id: bad pointers
+ *              still give EFAULT (also just past the top of a stack, on
+ *              a page unmapped or protected by another thread between
+ *              two copies or while they run), and a child process, made
  *              by fork() or by a raw clone() that runs no atfork
  *              handler, reads its own memory, not its parent's; so do
  *              a parent after its vfork child exec'd and a thread after
- *              the main thread has exited
+ *              the main thread has exited.  Every case runs twice: with
+ *              transactions as the CPU has them (usercopy), and with
+ *              them off (usercopy-syscalls)
+ *   heap arg   a submission whose argument another thread unmapped
+ *              since the last one gets EFAULT, and nothing runs
  *   uring      a schedule appended after a cached io_uring submit is
  *              decided again and blocked; a ring exited and set up again
  *              at the same address is not taken for the old one
@@ -22,6 +29,7 @@
 #include <liburing.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +66,15 @@ START_TEST(test_copy_stack_and_heap)
 }
 END_TEST
 
+/* What the system calls' way maps for itself (its tag page) mapped
+ * now, not later into a hole a test made for a bad pointer: a
+ * transaction maps nothing, and a bad pointer takes that way. */
+static void warm_copies(void)
+{
+	char buf[1];
+	ck_assert_int_eq(copy_from_user(buf, 8, 1), -EFAULT);
+}
+
 START_TEST(test_copy_bad_pointers)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -65,6 +82,7 @@ START_TEST(test_copy_bad_pointers)
 	/* Whatever a first copy maps for itself, before the hole. */
 	static const char warm[1];
 	ck_assert_int_eq(copy_from_user(buf, (uintptr_t)warm, 1), 0);
+	warm_copies();
 	char *m = mmap(NULL, 3 * page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 	ck_assert_ptr_ne(m, MAP_FAILED);
@@ -83,6 +101,166 @@ START_TEST(test_copy_bad_pointers)
 	ck_assert_int_eq(copy_to_user((uintptr_t)m, buf, sizeof(buf)),
 			 -EFAULT);
 	munmap(m, 2 * page);
+}
+END_TEST
+
+/* Three pages of 0xa5 off the stack, the middle one's start at
+ * pages + page. */
+static unsigned char *pattern_pages(size_t page)
+{
+	unsigned char *m = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	memset(m, 0xa5, 3 * page);
+	return m;
+}
+
+/* Every length up to two pages' worth that a request copies, at the
+ * start of a page, inside it and across into the next: the bytes
+ * read are the range's, and a write changes exactly the range. */
+START_TEST(test_copy_sizes)
+{
+	static const size_t lens[] = { 1, 7, 8, 15, 16, 17, 56, 80, 100,
+				       1000, 4095, 4096, 4097, 8192 };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *m = pattern_pages(page);
+	for (size_t i = 0; i < 3 * page; i++)
+		m[i] = (unsigned char)(i * 7 + 1);
+	unsigned char *expect = malloc(3 * page);
+	memcpy(expect, m, 3 * page);
+	unsigned char *buf = malloc(8192);
+	unsigned char *in = malloc(8192);
+	for (size_t k = 0; k < 8192; k++)
+		in[k] = (unsigned char)(k * 13 + 5);
+	const size_t offs[] = { 0, 1, page - 8, page - 1 };
+	for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			size_t at = page / 2 + offs[o], len = lens[l];
+			if (at + len > 3 * page)
+				continue;
+			memset(buf, 0, 8192);
+			ck_assert_int_eq(copy_from_user(buf, (uintptr_t)(m + at),
+							len), 0);
+			ck_assert_mem_eq(buf, expect + at, len);
+			ck_assert_int_eq(copy_to_user((uintptr_t)(m + at), in,
+						      len), 0);
+			memcpy(expect + at, in, len);
+			ck_assert_mem_eq(m, expect, 3 * page);
+		}
+	}
+	free(in);
+	free(buf);
+	free(expect);
+	munmap(m, 3 * page);
+}
+END_TEST
+
+static void *unmap_page(void *page)
+{
+	munmap(page, (size_t)sysconf(_SC_PAGESIZE));
+	return NULL;
+}
+
+/* Read and written once, then unmapped by another thread: EFAULT both
+ * ways; mapped again read-only: read, not written (the page unchanged). */
+START_TEST(test_copy_unmapped_between)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *m = pattern_pages(page);
+	unsigned char *arg = m + page + 100;
+	unsigned char buf[16];
+	warm_copies();
+	memset(buf, 0x5a, sizeof(buf));
+	ck_assert_int_eq(copy_from_user(buf, (uintptr_t)arg, 16), 0);
+	ck_assert_int_eq(copy_to_user((uintptr_t)arg, buf, 16), 0);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, unmap_page, m + page), 0);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(copy_from_user(buf, (uintptr_t)arg, 16), -EFAULT);
+	ck_assert_int_eq(copy_to_user((uintptr_t)arg, buf, 16), -EFAULT);
+	void *again = mmap(m + page, page, PROT_READ,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ck_assert_ptr_eq(again, m + page);
+	ck_assert_int_eq(copy_from_user(buf, (uintptr_t)arg, 16), 0);
+	ck_assert_int_eq(buf[0], 0);
+	memset(buf, 0x5a, sizeof(buf));
+	ck_assert_int_eq(copy_to_user((uintptr_t)arg, buf, 16), -EFAULT);
+	ck_assert_int_eq(arg[0], 0);
+	munmap(m, 3 * page);
+}
+END_TEST
+
+/* The page under a copy, made and unmade by another thread the whole
+ * time: a memfd's page of 0xa5 mapped at a fixed address, then
+ * protected, then unmapped. */
+struct flipper {
+	unsigned char *at;
+	int memfd;
+	atomic_int stop;
+	long flips;
+};
+
+static void *flip_page(void *arg)
+{
+	struct flipper *f = arg;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	while (!atomic_load(&f->stop)) {
+		void *m = mmap(f->at, page, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_FIXED, f->memfd, 0);
+		if (m == MAP_FAILED)
+			break;
+		mprotect(f->at, page, PROT_READ);
+		mprotect(f->at, page, PROT_NONE);
+		munmap(f->at, page);
+		f->flips++;
+	}
+	return NULL;
+}
+
+/* Each copy either succeeds with the page's bytes or gets EFAULT, and
+ * the process takes no signal (a copy that faulted would end the
+ * test); a write succeeds only while the page is writable, so the
+ * page holds 0xa5 throughout. */
+START_TEST(test_copy_racing_unmap)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	warm_copies();
+	struct flipper f = { .memfd = memfd_create("flip", MFD_CLOEXEC) };
+	ck_assert_int_ge(f.memfd, 0);
+	ck_assert_int_eq(ftruncate(f.memfd, (off_t)page), 0);
+	unsigned char fill[4096];
+	memset(fill, 0xa5, sizeof(fill));
+	ck_assert_int_eq(pwrite(f.memfd, fill, page < sizeof(fill) ? page
+						 : sizeof(fill), 0),
+			 (ssize_t)(page < sizeof(fill) ? page : sizeof(fill)));
+	f.at = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		    0);
+	ck_assert_ptr_ne(f.at, MAP_FAILED);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, flip_page, &f), 0);
+	long ok = 0, fault = 0;
+	for (int i = 0; i < 20000; i++) {
+		unsigned char buf[56];
+		memset(buf, 0, sizeof(buf));
+		int rc = copy_from_user(buf, (uintptr_t)(f.at + 8), sizeof(buf));
+		ck_assert_msg(rc == 0 || rc == -EFAULT, "copy in: %d", rc);
+		if (rc == 0) {
+			for (size_t k = 0; k < sizeof(buf); k++)
+				ck_assert_int_eq(buf[k], 0xa5);
+			ok++;
+		} else {
+			fault++;
+		}
+		rc = copy_to_user((uintptr_t)(f.at + 8), fill, sizeof(buf));
+		ck_assert_msg(rc == 0 || rc == -EFAULT, "copy out: %d", rc);
+	}
+	atomic_store(&f.stop, 1);
+	pthread_join(th, NULL);
+	ck_assert_int_gt(f.flips, 0);
+	ck_assert_int_gt(fault, 0);
+	munmap(f.at, page);
+	close(f.memfd);
+	(void)ok;
 }
 END_TEST
 
@@ -231,6 +409,53 @@ START_TEST(test_copy_after_main_thread_exits)
 }
 END_TEST
 
+/* ---- a submission's argument off the stack ---- */
+
+/* Submitted by ioctl with its argument on a page of its own, twice;
+ * then another thread unmaps the page: EFAULT, and the driver ran
+ * nothing; mapped again read-only, the driver runs it and the copy out
+ * fails: EFAULT after it acted, as from drm_ioctl(). */
+START_TEST(test_heap_arg_unmapped_between)
+{
+	fake_setup();
+	struct ag_file *f = ag_file_new();
+	uint32_t prog = fake_program(f, PROG_GOOD);
+	uint32_t s = fake_schedule(f, prog, prog_good_refs, 2, 2);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *m = pattern_pages(page);
+	struct drm_arena_schedule_submit *sub = (void *)(m + page + 64);
+	warm_copies();
+	memset(sub, 0, sizeof(*sub));
+	sub->schedule = s;
+	int ran = fake_ran().n;
+	for (int i = 0; i < 2; i++) {
+		sub->seqno = 0;
+		ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT,
+					   sub), 0);
+		ck_assert_uint_eq(sub->seqno, 1);       /* the fake's */
+	}
+	ck_assert_int_eq(fake_ran().n, ran + 2);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, unmap_page, m + page), 0);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, sub),
+			 -EFAULT);
+	ck_assert_int_eq(fake_ran().n, ran + 2);
+	void *again = mmap(m + page, page, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ck_assert_ptr_eq(again, m + page);
+	sub->schedule = s;
+	sub->seqno = 0;
+	ck_assert_int_eq(mprotect(m + page, page, PROT_READ), 0);
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_SCHEDULE_SUBMIT, sub),
+			 -EFAULT);
+	ck_assert_int_eq(fake_ran().n, ran + 3);
+	ck_assert_uint_eq(sub->seqno, 0);
+	munmap(m, 3 * page);
+	ag_file_unref(f);
+}
+END_TEST
+
 /* ---- io_uring: what the walk decides, on a real ring ---- */
 
 struct uring_fixture {
@@ -364,17 +589,40 @@ static void teardown(void)
 	scratch_remove();
 }
 
-Suite *suite_fastpath(void)
+/* The system calls' way alone, on a CPU with transactions too. */
+static void without_transactions(void)
 {
-	Suite *s = suite_create("fastpath");
-	TCase *t = tcase_create("fastpath");
-	tcase_add_checked_fixture(t, NULL, teardown);
+	usercopy_set_transactions(0);
+}
+
+static void add_copy_tests(TCase *t)
+{
 	tcase_add_test(t, test_copy_stack_and_heap);
 	tcase_add_test(t, test_copy_bad_pointers);
+	tcase_add_test(t, test_copy_sizes);
+	tcase_add_test(t, test_copy_unmapped_between);
+	tcase_add_test(t, test_copy_racing_unmap);
 	tcase_add_test(t, test_copy_past_stack_top);
 	tcase_add_loop_test(t, test_copy_in_child_process, 0, 2);
 	tcase_add_test(t, test_copy_after_vfork_child);
 	tcase_add_test(t, test_copy_after_main_thread_exits);
+}
+
+Suite *suite_fastpath(void)
+{
+	Suite *s = suite_create("fastpath");
+	TCase *c = tcase_create("usercopy");
+	tcase_add_checked_fixture(c, NULL, teardown);
+	add_copy_tests(c);
+	tcase_add_test(c, test_heap_arg_unmapped_between);
+	suite_add_tcase(s, c);
+	c = tcase_create("usercopy-syscalls");
+	tcase_add_checked_fixture(c, without_transactions, teardown);
+	add_copy_tests(c);
+	tcase_add_test(c, test_heap_arg_unmapped_between);
+	suite_add_tcase(s, c);
+	TCase *t = tcase_create("fastpath");
+	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_add_test(t, test_uring_append_after_cached_submit);
 	tcase_add_test(t, test_ring_set_up_again);
 	suite_add_tcase(s, t);

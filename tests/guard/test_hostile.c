@@ -4,8 +4,13 @@
  * restrict or hook the process around it.
  *
  *   seccomp   a profile denying process_vm_readv (and _writev; with
- *             EPERM or ENOSYS, or killing or trapping the caller): the guard's copies of the application's
- *             memory still serve it (common/usercopy.c)
+ *             EPERM or ENOSYS, or killing or trapping the caller; also
+ *             a killing one installed after the guard's first copies):
+ *             the guard's copies of the application's memory still
+ *             serve it (common/usercopy.c)
+ *   nocalls   process_vm_* and pipe2 denied: a submission's argument
+ *             on the heap is copied with no system call where the CPU
+ *             has hardware transactions, EFAULT elsewhere
  *   atfork    another library's fork handlers submit on the device:
  *             fork returns, their requests are decided as usual
  *   forkleak  a fork while another thread copies through the pipe: the
@@ -20,6 +25,7 @@
 
 #include "spawn.h"
 #include "suites.h"
+#include "usercopy.h"
 
 #ifndef AG_HOSTILE_CLIENT
 #error "AG_HOSTILE_CLIENT: the build defines it"
@@ -73,16 +79,31 @@ static void assert_two_records(const char *log)
  * (ENOSYS), 3 both kill the process (SECCOMP_RET_KILL_PROCESS), 4 both
  * raise SIGSYS (SECCOMP_RET_TRAP): the application never makes them, so
  * the guard must not die of them either (usercopy.c tries them in a
- * child first). */
+ * child first); 5 both kill, the filter installed after copies off the
+ * stack went through the guard (a guard that remembered "no filter"
+ * from them would die). */
 START_TEST(test_seccomp)
 {
 	static const char *const variant[] = { "readv", "both", "enosys",
-					       "kill", "trap" };
+					       "kill", "trap", "kill-late" };
 	struct run r;
 	hostile(&r, (const char *[]){ "seccomp", variant[_i], NULL });
 	char *log = slurp(scratch_path("guard.log"));
 	assert_two_records(log);
 	free(log);
+	run_free(&r);
+}
+END_TEST
+
+/* The argument of a submission on the heap, and no system call to
+ * copy it with: copied in a hardware transaction where this CPU has
+ * them (the guard in the client asks the same CPU), else EFAULT. */
+START_TEST(test_nocalls)
+{
+	struct run r;
+	hostile(&r, (const char *[]){ "nocalls",
+				      usercopy_transactions() ? "tx" : "notx",
+				      NULL });
 	run_free(&r);
 }
 END_TEST
@@ -123,7 +144,8 @@ Suite *suite_hostile(void)
 	TCase *t = tcase_create("hostile");
 	tcase_set_timeout(t, 60);
 	tcase_add_checked_fixture(t, NULL, teardown);
-	tcase_add_loop_test(t, test_seccomp, 0, 5);
+	tcase_add_loop_test(t, test_seccomp, 0, 6);
+	tcase_add_test(t, test_nocalls);
 	tcase_add_test(t, test_atfork);
 	tcase_add_test(t, test_forkleak);
 	suite_add_tcase(s, t);
