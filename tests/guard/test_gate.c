@@ -462,6 +462,36 @@ START_TEST(test_fd_copy_shares_mirror)
 }
 END_TEST
 
+/* attach.c's teardown hook (ag_file_on_teardown, registered by
+ * ag_file_attach): a file whose last reference is gone leaves no entry
+ * of its context id behind.  Such an entry would point at the struct,
+ * which the next ag_file_new reuses for another open file: a later fd of
+ * that context (the fake's contexts recur: 1000 for FAKE_FD) would be
+ * given the other open file's mirror. */
+START_TEST(test_teardown_forgets_context)
+{
+	fake_setup();
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert_uint_eq(ag_file_context(f), 1000);
+	forget(FAKE_FD, f);                 /* its last reference */
+	/* The reusable files are taken until f's struct comes back, as
+	 * another open file's (not sealed: context 0). */
+	struct ag_file *kept[64], *other = NULL;
+	int n = 0;
+	while (n < 64 && (other = ag_file_new()) && other != f)
+		kept[n++] = other;
+	ck_assert_ptr_eq(other, f);
+	struct ag_file *again = attach(FAKE_FD);
+	ck_assert_ptr_ne(again, other);
+	ck_assert_uint_eq(ag_file_context(again), 1000);
+	ck_assert_uint_eq(ag_file_context(other), 0);
+	forget(FAKE_FD, again);
+	ag_file_unref(other);
+	while (n > 0)
+		ag_file_unref(kept[--n]);
+}
+END_TEST
+
 /* Issue 11 hole 4: another process sharing the open file (a forked
  * child, the driver's state being shared) destroys a certified schedule
  * and makes a failing one, which the driver numbers the same; this
@@ -1218,6 +1248,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_no_known_seal_algorithm_warn);
 	tcase_add_test(t, test_submit_waits_for_held_append);
 	tcase_add_test(t, test_fd_copy_shares_mirror);
+	tcase_add_test(t, test_teardown_forgets_context);
 	tcase_add_test(t, test_other_process_refused);
 	tcase_add_test(t, test_uring_append_unknown);
 	tcase_add_test(t, test_ioctl_append_unknown_races_create);
