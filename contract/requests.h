@@ -107,6 +107,28 @@ static inline int arena_seal_args_ok(u32 algorithm, u32 pad)
 }
 
 /**
+ * arena_submit_check() - what a submit asks before its schedule is read
+ * @flags: the submission's flags
+ * @sealed: whether it is the sealed submit
+ * @algorithm: a sealed submit's seal algorithm
+ * @pad: a sealed submit's pad
+ * @context_sealed: whether the context (the open file) was sealed
+ *
+ * Return: -EINVAL for flags, or a sealed submit's algorithm or pad
+ * (arena_seal_args_ok); then -ENOKEY for a plain submit on a sealed
+ * context; 0 otherwise.
+ */
+static inline int arena_submit_check(u32 flags, int sealed, u32 algorithm,
+				     u32 pad, int context_sealed)
+{
+	if (flags || (sealed && !arena_seal_args_ok(algorithm, pad)))
+		return -EINVAL;
+	if (!sealed && context_sealed)
+		return -ENOKEY;
+	return 0;
+}
+
+/**
  * arena_wait_seqno_ok() - a WAIT's sequence number
  * @seqno: the number waited for
  * @last: the context's last submission's number (0: none yet)

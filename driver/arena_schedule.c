@@ -156,12 +156,10 @@ int arena_schedule_submit(struct arena_file *af, u32 schedule, u32 flags,
 	u64 next;
 	int rc;
 
-	if (flags)
-		return -EINVAL;
-	if (check->sealed && !arena_seal_args_ok(check->algorithm, check->pad))
-		return -EINVAL;
-	if (!check->sealed && af->sealed)
-		return -ENOKEY;
+	rc = arena_submit_check(flags, check->sealed, check->algorithm,
+				check->pad, af->sealed);
+	if (rc)
+		return rc;
 	s = xa_load(&af->schedules, schedule);
 	if (!s)
 		return -ENOENT;

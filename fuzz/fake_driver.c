@@ -224,11 +224,8 @@ void fake_schedule_certify(int file, uint32_t handle, struct fuzz_outcome *o)
 }
 
 /* The point of the guard: nothing uncertified reaches the driver. */
-static int schedule_submit(int file, uint32_t handle, uint32_t flags,
-			   uint64_t seqno_user)
+static int schedule_submit(int file, uint32_t handle, uint64_t seqno_user)
 {
-	if (flags)
-		return -EINVAL;
 	if (!get(files[file].schedules, handle))
 		return -ENOENT;
 	struct fuzz_outcome o;
@@ -245,9 +242,8 @@ static int schedule_submit(int file, uint32_t handle, uint32_t flags,
 static int schedule_submit_plain(int file, uint32_t handle, uint32_t flags,
 				 uint64_t seqno_user)
 {
-	if (files[file].sealed)
-		return -ENOKEY;
-	return schedule_submit(file, handle, flags, seqno_user);
+	int rc = arena_submit_check(flags, 0, 0, 0, files[file].sealed);
+	return rc ? rc : schedule_submit(file, handle, seqno_user);
 }
 
 /* A sealed submit runs only what the seal names (on any open file). */
@@ -255,8 +251,10 @@ static int schedule_submit_sealed(int file, uint32_t handle, uint32_t flags,
 				  uint64_t seqno_user, uint32_t algorithm,
 				  uint32_t pad, const uint8_t *seal)
 {
-	if (!seals || flags || !arena_seal_args_ok(algorithm, pad))
-		return -EINVAL;
+	int rc = seals ? arena_submit_check(flags, 1, algorithm, pad, 1)
+		       : -EINVAL;
+	if (rc)
+		return rc;
 	const struct fake_schedule *s = get(files[file].schedules, handle);
 	if (!s)
 		return -ENOENT;
@@ -264,7 +262,7 @@ static int schedule_submit_sealed(int file, uint32_t handle, uint32_t flags,
 	arena_seal_value(&s->seal, &v);
 	if (!arena_seal_equal(&v, seal))
 		return -EKEYREJECTED;
-	return schedule_submit(file, handle, flags, seqno_user);
+	return schedule_submit(file, handle, seqno_user);
 }
 
 static int seal_file(int file, struct drm_arena_seal *a)

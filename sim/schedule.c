@@ -145,12 +145,10 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 {
 	assert(check && seqno);
 	struct sim_ctx *c = f->ctx;
-	if (flags)
-		return -EINVAL;
-	if (check->sealed && !arena_seal_args_ok(check->algorithm, check->pad))
-		return -EINVAL;
-	if (!check->sealed && c->sealed)
-		return -ENOKEY;
+	int rc = arena_submit_check(flags, check->sealed, check->algorithm,
+				    check->pad, c->sealed);
+	if (rc)
+		return rc;
 	struct sim_schedule *s = schedule_get(f, schedule);
 	if (!s)
 		return -ENOENT;
@@ -167,7 +165,7 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 	/* Everything that can fail, before anything runs. */
 	struct sim_program_rec *rec;
 	const struct sim_program *p;
-	int rc = program_get(f, s->program, &rec, &p);
+	rc = program_get(f, s->program, &rec, &p);
 	uint64_t next = c->last_seqno + 1;
 	if (!rc)
 		rc = reserve_fault(f);
