@@ -39,6 +39,21 @@
 /* An executed sequence of this many launches or more is malformed. */
 #define ARENA_EXECUTED_LIMIT (1ull << 62)
 
+/**
+ * arena_append_count_ok() - the batch limit
+ * @count: a SCHEDULE_APPEND's number of references
+ *
+ * Every implementation of the driver (arena.ko, the simulator, the
+ * guard answering as the driver would, the fake drivers) refuses a batch
+ * over ARENA_MAX_APPEND with EINVAL, before it reads any of it.
+ *
+ * Return: whether @count is within the limit.
+ */
+static inline int arena_append_count_ok(u64 count)
+{
+	return count <= ARENA_MAX_APPEND;
+}
+
 enum arena_section {
 	ARENA_S_WINDOWS, ARENA_S_GLOBALS, ARENA_S_PHASES, ARENA_S_PLANES,
 	ARENA_S_LAUNCHES, ARENA_S_WORDS, ARENA_S_REPEATS, ARENA_S_DELTAS,

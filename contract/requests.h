@@ -3,9 +3,11 @@
  * The driver's request rules, once: what every consumer of the arena
  * ABI (the simulator, arena.ko, the guard, the fake drivers of
  * tests/guard and fuzz/) asks of a request, looked up in the one table
- * of requests (requests.inc), and the URING_CMD argument rule.  The
- * batch limit is ARENA_MAX_APPEND (image.h); the drm_ioctl copy
- * discipline is drm_call.h (user space; arena.ko has drm_ioctl()).
+ * of requests (requests.inc): the URING_CMD dispatch and argument rule,
+ * the seal's algorithm and pad, a WAIT's number.  The batch limit is
+ * ARENA_MAX_APPEND (image.h, with its test arena_append_count_ok); the
+ * drm_ioctl copy discipline is drm_call.h (user space; arena.ko has
+ * drm_ioctl()).
  *
  * Compiles in the kernel and in user space alike (types.h): no library
  * function, no allocation.
@@ -82,6 +84,61 @@ static inline int arena_request_guarded(unsigned int cmd)
 		return 0;
 	r = arena_request_info((cmd & 0xff) - DRM_COMMAND_BASE);
 	return r && r->guarded;
+}
+
+/* The seal algorithms the driver offers (DRM_IOCTL_ARENA_SEAL's bit
+ * set, uapi.h "Sealed submissions"): SHA-256
+ */
+#define ARENA_SEAL_ALGORITHMS (1u << ARENA_SEAL_SHA256)
+
+/**
+ * arena_seal_args_ok() - a sealed submit's algorithm and pad
+ * @algorithm: the submission's seal algorithm (ARENA_SEAL_*)
+ * @pad: its pad
+ *
+ * Return: whether @algorithm is one of ARENA_SEAL_ALGORITHMS and @pad is
+ * zero; the submit fails with EINVAL otherwise, before anything else is
+ * looked at.
+ */
+static inline int arena_seal_args_ok(u32 algorithm, u32 pad)
+{
+	return !pad && algorithm < 32 &&
+	       ((ARENA_SEAL_ALGORITHMS >> algorithm) & 1);
+}
+
+/**
+ * arena_submit_check() - what a submit asks before its schedule is read
+ * @flags: the submission's flags
+ * @sealed: whether it is the sealed submit
+ * @algorithm: a sealed submit's seal algorithm
+ * @pad: a sealed submit's pad
+ * @context_sealed: whether the context (the open file) was sealed
+ *
+ * Return: -EINVAL for flags, or a sealed submit's algorithm or pad
+ * (arena_seal_args_ok); then -ENOKEY for a plain submit on a sealed
+ * context; 0 otherwise.
+ */
+static inline int arena_submit_check(u32 flags, int sealed, u32 algorithm,
+				     u32 pad, int context_sealed)
+{
+	if (flags || (sealed && !arena_seal_args_ok(algorithm, pad)))
+		return -EINVAL;
+	if (!sealed && context_sealed)
+		return -ENOKEY;
+	return 0;
+}
+
+/**
+ * arena_wait_seqno_ok() - a WAIT's sequence number
+ * @seqno: the number waited for
+ * @last: the context's last submission's number (0: none yet)
+ *
+ * Return: whether @seqno names a submission made (1 to @last); WAIT
+ * fails with EINVAL otherwise.
+ */
+static inline int arena_wait_seqno_ok(u64 seqno, u64 last)
+{
+	return seqno != 0 && seqno <= last;
 }
 
 /**

@@ -17,6 +17,7 @@
 #include <asm/byteorder.h>
 
 #include "arena_drv.h"
+#include "../contract/requests.h"
 
 /* uapi.h's seal ABI, whose sizes the ioctl numbers also encode */
 static_assert(sizeof(struct drm_arena_seal) == 16);
@@ -93,7 +94,7 @@ int arena_schedule_append(struct arena_file *af,
 		return -ENOENT;
 	if (arg->count == 0)
 		return 0;
-	if (arg->count > ARENA_MAX_APPEND)
+	if (!arena_append_count_ok(arg->count))
 		return -EINVAL;
 	refs = kvmalloc_array(arg->count, sizeof(*refs), ARENA_GFP);
 	if (!refs)
@@ -155,13 +156,10 @@ int arena_schedule_submit(struct arena_file *af, u32 schedule, u32 flags,
 	u64 next;
 	int rc;
 
-	if (flags)
-		return -EINVAL;
-	if (check->sealed &&
-	    (check->pad || check->algorithm != ARENA_SEAL_SHA256))
-		return -EINVAL;
-	if (!check->sealed && af->sealed)
-		return -ENOKEY;
+	rc = arena_submit_check(flags, check->sealed, check->algorithm,
+				check->pad, af->sealed);
+	if (rc)
+		return rc;
 	s = xa_load(&af->schedules, schedule);
 	if (!s)
 		return -ENOENT;
@@ -189,14 +187,14 @@ int arena_seal(struct arena_file *af, struct drm_arena_seal *arg)
 	if (arg->flags)
 		return -EINVAL;
 	af->sealed = true;
-	arg->algorithms = 1u << ARENA_SEAL_SHA256;
+	arg->algorithms = ARENA_SEAL_ALGORITHMS;
 	arg->context = af->context;
 	return 0;
 }
 
 int arena_wait(struct arena_file *af, const struct drm_arena_wait *arg)
 {
-	if (arg->seqno == 0 || arg->seqno > af->last_seqno)
+	if (!arena_wait_seqno_ok(arg->seqno, af->last_seqno))
 		return -EINVAL;
 	return xa_load(&af->faulted, arg->seqno) ? -EIO : 0;
 }

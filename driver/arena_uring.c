@@ -33,6 +33,7 @@
  */
 #include <linux/io_uring/cmd.h>
 #include <linux/io_uring_types.h>
+#include <linux/nospec.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 
@@ -40,9 +41,11 @@
 #include "../contract/requests.h"
 
 /* Each command's struct is read from the command's bytes, whose bytes
- * after it arena_uring_cmd_arg() (contract/requests.h) found zero.
+ * after it arena_uring_cmd_arg() (contract/requests.h) found zero; a
+ * command's handler is cmd_ and the name of its row of requests.inc
+ * (arena_uring_cmds).
  */
-static int cmd_append(struct arena_file *af, const u8 *cmd)
+static int cmd_schedule_append(struct arena_file *af, const u8 *cmd)
 {
 	struct drm_arena_schedule_append a;
 
@@ -50,7 +53,7 @@ static int cmd_append(struct arena_file *af, const u8 *cmd)
 	return arena_schedule_append(af, &a);
 }
 
-static int cmd_submit(struct arena_file *af, const u8 *cmd)
+static int cmd_schedule_submit(struct arena_file *af, const u8 *cmd)
 {
 	static const struct arena_seal_check unsealed;
 	struct arena_uring_submit s;
@@ -61,7 +64,7 @@ static int cmd_submit(struct arena_file *af, const u8 *cmd)
 				     &seqno, u64_to_user_ptr(s.seqno));
 }
 
-static int cmd_submit_sealed(struct arena_file *af, const u8 *cmd)
+static int cmd_schedule_submit_sealed(struct arena_file *af, const u8 *cmd)
 {
 	struct arena_uring_submit_sealed s;
 	struct arena_seal_check check = { .sealed = true };
@@ -73,6 +76,24 @@ static int cmd_submit_sealed(struct arena_file *af, const u8 *cmd)
 	memcpy(check.seal, s.seal, sizeof(check.seal));
 	return arena_schedule_submit(af, s.schedule, s.flags, &check, &seqno,
 				     u64_to_user_ptr(s.seqno));
+}
+
+/* The commands of contract/requests.inc, indexed by op */
+static int (*const arena_uring_cmds[])(struct arena_file *af, const u8 *cmd) = {
+#define ARENA_URING_REQUEST(uop, name, ...) \
+	[uop] = cmd_##name,
+#include "../contract/requests.inc"
+};
+
+/* The command op's handler on its bytes cmd: its result, or -ENOTTY */
+static int arena_uring_dispatch(struct arena_file *af, u32 op, const u8 *cmd)
+{
+	if (op >= ARRAY_SIZE(arena_uring_cmds))
+		return -ENOTTY;
+	op = array_index_nospec(op, ARRAY_SIZE(arena_uring_cmds));
+	if (!arena_uring_cmds[op])
+		return -ENOTTY;
+	return arena_uring_cmds[op](af, cmd);
 }
 
 /**
@@ -112,20 +133,7 @@ int arena_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 		drm_dev_exit(idx);
 		return -EINTR;
 	}
-	switch (ioucmd->cmd_op) {
-	case ARENA_URING_CMD_APPEND:
-		rc = cmd_append(af, cmd);
-		break;
-	case ARENA_URING_CMD_SUBMIT:
-		rc = cmd_submit(af, cmd);
-		break;
-	case ARENA_URING_CMD_SUBMIT_SEALED:
-		rc = cmd_submit_sealed(af, cmd);
-		break;
-	default:
-		rc = -ENOTTY;
-		break;
-	}
+	rc = arena_uring_dispatch(af, ioucmd->cmd_op, cmd);
 	mutex_unlock(&af->lock);
 	drm_dev_exit(idx);
 	return rc;

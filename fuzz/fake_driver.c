@@ -26,8 +26,8 @@
 #include "fake_driver.h"
 #include "seal.h"
 #include "usercopy.h"
-#include "../contract/image.h"  /* ARENA_MAX_APPEND: the device's batch limit */
-#include "../contract/requests.h"  /* the URING_CMD argument rule */
+#include "../contract/image.h"  /* arena_append_count_ok: the batch limit */
+#include "../contract/requests.h"  /* the requests' argument rules */
 
 #define MAX_IMAGE (1u << 20)    /* larger: ENOMEM, unread */
 
@@ -200,7 +200,7 @@ static int schedule_append(struct fake_file *f,
 		return -ENOENT;
 	if (a->count == 0)
 		return 0;
-	if (a->count > ARENA_MAX_APPEND)
+	if (!arena_append_count_ok(a->count))
 		return -EINVAL;
 	struct ac_ref *refs = malloc(a->count * sizeof(*refs));
 	FUZZ_CHECK(refs, "malloc");
@@ -224,11 +224,8 @@ void fake_schedule_certify(int file, uint32_t handle, struct fuzz_outcome *o)
 }
 
 /* The point of the guard: nothing uncertified reaches the driver. */
-static int schedule_submit(int file, uint32_t handle, uint32_t flags,
-			   uint64_t seqno_user)
+static int schedule_submit(int file, uint32_t handle, uint64_t seqno_user)
 {
-	if (flags)
-		return -EINVAL;
 	if (!get(files[file].schedules, handle))
 		return -ENOENT;
 	struct fuzz_outcome o;
@@ -245,9 +242,8 @@ static int schedule_submit(int file, uint32_t handle, uint32_t flags,
 static int schedule_submit_plain(int file, uint32_t handle, uint32_t flags,
 				 uint64_t seqno_user)
 {
-	if (files[file].sealed)
-		return -ENOKEY;
-	return schedule_submit(file, handle, flags, seqno_user);
+	int rc = arena_submit_check(flags, 0, 0, 0, files[file].sealed);
+	return rc ? rc : schedule_submit(file, handle, seqno_user);
 }
 
 /* A sealed submit runs only what the seal names (on any open file). */
@@ -255,8 +251,10 @@ static int schedule_submit_sealed(int file, uint32_t handle, uint32_t flags,
 				  uint64_t seqno_user, uint32_t algorithm,
 				  uint32_t pad, const uint8_t *seal)
 {
-	if (!seals || flags || pad || algorithm != ARENA_SEAL_SHA256)
-		return -EINVAL;
+	int rc = seals ? arena_submit_check(flags, 1, algorithm, pad, 1)
+		       : -EINVAL;
+	if (rc)
+		return rc;
 	const struct fake_schedule *s = get(files[file].schedules, handle);
 	if (!s)
 		return -ENOENT;
@@ -264,7 +262,7 @@ static int schedule_submit_sealed(int file, uint32_t handle, uint32_t flags,
 	arena_seal_value(&s->seal, &v);
 	if (!arena_seal_equal(&v, seal))
 		return -EKEYREJECTED;
-	return schedule_submit(file, handle, flags, seqno_user);
+	return schedule_submit(file, handle, seqno_user);
 }
 
 static int seal_file(int file, struct drm_arena_seal *a)
@@ -272,7 +270,7 @@ static int seal_file(int file, struct drm_arena_seal *a)
 	if (!seals || a->flags)
 		return -EINVAL;
 	files[file].sealed = 1;
-	a->algorithms = 1u << ARENA_SEAL_SHA256;
+	a->algorithms = ARENA_SEAL_ALGORITHMS;
 	a->context = (uint64_t)file + 1;
 	return 0;
 }
@@ -406,6 +404,38 @@ int fake_ioctl(int fd, unsigned int cmd, void *arg)
 	return fake_watch.last_rc;
 }
 
+/* ---- the requests by URING_CMD, one function each ---- */
+
+/* Each reads its command's struct from sqe->cmd, whose bytes after it
+ * arena_uring_cmd_arg (contract/requests.h) found zero. */
+static int uring_schedule_append(int file, const uint8_t *cmd)
+{
+	struct drm_arena_schedule_append a;
+	memcpy(&a, cmd, sizeof(a));
+	return schedule_append(&files[file], &a);
+}
+
+static int uring_schedule_submit(int file, const uint8_t *cmd)
+{
+	struct arena_uring_submit s;
+	memcpy(&s, cmd, sizeof(s));
+	return schedule_submit_plain(file, s.schedule, s.flags, s.seqno);
+}
+
+static int uring_schedule_submit_sealed(int file, const uint8_t *cmd)
+{
+	struct arena_uring_submit_sealed s;
+	memcpy(&s, cmd, sizeof(s));
+	return schedule_submit_sealed(file, s.schedule, s.flags, s.seqno,
+				      s.algorithm, s.pad, s.seal);
+}
+
+/* The commands of contract/requests.inc, indexed by op. */
+static int (*const cmds[])(int file, const uint8_t *cmd) = {
+#define ARENA_URING_REQUEST(uop, name, ...) [uop] = uring_##name,
+#include "../contract/requests.inc"
+};
+
 int fake_uring_cmd(int file, int sqe128, const struct io_uring_sqe *sqe)
 {
 	if (!sqe128 || sqe->__pad1 || sqe->uring_cmd_flags)
@@ -413,22 +443,7 @@ int fake_uring_cmd(int file, int sqe128, const struct io_uring_sqe *sqe)
 	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
 	if (rc < 0)
 		return rc;
-	struct drm_arena_schedule_append a;
-	struct arena_uring_submit s;
-	struct arena_uring_submit_sealed ss;
-	switch (sqe->cmd_op) {
-	case ARENA_URING_CMD_APPEND:
-		memcpy(&a, sqe->cmd, sizeof(a));
-		return schedule_append(&files[file], &a);
-	case ARENA_URING_CMD_SUBMIT:
-		memcpy(&s, sqe->cmd, sizeof(s));
-		return schedule_submit_plain(file, s.schedule, s.flags, s.seqno);
-	case ARENA_URING_CMD_SUBMIT_SEALED:
-		memcpy(&ss, sqe->cmd, sizeof(ss));
-		return schedule_submit_sealed(file, ss.schedule, ss.flags,
-					      ss.seqno, ss.algorithm, ss.pad,
-					      ss.seal);
-	default:
+	if (sqe->cmd_op >= sizeof(cmds) / sizeof(cmds[0]) || !cmds[sqe->cmd_op])
 		return -ENOTTY;
-	}
+	return cmds[sqe->cmd_op](file, sqe->cmd);
 }

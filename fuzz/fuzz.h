@@ -101,4 +101,19 @@ static inline int fuzz_same_outcome(const struct fuzz_outcome *a,
 	       a->diag.instance == b->diag.instance;
 }
 
+/* Certifies m, a model that must equal the one a was certified from (a
+ * round trip's result), and checks that it gets the same outcome;
+ * `what` names the round trip in the failure. */
+static inline void fuzz_certify_same(const struct fuzz_outcome *a,
+				     const struct ac_model *m,
+				     const char *what)
+{
+	struct fuzz_outcome b;
+	fuzz_certify(m, &b);
+	FUZZ_CHECK(fuzz_same_outcome(a, &b),
+		   "%s certifies differently: %llu '%s' vs %llu '%s'", what,
+		   (unsigned long long)a->verdict, a->error,
+		   (unsigned long long)b.verdict, b.error);
+}
+
 #endif

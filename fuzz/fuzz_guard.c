@@ -192,8 +192,9 @@ static int buffer_field(unsigned int nr)
 
 static int call(int fd, unsigned int cmd, uint64_t arg)
 {
-	struct ag_file *f = ag_fd_file(fd);
-	FUZZ_CHECK(f, "fd %d is not the device", fd);
+	struct ag_file *f;
+	FUZZ_CHECK(ag_fd_file(fd, &f) == 0 && f, "fd %d is not the device",
+		   fd);
 	fake_watch.calls = 0;
 	int rc = ag_ioctl(f, fd, cmd, arg);
 	ag_file_unref(f);

@@ -171,13 +171,14 @@ int ag_fstatat(int dirfd, const char *path, struct stat *st)
 }
 
 /* A probe's answer that is not kept: a probe that failed on a node of
- * the accel major, which may be the arena's (errno the probe's error:
+ * the accel major, which may be the arena's (*err the probe's error:
  * the request is refused). */
 #define PROBE_FAILED ((uintptr_t)AG_FD_CLOSING)
 
 /* A probe that failed on a node of the accel major: the request is
  * refused with the probe's error, said once per error. */
-static uintptr_t probe_failed(int fd, const struct stat *st, int err)
+static uintptr_t probe_failed(int fd, const struct stat *st, int err,
+			      int *out)
 {
 	assert(major(st->st_rdev) == ARENA_ACCEL_MAJOR);   /* only they are */
 	char key[32];
@@ -187,18 +188,19 @@ static uintptr_t probe_failed(int fd, const struct stat *st, int err)
 		       "cannot tell whether it is the arena device; requests on "
 		       "it are refused with that error until a probe answers",
 		       fd, major(st->st_rdev), minor(st->st_rdev), strerror(err));
-	errno = err;
+	*out = -err;
 	return PROBE_FAILED;
 }
 
 /* The value a probe of fd puts in its slot (a referenced file, a "not
  * the device" identity), or UNKNOWN when it cannot say (a closed fd), or
- * PROBE_FAILED (nothing to keep; errno says whether to refuse), or, with
- * errno ENOMEM, NULL: fd is the device but there is no memory for its
- * file. */
-static uintptr_t probe(int fd)
+ * PROBE_FAILED (nothing to keep; *err the -errno to refuse with), or,
+ * with *err -ENOMEM, NULL: fd is the device but there is no memory for
+ * its file.  *err is 0 otherwise. */
+static uintptr_t probe_fd(int fd, int *err)
 {
 	struct stat st;
+	*err = 0;
 	if (ag_fstatat(fd, NULL, &st) != 0)
 		return (uintptr_t)AG_FD_UNKNOWN;
 	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != ARENA_ACCEL_MAJOR)
@@ -206,7 +208,7 @@ static uintptr_t probe(int fd)
 	int dev = probe_version(fd);
 	if (dev < 0)
 		return dev == -EBADF ? (uintptr_t)AG_FD_UNKNOWN
-				     : probe_failed(fd, &st, -dev);
+				     : probe_failed(fd, &st, -dev, err);
 	if (!dev)
 		return notdev_of(&st);
 	struct ag_file *f = find_alias(fd);
@@ -218,10 +220,20 @@ static uintptr_t probe(int fd)
 			note();
 	}
 	if (!f)
-		errno = ENOMEM;
+		*err = -ENOMEM;
 	else
 		ag_file_seen_on(f, fd);
 	return (uintptr_t)f;
+}
+
+/* probe, errno left as it was (the seal, kcmp and the reports may set
+ * it): ag_fd_file's answer is its return value alone. */
+static uintptr_t probe(int fd, int *err)
+{
+	int saved = errno;
+	uintptr_t v = probe_fd(fd, err);
+	errno = saved;
+	return v;
 }
 
 /* Whether the "not the device" identity v still holds for fd (one
@@ -290,36 +302,41 @@ void ag_fd_set_notdev(int fd, const struct stat *st)
  * creations are not kept: its schedules are unknown, and refused). */
 static struct ag_file *unkept(uintptr_t p)
 {
-	if (is_file(p))
-		return (struct ag_file *)p;
-	errno = 0;
-	return NULL;
+	return is_file(p) ? (struct ag_file *)p : NULL;
 }
 
-struct ag_file *ag_fd_file(int fd)
+/* ag_fd_file for an fd whose slot the table has no memory for. */
+static int file_without_slot(int fd, struct ag_file **f)
 {
-	slot_t *s = slot(fd, 1);
-	errno = 0;
-	if (!s) {
-		uintptr_t v = probe(fd);
-		if (!is_file(v))
-			return NULL;
-		if (fd >= 0 && (unsigned int)fd < PRELOAD_FD_LIMIT) {
-			/* No memory for its slot: a mirror made now would be
-			 * lost with this request. */
-			ag_file_unref((struct ag_file *)v);
-			errno = ENOMEM;
-			return NULL;
-		}
-		/* Beyond the table: no mirror can be kept, so the file is
-		 * new every time and its schedules are unknown (blocked). */
-		return (struct ag_file *)v;
+	int err;
+	uintptr_t v = probe(fd, &err);
+	if (!is_file(v))
+		return err;
+	if (fd >= 0 && (unsigned int)fd < PRELOAD_FD_LIMIT) {
+		/* No memory for its slot: a mirror made now would be lost
+		 * with this request. */
+		ag_file_unref((struct ag_file *)v);
+		return -ENOMEM;
 	}
+	/* Beyond the table: no mirror can be kept, so the file is new
+	 * every time and its schedules are unknown (blocked). */
+	*f = (struct ag_file *)v;
+	return 0;
+}
+
+int ag_fd_file(int fd, struct ag_file **f)
+{
+	assert(f);
+	*f = NULL;
+	slot_t *s = slot(fd, 1);
+	if (!s)
+		return file_without_slot(fd, f);
 	for (;;) {
 		uintptr_t v = atomic_load_explicit(s, memory_order_acquire);
+		int err;
 		if (is_notdev(v)) {
 			if (still_notdev(fd, v))
-				return NULL;
+				return 0;
 			/* Closed and reused unseen: look again. */
 			atomic_compare_exchange_strong(s, &v,
 						       (uintptr_t)AG_FD_UNKNOWN);
@@ -330,11 +347,13 @@ struct ag_file *ag_fd_file(int fd)
 			continue;
 		}
 		if (v == (uintptr_t)AG_FD_UNKNOWN) {
-			uintptr_t p = probe(fd);
+			uintptr_t p = probe(fd, &err);
 			if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
-				return NULL;     /* errno: refuse, or pass */
-			if (!ag_process_shares_fds())
-				return unkept(p);
+				return err;      /* refuse, or pass (0) */
+			if (!ag_process_shares_fds()) {
+				*f = unkept(p);
+				return err;
+			}
 			if (is_file(p))
 				ag_file_ref((struct ag_file *)p); /* ours */
 			uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
@@ -345,24 +364,24 @@ struct ag_file *ag_fd_file(int fd)
 				ag_file_unref((struct ag_file *)p);
 				continue;
 			}
-			if (!is_file(p))
-				return NULL;
-			return (struct ag_file *)p;
+			*f = unkept(p);
+			return err;
 		}
-		struct ag_file *f = (struct ag_file *)v;
+		struct ag_file *file = (struct ag_file *)v;
 		if (__builtin_expect(ag_process_fds_diverged(), 0)) {
 			/* A vfork child's fd of this number may be another
 			 * open file (its own device): probed, not kept. */
-			uintptr_t p = probe(fd);
-			if (p == (uintptr_t)AG_FD_UNKNOWN ||
-			    p == PROBE_FAILED)
-				return NULL;
-			return unkept(p);
+			uintptr_t p = probe(fd, &err);
+			if (p != (uintptr_t)AG_FD_UNKNOWN && p != PROBE_FAILED)
+				*f = unkept(p);
+			return err;
 		}
-		if (ag_file_try_ref(f)) {
-			if (atomic_load(s) == v)
-				return f;
-			ag_file_unref(f);
+		if (ag_file_try_ref(file)) {
+			if (atomic_load(s) == v) {
+				*f = file;
+				return 0;
+			}
+			ag_file_unref(file);
 		}
 	}
 }
@@ -459,7 +478,7 @@ void ag_fd_dup(int oldfd, int newfd)
 		/* newfd becomes the device: not in a vfork child's copy. */
 		if (!ag_process_shares_fds())
 			return;
-		f = ag_fd_file(oldfd);      /* referenced, checked */
+		ag_fd_file(oldfd, &f);      /* referenced, checked */
 		ag_fd_set(newfd, f);
 		ag_file_unref(f);
 	} else {

@@ -29,14 +29,15 @@ static inline int ag_is_file(const struct ag_file *f)
 	return (uintptr_t)f > (uintptr_t)AG_SLOT_UNCERTAIN;
 }
 
-/* The file behind fd, referenced, or NULL when fd is not the arena device
- * (probing its DRM driver name the first time, and again whenever the
- * fd's fstat no longer matches the file "not the device" was decided
- * on).  After a NULL, errno is 0 (pass the request on), or the error to
- * refuse the request with: ENOMEM when fd is the device but memory ran
- * out, the probe's error when it failed on a node that may be the
- * device (never passed on unchecked). */
-struct ag_file *ag_fd_file(int fd);
+/* The file behind fd: 0 with *f the file, referenced, or NULL when fd is
+ * not the arena device (pass the request on), probing its DRM driver
+ * name the first time, and again whenever the fd's fstat no longer
+ * matches the file "not the device" was decided on; or -errno, *f NULL,
+ * the error to refuse the request with: -ENOMEM when fd is the device
+ * but memory ran out, the probe's error when it failed on a node that
+ * may be the device (never passed on unchecked).  errno is left as it
+ * was. */
+int ag_fd_file(int fd, struct ag_file **f);
 /* The cached state without probing or referencing (a hint): UNKNOWN,
  * NOTDEV (of any identity), CLOSING or a file. */
 struct ag_file *ag_fd_peek(int fd);

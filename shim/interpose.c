@@ -273,12 +273,11 @@ static int guarded_ioctl(int fd, unsigned long request, void *arg,
 		return reentered_ioctl(fd, request, arg, next);
 	int saved = errno;
 	preload_enter();
-	struct ag_file *f = ag_fd_file(fd);
-	int refuse = f ? 0 : errno;
-	errno = saved;
+	struct ag_file *f;
+	int refuse = ag_fd_file(fd, &f);
 	if (refuse) {         /* maybe the device, unchecked: never passed */
-		errno = refuse == ENOMEM
-			? -ag_no_memory("a request on a device fd") : refuse;
+		errno = refuse == -ENOMEM
+			? -ag_no_memory("a request on a device fd") : -refuse;
 		preload_leave();
 		return -1;
 	}

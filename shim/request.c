@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
+#include "../contract/image.h"  /* arena_append_count_ok: the batch limit */
 #include "api.h"
 #include "cache.h"
 #include "decide.h"
@@ -243,7 +243,7 @@ static int schedule_append(struct ag_call *c, void *arg)
 	rc = c->front->wait_holds(c, s);
 	/* uapi.h's limit, before anything is read or mirrored: the
 	 * driver's answer whatever the references are. */
-	if (rc == 0 && a->count > ARENA_MAX_APPEND)
+	if (rc == 0 && !arena_append_count_ok(a->count))
 		rc = -EINVAL;
 	else if (rc == 0 && a->count == 0)
 		rc = c->front->forward(c, s, DRM_IOCTL_ARENA_SCHEDULE_APPEND, a);

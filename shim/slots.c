@@ -159,10 +159,9 @@ enum fd_kind ag_fd_kind(int fd, struct ag_file **f, int exact)
 			return FD_NOT;
 		}
 	}
-	*f = ag_fd_file(fd);
-	if (*f)
-		return FD_DEVICE;
-	return errno ? FD_MAYBE : FD_NOT;
+	if (ag_fd_file(fd, f) != 0)
+		return FD_MAYBE;
+	return *f ? FD_DEVICE : FD_NOT;
 }
 
 /* What slots from + 0 .. n of the fd array `files` (0: all unset)

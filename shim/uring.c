@@ -241,24 +241,26 @@ static int handle_cmd(struct walk *w, struct ag_file *f,
 	return rc;
 }
 
-/* The device file an SQE is aimed at (referenced), NULL, or
- * AG_SLOT_UNCERTAIN; NULL with errno set when it may be the device but
- * cannot be checked (no memory to know it, a probe that did not
- * answer): refuse with it. */
-static struct ag_file *target(struct walk *w, const struct io_uring_sqe *sqe)
+/* The device file an SQE is aimed at: 0 with *f the file (referenced),
+ * NULL, or AG_SLOT_UNCERTAIN; or -errno (*f NULL) when it may be the
+ * device but cannot be checked (no memory to know it, a probe that did
+ * not answer): refuse with it. */
+static int target(struct walk *w, const struct io_uring_sqe *sqe,
+		  struct ag_file **f)
 {
-	errno = 0;
+	*f = NULL;
 	if (!(sqe->flags & IOSQE_FIXED_FILE))
-		return sqe->fd >= 0 ? ag_fd_file(sqe->fd) : NULL;
-	if (!w->r)
-		return AG_SLOT_UNCERTAIN;
-	if (sqe->fd < 0)
-		return NULL;
-	if (ag_slots_enter(w->r, &w->held) != 0) {
-		errno = ENOMEM;
-		return NULL;
+		return sqe->fd >= 0 ? ag_fd_file(sqe->fd, f) : 0;
+	if (!w->r) {
+		*f = AG_SLOT_UNCERTAIN;
+		return 0;
 	}
-	return ag_slot_read(w->r, (unsigned int)sqe->fd);
+	if (sqe->fd < 0)
+		return 0;
+	if (ag_slots_enter(w->r, &w->held) != 0)
+		return -ENOMEM;
+	*f = ag_slot_read(w->r, (unsigned int)sqe->fd);
+	return 0;
 }
 
 /* A command answered here, never handed to the driver: the kernel
@@ -293,10 +295,11 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	const struct ag_request *req = ag_request_by_uring_op(sqe->cmd_op);
 	if (!req)
 		return 0;
-	struct ag_file *f = target(w, sqe);
-	if (!f && errno)
-		fail_cmd(w, sqe, errno == ENOMEM ? ag_no_memory("a URING_CMD")
-						 : -errno);
+	struct ag_file *f;
+	int err = target(w, sqe, &f);
+	if (err)
+		fail_cmd(w, sqe, err == -ENOMEM ? ag_no_memory("a URING_CMD")
+						: err);
 	if (!f)
 		return 0;
 	int rc, mirrored = 0;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "partition.h"
+#include "../contract/requests.h"   /* the requests' argument rules */
 #include "sim.h"
 #include "usercopy.h"
 
@@ -92,7 +93,7 @@ int schedule_append(struct sim_file *f,
 		return -EBUSY;
 	if (arg->count == 0)
 		return 0;
-	if (arg->count > ARENA_MAX_APPEND)   /* contract/image.h */
+	if (!arena_append_count_ok(arg->count))   /* contract/image.h */
 		return -EINVAL;
 	_Static_assert(sizeof(struct drm_arena_ref) == sizeof(struct ac_ref),
 		       "a uapi reference is a model reference");
@@ -144,14 +145,10 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 {
 	assert(check && seqno);
 	struct sim_ctx *c = f->ctx;
-	if (flags)
-		return -EINVAL;
-	if (check->sealed && (check->pad || check->algorithm > 31 ||
-			      !(SIM_SEAL_ALGORITHMS &
-				(1u << check->algorithm))))
-		return -EINVAL;
-	if (!check->sealed && c->sealed)
-		return -ENOKEY;
+	int rc = arena_submit_check(flags, check->sealed, check->algorithm,
+				    check->pad, c->sealed);
+	if (rc)
+		return rc;
 	struct sim_schedule *s = schedule_get(f, schedule);
 	if (!s)
 		return -ENOENT;
@@ -168,7 +165,7 @@ int schedule_submit(struct sim_file *f, uint32_t schedule, uint32_t flags,
 	/* Everything that can fail, before anything runs. */
 	struct sim_program_rec *rec;
 	const struct sim_program *p;
-	int rc = program_get(f, s->program, &rec, &p);
+	rc = program_get(f, s->program, &rec, &p);
 	uint64_t next = c->last_seqno + 1;
 	if (!rc)
 		rc = reserve_fault(f);
@@ -201,7 +198,7 @@ static int faulted(const struct sim_file *f, uint64_t seqno)
 
 int schedule_wait(struct sim_file *f, const struct drm_arena_wait *arg)
 {
-	if (arg->seqno == 0 || arg->seqno > f->ctx->last_seqno)
+	if (!arena_wait_seqno_ok(arg->seqno, f->ctx->last_seqno))
 		return -EINVAL;
 	return faulted(f, arg->seqno) ? -EIO : 0;
 }
@@ -229,7 +226,7 @@ int file_seal(struct sim_file *f, struct drm_arena_seal *arg)
 	if (arg->flags)
 		return -EINVAL;
 	f->ctx->sealed = 1;
-	arg->algorithms = SIM_SEAL_ALGORITHMS;
+	arg->algorithms = ARENA_SEAL_ALGORITHMS;
 	arg->context = f->ctx->context;
 	return 0;
 }

@@ -271,16 +271,14 @@ int schedule_append(struct sim_file *f,
 		    const struct drm_arena_schedule_append *arg);
 /* What a submission asks of the seal: none (the plain submit, refused
  * with ENOKEY on a sealed context) or this seal under this algorithm
- * (EINVAL for an algorithm the simulator does not offer or a nonzero
- * pad, EKEYREJECTED unless it is the schedule's seal). */
+ * (EINVAL for an algorithm the driver does not offer or a nonzero
+ * pad: contract/requests.h's arena_seal_args_ok; EKEYREJECTED unless
+ * it is the schedule's seal). */
 struct sim_seal_check {
 	int sealed;
 	uint32_t algorithm, pad;
 	const uint8_t *seal;          /* ARENA_SEAL_BYTES */
 };
-
-/* The algorithms DRM_IOCTL_ARENA_SEAL offers (uapi.h's bit set). */
-#define SIM_SEAL_ALGORITHMS (1u << ARENA_SEAL_SHA256)
 
 /* Executes the schedule; *seqno gets its sequence number.  If
  * seqno_user is not 0 the number is stored there first (EFAULT before

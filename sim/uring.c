@@ -181,15 +181,16 @@ static int preload_uring_client_ring(const struct preload_ring *r,
 /* ---- executing commands ---- */
 
 /* Each command's struct is read from sqe->cmd, whose bytes after it
- * contract/requests.h's rule (arena_uring_cmd_arg) found zero. */
-static int cmd_append(struct sim_file *f, const uint8_t *cmd)
+ * contract/requests.h's rule (arena_uring_cmd_arg) found zero; a
+ * command's handler is cmd_ and its row's name in requests.inc. */
+static int cmd_schedule_append(struct sim_file *f, const uint8_t *cmd)
 {
 	struct drm_arena_schedule_append a;
 	memcpy(&a, cmd, sizeof(a));
 	return schedule_append(f, &a);
 }
 
-static int cmd_submit(struct sim_file *f, const uint8_t *cmd)
+static int cmd_schedule_submit(struct sim_file *f, const uint8_t *cmd)
 {
 	struct arena_uring_submit s;
 	const struct sim_seal_check unsealed = { 0, 0, 0, NULL };
@@ -199,7 +200,7 @@ static int cmd_submit(struct sim_file *f, const uint8_t *cmd)
 			       s.seqno);
 }
 
-static int cmd_submit_sealed(struct sim_file *f, const uint8_t *cmd)
+static int cmd_schedule_submit_sealed(struct sim_file *f, const uint8_t *cmd)
 {
 	struct arena_uring_submit_sealed s;
 	uint64_t seqno;
@@ -208,6 +209,12 @@ static int cmd_submit_sealed(struct sim_file *f, const uint8_t *cmd)
 	return schedule_submit(f, s.schedule, s.flags, &check, &seqno,
 			       s.seqno);
 }
+
+/* The commands of contract/requests.inc, indexed by op. */
+static int (*const cmds[])(struct sim_file *f, const uint8_t *cmd) = {
+#define ARENA_URING_REQUEST(uop, name, ...) [uop] = cmd_##name,
+#include "../contract/requests.inc"
+};
 
 /* The driver's uring_cmd: 0 or -errno, as the matching ioctl. */
 static int uring_cmd(struct sim_file *f, const struct io_uring *ring,
@@ -221,16 +228,9 @@ static int uring_cmd(struct sim_file *f, const struct io_uring *ring,
 	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
 	if (rc < 0)
 		return rc;
-	switch (sqe->cmd_op) {
-	case ARENA_URING_CMD_APPEND:
-		return cmd_append(f, sqe->cmd);
-	case ARENA_URING_CMD_SUBMIT:
-		return cmd_submit(f, sqe->cmd);
-	case ARENA_URING_CMD_SUBMIT_SEALED:
-		return cmd_submit_sealed(f, sqe->cmd);
-	default:
-		return -ENOTTY;   /* a command the table has, not handled */
-	}
+	if (sqe->cmd_op >= sizeof(cmds) / sizeof(cmds[0]) || !cmds[sqe->cmd_op])
+		return -ENOTTY;
+	return cmds[sqe->cmd_op](f, sqe->cmd);
 }
 
 /* The device file a URING_CMD is aimed at, or NULL. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../../contract/image.h"  /* ARENA_MAX_APPEND: the batch limit */
+#include "../../contract/image.h"  /* arena_append_count_ok: the batch limit */
 #include "cache.h"
 #include "../../contract/requests.h"  /* the URING_CMD argument rule */
 #include "dedup.h"
@@ -108,7 +108,7 @@ static int schedule_append(const struct drm_arena_schedule_append *a)
 {
 	if (append_hook)
 		append_hook();
-	if (a->count > ARENA_MAX_APPEND)
+	if (!arena_append_count_ok(a->count))
 		return -EINVAL;
 	struct object *s = get(a->schedule, SCHEDULE);
 	if (!s || a->count == 0)
@@ -243,29 +243,51 @@ static int fake_ioctl(int fd, unsigned int cmd, void *arg)
 	}
 }
 
+/* ---- the requests by URING_CMD, one function each ---- */
+
+/* Each reads its command's struct from sqe->cmd, whose bytes after it
+ * arena_uring_cmd_arg (contract/requests.h) found zero. */
+static int uring_schedule_append(int open, const uint8_t *cmd)
+{
+	struct drm_arena_schedule_append a;
+	(void)open;
+	memcpy(&a, cmd, sizeof(a));
+	return schedule_append(&a);
+}
+
+static int uring_schedule_submit(int open, const uint8_t *cmd)
+{
+	struct arena_uring_submit s;
+	memcpy(&s, cmd, sizeof(s));
+	return submit(open, s.schedule);
+}
+
+static int uring_schedule_submit_sealed(int open, const uint8_t *cmd)
+{
+	struct arena_uring_submit_sealed s;
+	(void)open;
+	memcpy(&s, cmd, sizeof(s));
+	return submit_sealed(s.schedule, s.algorithm, s.seal);
+}
+
+/* The commands of contract/requests.inc, indexed by op. */
+static int (*const cmds[])(int open, const uint8_t *cmd) = {
+#define ARENA_URING_REQUEST(uop, name, ...) [uop] = uring_##name,
+#include "../../contract/requests.inc"
+};
+
 int fake_run_sqe(const struct io_uring_sqe *sqe)
 {
 	if (sqe->opcode == IORING_OP_NOP)
 		return (int)sqe->len;          /* the guard's injected result */
 	ck_assert_int_eq(sqe->opcode, IORING_OP_URING_CMD);
 	int open = open_of(sqe->fd);
-	struct drm_arena_schedule_append a;
-	struct arena_uring_submit_sealed s;
 	int rc = arena_uring_cmd_arg(sqe->cmd_op, sqe->cmd);
 	if (rc < 0)
 		return rc;      /* the driver's answer (contract/requests.h) */
-	memcpy(&a, sqe->cmd, sizeof(a));
-	memcpy(&s, sqe->cmd, sizeof(s));
-	switch (sqe->cmd_op) {
-	case ARENA_URING_CMD_APPEND:
-		return schedule_append(&a);
-	case ARENA_URING_CMD_SUBMIT:
-		return submit(open, s.schedule);
-	case ARENA_URING_CMD_SUBMIT_SEALED:
-		return submit_sealed(s.schedule, s.algorithm, s.seal);
-	default:
+	if (sqe->cmd_op >= sizeof(cmds) / sizeof(cmds[0]) || !cmds[sqe->cmd_op])
 		return -ENOTTY;
-	}
+	return cmds[sqe->cmd_op](open, sqe->cmd);
 }
 
 struct fake_ran fake_ran(void)

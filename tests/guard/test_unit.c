@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fake.h"
+#include "attach.h"
 #include "cache.h"
 #include "devices.h"
 #include "handles.h"
@@ -368,7 +369,9 @@ START_TEST(test_fd_table)
 	int p[2];
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(ag_probe_device(p[0]), 0);
-	ck_assert_ptr_null(ag_fd_file(p[0]));
+	struct ag_file *none;
+	ck_assert_int_eq(ag_fd_file(p[0], &none), 0);
+	ck_assert_ptr_null(none);
 	ck_assert_ptr_eq(ag_fd_peek(p[0]), AG_FD_NOTDEV);
 	close(p[0]);
 	close(p[1]);
@@ -386,6 +389,42 @@ static int is_lazy(struct ag_file *f, uint32_t handle)
 	ag_sched_unlock(s);
 	return lazy;
 }
+
+/* ag_fd_file answers by its return value alone (0, or the -errno to
+ * refuse the request with: the guard's one convention) and leaves errno
+ * as it was, whatever path it takes: the device's file, a pipe probed
+ * and then known as not the device, a closed fd known and unknown. */
+static void fd_file_is(int fd, int rc, struct ag_file *want)
+{
+	struct ag_file *f = AG_SLOT_UNCERTAIN;
+	errno = EXDEV;
+	ck_assert_int_eq(ag_fd_file(fd, &f), rc);
+	ck_assert_int_eq(errno, EXDEV);
+	ck_assert_ptr_eq(f, want);
+	ag_file_unref(f);
+}
+
+START_TEST(test_fd_file_errno)
+{
+	fake_setup();
+	struct ag_file *dev = ag_file_attach(FAKE_FD);
+	ck_assert_ptr_nonnull(dev);
+	ag_fd_set(FAKE_FD, dev);
+	fd_file_is(FAKE_FD, 0, dev);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	fd_file_is(p[0], 0, NULL);                  /* probed: not it */
+	ck_assert_ptr_eq(ag_fd_peek(p[0]), AG_FD_NOTDEV);
+	fd_file_is(p[0], 0, NULL);                  /* known: not it */
+	close(p[0]);
+	close(p[1]);
+	fd_file_is(p[0], 0, NULL);                  /* known, now closed */
+	ag_fd_forget(p[0]);
+	fd_file_is(p[0], 0, NULL);                  /* closed, unknown */
+	ag_fd_forget(FAKE_FD);
+	ag_file_unref(dev);
+}
+END_TEST
 
 START_TEST(test_rebuild_is_a_lookup)
 {
@@ -553,6 +592,7 @@ Suite *suite_unit(void)
 	tcase_add_test(t, test_uring_files_each);
 	tcase_add_test(t, test_verdict_cache_compares_bytes);
 	tcase_add_test(t, test_fd_table);
+	tcase_add_test(t, test_fd_file_errno);
 	tcase_add_test(t, test_rebuild_is_a_lookup);
 	tcase_add_test(t, test_append_after_submit);
 	tcase_add_test(t, test_warn_mode);
