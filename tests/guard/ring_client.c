@@ -20,6 +20,8 @@
  *   nofd        two threads' rings with ring_fd -1
  *   acrossfork  one ring (and its liburing state) shared across fork
  *   rawring     a ring set up without liburing, then the device used
+ *   rawforks    a ring set up without liburing, then 20 children forked
+ *               that exit (their exit handlers run), the parent last
  *   msgring     a device slot sent to another ring (IORING_MSG_SEND_FD)
  *   noprobe     /dev/null and /dev/zero registered, updated into a slot,
  *               sent a URING_CMD and an arena ioctl: none is probed
@@ -567,6 +569,27 @@ static void cmd_rawring(void)
 	close(fd);
 }
 
+/* A raw ring inherited by 20 forked children, each exiting through
+ * exit(3) (the guard's exit-time look for unseen rings runs in each),
+ * then the parent: the process tree says it once (issue 32: it was
+ * said by every child and the parent, 21 times). */
+static void cmd_rawforks(void)
+{
+	struct io_uring_params p;
+	memset(&p, 0, sizeof(p));
+	int fd = (int)syscall(__NR_io_uring_setup, 8, &p);
+	check(fd >= 0, "raw io_uring_setup: %d", fd);
+	for (int i = 0; i < 20; i++) {
+		pid_t pid = fork();
+		check(pid >= 0, "fork: %d", errno);
+		if (pid == 0)
+			exit(0);
+		int status;
+		check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0, "child %d", i);
+	}
+}
+
 /* ---- acrossfork ---- */
 
 /* liburing's across-fork: the ring and liburing's state of it in
@@ -719,6 +742,8 @@ int main(int argc, char **argv)
 		cmd_acrossfork();
 	else if (!strcmp(cmd, "rawring"))
 		cmd_rawring();
+	else if (!strcmp(cmd, "rawforks"))
+		cmd_rawforks();
 	else if (!strcmp(cmd, "msgring"))
 		cmd_msgring();
 	else if (!strcmp(cmd, "noprobe"))

@@ -224,6 +224,22 @@ START_TEST(test_unseen_ring_said)
 }
 END_TEST
 
+/* A raw ring inherited by 20 forked children: said once by the process
+ * tree (whichever process looks first), not by each child (issue 32). */
+START_TEST(test_unseen_ring_once_per_tree)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
+	char *log = ring_client(&r, env, "rawforks", NULL);
+	int said = count(log, "was set up without the liburing functions") +
+		   count(r.err, "was set up without the liburing functions");
+	ck_assert_msg(said == 1, "said %d times; log:\n%s\nstderr:\n%s",
+		      said, log, r.err);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -249,6 +265,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_rings_without_fd);
 	tcase_add_test(t, test_ring_across_fork);
 	tcase_add_test(t, test_unseen_ring_said);
+	tcase_add_test(t, test_unseen_ring_once_per_tree);
 	tcase_add_test(t, test_msg_ring_send_fd);
 	suite_add_tcase(s, t);
 	return s;
