@@ -66,6 +66,10 @@ static atomic_uint rings_forgotten;
 /* liburing set-ups and tear-downs under way: their fds exist before
  * the ring is known, and after it is forgotten. */
 static atomic_int ring_setups;
+/* Forks made through fork(3) (counted by every prepare handler): a
+ * ring's shared page mapped before the last of them may be a child's
+ * too. */
+static atomic_uint forks;
 
 
 /* ---- ring states ---- */
@@ -84,6 +88,8 @@ static struct ring_state *state_new(void)
 	r->shared = mmap(NULL, sizeof(*r->shared), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	r->shared_mapped = r->shared != MAP_FAILED;
+	r->shared_forks = atomic_load(&forks);
+	atomic_store(&r->shared_tag, 1);
 	if (!r->shared_mapped) {
 		r->shared = calloc(1, sizeof(*r->shared));
 		if (!r->shared) {
@@ -101,6 +107,15 @@ static struct ring_state *state_new(void)
 	return r;
 }
 
+/* r's shared page, kept for its next ring, under a new tag: what was
+ * stored for the ring before reads as no tail (ring.h, ring_shared). */
+static void shared_retag(struct ring_state *r)
+{
+	unsigned int tag = atomic_load(&r->shared_tag) + 1;
+	atomic_store(&r->shared_tag, tag ? tag : 1);
+	atomic_store(&r->shared->seen, 0);
+}
+
 /* Empties a state for reuse (ring lock held). */
 static void state_forget(struct ring_state *r)
 {
@@ -111,16 +126,27 @@ static void state_forget(struct ring_state *r)
 	atomic_store(&r->ring_fd, -1);
 	atomic_store(&r->reg_tid, 0);
 	r->ring = NULL;
-	atomic_store(&r->shared->have_tail, 0);
-	if (r->shared_mapped) {
-		/* A fresh page: a child forked before keeps the old one. */
-		struct ring_shared *s = mmap(NULL, sizeof(*s),
-					     PROT_READ | PROT_WRITE,
-					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (s != MAP_FAILED) {
-			munmap(r->shared, sizeof(*r->shared));
-			r->shared = s;
-		}
+	/*
+	 * With no fork since the page was mapped, it is kept (issue 32: a
+	 * shmem object was made and freed per tear-down), retagged: a child
+	 * of a raw fork system call (which no fork handler counts) still
+	 * using the ring torn down here, on this page, and this process's
+	 * next ring each read what the other stores as no tail, so the
+	 * SQEs the kernel has not taken are checked again, never taken as
+	 * checked.  After a fork, a fresh page: the children keep the old
+	 * one (they may still use the ring).
+	 */
+	unsigned int now = atomic_load(&forks);
+	struct ring_shared *s = MAP_FAILED;
+	if (r->shared_mapped && r->shared_forks != now)
+		s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s != MAP_FAILED) {
+		munmap(r->shared, sizeof(*r->shared));
+		r->shared = s;
+		r->shared_forks = now;
+	} else {
+		shared_retag(r);
 	}
 	atomic_fetch_add_explicit(&rings_forgotten, 1, memory_order_release);
 	atomic_store(&r->in_use, 0);
@@ -285,7 +311,7 @@ void ag_ring_moved(const void *old_sq_ring, struct io_uring *ring)
 	if (r) {
 		/* Its slots stay; the tail is taken afresh. */
 		atomic_store(&r->sq_ring, preload_ring_id(ring));
-		atomic_store(&r->shared->have_tail, 0);
+		atomic_store(&r->shared->seen, 0);
 		r->ring = ring;
 		atomic_fetch_add_explicit(&rings_forgotten, 1,
 					  memory_order_release);
@@ -535,6 +561,7 @@ struct ring_state *ag_ring_entered(int ring_fd, int registered,
 
 void ag_uring_forking(void)
 {
+	atomic_fetch_add(&forks, 1);
 	said_tree_map();
 }
 
