@@ -282,20 +282,33 @@ static double child_files_update(long n)
 /* ---- the process's life (issue 32): fork + exit, a ring's set-up and
  * tear-down, a start ---- */
 
+/* fork(2), dying if it fails. */
+static pid_t fork_or_die(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	return pid;
+}
+
+/* Waits for child pid, which must exit 0. */
+static void reap(pid_t pid, const char *what)
+{
+	int status;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		die(what, ECHILD);
+}
+
 /* A child forked and reaped, the child exiting at once (its exit
  * handlers run: the guard's exit-time work is counted). */
 static void fork_exit(void *ctx)
 {
 	(void)ctx;
-	pid_t pid = fork();
-	if (pid < 0)
-		die("fork", errno);
+	pid_t pid = fork_or_die();
 	if (pid == 0)
 		exit(0);
-	int status;
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
-		die("fork's child", ECHILD);
+	reap(pid, "fork's child");
 }
 
 /* fork + exit with one liburing ring open, as a server that forks
@@ -332,18 +345,13 @@ static char self[4096];
 static void start(void *ctx)
 {
 	(void)ctx;
-	pid_t pid = fork();
-	if (pid < 0)
-		die("fork", errno);
+	pid_t pid = fork_or_die();
 	if (pid == 0) {
 		char *argv[] = { self, "--child", "noop", "0", NULL };
 		execv(self, argv);
 		_exit(127);
 	}
-	int status;
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
-		die("the started child", ECHILD);
+	reap(pid, "the started child");
 }
 
 static double child_start(long n)
