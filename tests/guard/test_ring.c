@@ -205,6 +205,14 @@ START_TEST(test_ring_across_fork)
 }
 END_TEST
 
+/* A raw fork's child on the ring its parent tore down, the parent on its
+ * next ring with the same shared page: no SQE called unseen. */
+START_TEST(test_raw_fork_kept_page)
+{
+	quiet_rings("rawforkpage");
+}
+END_TEST
+
 START_TEST(test_msg_ring_send_fd)
 {
 	run_guarded("msgring", NULL,
@@ -264,6 +272,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_ring_fd_dup);
 	tcase_add_test(t, test_rings_without_fd);
 	tcase_add_test(t, test_ring_across_fork);
+	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
 	tcase_add_test(t, test_msg_ring_send_fd);
