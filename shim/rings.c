@@ -349,19 +349,23 @@ static int is_ring_fd(int fd)
 }
 
 /*
- * Whether fd cannot be an io_uring instance, by one fstat (no path
- * walk of /proc, as is_ring_fd's readlink makes): an io_uring fd is an
- * anonymous inode, on the anon_inodefs pseudo filesystem, whose device
- * number has major 0.  A pipe, socket, directory, device or link is not
- * one; nor is a regular file on a filesystem with a real device (on
- * kernels where anonymous inodes say S_IFREG, as after 6.15, the major
- * 0 of their device still sends them to the readlink).  An fd fstat
- * refuses (closed meanwhile) is not one either, as is_ring_fd says.
+ * Whether the fd that entry `name` of the open /proc/self/fd `dir`
+ * names cannot be an io_uring instance, by one stat of what the entry
+ * links to (a lookup in the directory just read, where getdents made
+ * the entries: no path walk from /, as is_ring_fd's readlink makes; and
+ * not the fd itself, which another thread may be closing, so no
+ * sanitizer takes the look for a use of that thread's fd): an io_uring
+ * fd is an anonymous inode, on the anon_inodefs pseudo filesystem,
+ * whose device number has major 0.  A pipe, socket, directory, device
+ * or link is not one; nor is a regular file on a filesystem with a real
+ * device (on kernels where anonymous inodes say S_IFREG, as after 6.15,
+ * the major 0 of their device still sends them to the readlink).  An
+ * entry gone meanwhile (closed) is not one either, as is_ring_fd says.
  */
-static int surely_not_ring(int fd)
+static int surely_not_ring(int dir, const char *name)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0)
+	if (fstatat(dir, name, &st, 0) != 0)
 		return 1;
 	mode_t type = st.st_mode & S_IFMT;
 	if (type == S_IFIFO || type == S_IFSOCK || type == S_IFDIR ||
@@ -414,13 +418,13 @@ static void said_tree_map(void)
 		munmap(p, sizeof(*p));    /* another thread's fork mapped it */
 }
 
-/* Whether fd, an entry of /proc/self/fd, is a ring no liburing set-up
- * the guard saw made: known rings by number first (no system call),
- * then one fstat, and only for what may be an anonymous inode the
- * readlink and kcmp. */
-static int unseen_ring(int fd)
+/* Whether fd, entry `name` of /proc/self/fd open as `dir`, is a ring
+ * no liburing set-up the guard saw made: known rings by number first
+ * (no system call), then one stat, and only for what may be an
+ * anonymous inode the readlink and kcmp. */
+static int unseen_ring(int dir, const char *name, int fd)
 {
-	if (by_fd(fd) || surely_not_ring(fd) || !is_ring_fd(fd) ||
+	if (by_fd(fd) || surely_not_ring(dir, name) || !is_ring_fd(fd) ||
 	    ring_fd_known(fd))
 		return 0;
 	/* Maybe another thread's liburing set-up or tear-down, not done
@@ -456,12 +460,15 @@ void ag_uring_note_unseen_rings(void)
 			if (*end || end == e->d_name || fd == dir ||
 			    fd > INT_MAX)
 				continue;
-			if (unseen_ring((int)fd))
+			if (unseen_ring(dir, e->d_name, (int)fd))
 				found = (int)fd;
 		}
 	}
+	/* By close(3), as it was opened by open(3): a sanitizer's runtime
+	 * that follows descriptors sees it closed (TSan took its number's
+	 * reuse by another thread for a race). */
 	if (dir >= 0)
-		syscall(SYS_close, dir);  /* the guard's own: not the wrapper */
+		close(dir);
 	if (found >= 0 && unseen_claim())
 		ag_report_once("unseen ring", "io_uring ring fd %d was set up "
 			       "without the liburing functions the guard "
