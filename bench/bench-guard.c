@@ -43,6 +43,12 @@
  *   guarded/unguarded     a cached submit (ioctl, argument on the stack
  *                         or the heap; io_uring) with the guard preloaded
  *                         vs without it: the device alone; ratio
+ *   fork + exit           a child forked (one liburing ring open) that
+ *                         exits at once, reaped; with the guard
+ *                         preloaded vs without; ratio
+ *   ring life             a liburing ring set up and torn down; ratio
+ *   start                 this program started again (fork, exec,
+ *                         exit, reaped); microseconds extra
  *
  * --device sim|kernel runs only the rows that compare a device with and
  * without the guard (DEVICE rows): on libarenasim.so (preloaded in both
@@ -271,6 +277,86 @@ static double child_files_update(long n)
 	for (int i = FILES_DISTINCT; i < FILES_N; i++)
 		u.fds[i] = u.fds[i % FILES_DISTINCT];
 	return time_op(files_update, &u, n);
+}
+
+/* ---- the process's life (issue 32): fork + exit, a ring's set-up and
+ * tear-down, a start ---- */
+
+/* fork(2), dying if it fails. */
+static pid_t fork_or_die(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	return pid;
+}
+
+/* Waits for child pid, which must exit 0. */
+static void reap(pid_t pid, const char *what)
+{
+	int status;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		die(what, ECHILD);
+}
+
+/* A child forked and reaped, the child exiting at once (its exit
+ * handlers run: the guard's exit-time work is counted). */
+static void fork_exit(void *ctx)
+{
+	(void)ctx;
+	pid_t pid = fork_or_die();
+	if (pid == 0)
+		exit(0);
+	reap(pid, "fork's child");
+}
+
+/* fork + exit with one liburing ring open, as a server that forks
+ * after setting up its ring (the ring's locks are taken at fork). */
+static double child_fork_exit(long n)
+{
+	static struct io_uring ring;
+	int rc = -io_uring_queue_init(8, &ring, 0);
+	if (rc)
+		die("io_uring_queue_init", rc);
+	return time_op(fork_exit, NULL, n);
+}
+
+/* A liburing ring set up and torn down. */
+static void ring_life(void *ctx)
+{
+	(void)ctx;
+	struct io_uring ring;
+	int rc = -io_uring_queue_init(8, &ring, 0);
+	if (rc)
+		die("io_uring_queue_init", rc);
+	io_uring_queue_exit(&ring);
+}
+
+static double child_ring_life(long n)
+{
+	return time_op(ring_life, NULL, n);
+}
+
+/* A process started and reaped: this program (its `--child noop`),
+ * under the same environment (so with or without the guard loaded). */
+static char self[4096];
+
+static void start(void *ctx)
+{
+	(void)ctx;
+	pid_t pid = fork_or_die();
+	if (pid == 0) {
+		char *argv[] = { self, "--child", "noop", "0", NULL };
+		execv(self, argv);
+		_exit(127);
+	}
+	reap(pid, "the started child");
+}
+
+static double child_start(long n)
+{
+	return time_op(start, NULL, n);
 }
 
 /* The device with tests/guard's program and its certified schedule,
@@ -616,7 +702,12 @@ static int child(const char *what, long n)
 		{ "create-new", child_create_new },
 		{ "append", child_append },
 		{ "files-update", child_files_update },
+		{ "fork-exit", child_fork_exit },
+		{ "ring-life", child_ring_life },
+		{ "start", child_start },
 	};
+	if (!strcmp(what, "noop"))
+		return 0;
 	for (size_t i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
 		if (!strcmp(what, timed[i].name)) {
 			printf("%.1f\n", timed[i].fn(n));
@@ -751,8 +842,6 @@ static void run(const struct config *c, char *const argv[], char *out,
 	}
 }
 
-static char self[4096];
-
 static double run_child(const struct config *c, const char *what, long n)
 {
 	char count[32], out[256];
@@ -846,6 +935,15 @@ static const struct measure measures[] = {
 	{ "registering files: FILES_UPDATE of 16,384",
 	  { "files-update", "files-update" }, NULL, { &no_guard, &guard },
 	  RATIO, 2.0, 101, 101, 1, 0 },
+	{ "fork + exit (a liburing ring open)",
+	  { "fork-exit", "fork-exit" }, NULL, { &no_guard, &guard }, RATIO,
+	  1.1, 2000, 400, 1, 0 },
+	{ "ring life: liburing set-up + tear-down",
+	  { "ring-life", "ring-life" }, NULL, { &no_guard, &guard }, RATIO,
+	  1.1, 20000, 4000, 1, 0 },
+	{ "start: fork + exec + exit of a process",
+	  { "start", "start" }, NULL, { &no_guard, &guard }, EXTRA_US,
+	  100, 400, 100, 1, 0 },
 	{ "arena-infer decode loop, ioctl", { NULL, NULL }, NULL,
 	  { &sim, &guard_sim }, RATIO, 1.03, 100, 50, 3, 0 },
 	{ "arena-infer decode loop, io_uring", { NULL, NULL }, "--uring",
@@ -999,6 +1097,10 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0)
+		die("/proc/self/exe", errno);
+	self[len] = 0;
 	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "fastest"))) &&
 	    !strcmp(argv[1], "--child")) {
 		fastest = argc == 5;
@@ -1029,10 +1131,6 @@ int main(int argc, char **argv)
 		rounds = quick ? 5 : 21;
 	if (rounds > MAX_ROUNDS)
 		rounds = MAX_ROUNDS;
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len < 0)
-		die("/proc/self/exe", errno);
-	self[len] = 0;
 
 	machine(argc, argv);
 	printf("device: %s\n", on_kernel ? "the kernel's arena.ko (nothing "

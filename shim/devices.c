@@ -490,11 +490,16 @@ void ag_fd_dup(int oldfd, int newfd)
 
 /* ---- fork ---- */
 
-/* preload_fd_each's callback. */
+/* preload_fd_each's callback: read first, so that only a slot marked
+ * CLOSING is written (a write to every slot made every page of the
+ * table a copy-on-write fault in the child). */
 static void closed_each(void *ctx, int fd)
 {
 	(void)ctx;
-	ag_fd_closed(fd);
+	slot_t *s = slot(fd, 0);
+	if (s && atomic_load_explicit(s, memory_order_relaxed) ==
+	    (uintptr_t)AG_FD_CLOSING)
+		ag_fd_closed(fd);
 }
 
 void ag_devices_forked(void)

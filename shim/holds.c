@@ -109,14 +109,9 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 	 * next time did not come through here. */
 	struct ring_state *r = ag_ring_enter(ring);
 	if (r) {
-		/* Plain stores (relaxed): a word each, shared with other
-		 * processes, which need no order with anything else. */
-		atomic_store_explicit(&r->shared->tail,
-				      io_uring_smp_load_acquire(ring->sq.ktail),
-				      memory_order_relaxed);
-		if (!atomic_load_explicit(&r->shared->have_tail,
-					  memory_order_relaxed))
-			atomic_store_explicit(&r->shared->have_tail, 1,
-					      memory_order_relaxed);
+		/* A plain store (relaxed): one word, shared with other
+		 * processes, which needs no order with anything else. */
+		ag_shared_tail_set(r, io_uring_smp_load_acquire(ring->sq.ktail),
+				   memory_order_relaxed);
 	}
 }

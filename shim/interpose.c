@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 
 #include <liburing.h>
@@ -140,8 +141,28 @@ static int forward_ioctl(int fd, unsigned int cmd, void *arg)
  * start-up, with ARENAGUARD=off too (they then find nothing to lock but
  * the static locks).
  */
+/*
+ * A process with one thread, forking from outside the guard (the
+ * thread is in fork, not in a wrapper: preload_inside() 0), holds none of the
+ * guard's locks and has nothing half done in its state: the copy is
+ * consistent without taking them.  Not taking them spares every page
+ * that holds a lock a copy-on-write fault in the parent and another in
+ * the child when they are released (issue 32: about 26 faults of a
+ * fork's 97).  glibc's __libc_single_threaded is true only while no
+ * thread was ever created (the certifier's workers, a sanitizer's
+ * background thread clear it), so a doubt takes the locks as before.
+ * Set by the prepare handler for the parent and child handlers of the
+ * same fork, in the forking thread (one fork at a time takes this path:
+ * there is no other thread).
+ */
+static int fork_unlocked;
+
 static void fork_prepare(void)
 {
+	ag_uring_forking();
+	fork_unlocked = __libc_single_threaded && !preload_inside();
+	if (fork_unlocked)
+		return;
 	ag_uring_lock_all();
 	ag_mirror_lock_all();
 	ag_cache_lock_all();
@@ -153,6 +174,8 @@ static void fork_prepare(void)
 
 static void fork_parent(void)
 {
+	if (fork_unlocked)
+		return;
 	usercopy_fork_parent();
 	ag_attach_unlock_all();
 	ag_suppress_unlock_all();
@@ -165,6 +188,12 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	ag_process_mark();
+	if (fork_unlocked) {
+		/* No lock to release, no other thread's work to clear: the
+		 * child is marked, and opens its own outputs. */
+		ag_output_forked();
+		return;
+	}
 	usercopy_forked();
 	ag_attach_unlock_all();
 	ag_suppress_unlock_all();

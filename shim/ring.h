@@ -24,10 +24,11 @@ struct ag_sched;
 struct io_uring;
 
 /* What the processes sharing a ring share: the kernel tail after the
- * last checked submit. */
+ * last checked submit, with the tag of the ring state that stored it,
+ * in one word (tag << 32 | tail; a tag is never 0, so 0 is none): read
+ * and written through ag_shared_tail and ag_shared_tail_set. */
 struct ring_shared {
-	atomic_uint tail;
-	atomic_int have_tail;
+	_Atomic uint64_t seen;
 };
 
 /* What one walk keeps until its submit has gone to the kernel
@@ -63,6 +64,13 @@ struct ring_state {
 	struct io_uring *ring;
 	struct ring_shared *shared;     /* MAP_SHARED: survives fork */
 	int shared_mapped;
+	unsigned int shared_forks;      /* rings.c's fork count when
+					 * shared was mapped (ring lock) */
+	/* This state's tag in shared->seen, never 0: changed when the
+	 * page is kept for the state's next ring (rings.c, state_forget),
+	 * so that a tail stored for the ring before, by a process that
+	 * shares the page and still has that ring, reads as none. */
+	atomic_uint shared_tag;
 	_Atomic(struct slot_table *) slots;
 	atomic_uint readers;            /* inside slot_read */
 	pthread_mutex_t slots_lock;     /* writers of the slot table */
@@ -83,7 +91,7 @@ struct ring_state {
 	atomic_uint epoch;
 	atomic_uint slot_users[2];
 	pthread_mutex_t epoch_lock;
-	/* Held by a thread from reading shared->tail to storing the tail
+	/* Held by a thread from reading shared->seen to storing the tail
 	 * it checked up to (check_unseen): two threads entering the ring
 	 * at once (the kernel takes its SQEs once, whoever enters first)
 	 * check each SQE once, and the one that finds them checked by the
@@ -101,6 +109,31 @@ struct retired {
 	unsigned int n;
 	struct ag_file *v[64];
 };
+
+/* shared->seen holding tail for r. */
+static inline uint64_t ag_shared_word(struct ring_state *r, unsigned int tail)
+{
+	return (uint64_t)atomic_load_explicit(&r->shared_tag,
+					      memory_order_relaxed) << 32 | tail;
+}
+
+/* The kernel tail r's processes checked up to, in *tail: 1, or 0 when
+ * none is known (none stored, or one stored under another tag: for
+ * the ring this page served before). */
+static inline int ag_shared_tail(struct ring_state *r, unsigned int *tail,
+				 memory_order mo)
+{
+	uint64_t v = atomic_load_explicit(&r->shared->seen, mo);
+	*tail = (unsigned int)v;
+	return v >> 32 == atomic_load_explicit(&r->shared_tag,
+					       memory_order_relaxed);
+}
+
+static inline void ag_shared_tail_set(struct ring_state *r,
+				      unsigned int tail, memory_order mo)
+{
+	atomic_store_explicit(&r->shared->seen, ag_shared_word(r, tail), mo);
+}
 
 /* What an fd is for a slot (ag_fd_kind). */
 enum fd_kind { FD_NOT, FD_DEVICE, FD_MAYBE };

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +27,8 @@
 #include <unistd.h>
 #include <linux/kcmp.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
 #include <liburing.h>
@@ -63,6 +66,10 @@ static atomic_uint rings_forgotten;
 /* liburing set-ups and tear-downs under way: their fds exist before
  * the ring is known, and after it is forgotten. */
 static atomic_int ring_setups;
+/* Forks made through fork(3) (counted by every prepare handler): a
+ * ring's shared page mapped before the last of them may be a child's
+ * too. */
+static atomic_uint forks;
 
 
 /* ---- ring states ---- */
@@ -81,6 +88,8 @@ static struct ring_state *state_new(void)
 	r->shared = mmap(NULL, sizeof(*r->shared), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	r->shared_mapped = r->shared != MAP_FAILED;
+	r->shared_forks = atomic_load(&forks);
+	atomic_store(&r->shared_tag, 1);
 	if (!r->shared_mapped) {
 		r->shared = calloc(1, sizeof(*r->shared));
 		if (!r->shared) {
@@ -98,6 +107,15 @@ static struct ring_state *state_new(void)
 	return r;
 }
 
+/* r's shared page, kept for its next ring, under a new tag: what was
+ * stored for the ring before reads as no tail (ring.h, ring_shared). */
+static void shared_retag(struct ring_state *r)
+{
+	unsigned int tag = atomic_load(&r->shared_tag) + 1;
+	atomic_store(&r->shared_tag, tag ? tag : 1);
+	atomic_store(&r->shared->seen, 0);
+}
+
 /* Empties a state for reuse (ring lock held). */
 static void state_forget(struct ring_state *r)
 {
@@ -108,16 +126,27 @@ static void state_forget(struct ring_state *r)
 	atomic_store(&r->ring_fd, -1);
 	atomic_store(&r->reg_tid, 0);
 	r->ring = NULL;
-	atomic_store(&r->shared->have_tail, 0);
-	if (r->shared_mapped) {
-		/* A fresh page: a child forked before keeps the old one. */
-		struct ring_shared *s = mmap(NULL, sizeof(*s),
-					     PROT_READ | PROT_WRITE,
-					     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (s != MAP_FAILED) {
-			munmap(r->shared, sizeof(*r->shared));
-			r->shared = s;
-		}
+	/*
+	 * With no fork since the page was mapped, it is kept (issue 32: a
+	 * shmem object was made and freed per tear-down), retagged: a child
+	 * of a raw fork system call (which no fork handler counts) still
+	 * using the ring torn down here, on this page, and this process's
+	 * next ring each read what the other stores as no tail, so the
+	 * SQEs the kernel has not taken are checked again, never taken as
+	 * checked.  After a fork, a fresh page: the children keep the old
+	 * one (they may still use the ring).
+	 */
+	unsigned int now = atomic_load(&forks);
+	struct ring_shared *s = MAP_FAILED;
+	if (r->shared_mapped && r->shared_forks != now)
+		s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s != MAP_FAILED) {
+		munmap(r->shared, sizeof(*r->shared));
+		r->shared = s;
+		r->shared_forks = now;
+	} else {
+		shared_retag(r);
 	}
 	atomic_fetch_add_explicit(&rings_forgotten, 1, memory_order_release);
 	atomic_store(&r->in_use, 0);
@@ -282,7 +311,7 @@ void ag_ring_moved(const void *old_sq_ring, struct io_uring *ring)
 	if (r) {
 		/* Its slots stay; the tail is taken afresh. */
 		atomic_store(&r->sq_ring, preload_ring_id(ring));
-		atomic_store(&r->shared->have_tail, 0);
+		atomic_store(&r->shared->seen, 0);
 		r->ring = ring;
 		atomic_fetch_add_explicit(&rings_forgotten, 1,
 					  memory_order_release);
@@ -319,40 +348,134 @@ static int is_ring_fd(int fd)
 	return strcmp(target, "anon_inode:[io_uring]") == 0;
 }
 
+/*
+ * Whether the fd that entry `name` of the open /proc/self/fd `dir`
+ * names cannot be an io_uring instance, by one stat of what the entry
+ * links to (a lookup in the directory just read, where getdents made
+ * the entries: no path walk from /, as is_ring_fd's readlink makes; and
+ * not the fd itself, which another thread may be closing, so no
+ * sanitizer takes the look for a use of that thread's fd): an io_uring
+ * fd is an anonymous inode, on the anon_inodefs pseudo filesystem,
+ * whose device number has major 0.  A pipe, socket, directory, device
+ * or link is not one; nor is a regular file on a filesystem with a real
+ * device (on kernels where anonymous inodes say S_IFREG, as after 6.15,
+ * the major 0 of their device still sends them to the readlink).  An
+ * entry gone meanwhile (closed) is not one either, as is_ring_fd says.
+ */
+static int surely_not_ring(int dir, const char *name)
+{
+	struct stat st;
+	if (fstatat(dir, name, &st, 0) != 0)
+		return 1;
+	mode_t type = st.st_mode & S_IFMT;
+	if (type == S_IFIFO || type == S_IFSOCK || type == S_IFDIR ||
+	    type == S_IFCHR || type == S_IFBLK || type == S_IFLNK)
+		return 1;
+	return major(st.st_dev) != 0;
+}
+
+/*
+ * "unseen ring" is said once per process tree: a process that forks
+ * shares said_tree (MAP_SHARED, mapped by its first fork's prepare
+ * handler) with its children, so that 5,000 forked children that
+ * inherited one unseen ring say it once between them (whichever exits,
+ * or opens the device, first), not 5,000 times on the application's
+ * standard error.  Before the first fork (or with no memory for the
+ * page) said_here alone: once per process, as before.  Once said, the
+ * scan is not made again: it could only find what was said.
+ */
+static atomic_int said_here;
+static _Atomic(atomic_int *) said_tree;
+
+static int unseen_said_already(void)
+{
+	atomic_int *tree = atomic_load_explicit(&said_tree,
+						memory_order_acquire);
+	return atomic_load(&said_here) || (tree && atomic_load(tree));
+}
+
+/* 1: this process says it now, the first in its tree. */
+static int unseen_claim(void)
+{
+	atomic_int *tree = atomic_load(&said_tree);
+	if (atomic_exchange(&said_here, 1))
+		return 0;
+	return !tree || !atomic_exchange(tree, 1);
+}
+
+/* Maps said_tree, if not yet, before a fork (the prepare handler). */
+static void said_tree_map(void)
+{
+	if (atomic_load_explicit(&said_tree, memory_order_relaxed))
+		return;
+	atomic_int *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	atomic_store(p, atomic_load(&said_here));
+	atomic_int *none = NULL;
+	if (!atomic_compare_exchange_strong(&said_tree, &none, p))
+		munmap(p, sizeof(*p));    /* another thread's fork mapped it */
+}
+
+/* Whether fd, entry `name` of /proc/self/fd open as `dir`, is a ring
+ * no liburing set-up the guard saw made: known rings by number first
+ * (no system call), then one stat, and only for what may be an
+ * anonymous inode the readlink and kcmp. */
+static int unseen_ring(int dir, const char *name, int fd)
+{
+	if (by_fd(fd) || surely_not_ring(dir, name) || !is_ring_fd(fd) ||
+	    ring_fd_known(fd))
+		return 0;
+	/* Maybe another thread's liburing set-up or tear-down, not done
+	 * yet: asked again while one is under way, for up to a second. */
+	uint64_t until = ag_now_ns() + 1000000000u;
+	while (atomic_load(&ring_setups) > 0 && ag_now_ns() < until) {
+		sched_yield();
+		if (ring_fd_known(fd))
+			return 0;
+	}
+	/* A tear-down may have closed it meanwhile. */
+	return is_ring_fd(fd) && !ring_fd_known(fd);
+}
+
 void ag_uring_note_unseen_rings(void)
 {
+	if (unseen_said_already())
+		return;
 	preload_enter();
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-	while (dir && (e = readdir(dir))) {
-		char *end;
-		long fd = strtol(e->d_name, &end, 10);
-		if (*end || end == e->d_name || fd == dirfd(dir) || fd > INT_MAX)
-			continue;
-		if (!is_ring_fd((int)fd) || ring_fd_known((int)fd))
-			continue;
-		/* Maybe another thread's liburing set-up or tear-down, not
-		 * done yet: asked again while one is under way, for up to a
-		 * second. */
-		int known = 0;
-		uint64_t until = ag_now_ns() + 1000000000u;
-		while (!known && atomic_load(&ring_setups) > 0 &&
-		       ag_now_ns() < until) {
-			sched_yield();
-			known = ring_fd_known((int)fd);
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* getdents64 into the stack: no DIR allocated (in a forked child,
+	 * fresh heap pages are copy-on-write faults). */
+	char buf[2048] __attribute__((aligned(8)));
+	ssize_t n = 0;
+	int found = -1;
+	while (dir >= 0 && found < 0 &&
+	       (n = getdents64(dir, buf, sizeof(buf))) > 0) {
+		for (ssize_t at = 0; at < n && found < 0;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + at);
+			at += e->d_reclen;
+			char *end;
+			long fd = strtol(e->d_name, &end, 10);
+			if (*end || end == e->d_name || fd == dir ||
+			    fd > INT_MAX)
+				continue;
+			if (unseen_ring(dir, e->d_name, (int)fd))
+				found = (int)fd;
 		}
-		/* A tear-down may have closed it meanwhile. */
-		if (known || !is_ring_fd((int)fd) || ring_fd_known((int)fd))
-			continue;
-		ag_report_once("unseen ring", "io_uring ring fd %ld was set up "
+	}
+	/* By close(3), as it was opened by open(3): a sanitizer's runtime
+	 * that follows descriptors sees it closed (TSan took its number's
+	 * reuse by another thread for a race). */
+	if (dir >= 0)
+		close(dir);
+	if (found >= 0 && unseen_claim())
+		ag_report_once("unseen ring", "io_uring ring fd %d was set up "
 			       "without the liburing functions the guard "
 			       "interposes (a liburing linked statically, or "
 			       "raw io_uring_setup): the SQEs submitted on it "
 			       "are not checked here; only a driver's sealed "
-			       "submissions refuse the uncertified ones", fd);
-	}
-	if (dir)
-		closedir(dir);
+			       "submissions refuse the uncertified ones", found);
 	preload_leave();
 }
 
@@ -442,6 +565,12 @@ struct ring_state *ag_ring_entered(int ring_fd, int registered,
 }
 
 /* ---- fork ---- */
+
+void ag_uring_forking(void)
+{
+	atomic_fetch_add(&forks, 1);
+	said_tree_map();
+}
 
 void ag_uring_lock_all(void)
 {

@@ -396,12 +396,10 @@ static void check_range(struct walk *w, unsigned int from, unsigned int to)
 static void check_unseen_locked(struct walk *w)
 {
 	struct io_uring *ring = w->ring;
-	struct ring_shared *sh = w->r->shared;
 	unsigned int ktail = io_uring_smp_load_acquire(ring->sq.ktail);
 	unsigned int khead = io_uring_smp_load_acquire(ring->sq.khead);
-	unsigned int tail = atomic_load_explicit(&sh->tail,
-						 memory_order_relaxed);
-	if (!atomic_load_explicit(&sh->have_tail, memory_order_relaxed) ||
+	unsigned int tail;
+	if (!ag_shared_tail(w->r, &tail, memory_order_relaxed) ||
 	    (int)(ktail - tail) < 0) {
 		/* First sight, or a tail ahead of the kernel's, which
 		 * cannot be this ring's (a state left by a ring the guard
@@ -409,8 +407,7 @@ static void check_unseen_locked(struct walk *w)
 		 * still to be checked, even if it was published by hand
 		 * before (fuzz_guard). */
 		tail = khead;
-		atomic_store_explicit(&sh->tail, tail, memory_order_relaxed);
-		atomic_store_explicit(&sh->have_tail, 1, memory_order_relaxed);
+		ag_shared_tail_set(w->r, tail, memory_order_relaxed);
 	}
 	if (ktail == tail)
 		return;
@@ -426,7 +423,7 @@ static void check_unseen_locked(struct walk *w)
 		from = khead;
 	}
 	check_range(w, from, ktail);
-	atomic_store_explicit(&sh->tail, ktail, memory_order_release);
+	ag_shared_tail_set(w->r, ktail, memory_order_release);
 }
 
 /*
@@ -440,10 +437,9 @@ static void check_unseen_locked(struct walk *w)
  */
 static void check_unseen(struct walk *w)
 {
-	struct ring_shared *sh = w->r->shared;
-	if (atomic_load_explicit(&sh->have_tail, memory_order_acquire) &&
-	    atomic_load_explicit(&sh->tail, memory_order_acquire) ==
-	    io_uring_smp_load_acquire(w->ring->sq.ktail))
+	unsigned int tail;
+	if (ag_shared_tail(w->r, &tail, memory_order_acquire) &&
+	    tail == io_uring_smp_load_acquire(w->ring->sq.ktail))
 		return;
 	pthread_mutex_lock(&w->r->walk_lock);
 	check_unseen_locked(w);

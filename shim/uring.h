@@ -90,5 +90,9 @@ void ag_ring_register(unsigned int fd, unsigned int opcode, const void *arg,
 
 void ag_uring_lock_all(void);
 void ag_uring_unlock_all(int child);
+/* Before every fork, locks taken or not (interpose.c's prepare
+ * handler): what the process tree shares is mapped (rings.c: the
+ * "unseen ring" notice said once per tree). */
+void ag_uring_forking(void);
 
 #endif

@@ -20,6 +20,12 @@
  *   nofd        two threads' rings with ring_fd -1
  *   acrossfork  one ring (and its liburing state) shared across fork
  *   rawring     a ring set up without liburing, then the device used
+ *   rawforkpage a ring torn down by the parent while a child of a raw
+ *               fork system call still uses it; the parent's next ring
+ *               (the same state, its shared page kept) and the child's
+ *               submits never take each other's tail for their own
+ *   rawforks    a ring set up without liburing, then 20 children forked
+ *               that exit (their exit handlers run), the parent last
  *   msgring     a device slot sent to another ring (IORING_MSG_SEND_FD)
  *   noprobe     /dev/null and /dev/zero registered, updated into a slot,
  *               sent a URING_CMD and an arena ioctl: none is probed
@@ -567,6 +573,61 @@ static void cmd_rawring(void)
 	close(fd);
 }
 
+/* A raw ring inherited by 20 forked children, each exiting through
+ * exit(3) (the guard's exit-time look for unseen rings runs in each),
+ * then the parent: the process tree says it once (issue 32: it was
+ * said by every child and the parent, 21 times). */
+static void cmd_rawforks(void)
+{
+	struct io_uring_params p;
+	memset(&p, 0, sizeof(p));
+	int fd = (int)syscall(__NR_io_uring_setup, 8, &p);
+	check(fd >= 0, "raw io_uring_setup: %d", fd);
+	for (int i = 0; i < 20; i++) {
+		pid_t pid = fork();
+		check(pid >= 0, "fork: %d", errno);
+		if (pid == 0)
+			exit(0);
+		int status;
+		check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0, "child %d", i);
+	}
+}
+
+/* Ring a set up, a child made by the raw fork system call (no fork
+ * handler runs, so the guard keeps a's shared page for the parent's
+ * next ring), a torn down by the parent and b set up on the same state:
+ * b submits 10 nops, then the child 2 on its copy of a (its tail, 2,
+ * stored on the page b now uses), then b one more.  Had b taken the
+ * child's tail for its own, 8 of its SQEs would be called unseen
+ * ("reached the kernel without"); the test reads the log for it. */
+static void cmd_rawforkpage(void)
+{
+	struct io_uring a, b;
+	int go[2];
+	if (pipe(go) || io_uring_queue_init(8, &a, 0))
+		die("ring a", EIO);
+	pid_t pid = (pid_t)syscall(SYS_fork);
+	check(pid >= 0, "raw fork: %d", errno);
+	if (pid == 0) {
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		nops(&a, 2);
+		_exit(0);
+	}
+	io_uring_queue_exit(&a);
+	if (io_uring_queue_init(8, &b, 0))
+		die("ring b", EIO);
+	nops(&b, 10);
+	check(write(go[1], "g", 1) == 1, "write: %d", errno);
+	int status;
+	check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "child: %d", status);
+	nops(&b, 1);
+	io_uring_queue_exit(&b);
+}
+
 /* ---- acrossfork ---- */
 
 /* liburing's across-fork: the ring and liburing's state of it in
@@ -719,6 +780,10 @@ int main(int argc, char **argv)
 		cmd_acrossfork();
 	else if (!strcmp(cmd, "rawring"))
 		cmd_rawring();
+	else if (!strcmp(cmd, "rawforks"))
+		cmd_rawforks();
+	else if (!strcmp(cmd, "rawforkpage"))
+		cmd_rawforkpage();
 	else if (!strcmp(cmd, "msgring"))
 		cmd_msgring();
 	else if (!strcmp(cmd, "noprobe"))

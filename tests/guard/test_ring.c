@@ -205,6 +205,14 @@ START_TEST(test_ring_across_fork)
 }
 END_TEST
 
+/* A raw fork's child on the ring its parent tore down, the parent on its
+ * next ring with the same shared page: no SQE called unseen. */
+START_TEST(test_raw_fork_kept_page)
+{
+	quiet_rings("rawforkpage");
+}
+END_TEST
+
 START_TEST(test_msg_ring_send_fd)
 {
 	run_guarded("msgring", NULL,
@@ -219,6 +227,22 @@ START_TEST(test_unseen_ring_said)
 	char *log = ring_client(&r, env, "rawring", NULL);
 	ck_assert_msg(count(log, "was set up without the liburing functions")
 		      == 1, "log:\n%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
+/* A raw ring inherited by 20 forked children: said once by the process
+ * tree (whichever process looks first), not by each child (issue 32). */
+START_TEST(test_unseen_ring_once_per_tree)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
+	char *log = ring_client(&r, env, "rawforks", NULL);
+	int said = count(log, "was set up without the liburing functions") +
+		   count(r.err, "was set up without the liburing functions");
+	ck_assert_msg(said == 1, "said %d times; log:\n%s\nstderr:\n%s",
+		      said, log, r.err);
 	free(log);
 	run_free(&r);
 }
@@ -248,7 +272,9 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_ring_fd_dup);
 	tcase_add_test(t, test_rings_without_fd);
 	tcase_add_test(t, test_ring_across_fork);
+	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
+	tcase_add_test(t, test_unseen_ring_once_per_tree);
 	tcase_add_test(t, test_msg_ring_send_fd);
 	suite_add_tcase(s, t);
 	return s;
