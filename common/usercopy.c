@@ -24,14 +24,19 @@
  *  - Anything else: process_vm_readv/writev on ourselves.  The kernel
  *    checks every page and reports EFAULT for unmapped or protected ones,
  *    so no signal handler (which would not be thread- or library-safe)
- *    is needed.
+ *    is needed.  Their EFAULT is checked by the pipe below, whose
+ *    write() and read() are the driver's own copy_from_user and
+ *    copy_to_user: process_vm_* refuse some pages those reach (see
+ *    copy_user).  An address above the user address space is refused
+ *    first, as the kernel's access_ok does (beyond_user).
  *
  *  - Where those calls are denied (a seccomp profile that refuses system
  *    calls the application never makes, with EPERM, ENOSYS or another
  *    errno): the range goes through a pipe made for that one copy.  The
  *    kernel's write() from, and read() into, the application's range
- *    check every page as process_vm_* do (EFAULT, no signal), honour its
- *    protections (unlike /proc/self/mem, which reads PROT_NONE pages and
+ *    are a driver's copy_from_user and copy_to_user: they check every
+ *    page (EFAULT, no signal), honour its protections as the page
+ *    tables do (unlike /proc/self/mem, which reads PROT_NONE pages and
  *    writes read-only ones), and need no /proc.  Which way works is
  *    learnt once per process, per direction (see vm_denied); a filter
  *    that would kill the caller instead is tried in a child process
@@ -703,7 +708,16 @@ static int vm_callable(void)
  * process_vm_* call is refused with anything but EFAULT, the rest goes
  * through a pipe; a refusal other than for want of memory is kept, and
  * later copies go there directly.  Under a filter not yet tried, the
- * calls are not made here (vm_callable). */
+ * calls are not made here (vm_callable).
+ *
+ * Their EFAULT is not the answer either: process_vm_* refuse pages the
+ * driver's copy_from_user/copy_to_user (and a transaction's plain loads
+ * and stores) reach, where the page tables allow what the mapping does
+ * not say (PROT_WRITE or, without protection keys, PROT_EXEC alone on
+ * x86, which reads them) and device mappings (VM_IO, VM_PFNMAP).  The
+ * pipe's write() and read() are those very kernel copies, so the range
+ * from the bad page on goes there: every way gives the driver's answer,
+ * whether or not the CPU has transactions and the page was present. */
 static int copy_user(void *local, uint64_t remote, size_t len, int write)
 {
 	int callable = len > 0 && vm_callable();
@@ -712,7 +726,7 @@ static int copy_user(void *local, uint64_t remote, size_t len, int write)
 		ssize_t n = write ? copy_as_self(local, remote, len, 1)
 				  : read_some(local, remote, len);
 		if (n == 0 || n == -EFAULT)
-			return -EFAULT;
+			break;
 		if (n < 0) {
 			if (n != -ENOMEM)
 				atomic_store_explicit(&vm_denied[write],
@@ -730,9 +744,28 @@ static int copy_user(void *local, uint64_t remote, size_t len, int write)
 	return rc == 0 || rc == -EFAULT ? rc : -EFAULT;
 }
 
+/*
+ * Whether [at, at + len) leaves the user address space, which the
+ * kernel's access_ok refuses before any page is looked at.  On x86-64
+ * every address with bit 63 set is the kernel's (LAM's pointer tags
+ * never use it), the vsyscall page too, which vsyscall=emulate maps for
+ * plain loads: a transaction would read it, the driver never does.
+ * Elsewhere only a range that wraps (arm64's tags use the top bits).
+ */
+static int beyond_user(uint64_t at, size_t len)
+{
+	if (at + len < at)
+		return 1;
+#if defined(__x86_64__)
+	return len > 0 && at + len > UINT64_C(1) << 63;
+#else
+	return 0;
+#endif
+}
+
 int copy_from_user(void *dst, uint64_t src, size_t len)
 {
-	if (src + len < src)
+	if (beyond_user(src, len))
 		return -EFAULT;
 	if (on_live_stack(src, len)) {
 		copy_plain(dst, (const void *)(uintptr_t)src, len);
@@ -747,7 +780,7 @@ int copy_from_user(void *dst, uint64_t src, size_t len)
 
 int copy_to_user(uint64_t dst, const void *src, size_t len)
 {
-	if (dst + len < dst)
+	if (beyond_user(dst, len))
 		return -EFAULT;
 	if (on_live_stack(dst, len)) {
 		copy_plain((void *)(uintptr_t)dst, src, len);

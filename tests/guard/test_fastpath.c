@@ -9,7 +9,9 @@
  *              process_vm_readv on the cached thread id: bad pointers
  *              still give EFAULT (also just past the top of a stack, on
  *              a page unmapped or protected by another thread between
- *              two copies or while they run), and a child process, made
+ *              two copies or while they run), every protection gets
+ *              the kernel's own copy's answer (a PROT_WRITE-only page is
+ *              read), and a child process, made
  *              by fork() or by a raw clone() that runs no atfork
  *              handler, reads its own memory, not its parent's; so do
  *              a parent after its vfork child exec'd and a thread after
@@ -101,6 +103,96 @@ START_TEST(test_copy_bad_pointers)
 	ck_assert_int_eq(copy_to_user((uintptr_t)m, buf, sizeof(buf)),
 			 -EFAULT);
 	munmap(m, 2 * page);
+}
+END_TEST
+
+/* A fresh page off the stack, 0x5a all through when `touched` (else
+ * never faulted in), then given `prot`. */
+static unsigned char *page_with(size_t page, int prot, int touched)
+{
+	unsigned char *m = mmap(NULL, page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	if (touched)
+		memset(m, 0x5a, page);
+	ck_assert_int_eq(mprotect(m, page, prot), 0);
+	return m;
+}
+
+/* The driver's answer for [p, p + len): its copy_from_user (write 0)
+ * or copy_to_user (out 1), as the kernel's pipe write() and read() make
+ * them, 0 or -EFAULT. */
+static int kernel_copy(unsigned char *p, size_t len, int out)
+{
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	unsigned char buf[64];
+	memset(buf, 0x3c, sizeof(buf));
+	ssize_t n;
+	if (out) {
+		ck_assert_int_eq(write(fds[1], buf, len), (ssize_t)len);
+		n = read(fds[0], p, len);
+	} else {
+		n = write(fds[1], p, len);
+	}
+	int rc = n == (ssize_t)len ? 0 : n < 0 && errno == EFAULT ? -EFAULT
+								 : -EIO;
+	close(fds[0]);
+	close(fds[1]);
+	ck_assert_int_ne(rc, -EIO);
+	return rc;
+}
+
+/* Every protection a mapping can have, its page present or not: a copy
+ * gives what the driver's copy_from_user/copy_to_user gives (on x86,
+ * PROT_WRITE alone, and PROT_EXEC alone without protection keys, are
+ * readable), with transactions and without, and the bytes are the
+ * page's.  process_vm_readv refuses those pages; a transaction reads
+ * them when they are present. */
+START_TEST(test_copy_as_the_kernel_does)
+{
+	static const int prots[] = { PROT_NONE, PROT_READ, PROT_WRITE,
+				     PROT_EXEC, PROT_READ | PROT_EXEC,
+				     PROT_READ | PROT_WRITE };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	warm_copies();
+	for (size_t i = 0; i < sizeof(prots) / sizeof(prots[0]); i++) {
+		for (int k = 0; k < 4; k++) {
+			int touched = k & 1, write = k >> 1;
+			unsigned char *want = page_with(page, prots[i],
+							touched);
+			int rc_want = kernel_copy(want, 64, write);
+			unsigned char *m = page_with(page, prots[i], touched);
+			unsigned char buf[64], src[64];
+			memset(buf, 0, sizeof(buf));
+			memset(src, 0x3c, sizeof(src));
+			int rc = write ? copy_to_user((uintptr_t)m, src, 64)
+				       : copy_from_user(buf, (uintptr_t)m, 64);
+			ck_assert_msg(rc == rc_want,
+				      "prot %d, %s, %s: %d, the kernel %d",
+				      prots[i], touched ? "present" : "absent",
+				      write ? "write" : "read", rc, rc_want);
+			if (rc == 0 && !write)
+				for (int b = 0; b < 64; b++)
+					ck_assert_int_eq(buf[b],
+							 touched ? 0x5a : 0);
+			if (rc == 0 && write) {
+				ck_assert_int_eq(mprotect(m, page, PROT_READ),
+						 0);
+				ck_assert_mem_eq(m, src, 64);
+			}
+			munmap(want, page);
+			munmap(m, page);
+		}
+	}
+	/* Above the user address space (the vsyscall page, where
+	 * vsyscall=emulate maps it readable): the driver's access_ok
+	 * refuses it before any page is looked at. */
+	unsigned char buf[8] = "";
+	ck_assert_int_eq(copy_from_user(buf, UINT64_C(0xffffffffff600000),
+					8), -EFAULT);
+	ck_assert_int_eq(copy_to_user(UINT64_C(0xffffffffff600000), buf, 8),
+			 -EFAULT);
 }
 END_TEST
 
@@ -599,6 +691,7 @@ static void add_copy_tests(TCase *t)
 {
 	tcase_add_test(t, test_copy_stack_and_heap);
 	tcase_add_test(t, test_copy_bad_pointers);
+	tcase_add_test(t, test_copy_as_the_kernel_does);
 	tcase_add_test(t, test_copy_sizes);
 	tcase_add_test(t, test_copy_unmapped_between);
 	tcase_add_test(t, test_copy_racing_unmap);
