@@ -10,7 +10,10 @@
  * NOTDEV, CLOSING or a struct ag_file pointer that owns a reference.
  * CLOSING stands from just before a close(2) to just after: a request
  * on the fd meanwhile waits, rather than probe a device that is about
- * to go (and keep a file for an fd that is closed).  Only the
+ * to go (and keep a file for an fd that is closed).  It stands as well
+ * over a dup2 or dup3 onto the fd, which replaces its file atomically:
+ * a request meanwhile would otherwise be decided on the file it
+ * replaces while the kernel sends it to the new one.  Only the
  * arena's requests (ioctls, URING_CMDs) read it, and ioctl tests the
  * request number first, so an unrelated ioctl never touches it; close
  * and the dups clear or alias a slot with one atomic exchange.
@@ -427,6 +430,35 @@ void ag_fd_closing(int fd)
 	int asked = -1;
 	if (s)
 		change(s, (uintptr_t)AG_FD_CLOSING, &asked);
+}
+
+struct ag_file *ag_fd_replacing(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	if (!s)
+		return NULL;
+	/* As change(): a vfork child leaves the parent's files alone. */
+	uintptr_t old = atomic_load_explicit(s, memory_order_relaxed);
+	if ((is_file(old) || old == (uintptr_t)AG_FD_CLOSING) &&
+	    !ag_process_shares_fds())
+		return NULL;
+	old = atomic_exchange(s, (uintptr_t)AG_FD_CLOSING);
+	return is_file(old) ? (struct ag_file *)old : NULL;
+}
+
+void ag_fd_replaced(int fd, struct ag_file *was, int failed)
+{
+	slot_t *s = slot(fd, 0);
+	uintptr_t closing = (uintptr_t)AG_FD_CLOSING;
+	/* The call failed: fd is still the file it was (its reference
+	 * goes back to the slot), unless the slot changed meanwhile (a
+	 * close of fd in another thread). */
+	if (s && failed && was &&
+	    atomic_compare_exchange_strong(s, &closing, (uintptr_t)was))
+		return;
+	ag_fd_closed(fd);
+	if (was)
+		ag_file_unref(was);
 }
 
 void ag_fd_closed(int fd)

@@ -403,36 +403,49 @@ int dup(int fd)
 	return rc;
 }
 
-/* dup2 and dup3 onto newfd, which they close first: after the call
- * succeeded. */
-static void duped(int oldfd, int newfd)
+/*
+ * dup2 and dup3 replace newfd atomically, closing what it was.  As
+ * close marks its fd, newfd reads CLOSING from just before the call to
+ * just after (ag_fd_replacing): a request on it meanwhile waits, where
+ * it would otherwise be decided on the file newfd was while the kernel
+ * sends it to oldfd's (another open file of the device, whose
+ * schedules under the same handles the guard never certified).  A call
+ * that fails leaves newfd as it was.  dup3 with oldfd == newfd fails
+ * (EINVAL), dup2's changes nothing: neither marks.  (fcntl F_DUPFD,
+ * SCM_RIGHTS and io_uring's IORING_OP_FIXED_FD_INSTALL take a free
+ * number: none replaces one.)
+ */
+static int dup_onto(int oldfd, int newfd, int flags, int three)
 {
+	if (ag_cfg.mode == AG_OFF || oldfd == newfd)
+		return three ? next_dup3(oldfd, newfd, flags)
+			     : next_dup2(oldfd, newfd);
 	preload_enter();
-	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
-	ag_fd_dup(oldfd, newfd);
+	ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
+	struct ag_file *was = ag_fd_replacing(newfd);
+	int rc = three ? next_dup3(oldfd, newfd, flags)
+		       : next_dup2(oldfd, newfd);
+	int err = errno;
+	if (rc >= 0) {
+		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
+		ag_fd_dup(oldfd, newfd);
+	}
+	ag_fd_replaced(newfd, was, rc < 0);
 	preload_leave();
+	errno = err;
+	return rc;
 }
 
 int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && oldfd != newfd)
-		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
-	int rc = next_dup2(oldfd, newfd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd)
-		duped(oldfd, newfd);
-	return rc;
+	return dup_onto(oldfd, newfd, 0, 0);
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF)
-		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
-	int rc = next_dup3(oldfd, newfd, flags);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
-		duped(oldfd, newfd);
-	return rc;
+	return dup_onto(oldfd, newfd, flags, 1);
 }
 
 /* ---- io_uring submission ---- */
