@@ -197,8 +197,9 @@ static uintptr_t probe_failed(int fd, const struct stat *st, int err)
 /* The value a probe of fd puts in its slot (a referenced file, a "not
  * the device" identity), or UNKNOWN when it cannot say (a closed fd), or
  * PROBE_FAILED (nothing to keep; errno says whether to refuse), or, with
- * errno ENOMEM, NULL: fd is the device but there is no memory for its
- * file. */
+ * errno set (ag_file_attach's: ENOMEM, no memory for its file; EINTR,
+ * the driver's SEAL interrupted every time), NULL: fd is the device but
+ * it has no file. */
 static uintptr_t probe(int fd)
 {
 	struct stat st;
@@ -215,15 +216,14 @@ static uintptr_t probe(int fd)
 	struct ag_file *f = find_alias(fd);
 	if (!f) {
 		f = ag_file_attach(fd);     /* sealed, or matched by context */
+		if (!f)
+			return (uintptr_t)NULL;     /* errno attach's: refuse */
 		/* A new open file of the device: is any ring out of sight? */
 		void (*note)(void) = atomic_load(&new_file_note);
 		if (note)
 			note();
 	}
-	if (!f)
-		errno = ENOMEM;
-	else
-		ag_file_seen_on(f, fd);
+	ag_file_seen_on(f, fd);
 	return (uintptr_t)f;
 }
 
