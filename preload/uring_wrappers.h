@@ -18,8 +18,11 @@
  * and makes it (or not), and its result is the wrapper's.
  *
  *   submit    io_uring_submit, _and_wait, _and_wait_timeout,
- *             _and_get_events: the SQEs not yet handed to the kernel
- *             are there to walk (sq.h)
+ *             _and_get_events, _and_wait_min_timeout (liburing 2.8),
+ *             _and_wait_reg (2.9); io_uring_wait_cqes and
+ *             _wait_cqe_timeout when they submit (preload_wait_submits;
+ *             else they go straight to liburing): the SQEs not yet
+ *             handed to the kernel are there to walk (sq.h)
  *   files     io_uring_register_files, _tags, _sparse, _update,
  *             _update_tag, io_uring_unregister_files: what a ring's
  *             registered files are (preload_files_done)
@@ -44,7 +47,20 @@ enum preload_submit_fn {
 	PRELOAD_SUBMIT_AND_WAIT,         /* io_uring_submit_and_wait */
 	PRELOAD_SUBMIT_AND_WAIT_TIMEOUT, /* io_uring_submit_and_wait_timeout */
 	PRELOAD_SUBMIT_AND_GET_EVENTS,   /* io_uring_submit_and_get_events */
+	PRELOAD_SUBMIT_AND_WAIT_MIN_TIMEOUT, /* _submit_and_wait_min_timeout */
+	PRELOAD_SUBMIT_AND_WAIT_REG,     /* io_uring_submit_and_wait_reg */
+	PRELOAD_WAIT_CQES,               /* io_uring_wait_cqes, submitting */
+	PRELOAD_WAIT_CQE_TIMEOUT,        /* io_uring_wait_cqe_timeout, the same */
 };
+
+/* Whether a wait with the time-out ts submits the pending SQEs itself:
+ * liburing does so without IORING_FEAT_EXT_ARG (kernels before 5.11),
+ * to queue its time-out SQE. */
+static inline int preload_wait_submits(const struct io_uring *ring,
+				       const struct __kernel_timespec *ts)
+{
+	return ts && !(ring->features & IORING_FEAT_EXT_ARG);
+}
 
 /* The arguments of any submit or wait variant (those a variant does not
  * take are zero). */

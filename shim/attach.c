@@ -20,6 +20,9 @@
  * guarantees it then cannot give, and goes on checking what it sees.
  * A driver that refuses to seal for another reason is said once per
  * error, with the error: its open file goes unsealed all the same.
+ * EINTR is asked again, SEAL_TRIES times in all: a driver that answers
+ * it every time leaves the file unknown (whether sealed or not), and the
+ * request is refused with EINTR, said once; the next request asks again.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -76,21 +79,28 @@ static struct ag_file *by_context(uint64_t id)
 	return NULL;
 }
 
+/* How many times SEAL is asked while the driver answers EINTR: a
+ * signal or two arriving meanwhile is retried, a driver that answers
+ * EINTR every time does not hang the guard. */
+#define SEAL_TRIES 4
+
 /* DRM_IOCTL_ARENA_SEAL on fd: 0 with *id and the driver's seal
  * *algorithms (0 from a driver that predates them: its context is sealed
- * all the same), or -errno (EINTR retried; -ENOSYS with no driver handed
- * in, which ag_file_attach says as a refusal). */
+ * all the same), or -errno (EINTR retried, SEAL_TRIES times in all;
+ * -ENOSYS with no driver handed in, which ag_file_attach says as a
+ * refusal). */
 static int seal_fd(int fd, uint64_t *id, uint32_t *algorithms)
 {
 	struct drm_arena_seal s = { 0 };
 	ag_driver_fn *driver = atomic_load(&seal_driver);
 	assert(driver);                 /* ag_config_load hands it in */
 	int rc = -ENOSYS;
+	int tries = 0;
 	do {
 		s = (struct drm_arena_seal){ 0 };
 		if (driver)
 			rc = driver(fd, DRM_IOCTL_ARENA_SEAL, &s);
-	} while (rc == -EINTR);
+	} while (rc == -EINTR && ++tries < SEAL_TRIES);
 	if (rc == 0 && s.context == 0)
 		rc = -EPROTO;               /* uapi.h: never 0 */
 	*id = s.context;
@@ -124,6 +134,17 @@ static void report_seal_refused(int fd, int rc)
 		       "file go unsealed, checked by the guard as far as it "
 		       "sees them, and refused by a driver that sealed the "
 		       "open file itself (ENOKEY)", fd, strerror(-rc));
+}
+
+/* Once per process: a driver that answered SEAL with EINTR every time
+ * it was asked.  The request is refused with EINTR (attach fails). */
+static void report_seal_interrupted(int fd)
+{
+	ag_report_once("seal interrupted", "the driver answered "
+		       "DRM_IOCTL_ARENA_SEAL on fd %d with EINTR %d times in a "
+		       "row: the guard cannot tell whether its open file is "
+		       "sealed, so requests on it are refused with EINTR until "
+		       "the driver answers", fd, SEAL_TRIES);
 }
 
 /* Once per process: what an unsealed open file leaves to chance (rc
@@ -171,9 +192,17 @@ struct ag_file *ag_file_attach(int fd)
 	uint64_t id = 0;
 	uint32_t algorithms = 0;
 	int rc = seal_fd(fd, &id, &algorithms);
+	if (rc == -EINTR) {
+		report_seal_interrupted(fd);
+		errno = EINTR;
+		return NULL;
+	}
 	if (rc != 0) {
 		report_unsealed(fd, rc);
-		return ag_file_new();
+		struct ag_file *f = ag_file_new();
+		if (!f)
+			errno = ENOMEM;
+		return f;
 	}
 	if (!arena_seal_pick(algorithms))
 		report_no_algorithm(fd, algorithms);
@@ -187,6 +216,7 @@ struct ag_file *ag_file_attach(int fd)
 	f = c ? ag_file_new() : NULL;
 	if (!f) {
 		free(c);
+		errno = ENOMEM;
 		return NULL;
 	}
 	ag_file_seal(f, id, algorithms);

@@ -18,7 +18,10 @@ struct ag_file;
  * the same context id (an fd that kcmp could not match), or a new one.
  * On a driver without seals (EINVAL) says once what the guard then
  * cannot guarantee; on another refusal, says once per error which; and
- * returns a new, unsealed file.  NULL when memory runs out.
+ * returns a new, unsealed file.  NULL with errno ENOMEM when memory
+ * runs out, or EINTR when the driver answered SEAL with EINTR every time
+ * it was asked (said once): the request is refused with it, nothing is
+ * kept.
  */
 struct ag_file *ag_file_attach(int fd);
 /* The driver the seals are asked of (the front layer's, at load). */

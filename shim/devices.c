@@ -10,7 +10,10 @@
  * NOTDEV, CLOSING or a struct ag_file pointer that owns a reference.
  * CLOSING stands from just before a close(2) to just after: a request
  * on the fd meanwhile waits, rather than probe a device that is about
- * to go (and keep a file for an fd that is closed).  Only the
+ * to go (and keep a file for an fd that is closed).  It stands as well
+ * over a dup2 or dup3 onto the fd, which replaces its file atomically:
+ * a request meanwhile would otherwise be decided on the file it
+ * replaces while the kernel sends it to the new one.  Only the
  * arena's requests (ioctls, URING_CMDs) read it, and ioctl tests the
  * request number first, so an unrelated ioctl never touches it; close
  * and the dups clear or alias a slot with one atomic exchange.
@@ -195,8 +198,9 @@ static uintptr_t probe_failed(int fd, const struct stat *st, int err,
 /* The value a probe of fd puts in its slot (a referenced file, a "not
  * the device" identity), or UNKNOWN when it cannot say (a closed fd), or
  * PROBE_FAILED (nothing to keep; *err the -errno to refuse with), or,
- * with *err -ENOMEM, NULL: fd is the device but there is no memory for
- * its file.  *err is 0 otherwise. */
+ * with *err set (ag_file_attach's: -ENOMEM, no memory for its file;
+ * -EINTR, the driver's SEAL interrupted every time), NULL: fd is the
+ * device but it has no file.  *err is 0 otherwise. */
 static uintptr_t probe_fd(int fd, int *err)
 {
 	struct stat st;
@@ -214,15 +218,16 @@ static uintptr_t probe_fd(int fd, int *err)
 	struct ag_file *f = find_alias(fd);
 	if (!f) {
 		f = ag_file_attach(fd);     /* sealed, or matched by context */
+		if (!f) {                   /* attach's errno: refuse */
+			*err = errno ? -errno : -ENOMEM;
+			return (uintptr_t)NULL;
+		}
 		/* A new open file of the device: is any ring out of sight? */
 		void (*note)(void) = atomic_load(&new_file_note);
 		if (note)
 			note();
 	}
-	if (!f)
-		*err = -ENOMEM;
-	else
-		ag_file_seen_on(f, fd);
+	ag_file_seen_on(f, fd);
 	return (uintptr_t)f;
 }
 
@@ -446,6 +451,35 @@ void ag_fd_closing(int fd)
 	int asked = -1;
 	if (s)
 		change(s, (uintptr_t)AG_FD_CLOSING, &asked);
+}
+
+struct ag_file *ag_fd_replacing(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	if (!s)
+		return NULL;
+	/* As change(): a vfork child leaves the parent's files alone. */
+	uintptr_t old = atomic_load_explicit(s, memory_order_relaxed);
+	if ((is_file(old) || old == (uintptr_t)AG_FD_CLOSING) &&
+	    !ag_process_shares_fds())
+		return NULL;
+	old = atomic_exchange(s, (uintptr_t)AG_FD_CLOSING);
+	return is_file(old) ? (struct ag_file *)old : NULL;
+}
+
+void ag_fd_replaced(int fd, struct ag_file *was, int failed)
+{
+	slot_t *s = slot(fd, 0);
+	uintptr_t closing = (uintptr_t)AG_FD_CLOSING;
+	/* The call failed: fd is still the file it was (its reference
+	 * goes back to the slot), unless the slot changed meanwhile (a
+	 * close of fd in another thread). */
+	if (s && failed && was &&
+	    atomic_compare_exchange_strong(s, &closing, (uintptr_t)was))
+		return;
+	ag_fd_closed(fd);
+	if (was)
+		ag_file_unref(was);
 }
 
 void ag_fd_closed(int fd)

@@ -58,6 +58,16 @@ void ag_fd_forget(int fd);
  * a file for a closed fd. */
 void ag_fd_closing(int fd);
 void ag_fd_closed(int fd);
+/* dup2 or dup3 is about to replace fd atomically: as ag_fd_closing,
+ * requests on fd wait (the slot reads CLOSING) until ag_fd_replaced,
+ * so that none is decided on the file fd was while the kernel sends it
+ * to the one it becomes.  Returns the file the slot held (its reference
+ * now the caller's), or NULL. */
+struct ag_file *ag_fd_replacing(int fd);
+/* After the call: was (ag_fd_replacing's) goes back to fd when the call
+ * failed (fd unchanged), else its reference is dropped; a slot still
+ * CLOSING (the call failed on another value) reads UNKNOWN again. */
+void ag_fd_replaced(int fd, struct ag_file *was, int failed);
 void ag_fd_forget_range(unsigned int first, unsigned int last);
 /* newfd is now a dup of oldfd. */
 void ag_fd_dup(int oldfd, int newfd);

@@ -431,36 +431,49 @@ int dup(int fd)
 	return rc;
 }
 
-/* dup2 and dup3 onto newfd, which they close first: after the call
- * succeeded. */
-static void duped(int oldfd, int newfd)
+/*
+ * dup2 and dup3 replace newfd atomically, closing what it was.  As
+ * close marks its fd, newfd reads CLOSING from just before the call to
+ * just after (ag_fd_replacing): a request on it meanwhile waits, where
+ * it would otherwise be decided on the file newfd was while the kernel
+ * sends it to oldfd's (another open file of the device, whose
+ * schedules under the same handles the guard never certified).  A call
+ * that fails leaves newfd as it was.  dup3 with oldfd == newfd fails
+ * (EINVAL), dup2's changes nothing: neither marks.  (fcntl F_DUPFD,
+ * SCM_RIGHTS and io_uring's IORING_OP_FIXED_FD_INSTALL take a free
+ * number: none replaces one.)
+ */
+static int dup_onto(int oldfd, int newfd, int flags, int three)
 {
+	if (ag_cfg.mode == AG_OFF || oldfd == newfd)
+		return three ? next_dup3(oldfd, newfd, flags)
+			     : next_dup2(oldfd, newfd);
 	preload_enter();
-	ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
-	ag_fd_dup(oldfd, newfd);
+	ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
+	struct ag_file *was = ag_fd_replacing(newfd);
+	int rc = three ? next_dup3(oldfd, newfd, flags)
+		       : next_dup2(oldfd, newfd);
+	int err = errno;
+	if (rc >= 0) {
+		ag_ring_fds_closed((unsigned int)newfd, (unsigned int)newfd);
+		ag_fd_dup(oldfd, newfd);
+	}
+	ag_fd_replaced(newfd, was, rc < 0);
 	preload_leave();
+	errno = err;
+	return rc;
 }
 
 int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF && oldfd != newfd)
-		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
-	int rc = next_dup2(oldfd, newfd);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF && oldfd != newfd)
-		duped(oldfd, newfd);
-	return rc;
+	return dup_onto(oldfd, newfd, 0, 0);
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, (errno = ENOSYS, -1));
-	if (ag_cfg.mode != AG_OFF)
-		ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
-	int rc = next_dup3(oldfd, newfd, flags);
-	if (rc >= 0 && ag_cfg.mode != AG_OFF)
-		duped(oldfd, newfd);
-	return rc;
+	return dup_onto(oldfd, newfd, flags, 1);
 }
 
 /* ---- io_uring submission ---- */
@@ -529,30 +542,6 @@ static int submit_core(const struct preload_submit *a, submit_variant variant,
 	return shape == SUBMIT_FIRST_ADD ? then(rc, rest) : rest;
 }
 
-static int call_submit_and_wait_min_timeout(const struct preload_submit *a)
-{
-	return next_io_uring_submit_and_wait_min_timeout(
-		a->ring, a->cqe_ptr, a->wait_nr, a->ts, a->min_wait_usec,
-		a->sigmask);
-}
-
-static int call_submit_and_wait_reg(const struct preload_submit *a)
-{
-	return next_io_uring_submit_and_wait_reg(a->ring, a->cqe_ptr,
-						 a->wait_nr, a->reg_index);
-}
-
-static int call_wait_cqes(const struct preload_submit *a)
-{
-	return next_io_uring_wait_cqes(a->ring, a->cqe_ptr, a->wait_nr, a->ts,
-				       a->sigmask);
-}
-
-static int call_wait_cqe_timeout(const struct preload_submit *a)
-{
-	return next_io_uring_wait_cqe_timeout(a->ring, a->cqe_ptr, a->ts);
-}
-
 /* A variant through the core (the re-entry flag counted), or (guard off) as it
  * is; in a signal handler that interrupted the guard, refused when it
  * would hand the kernel a device command (URING_CMD), which could not be
@@ -579,69 +568,26 @@ static int preload_uring_client_submit(const struct preload_submit *a,
 				       preload_submit_call call,
 				       enum preload_submit_fn fn)
 {
-	enum submit_shape shape =
-		fn == PRELOAD_SUBMIT ? SUBMIT_HELD :
-		fn == PRELOAD_SUBMIT_AND_WAIT ?
-			(a->wait_nr ? SUBMIT_FIRST_ADD : SUBMIT_HELD) :
-		fn == PRELOAD_SUBMIT_AND_WAIT_TIMEOUT ? SUBMIT_FIRST :
-		SUBMIT_FIRST_ADD;                /* _and_get_events */
+	enum submit_shape shape = SUBMIT_HELD;
+	switch (fn) {
+	case PRELOAD_SUBMIT:
+	case PRELOAD_WAIT_CQES:          /* a wait that submits: the kernel */
+	case PRELOAD_WAIT_CQE_TIMEOUT:   /* gets both in one call */
+		shape = SUBMIT_HELD;
+		break;
+	case PRELOAD_SUBMIT_AND_WAIT:
+		shape = a->wait_nr ? SUBMIT_FIRST_ADD : SUBMIT_HELD;
+		break;
+	case PRELOAD_SUBMIT_AND_WAIT_TIMEOUT:
+	case PRELOAD_SUBMIT_AND_WAIT_MIN_TIMEOUT:
+	case PRELOAD_SUBMIT_AND_WAIT_REG:
+		shape = SUBMIT_FIRST;
+		break;
+	case PRELOAD_SUBMIT_AND_GET_EVENTS:
+		shape = SUBMIT_FIRST_ADD;
+		break;
+	}
 	return submit(a, call, shape);
-}
-
-int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
-					 struct io_uring_cqe **cqe_ptr,
-					 unsigned int wait_nr,
-					 struct __kernel_timespec *ts,
-					 unsigned int min_wait_usec,
-					 sigset_t *sigmask)
-{
-	NEED(io_uring_submit_and_wait_min_timeout, -ENOSYS);
-	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr,
-				 .wait_nr = wait_nr, .ts = ts,
-				 .min_wait_usec = min_wait_usec,
-				 .sigmask = sigmask };
-	return submit(&a, call_submit_and_wait_min_timeout, SUBMIT_FIRST);
-}
-
-int io_uring_submit_and_wait_reg(struct io_uring *ring,
-				 struct io_uring_cqe **cqe_ptr,
-				 unsigned int wait_nr, int reg_index)
-{
-	NEED(io_uring_submit_and_wait_reg, -ENOSYS);
-	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr,
-				 .wait_nr = wait_nr, .reg_index = reg_index };
-	return submit(&a, call_submit_and_wait_reg, SUBMIT_FIRST);
-}
-
-/* Without IORING_FEAT_EXT_ARG (kernels before 5.11) a wait with a
- * time-out submits the pending SQEs itself: then it is checked. */
-static int wait_submits(struct io_uring *ring, struct __kernel_timespec *ts)
-{
-	return ts && !(ring->features & IORING_FEAT_EXT_ARG) && !off();
-}
-
-int io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
-		       unsigned int wait_nr, struct __kernel_timespec *ts,
-		       sigset_t *sigmask)
-{
-	NEED(io_uring_wait_cqes, -ENOSYS);
-	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr,
-				 .wait_nr = wait_nr, .ts = ts,
-				 .sigmask = sigmask };
-	if (!wait_submits(ring, ts))
-		return call_wait_cqes(&a);
-	return submit(&a, call_wait_cqes, SUBMIT_HELD);
-}
-
-int io_uring_wait_cqe_timeout(struct io_uring *ring,
-			      struct io_uring_cqe **cqe_ptr,
-			      struct __kernel_timespec *ts)
-{
-	NEED(io_uring_wait_cqe_timeout, -ENOSYS);
-	struct preload_submit a = { .ring = ring, .cqe_ptr = cqe_ptr, .ts = ts };
-	if (!wait_submits(ring, ts))
-		return call_wait_cqe_timeout(&a);
-	return submit(&a, call_wait_cqe_timeout, SUBMIT_HELD);
 }
 
 /* SQEs handed to the kernel by io_uring_enter from a signal handler that

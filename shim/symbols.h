@@ -27,10 +27,7 @@
  * preload module interposes (preload/interposed.h), and the guard's. */
 #define AG_NEXT_SYMBOLS(X) \
 	PRELOAD_FD_SYMBOLS(X) \
-	X(io_uring_wait_cqes) X(io_uring_wait_cqe_timeout) \
 	X(io_uring_enter) X(io_uring_enter2) \
-	X(io_uring_submit_and_wait_min_timeout) \
-	X(io_uring_submit_and_wait_reg) \
 	X(io_uring_resize_rings) X(io_uring_register) \
 	X(io_uring_queue_init_mem) X(io_uring_register_ring_fd)
 

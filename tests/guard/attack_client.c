@@ -27,8 +27,14 @@
  *                another submits it by ioctl, again and again: every
  *                submit runs (before or after the append), none is
  *                refused by the seal
+ *   dup2race     another open file of the device dup2'd (dup3'd) onto
+ *                the fd while a thread submits on it, by ioctl and by
+ *                io_uring: the submit is decided on the file the fd
+ *                becomes (preloaded libguard-duphook.so makes the
+ *                request inside the guard's dup2, after the kernel's)
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -36,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -748,6 +755,83 @@ static void cmd_heldrace(void)
 	cdev_close(&d);
 }
 
+/* ---- dup2race ---- */
+
+struct dup2race {
+	struct cdev *d;         /* its fd the one replaced */
+	uint32_t s;
+	atomic_int go, done;
+	int rc;
+};
+
+static void *dup2race_submitter(void *arg)
+{
+	struct dup2race *r = arg;
+	while (!atomic_load(&r->go))
+		sched_yield();
+	r->rc = cdev_run(r->d, r->s);
+	atomic_store(&r->done, 1);
+	return NULL;
+}
+
+/* Inside the guard's dup2, after the kernel's (libguard-duphook.so):
+ * the submit is made, and waited for up to 300 ms (a guard that holds
+ * it until its dup2 is over makes it wait all of them). */
+static void dup2race_during(void *arg)
+{
+	struct dup2race *r = arg;
+	atomic_store(&r->go, 1);
+	for (int i = 0; i < 300 && !atomic_load(&r->done); i++)
+		usleep(1000);
+}
+
+/* fd x (a context whose schedule s is certified) replaced by y (another
+ * context, whose schedule of the same handle fails (D)) while a thread
+ * submits s on x: the submit reaches y's schedule, so it must be decided
+ * on y's (refused), and y's memory stays untouched. */
+static void dup2race_round(enum cpath path, int three)
+{
+	void (*arm)(void (*)(void *), void *) =
+		(void (*)(void (*)(void *), void *))dlsym(RTLD_DEFAULT,
+							   "duphook_arm");
+	check(arm != NULL, "dup2race: libguard-duphook.so preloaded");
+	if (!arm)
+		return;
+	struct cdev x, y;
+	open_or_exit(&x, path);
+	open_or_exit(&y, CP_IOCTL);
+	uint32_t good = schedule(&x, program(&x, PROG_GOOD), prog_good_refs, 2);
+	uint32_t bad = schedule(&y, program(&y, PROG_GOOD), prog_bad_d_refs, 4);
+	check(good == bad, "dup2race: the same handle in both contexts "
+	      "(%u, %u)", good, bad);
+	struct dup2race r = { .d = &x, .s = good };
+	pthread_t t;
+	pthread_create(&t, NULL, dup2race_submitter, &r);
+	arm(dup2race_during, &r);
+	int rc = three ? dup3(y.fd, x.fd, O_CLOEXEC) : dup2(y.fd, x.fd);
+	check(rc == x.fd, "dup2race: %s %d", three ? "dup3" : "dup2", rc);
+	pthread_join(t, NULL);
+	const char *how = path == CP_IOCTL ? "ioctl" : "io_uring";
+	check(r.rc == -EPERM, "dup2race (%s, %s): the submit racing it is "
+	      "decided on the new file: refused (%d)",
+	      three ? "dup3" : "dup2", how, r.rc);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "dup2race (%s, %s): the new file's failing schedule never ran",
+	      three ? "dup3" : "dup2", how);
+	/* x's fd is y's file now: a submit on it is y's, refused. */
+	check(cdev_run(&x, good) == -EPERM, "dup2race: refused after");
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
+static void cmd_dup2race(void)
+{
+	dup2race_round(CP_IOCTL, 0);
+	dup2race_round(CP_URING, 0);
+	dup2race_round(CP_IOCTL, 1);
+	dup2race_round(CP_URING, 1);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -774,6 +858,8 @@ int main(int argc, char **argv)
 		cmd_linked();
 	else if (!strcmp(cmd, "heldrace"))
 		cmd_heldrace();
+	else if (!strcmp(cmd, "dup2race"))
+		cmd_dup2race();
 	else if (!strcmp(cmd, "storm"))
 		cmd_storm(argc > 2 ? (unsigned int)atoi(argv[2]) : 1);
 	else if (!strcmp(cmd, "procfd"))

@@ -5,7 +5,9 @@
  * times (-1: always); takes PROBEFAIL_SLEEP_MS milliseconds first (a
  * slow device); and is listed in the file PROBEFAIL_LOG, one line
  * "MAJOR:MINOR" of the file it was sent to ("-" for no character
- * device).  Every other ioctl goes on untouched.
+ * device).  Every other ioctl goes on untouched.  With
+ * PROBEFAIL_REQUEST=seal, the request so treated is the guard's
+ * DRM_IOCTL_ARENA_SEAL instead (a driver whose SEAL is interrupted).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -13,6 +15,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -26,11 +29,19 @@
 
 static atomic_int left = -2;          /* -2: not read yet */
 
+/* The request that fails: PROBEFAIL_REQUEST's. */
+static unsigned long failing_request(void)
+{
+	const char *r = getenv("PROBEFAIL_REQUEST");
+	return r && strcmp(r, "seal") == 0 ? DRM_IOCTL_ARENA_SEAL
+					   : DRM_IOCTL_VERSION;
+}
+
 int ioctl(int fd, unsigned long request, ...)
 {
 	HOOK_IOCTL_ARG(request, arg);
 	hook_ioctl_fn next = hook_next_ioctl();
-	if (request == DRM_IOCTL_VERSION) {
+	if (request == failing_request()) {
 		const char *log = getenv("PROBEFAIL_LOG");
 		if (log) {
 			struct stat st;

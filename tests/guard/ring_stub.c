@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stand-ins for liburing 2.8 / 2.9 functions (shim/liburing_newer.h),
+ * Stand-ins for liburing 2.8 / 2.9 functions (preload/liburing_newer.h),
  * built as a library the client links: like liburing's own, they flush
  * the SQ ring and enter the kernel by a raw system call, so nothing but
  * interposing the function itself sees their SQEs.  The resize maps the

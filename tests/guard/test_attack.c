@@ -25,8 +25,8 @@
 #include "spawn.h"
 #include "suites.h"
 
-#ifndef AG_GUARD_ATTACK
-#error "the path of guard-attack must be defined by the build"
+#if !defined(AG_GUARD_ATTACK) || !defined(AG_DUPHOOK)
+#error "the paths of guard-attack and libguard-duphook must be defined by the build"
 #endif
 
 /* The subcommands; each makes failing submits, which the log records
@@ -115,6 +115,41 @@ START_TEST(test_heldrace)
 }
 END_TEST
 
+/* dup2race: another open file of the device dup2'd and dup3'd onto an
+ * fd while a thread submits on it (by ioctl, by io_uring), the request
+ * made after the kernel replaced the fd and before the guard's dup2
+ * returned (libguard-duphook.so, preloaded between the guard and the
+ * simulator); _i 0: on a driver without seals (the hook answers SEAL
+ * with EINVAL), 1: with them.  The submit is decided on the new file's
+ * schedule of that handle, which fails: refused.  At 97c4a30 the guard
+ * decided it on the replaced file's certified one: without seals the
+ * failing schedule ran, with them the driver refused the seal
+ * (EKEYREJECTED), in each of the four rounds. */
+START_TEST(test_dup2race)
+{
+	char log_env[1100];
+	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
+		 scratch_path("guard.log"));
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_DUPHOOK " " AG_ARENASIM, log_env,
+			      "ARENASIM_REQUIRE_SEAL=0",
+			      _i ? "DUPHOOK_NO_SEALS=0" : "DUPHOOK_NO_SEALS=1",
+			      NULL };
+	const char *argv[] = { AG_GUARD_ATTACK, "dup2race", NULL };
+	struct run r;
+	spawn(&r, env, argv);
+	char *log = slurp(scratch_path("guard.log"));
+	ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL") &&
+		      count(log, "arenaguard: blocked submission of") >= 1 &&
+		      !strstr(log, "EKEYREJECTED") &&
+		      (strstr(log, "does not seal") != NULL) == !_i,
+		      "no seals %d: exited %d\nstdout:\n%s\nstderr:\n%s\n"
+		      "log:\n%s", !_i, r.status, r.out, r.err, log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -147,6 +182,12 @@ Suite *suite_attack(void)
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, test_heldrace);
+	suite_add_tcase(s, t);
+	/* The simulator's only: the hook sits between the guard and it. */
+	t = tcase_create("attack-dup2race");
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, test_dup2race, 0, 2);
 	suite_add_tcase(s, t);
 	return s;
 }

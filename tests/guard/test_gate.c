@@ -456,6 +456,31 @@ START_TEST(test_seal_refused_says_why)
 }
 END_TEST
 
+/* A driver that answers SEAL with EINTR every time: the guard asks
+ * SEAL_TRIES (4) times, then gives up with EINTR, said once, keeping
+ * nothing (at 97c4a30 it asked until the driver answered otherwise:
+ * here 2^30 times, then sealed); a
+ * driver interrupted fewer times seals the file. */
+START_TEST(test_seal_eintr_bounded)
+{
+	fake_setup();
+	fake_fail(DRM_IOCTL_ARENA_SEAL, EINTR, 1 << 30);
+	errno = 0;
+	ck_assert_ptr_null(ag_file_attach(FAKE_FD));
+	ck_assert_int_eq(errno, EINTR);
+	ck_assert_ptr_null(ag_file_attach(FAKE_FD));
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(count(log, "the driver answered DRM_IOCTL_ARENA_SEAL on "
+			    "fd 42 with EINTR 4 times in a row") == 1,
+		      "%s", log);
+	free(log);
+	fake_fail(DRM_IOCTL_ARENA_SEAL, EINTR, 3);
+	struct ag_file *f = attach(FAKE_FD);
+	ck_assert(ag_file_sealed(f));
+	forget(FAKE_FD, f);
+}
+END_TEST
+
 /* ---- the holes ---- */
 
 /* Issue 11 hole 3: an F_DUPFD copy that kcmp cannot match (it is not
@@ -1267,6 +1292,7 @@ Suite *suite_gate(void)
 	tcase_add_test(t, test_divergence_refused);
 	tcase_add_test(t, test_driver_without_seals);
 	tcase_add_test(t, test_seal_refused_says_why);
+	tcase_add_test(t, test_seal_eintr_bounded);
 	tcase_add_loop_test(t, test_no_known_seal_algorithm, 0, 2);
 	tcase_add_test(t, test_seal_refusal_noted);
 	tcase_add_test(t, test_no_known_seal_algorithm_warn);

@@ -89,6 +89,27 @@ START_TEST(test_probe_fails)
 }
 END_TEST
 
+/* A driver that answers the guard's SEAL with EINTR every time: the
+ * guard asks a few times, then refuses each request with EINTR and says
+ * why (at 97c4a30 it asked again without end: the client hung until
+ * its alarm, exit 142). */
+START_TEST(test_seal_interrupted)
+{
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
+			      AG_PROBEFAIL " " AG_ARENASIM,
+			      log_env_of_scratch(), "PROBEFAIL_REQUEST=seal",
+			      "PROBEFAIL_ERRNO=4", "PROBEFAIL_TIMES=-1", NULL };
+	struct run r;
+	char *log = ring_client(&r, env, "probefail", "EINTR-always");
+	ck_assert_msg(count(log, "the driver answered DRM_IOCTL_ARENA_SEAL "
+			    "on fd ") == 1 &&
+		      strstr(log, " with EINTR 4 times in a row"),
+		      "%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 /* No ioctl reaches a character device that cannot be the arena's
  * (/dev/null, /dev/zero), whichever way it meets the guard: registered,
  * updated into a slot by the function and by an SQE, sent a URING_CMD or
@@ -261,6 +282,7 @@ Suite *suite_ring(void)
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_add_test(t, test_stale_notdev);
 	tcase_add_loop_test(t, test_probe_fails, 0, 2);
+	tcase_add_test(t, test_seal_interrupted);
 	tcase_add_test(t, test_generic_register);
 	tcase_add_test(t, test_direct_open);
 	tcase_add_test(t, test_sq_array);

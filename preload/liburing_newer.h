@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Functions of liburing releases newer than the one the guard is built
- * against (Debian 12: 2.3), with liburing's own signatures: the guard
- * interposes them (interpose.c), and tests/guard provides stand-ins.
+ * Functions of liburing releases newer than the one the project is
+ * built against (Debian 12: 2.3), with liburing's own signatures: the
+ * preload modules interpose them (uring_wrappers.inc; the guard's own,
+ * shim/interpose.c), and tests/guard/ring_stub.c provides stand-ins.
  */
-#ifndef ARENAGUARD_SHIM_LIBURING_NEWER_H
-#define ARENAGUARD_SHIM_LIBURING_NEWER_H
+#ifndef PRELOAD_LIBURING_NEWER_H
+#define PRELOAD_LIBURING_NEWER_H
 
 #include <liburing.h>
 
