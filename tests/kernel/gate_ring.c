@@ -922,8 +922,16 @@ static void cmd_files_update(void)
 	pthread_t t;
 	pthread_create(&t, NULL, flip_slot, &r);
 	struct slot_counts c = { 0 };
-	for (unsigned int i = 0; i < 150; i++)
+	for (unsigned int i = 0; i < 150; i++) {
+		/* Every other submit waits (20 ms at most) for the other
+		 * thread's next update: 150 submits otherwise end within
+		 * its first (after its 1 ms sleep), racing none. */
+		unsigned int seen = atomic_load(&r.flips);
+		for (int w = 0; (i & 1) && w < 200 &&
+				atomic_load(&r.flips) == seen; w++)
+			usleep(100);
 		slot_submit(&r, &good, &bad, &c, i);
+	}
 	atomic_store(&r.stop, 1);
 	pthread_join(t, NULL);
 	printf("gate-ring[require_seal=%d] files-update bad: %s (of 150 "
