@@ -790,12 +790,102 @@ static void *flip_slot(void *arg)
 	return NULL;
 }
 
+/* Whether anything ran on the failing schedule's file (its output is
+ * no longer the zeroes it was given). */
+static int bad_ran_here(struct attempt *bad)
+{
+	return !cdev_all(&bad->d, PROG_OUT, PROG_FLOATS, 0.0f);
+}
+
+/* A check said only when it fails (one a submit, 150 submits). */
+#define quiet_check(ok, ...) \
+	do { \
+		if (!(ok)) \
+			check(0, __VA_ARGS__); \
+	} while (0)
+
+/* What the submits on slot 0 came to. */
+struct slot_counts {
+	unsigned int ran;       /* numbered by the driver: the certified
+				 * schedule ran on its file */
+	unsigned int blocked;   /* by the guard, by the failing verdict */
+	unsigned int uncertain; /* by the guard, the slot uncertain */
+	unsigned int refused;   /* by the driver (EKEYREJECTED, ENOKEY) */
+	unsigned int notdev;    /* answered by /dev/null, unnumbered */
+};
+
+/*
+ * One submit of handle h on slot 0 of r's ring, told apart by what the
+ * driver itself says, not by the CQE's result alone: arena.ko stores a
+ * submission's number at the SQE's seqno pointer only when it runs it,
+ * every refusal coming before (driver/arena_schedule.c), while Linux
+ * 6.12's /dev/null answers every URING_CMD with 0 (drivers/char/mem.c,
+ * uring_cmd_null; a kernel without it says EOPNOTSUPP).  A CQE of 0
+ * unnumbered is /dev/null's, and ran nothing.  Each submit's effect is
+ * checked on both devices at once: a run left the certified schedule's
+ * output on the good file (zeroed again after, so that the next run is
+ * judged by itself) and the bad file untouched; anything else left both
+ * untouched.  Counted in c; i names the submit in a FAIL line.
+ */
+static void slot_submit(struct race *r, struct attempt *good,
+			struct attempt *bad, struct slot_counts *c,
+			unsigned int i)
+{
+	static const float zeros[PROG_FLOATS];
+	int res[2] = { 1, 1 };
+	good->seqno = 0;
+	put_submit(get_sqe(&r->ring), good, 0, IOSQE_FIXED_FILE, 2);
+	push(&r->ring, PUSH_LIBURING);
+	reap(&r->ring, 1, res);
+	unsigned long long seqno = good->seqno;
+	int verdict = 0;
+	long refused_here = res[1] == -EPERM ? refusal(&verdict) : 0;
+	if (getenv("GATE_RING_TRACE"))
+		printf("  files-update %u: %d, seqno %llu, after %u updates\n",
+		       i, res[1], seqno, atomic_load(&r->flips));
+	quiet_check(!bad_ran_here(bad), "files-update %u: the failing "
+		    "schedule never ran", i);
+	if (seqno) {
+		quiet_check(res[1] == 0, "files-update %u: numbered (%llu) "
+			    "and refused (%d)", i, seqno, res[1]);
+		quiet_check(cdev_all(&good->d, PROG_OUT, PROG_FLOATS, 1.0f) &&
+			    cdev_wait(&good->d, seqno) == 0,
+			    "files-update %u: what ran (seqno %llu) is the "
+			    "certified schedule, complete", i, seqno);
+		quiet_check(cdev_write(&good->d, PROG_OUT, zeros,
+				       sizeof(zeros)) == 0, "output zeroed");
+		c->ran++;
+		return;
+	}
+	quiet_check(cdev_all(&good->d, PROG_OUT, PROG_FLOATS, 0.0f),
+		    "files-update %u: unnumbered (%d), and the output "
+		    "untouched", i, res[1]);
+	if (res[1] == 0 || res[1] == -EOPNOTSUPP)
+		c->notdev++;
+	else if (res[1] == -EPERM && refused_here > 0)
+		*(verdict ? &c->blocked : &c->uncertain) += 1;
+	else if (res[1] == -EKEYREJECTED || res[1] == -ENOKEY)
+		c->refused++;
+	else
+		check(0, "files-update %u: unexpected %d", i, res[1]);
+}
+
+/* Slot 0 of r's ring set to fd, nobody else touching it. */
+static void slot_settle(struct race *r, int fd)
+{
+	check(io_uring_register_files_update(&r->ring, 0, &fd, 1) == 1,
+	      "slot 0 set to fd %d", fd);
+}
+
 /*
  * Slot 0 swapped between two device files and /dev/null by another
  * thread while this one submits schedule handle h on slot 0: h is the
  * failing schedule on the first file and the certified one on the
  * second.  Whichever file the kernel finds in the slot, the failing
- * schedule never runs.
+ * schedule never runs, and every submit the driver ran ran the certified
+ * one.  First each file alone in the slot, one submit each, its outcome
+ * exact: /dev/null's 0 (what a loaded run, whose other thread made a few
+ * updates only, left in the slot for most of its submits) ran nothing.
  */
 static void cmd_files_update(void)
 {
@@ -811,46 +901,53 @@ static void cmd_files_update(void)
 				   open("/dev/null", O_RDWR | O_CLOEXEC) } };
 	check(ring_plain(&r.ring) == 0 &&
 	      io_uring_register_files(&r.ring, r.fds, 1) == 0, "ring");
+
+	struct slot_counts settled = { 0 };
+	slot_settle(&r, r.fds[2]);
+	slot_submit(&r, &good, &bad, &settled, 0);
+	check(settled.notdev == 1, "files-update: /dev/null in the slot "
+	      "answers unnumbered and runs nothing");
+	slot_settle(&r, r.fds[1]);
+	slot_submit(&r, &good, &bad, &settled, 0);
+	check(settled.ran == 1, "files-update: the certified file in the "
+	      "slot runs");
+	slot_settle(&r, r.fds[0]);
+	slot_submit(&r, &good, &bad, &settled, 0);
+	check(settled.blocked == 1, "files-update: the failing file in the "
+	      "slot is blocked by its verdict");
+	printf("gate-ring[require_seal=%d] files-update settled: /dev/null "
+	       "answered unnumbered (ran nothing), good ran (certified), bad "
+	       "blocked by the guard\n", require_seal);
+
 	pthread_t t;
 	pthread_create(&t, NULL, flip_slot, &r);
-	unsigned int ran = 0, blocked = 0, uncertain = 0, refused = 0;
-	unsigned int notdev = 0;
+	struct slot_counts c = { 0 };
 	for (unsigned int i = 0; i < 150; i++) {
-		int res[2] = { 1, 1 };
-		put_submit(get_sqe(&r.ring), &good, 0, IOSQE_FIXED_FILE, 2);
-		push(&r.ring, PUSH_LIBURING);
-		reap(&r.ring, 1, res);
-		if (getenv("GATE_RING_TRACE"))
-			printf("  files-update %u: %d after %u updates\n", i,
-			       res[1], atomic_load(&r.flips));
-		int verdict;
-		if (res[1] == 0)
-			ran++;
-		else if (res[1] == -EPERM && refusal(&verdict) > 0)
-			*(verdict ? &blocked : &uncertain) += 1;
-		else if (res[1] == -EOPNOTSUPP)
-			notdev++;
-		else if (res[1] == -EKEYREJECTED || res[1] == -ENOKEY)
-			refused++;
-		else
-			check(0, "files-update: unexpected %d", res[1]);
+		/* Every other submit waits (20 ms at most) for the other
+		 * thread's next update: 150 submits otherwise end within
+		 * its first (after its 1 ms sleep), racing none. */
+		unsigned int seen = atomic_load(&r.flips);
+		for (int w = 0; (i & 1) && w < 200 &&
+				atomic_load(&r.flips) == seen; w++)
+			usleep(100);
+		slot_submit(&r, &good, &bad, &c, i);
 	}
 	atomic_store(&r.stop, 1);
 	pthread_join(t, NULL);
-	int bad_ran = !cdev_all(&bad.d, PROG_OUT, PROG_FLOATS, 0.0f);
-	int good_ran = cdev_all(&good.d, PROG_OUT, PROG_FLOATS, 1.0f);
 	printf("gate-ring[require_seal=%d] files-update bad: %s (of 150 "
-	       "submits: %u blocked by the guard by verdict, %u blocked by "
-	       "the guard as the slot was uncertain, %u refused by the driver "
-	       "(EKEYREJECTED/ENOKEY), %u on /dev/null (EOPNOTSUPP))\n",
-	       require_seal, bad_ran ? "ran UNCERTIFIED" : "never ran",
-	       blocked, uncertain, refused, notdev);
+	       "submits, %u slot updates made meanwhile: %u blocked by the "
+	       "guard by verdict, %u blocked by the guard as the slot was "
+	       "uncertain, %u refused by the driver (EKEYREJECTED/ENOKEY), "
+	       "%u answered by /dev/null, unnumbered)\n",
+	       require_seal, bad_ran_here(&bad) ? "ran UNCERTIFIED"
+						: "never ran",
+	       atomic_load(&r.flips), c.blocked, c.uncertain, c.refused,
+	       c.notdev);
 	printf("gate-ring[require_seal=%d] files-update good: ran (certified) "
-	       "%u times\n", require_seal, ran);
+	       "%u times\n", require_seal, c.ran);
 	fflush(stdout);
-	check(!bad_ran, "files-update: the failing schedule never ran");
-	check(ran == 0 || good_ran, "files-update: what ran is the certified "
-	      "schedule's output");
+	check(!bad_ran_here(&bad), "files-update: the failing schedule never "
+	      "ran");
 	io_uring_queue_exit(&r.ring);
 	close(r.fds[2]);
 	cdev_close(&bad.d);
