@@ -185,7 +185,7 @@ static unsigned variant_slot(unsigned c, char phase)
 }
 
 /*
- * Launches cycle through more identities than the last four, and two of
+ * Launches cycle through more identities than one period, and two of
  * them (A of P, B of Q) share a slot of the cache of parsed identities:
  * each launch still gets its own phase.
  */
@@ -241,12 +241,12 @@ START_TEST(identity_cycles_and_collisions)
 END_TEST
 
 /*
- * A decode step's launches: K identities of three phases, more than the
- * last few the launches' phases compare, in turn, T times.  Each is
- * looked up in the cache of parsed identities at its first sight (K),
- * and the first launch of the second round once more: it finds its
- * bytes K launches back, and every later launch finds its own there,
- * without a hash (97c4a30 looked every launch up: K * T).  The phases
+ * A decode step's launches: K identities of three phases in turn, T
+ * times.  Each is looked up in the cache of parsed identities at its
+ * first sight (K), and the first launch of the second round once more:
+ * it finds its bytes K launches back, and every later launch finds its
+ * own there, without a hash (97c4a30, which also compared the last four
+ * launches parsed, looked every launch up: K * T).  The phases
  * are those of ac_program_new, which reads the same table.
  */
 START_TEST(identity_period_from_cache)
