@@ -24,27 +24,10 @@ void aci_hash_index_free(struct hash_index *h)
 	h->slots = NULL;
 }
 
-/* The slot holding an entry equal to probe, or the empty slot ending the
- * probe sequence. */
-static uint64_t locate(const struct hash_index *h, uint64_t hash,
-		       hash_index_eq eq, const void *ctx, const void *probe)
-{
-	uint64_t i = hash & h->mask;
-	while (h->slots[i] != HASH_INDEX_EMPTY && !eq(ctx, h->slots[i], probe))
-		i = (i + 1) & h->mask;
-	return i;
-}
-
-uint32_t aci_hash_index_find(const struct hash_index *h, uint64_t hash,
-			     hash_index_eq eq, const void *ctx, const void *probe)
-{
-	return h->slots[locate(h, hash, eq, ctx, probe)];
-}
-
 uint32_t aci_hash_index_intern(struct hash_index *h, uint64_t hash, uint32_t id,
 			       hash_index_eq eq, const void *ctx, const void *probe)
 {
-	uint64_t i = locate(h, hash, eq, ctx, probe);
+	uint64_t i = aci_hash_index_locate(h, hash, eq, ctx, probe);
 	if (h->slots[i] == HASH_INDEX_EMPTY)
 		h->slots[i] = id;
 	return h->slots[i];

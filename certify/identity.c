@@ -237,68 +237,38 @@ uint32_t aci_phase_table_find(const struct hash_index *h, const struct ac_model 
 }
 
 /*
- * The launches whose identities were parsed last, most recent first: a
- * program interleaves a few phases (a layer's norm, matmul, attention, ...)
- * whose launches repeat the same identity bytes, so most launches take
- * their phase from here without parsing or hashing.
- */
-#define RECENT 4
-
-struct recent {
-	uint32_t launch[RECENT];
-	unsigned n;
-};
-
-/* A recent launch with the same identity bytes as l, or -1. */
-static int recent_find(const struct recent *r, const struct ac_model *m,
-		       const struct ac_bytes *b)
-{
-	for (unsigned i = 0; i < r->n; i++) {
-		const struct ac_bytes *x = &m->launches[r->launch[i]].identity;
-		if (bytes_equal(b->data, b->len, x->data, x->len))
-			return (int)i;
-	}
-	return -1;
-}
-
-/* Moves entry i (or a new one, i == -1) to the front as launch l. */
-static void recent_touch(struct recent *r, int i, uint32_t l)
-{
-	if (i == 0)
-		return;
-	unsigned from = i >= 0 ? (unsigned)i
-			       : (r->n < RECENT ? r->n++ : RECENT - 1);
-	for (unsigned k = from; k > 0; k--)
-		r->launch[k] = r->launch[k - 1];
-	r->launch[0] = l;
-}
-
-/*
  * Launches whose identities were parsed, by a hash of their bytes, for
- * the programs that cycle through more identities than `recent` holds
- * (decode: 80 layers' kernels a token): a hash_index's slots used as a
- * direct-mapped cache, where a slot keeps the last launch parsed whose
- * bytes hash to it.  Sized by the launches (so that a small program does
- * not pay for it), up to SEEN_LAUNCHES of them (8192 slots).
+ * the launches whose bytes are not those a period back (decode: 80
+ * layers' kernels a token; adjoint's nodes): a hash_index's slots used as a
+ * direct-mapped cache, where a slot keeps the last launch whose bytes
+ * hash to it.  Sized by the launches (so that a small program does not
+ * pay for it), up to SEEN_LAUNCHES of them (8192 slots).  A collision
+ * only costs a parse (the slot is compared byte for byte), so its hash
+ * need not resist an adversary: aci_identity_seen_hash.
  */
 #define SEEN_LAUNCHES 4096
 
-/* Launch l's phase, from a launch parsed before it with the same bytes
- * or by parsing them (and remembering l in seen). */
+/* Launch l's phase, from the last launch before it with the same bytes
+ * (*same: that launch, or l when there is none) or by parsing them; l
+ * becomes the launch its slot of seen remembers. */
 static uint32_t phase_of_new_bytes(const struct ac_model *m,
 				   const struct hash_index *h,
 				   const struct hash_index *seen,
-				   const uint32_t *phase_of, uint32_t l)
+				   const uint32_t *phase_of, uint32_t l,
+				   uint32_t *same)
 {
 	const struct ac_bytes *b = &m->launches[l].identity;
-	uint32_t *slot = &seen->slots[XXH3_64bits(b->data, b->len) &
-				      seen->mask];
-	if (*slot != HASH_INDEX_EMPTY) {
-		const struct ac_bytes *x = &m->launches[*slot].identity;
-		if (bytes_equal(b->data, b->len, x->data, x->len))
-			return phase_of[*slot];
-	}
+	uint32_t *slot = &seen->slots[aci_identity_seen_hash(b->data, b->len) & seen->mask];
+	uint32_t was = *slot;
 	*slot = l;
+	if (was != HASH_INDEX_EMPTY) {
+		const struct ac_bytes *x = &m->launches[was].identity;
+		if (bytes_equal(b->data, b->len, x->data, x->len)) {
+			*same = was;
+			return phase_of[was];
+		}
+	}
+	*same = l;
 	struct identity_field51 id;
 	aci_identity_parse(b->data, b->len, &id);
 	if (id.problem != AC_ID_OK)
@@ -306,24 +276,18 @@ static uint32_t phase_of_new_bytes(const struct ac_model *m,
 	return aci_phase_table_find(h, m, id.payload, id.len);
 }
 
-int aci_phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
+int aci_phases_of_launches(const struct ac_model *m, const struct hash_index *h,
+			   uint32_t *phase_of, uint64_t *looked_up)
 {
-	struct hash_index h;
-	uint32_t first, dup;
 	struct hash_index seen;
 	if (aci_hash_index_init(&seen, m->n_launches < SEEN_LAUNCHES ?
 				m->n_launches : SEEN_LAUNCHES) != 0)
 		return -1;
-	if (aci_phase_table_build(m, &h, &first, &dup) != 0) {
-		aci_hash_index_free(&seen);
-		aci_hash_index_free(&h);
-		return -1;
-	}
 	/* First the launch `period` back, where the last launch found its
 	 * bytes (a run of one kernel: 1; a layer's kernels in turn: their
-	 * number), then the recent ones, then the cache. */
-	struct recent recent = { .n = 0 };
+	 * number; a decode step's: the step's), then the cache. */
 	uint32_t period = 1;
+	uint64_t cached = 0;
 	const struct ac_launch *launches = m->launches;
 	for (uint32_t l = 0; l < m->n_launches; l++) {
 		const struct ac_bytes *b = &launches[l].identity;
@@ -334,17 +298,14 @@ int aci_phases_of_launches(const struct ac_model *m, uint32_t *phase_of)
 				continue;
 			}
 		}
-		int i = recent_find(&recent, m, b);
-		if (i >= 0) {
-			period = l - recent.launch[i];
-			phase_of[l] = phase_of[recent.launch[i]];
-		} else {
-			phase_of[l] = phase_of_new_bytes(m, &h, &seen,
-							 phase_of, l);
-		}
-		recent_touch(&recent, i, l);
+		uint32_t same;
+		cached++;
+		phase_of[l] = phase_of_new_bytes(m, h, &seen, phase_of, l, &same);
+		if (same != l)
+			period = l - same;
 	}
 	aci_hash_index_free(&seen);
-	aci_hash_index_free(&h);
+	if (looked_up)
+		*looked_up = cached;
 	return 0;
 }

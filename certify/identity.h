@@ -4,6 +4,8 @@
 #define ARENACERT_IDENTITY_H
 
 #include <stdint.h>
+#include <string.h>
+#include <xxhash.h>
 
 #include <arenaguard/certify.h>
 
@@ -59,8 +61,49 @@ int aci_phase_table_build(const struct ac_model *m, struct hash_index *h,
 uint32_t aci_phase_table_find(const struct hash_index *h, const struct ac_model *m,
 			      const uint8_t *bytes, uint64_t len);
 
-/* Every launch's phase (NO_PHASE when it has no declared phase) for a
- * model whose phase identities are distinct.  -1 on out-of-memory. */
-int aci_phases_of_launches(const struct ac_model *m, uint32_t *phase_of);
+/*
+ * The hash of a launch identity's bytes that picks its slot in
+ * aci_phases_of_launches' cache of parsed identities, where a collision
+ * only costs a parse (a slot is compared byte for byte), so it need not
+ * resist an adversary: identities of up to 32 bytes (a kernel's name and
+ * its phase's) mixed from their first and last words, inline, so that a
+ * launch's first sight costs one XXH3 (its payload's, for the phase
+ * table) and not two; longer ones by XXH3.
+ */
+static inline uint64_t aci_identity_seen_hash(const uint8_t *p, uint64_t n)
+{
+	uint64_t w[4] = { 0, 0, 0, 0 };
+	if (n > 32)
+		return XXH3_64bits(p, n);
+	if (n > 16) {
+		memcpy(&w[0], p, 16);
+		memcpy(&w[2], p + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(&w[0], p, 8);
+		memcpy(&w[2], p + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(&w[0], p, 4);
+		memcpy(&w[2], p + n - 4, 4);
+	} else if (n) {
+		w[0] = (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
+	}
+	uint64_t a = w[0] ^ (w[1] * 0x9e3779b97f4a7c15ull);
+	uint64_t b = w[2] ^ (w[3] * 0xc2b2ae3d27d4eb4full);
+	uint64_t h = (a ^ (b * 0xff51afd7ed558ccdull) ^ n) *
+		     0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
+/*
+ * Every launch's phase (NO_PHASE when it has no declared phase) for a
+ * model whose phase identities are distinct; h: its phase table
+ * (aci_phase_table_build, built once by the validation and shared, read
+ * only, by every chunk of launches).  *looked_up (when not NULL): how
+ * many launches were looked up in the cache of parsed identities, not
+ * found the period back or among the last few (the tests pin it).  0,
+ * or -1 on out-of-memory.
+ */
+int aci_phases_of_launches(const struct ac_model *m, const struct hash_index *h,
+			   uint32_t *phase_of, uint64_t *looked_up);
 
 #endif

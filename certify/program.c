@@ -696,9 +696,9 @@ XXH128_hash_t aci_program_digest(const struct ac_program *cp)
 
 /* (A), (B), then (C) on the calling thread: the first that fails sets the
  * verdict. */
-static int check_serial(struct ac_program *p)
+static int check_serial(struct ac_program *p, const struct hash_index *phases)
 {
-	if (aci_phases_of_launches(p->m, p->phase_of) != 0)
+	if (aci_phases_of_launches(p->m, phases, p->phase_of, NULL) != 0)
 		return -1;
 	uint32_t *globals = aci_sort_tensors(p->m->globals, p->m->n_globals,
 					     aci_planes_listed(p->m));
@@ -723,6 +723,7 @@ static int check_serial(struct ac_program *p)
  */
 struct chunked {
 	const struct ac_model *m;
+	const struct hash_index *phases;  /* the validation's, read only */
 	uint32_t *phase_of;
 	const struct word_check *words;   /* NULL: (A) or (B) failed */
 	uint32_t *bound;                  /* n_chunks + 1 */
@@ -739,7 +740,8 @@ static int check_chunk(void *ctx, uint32_t c)
 	struct ac_model part = *k->m;
 	part.launches += from;
 	part.n_launches = to - from;
-	if (aci_phases_of_launches(&part, k->phase_of + from) != 0)
+	if (aci_phases_of_launches(&part, k->phases, k->phase_of + from,
+				   NULL) != 0)
 		return -1;
 	if (!k->words ||
 	    c > atomic_load_explicit(&k->first_failed, memory_order_relaxed))
@@ -809,13 +811,15 @@ static void chunk_bounds(const struct ac_model *m, const struct launch_sums *s,
 #define MAX_THREADS 64
 
 static int check_parallel(struct ac_program *p, unsigned threads,
-			  const struct launch_sums *sums)
+			  const struct launch_sums *sums,
+			  const struct hash_index *phases)
 {
 	const struct ac_model *m = p->m;
 	uint32_t n_chunks = threads * CHUNKS_PER_THREAD;
 	if (n_chunks > m->n_launches)
 		n_chunks = m->n_launches;
-	struct chunked k = { .m = m, .phase_of = p->phase_of };
+	struct chunked k = { .m = m, .phases = phases,
+			     .phase_of = p->phase_of };
 	atomic_init(&k.first_failed, n_chunks);
 	k.bound = malloc(((size_t)n_chunks + 1) * sizeof(*k.bound));
 	k.diag = malloc(((size_t)n_chunks + 1) * sizeof(*k.diag));
@@ -848,9 +852,11 @@ out:
 
 /* (A), (B), then (C): the first that fails sets the verdict; on threads
  * when the options ask for them and the program is big enough (sums: the
- * launch table's, for the chunks' bounds). */
+ * launch table's, for the chunks' bounds; phases: the validation's table
+ * of the phases by identity). */
 static int check_program(struct ac_program *p, const struct ac_options *opt,
-			 const struct launch_sums *sums)
+			 const struct launch_sums *sums,
+			 const struct hash_index *phases)
 {
 	p->phase_of = aci_big_calloc((size_t)p->m->n_launches + 1,
 				     sizeof(*p->phase_of));
@@ -862,8 +868,8 @@ static int check_program(struct ac_program *p, const struct ac_options *opt,
 	uint64_t from = opt && opt->parallel_words ? opt->parallel_words
 						   : AC_PARALLEL_WORDS;
 	if (threads > 1 && p->m->n_words >= from && p->m->n_launches > 1)
-		return check_parallel(p, threads, sums);
-	return check_serial(p);
+		return check_parallel(p, threads, sums, phases);
+	return check_serial(p, phases);
 }
 
 ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
@@ -879,10 +885,12 @@ static ac_program *program_new(const struct ac_model *m,
 			       struct ac_error *err)
 {
 	struct launch_sums sums;
-	if (aci_validate_model(m, read, &sums, err) != 0)
+	struct hash_index phases;
+	if (aci_validate_model(m, read, &sums, &phases, err) != 0)
 		return NULL;
 	struct ac_program *p = calloc(1, sizeof(*p));
 	if (!p) {
+		aci_hash_index_free(&phases);
 		aci_fail(err, "", "out of memory");
 		return NULL;
 	}
@@ -898,7 +906,7 @@ static ac_program *program_new(const struct ac_model *m,
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)
-			r = check_program(p, opt, &sums);
+			r = check_program(p, opt, &sums, &phases);
 		if (r == 0)
 			r = index_for_schedules(p);
 		if (r < 0)
@@ -906,6 +914,7 @@ static ac_program *program_new(const struct ac_model *m,
 		else
 			p->verdict = p->diag.verdict;
 	}
+	aci_hash_index_free(&phases);
 	if (r < 0) {
 		ac_program_free(p);
 		return NULL;

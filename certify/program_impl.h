@@ -165,10 +165,15 @@ void aci_diag_clear(struct ac_diag *diag);
  * the launch table's sums (aci_model_check_structure), for aci_image_check.
  * read: NULL, or the sums of a model that aci_image_view has just built and
  * nobody else has seen: its structure holds by construction, so it is
- * not checked again, and *sums is *read.
+ * not checked again, and *sums is *read.  On 0, *phases is the phases'
+ * table by identity (aci_phase_table_build: the validation builds it to
+ * find two phases with one identity, and aci_phases_of_launches reads
+ * it), which the caller frees (aci_hash_index_free); on failure there is
+ * nothing to free.
  */
 int aci_validate_model(const struct ac_model *m, const struct launch_sums *read,
-		       struct launch_sums *sums, struct ac_error *err);
+		       struct launch_sums *sums, struct hash_index *phases,
+		       struct ac_error *err);
 
 /* A closed range [lo, last] of the arena: a window, one of the windows'
  * union, a named range (advisory.c, words.c). */

@@ -70,12 +70,15 @@ static int validate_plan(const struct ac_model *m, struct ac_error *err)
 	return 0;
 }
 
-static int validate_identities(const struct ac_model *m, struct ac_error *err)
+/* The phases' identities are distinct: then *h is their table, which the
+ * caller keeps (aci_phases_of_launches). */
+static int validate_identities(const struct ac_model *m, struct hash_index *h,
+			       struct ac_error *err)
 {
-	struct hash_index h;
 	uint32_t first = 0, dup = 0;
-	int r = aci_phase_table_build(m, &h, &first, &dup);
-	aci_hash_index_free(&h);
+	int r = aci_phase_table_build(m, h, &first, &dup);
+	if (r != 0)
+		aci_hash_index_free(h);
 	if (r < 0)
 		return aci_fail(err, "", "out of memory");
 	if (r > 0) {
@@ -222,17 +225,22 @@ static int validate_bodies_disjoint(const struct ac_model *m,
 }
 
 int aci_validate_model(const struct ac_model *m, const struct launch_sums *read,
-		       struct launch_sums *sums, struct ac_error *err)
+		       struct launch_sums *sums, struct hash_index *phases,
+		       struct ac_error *err)
 {
 	if (read)
 		*sums = *read;
 	else if (aci_model_check_structure(m, 0, sums, err))
 		return -1;
 	if (validate_plan(m, err) ||
-	    validate_identities(m, err))
+	    validate_identities(m, phases, err))
 		return -1;
-	for (uint32_t i = 0; i < m->n_repeats; i++)
-		if (validate_repeat(m, i, err))
-			return -1;
-	return validate_bodies_disjoint(m, err);
+	int r = 0;
+	for (uint32_t i = 0; i < m->n_repeats && r == 0; i++)
+		r = validate_repeat(m, i, err);
+	if (r == 0)
+		r = validate_bodies_disjoint(m, err);
+	if (r != 0)
+		aci_hash_index_free(phases);
+	return r;
 }

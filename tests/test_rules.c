@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
+#include "certify/identity.h"
 #include "naive.h"
 #include "suites.h"
 #include "util.h"
@@ -174,18 +174,18 @@ static void variant_hex(char *hex, unsigned c, char phase)
 }
 
 /* The slot of a variant in a direct-mapped cache of 4096 slots by
- * XXH3_64bits of its bytes, like aci_phases_of_launches' cache of parsed
- * identities: two variants in one such slot share a slot of any smaller
- * cache too (this program's has 64). */
+ * aci_identity_seen_hash of its bytes, like aci_phases_of_launches' cache
+ * of parsed identities: two variants in one such slot share a slot of any
+ * smaller cache too (this program's has 64). */
 static unsigned variant_slot(unsigned c, char phase)
 {
 	uint8_t b[8] = { 0x0a, 0x02, (uint8_t)(c >> 8), (uint8_t)c, 0x9a,
 			 0x03, 0x01, (uint8_t)phase };
-	return (unsigned)(XXH3_64bits(b, sizeof(b)) & 4095);
+	return (unsigned)(aci_identity_seen_hash(b, sizeof(b)) & 4095);
 }
 
 /*
- * Launches cycle through more identities than the last four, and two of
+ * Launches cycle through more identities than one period, and two of
  * them (A of P, B of Q) share a slot of the cache of parsed identities:
  * each launch still gets its own phase.
  */
@@ -234,6 +234,53 @@ START_TEST(identity_cycles_and_collisions)
 			      "launch %u: phase %" PRIu64 ", want %" PRIu64
 			      " (A %u, B %u)", l, ac_program_launch_phase(p, l),
 			      want[l], a, b);
+	ac_program_free(p);
+	ac_model_free(m);
+	free(text);
+}
+END_TEST
+
+/*
+ * A decode step's launches: K identities of three phases in turn, T
+ * times.  Each is looked up in the cache of parsed identities at its
+ * first sight (K), and the first launch of the second round once more:
+ * it finds its bytes K launches back, and every later launch finds its
+ * own there, without a hash (97c4a30, which also compared the last four
+ * launches parsed, looked every launch up: K * T).  The phases
+ * are those of ac_program_new, which reads the same table.
+ */
+START_TEST(identity_period_from_cache)
+{
+	enum { K = 12, T = 10 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "{" PLAN_PQR ", \"launches\": [");
+	for (unsigned t = 0; t < T; t++)
+		for (unsigned k = 0; k < K; k++) {
+			char hex[17];
+			variant_hex(hex, 100 + k, (char)('P' + k % 3));
+			fprintf(f, "%s{\"identity_hex\": \"%s\"}",
+				t || k ? "," : "", hex);
+		}
+	fprintf(f, "]}");
+	fclose(f);
+	struct ac_model *m = NULL;
+	struct ac_error err;
+	ck_assert_int_eq(ac_model_read_json(text, len, &m, &err), 0);
+	struct hash_index h;
+	uint32_t first, dup, phase_of[K * T];
+	ck_assert_int_eq(aci_phase_table_build(m, &h, &first, &dup), 0);
+	uint64_t looked_up = 0;
+	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &looked_up), 0);
+	aci_hash_index_free(&h);
+	ck_assert_uint_eq(looked_up, K + 1);
+	ac_program *p = ac_program_new(m, &err);
+	ck_assert_ptr_nonnull(p);
+	for (unsigned l = 0; l < K * T; l++) {
+		ck_assert_uint_eq(phase_of[l], l % K % 3);
+		ck_assert_uint_eq(ac_program_launch_phase(p, l), l % K % 3);
+	}
 	ac_program_free(p);
 	ac_model_free(m);
 	free(text);
@@ -520,6 +567,7 @@ Suite *suite_rules(void)
 	tcase_add_test(tc, identity_varint_limits);
 	tcase_add_test(tc, identity_truncation);
 	tcase_add_test(tc, identity_cycles_and_collisions);
+	tcase_add_test(tc, identity_period_from_cache);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("intervals");
