@@ -255,17 +255,37 @@ END_TEST
 
 /* A raw ring inherited by 20 forked children: said once by the process
  * tree (whichever process looks first), not by each child (issue 32). */
-START_TEST(test_unseen_ring_once_per_tree)
+static void unseen_said_times(const char *cmd, int times)
 {
 	struct run r;
 	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
-	char *log = ring_client(&r, env, "rawforks", NULL);
+	char *log = ring_client(&r, env, cmd, NULL);
 	int said = count(log, "was set up without the liburing functions") +
 		   count(r.err, "was set up without the liburing functions");
-	ck_assert_msg(said == 1, "said %d times; log:\n%s\nstderr:\n%s",
-		      said, log, r.err);
+	ck_assert_msg(said == times, "%s: said %d times, not %d; log:\n%s\n"
+		      "stderr:\n%s", cmd, said, times, log, r.err);
 	free(log);
 	run_free(&r);
+}
+
+START_TEST(test_unseen_ring_once_per_tree)
+{
+	unseen_said_times("rawforks", 1);
+}
+END_TEST
+
+/* A child's own raw ring, set up after its parent said the parent's:
+ * said too (it was not: the child inherited "said" and looked no more). */
+START_TEST(test_unseen_ring_child_own)
+{
+	unseen_said_times("rawchild", 2);
+}
+END_TEST
+
+/* Two raw rings in one process: each said (the look stopped at one). */
+START_TEST(test_unseen_ring_two)
+{
+	unseen_said_times("rawtwo", 2);
 }
 END_TEST
 
@@ -297,6 +317,8 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
+	tcase_add_test(t, test_unseen_ring_child_own);
+	tcase_add_test(t, test_unseen_ring_two);
 	tcase_add_test(t, test_msg_ring_send_fd);
 	suite_add_tcase(s, t);
 	return s;
