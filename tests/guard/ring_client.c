@@ -29,6 +29,7 @@
  *   rawchild    a raw ring said by the parent (the device opened), then
  *               a forked child that sets up a raw ring of its own
  *   rawtwo      two raw rings in one process
+ *   rawmany     70 raw rings in one process (more than the guard's set)
  *   msgring     a device slot sent to another ring (IORING_MSG_SEND_FD)
  *   noprobe     /dev/null and /dev/zero registered, updated into a slot,
  *               sent a URING_CMD and an arena ioctl: none is probed
@@ -633,6 +634,13 @@ static void cmd_rawtwo(void)
 	}
 }
 
+/* 70 raw rings in one process: 63 said, then "and more" once. */
+static void cmd_rawmany(void)
+{
+	for (int i = 0; i < 70; i++)
+		raw_ring();
+}
+
 /* Ring a set up, a child made by the raw fork system call (no fork
  * handler runs, so the guard keeps a's shared page for the parent's
  * next ring), a torn down by the parent and b set up on the same state:
@@ -825,6 +833,8 @@ int main(int argc, char **argv)
 		cmd_rawchild();
 	else if (!strcmp(cmd, "rawtwo"))
 		cmd_rawtwo();
+	else if (!strcmp(cmd, "rawmany"))
+		cmd_rawmany();
 	else if (!strcmp(cmd, "rawforkpage"))
 		cmd_rawforkpage();
 	else if (!strcmp(cmd, "msgring"))

@@ -255,22 +255,26 @@ END_TEST
 
 /* A raw ring inherited by 20 forked children: said once by the process
  * tree (whichever process looks first), not by each child (issue 32). */
-static void unseen_said_times(const char *cmd, int times)
+/* guard-ring-client cmd says "unseen ring" `times` times, "and more"
+ * `more` times. */
+static void unseen_said_times(const char *cmd, int times, int more)
 {
 	struct run r;
 	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
 	char *log = ring_client(&r, env, cmd, NULL);
 	int said = count(log, "was set up without the liburing functions") +
 		   count(r.err, "was set up without the liburing functions");
-	ck_assert_msg(said == times, "%s: said %d times, not %d; log:\n%s\n"
-		      "stderr:\n%s", cmd, said, times, log, r.err);
+	int and_more = count(log, "(and more: ") + count(r.err, "(and more: ");
+	ck_assert_msg(said == times && and_more == more, "%s: said %d times "
+		      "(%d and more), not %d (%d); log:\n%s\nstderr:\n%s", cmd,
+		      said, and_more, times, more, log, r.err);
 	free(log);
 	run_free(&r);
 }
 
 START_TEST(test_unseen_ring_once_per_tree)
 {
-	unseen_said_times("rawforks", 1);
+	unseen_said_times("rawforks", 1, 0);
 }
 END_TEST
 
@@ -278,14 +282,22 @@ END_TEST
  * said too (it was not: the child inherited "said" and looked no more). */
 START_TEST(test_unseen_ring_child_own)
 {
-	unseen_said_times("rawchild", 2);
+	unseen_said_times("rawchild", 2, 0);
 }
 END_TEST
 
 /* Two raw rings in one process: each said (the look stopped at one). */
 START_TEST(test_unseen_ring_two)
 {
-	unseen_said_times("rawtwo", 2);
+	unseen_said_times("rawtwo", 2, 0);
+}
+END_TEST
+
+/* 70 raw rings: the bounded set says 63, then "and more" once, and no
+ * further one (no memory grows with the rings). */
+START_TEST(test_unseen_ring_bounded)
+{
+	unseen_said_times("rawmany", 64, 1);
 }
 END_TEST
 
@@ -319,6 +331,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
 	tcase_add_test(t, test_unseen_ring_child_own);
 	tcase_add_test(t, test_unseen_ring_two);
+	tcase_add_test(t, test_unseen_ring_bounded);
 	tcase_add_test(t, test_msg_ring_send_fd);
 	suite_add_tcase(s, t);
 	return s;
