@@ -278,26 +278,19 @@ START_TEST(test_unseen_ring_once_per_tree)
 }
 END_TEST
 
-/* A child's own raw ring, set up after its parent said the parent's:
- * said too (it was not: the child inherited "said" and looked no more). */
-START_TEST(test_unseen_ring_child_own)
+/* Every unseen ring said, each once per tree (ea8c6bb said 1 in each):
+ * 0, a child's own raw ring set up after its parent said the parent's
+ * (the child inherited "said" and looked no more); 1, two raw rings in
+ * one process (the look stopped at one); 2, 70 raw rings, the bounded
+ * set's 63 said, then "and more" once, and no further one. */
+START_TEST(test_unseen_ring_each_said)
 {
-	unseen_said_times("rawchild", 2, 0);
-}
-END_TEST
-
-/* Two raw rings in one process: each said (the look stopped at one). */
-START_TEST(test_unseen_ring_two)
-{
-	unseen_said_times("rawtwo", 2, 0);
-}
-END_TEST
-
-/* 70 raw rings: the bounded set says 63, then "and more" once, and no
- * further one (no memory grows with the rings). */
-START_TEST(test_unseen_ring_bounded)
-{
-	unseen_said_times("rawmany", 64, 1);
+	static const struct {
+		const char *cmd;
+		int times, more;
+	} cases[] = { { "rawchild", 2, 0 }, { "rawtwo", 2, 0 },
+		      { "rawmany", 64, 1 } };
+	unseen_said_times(cases[_i].cmd, cases[_i].times, cases[_i].more);
 }
 END_TEST
 
@@ -329,9 +322,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
-	tcase_add_test(t, test_unseen_ring_child_own);
-	tcase_add_test(t, test_unseen_ring_two);
-	tcase_add_test(t, test_unseen_ring_bounded);
+	tcase_add_loop_test(t, test_unseen_ring_each_said, 0, 3);
 	tcase_add_test(t, test_msg_ring_send_fd);
 	suite_add_tcase(s, t);
 	return s;
