@@ -14,6 +14,7 @@
  * <- holds.c, slot_change.c, ring_reg.c, the SQ walk (uring.c).
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -361,8 +362,9 @@ static int is_ring_fd(int fd)
  * device (on kernels where anonymous inodes say S_IFREG, as after 6.15,
  * the major 0 of their device still sends them to the readlink).  An
  * entry gone meanwhile (closed) is not one either, as is_ring_fd says.
+ * What may be one gives its inode number in *ino (never 0).
  */
-static int surely_not_ring(int dir, const char *name)
+static int surely_not_ring(int dir, const char *name, unsigned long *ino)
 {
 	struct stat st;
 	if (fstatat(dir, name, &st, 0) != 0)
@@ -371,61 +373,103 @@ static int surely_not_ring(int dir, const char *name)
 	if (type == S_IFIFO || type == S_IFSOCK || type == S_IFDIR ||
 	    type == S_IFCHR || type == S_IFBLK || type == S_IFLNK)
 		return 1;
+	*ino = st.st_ino ? (unsigned long)st.st_ino : ULONG_MAX;
 	return major(st.st_dev) != 0;
 }
 
 /*
- * "unseen ring" is said once per process tree: a process that forks
- * shares said_tree (MAP_SHARED, mapped by its first fork's prepare
- * handler) with its children, so that 5,000 forked children that
- * inherited one unseen ring say it once between them (whichever exits,
- * or opens the device, first), not 5,000 times on the application's
- * standard error.  Before the first fork (or with no memory for the
- * page) said_here alone: once per process, as before.  Once said, the
- * scan is not made again: it could only find what was said.
+ * "unseen ring" is said once per ring per process tree, a ring known by
+ * its inode number (each io_uring instance is its own anonymous inode,
+ * and every fd of it, inherited or dup'ed, shows the same number): a
+ * process that forks shares its set of said rings (MAP_SHARED, mapped
+ * by its first fork's prepare handler) with its children, so that
+ * 5,000 forked children that inherited one unseen ring say it once
+ * between them (whichever exits, or opens the device, first), while a
+ * ring a child sets up itself, or a second ring, is a new number and is
+ * said.  Before the first fork (or with no memory for the page) the
+ * process's own set.  The set is bounded (UNSEEN_SAID_MAX numbers,
+ * filled in order and never emptied); once full, "and more" is said
+ * once and further rings are not.  A known number costs the look no
+ * readlink.
  */
-static atomic_int said_here;
-static _Atomic(atomic_int *) said_tree;
+#define UNSEEN_SAID_MAX 63
 
-static int unseen_said_already(void)
+struct unseen_said {
+	atomic_ulong full;                   /* 1: "and more" said */
+	atomic_ulong ino[UNSEEN_SAID_MAX];   /* filled in order; 0: free */
+};
+
+static struct unseen_said said_here;
+static _Atomic(struct unseen_said *) said_tree;
+
+static struct unseen_said *said_set(void)
 {
-	atomic_int *tree = atomic_load_explicit(&said_tree,
-						memory_order_acquire);
-	return atomic_load(&said_here) || (tree && atomic_load(tree));
+	struct unseen_said *tree = atomic_load_explicit(&said_tree,
+							memory_order_acquire);
+	return tree ? tree : &said_here;
 }
 
-/* 1: this process says it now, the first in its tree. */
-static int unseen_claim(void)
+/* Whether ring inode ino was said in this process tree. */
+static int unseen_said_already(unsigned long ino)
 {
-	atomic_int *tree = atomic_load(&said_tree);
-	if (atomic_exchange(&said_here, 1))
-		return 0;
-	return !tree || !atomic_exchange(tree, 1);
+	struct unseen_said *s = said_set();
+	for (unsigned int k = 0; k < UNSEEN_SAID_MAX; k++) {
+		unsigned long v = atomic_load(&s->ino[k]);
+		if (v == ino)
+			return 1;
+		if (v == 0)
+			return 0;
+	}
+	return atomic_load(&s->full) != 0;
 }
 
-/* Maps said_tree, if not yet, before a fork (the prepare handler). */
+/* 1: this process says ring ino now, the first in its tree; 2: says
+ * "and more" now (the set is full); 0: said already.  Slots are taken
+ * in order by compare-and-swap, so two processes claiming one number
+ * meet at the same slot and one of them wins. */
+static int unseen_claim(unsigned long ino)
+{
+	assert(ino != 0);
+	struct unseen_said *s = said_set();
+	for (unsigned int k = 0; k < UNSEEN_SAID_MAX; k++) {
+		unsigned long none = 0;
+		if (atomic_compare_exchange_strong(&s->ino[k], &none, ino))
+			return 1;
+		if (none == ino)
+			return 0;
+	}
+	return atomic_exchange(&s->full, 1) ? 0 : 2;
+}
+
+/* Maps said_tree, if not yet, before a fork (the prepare handler),
+ * with what this process said so far (a ring said by another thread
+ * while it is copied may be said once more by a child: twice, never
+ * not at all). */
 static void said_tree_map(void)
 {
 	if (atomic_load_explicit(&said_tree, memory_order_relaxed))
 		return;
-	atomic_int *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
-			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct unseen_said *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return;
-	atomic_store(p, atomic_load(&said_here));
-	atomic_int *none = NULL;
+	for (unsigned int k = 0; k < UNSEEN_SAID_MAX; k++)
+		atomic_store(&p->ino[k], atomic_load(&said_here.ino[k]));
+	atomic_store(&p->full, atomic_load(&said_here.full));
+	struct unseen_said *none = NULL;
 	if (!atomic_compare_exchange_strong(&said_tree, &none, p))
 		munmap(p, sizeof(*p));    /* another thread's fork mapped it */
 }
 
 /* Whether fd, entry `name` of /proc/self/fd open as `dir`, is a ring
- * no liburing set-up the guard saw made: known rings by number first
- * (no system call), then one stat, and only for what may be an
- * anonymous inode the readlink and kcmp. */
-static int unseen_ring(int dir, const char *name, int fd)
+ * no liburing set-up the guard saw made and not yet said in this tree
+ * (its inode number in *ino): known rings by number first (no system
+ * call), then one stat, and only for an anonymous inode not said the
+ * readlink and kcmp. */
+static int unseen_ring(int dir, const char *name, int fd, unsigned long *ino)
 {
-	if (by_fd(fd) || surely_not_ring(dir, name) || !is_ring_fd(fd) ||
-	    ring_fd_known(fd))
+	if (by_fd(fd) || surely_not_ring(dir, name, ino) ||
+	    unseen_said_already(*ino) || !is_ring_fd(fd) || ring_fd_known(fd))
 		return 0;
 	/* Maybe another thread's liburing set-up or tear-down, not done
 	 * yet: asked again while one is under way, for up to a second. */
@@ -439,29 +483,45 @@ static int unseen_ring(int dir, const char *name, int fd)
 	return is_ring_fd(fd) && !ring_fd_known(fd);
 }
 
+/* Says ring fd (inode ino) unseen, if this process is the first in its
+ * tree to (unseen_claim). */
+static void unseen_say(int fd, unsigned long ino)
+{
+	int claim = unseen_claim(ino);
+	if (!claim)
+		return;
+	char key[48];
+	snprintf(key, sizeof(key), "unseen ring %lu", claim == 1 ? ino : 0);
+	ag_report_once(key, "io_uring ring fd %d was set up without the "
+		       "liburing functions the guard interposes (a liburing "
+		       "linked statically, or raw io_uring_setup): the SQEs "
+		       "submitted on it are not checked here; only a "
+		       "driver's sealed submissions refuse the uncertified "
+		       "ones%s", fd, claim == 1 ? "" : " (and more: this "
+		       "process tree has said its most such rings and says "
+		       "no further one)");
+}
+
 void ag_uring_note_unseen_rings(void)
 {
-	if (unseen_said_already())
-		return;
 	preload_enter();
 	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* getdents64 into the stack: no DIR allocated (in a forked child,
 	 * fresh heap pages are copy-on-write faults). */
 	char buf[2048] __attribute__((aligned(8)));
 	ssize_t n = 0;
-	int found = -1;
-	while (dir >= 0 && found < 0 &&
-	       (n = getdents64(dir, buf, sizeof(buf))) > 0) {
-		for (ssize_t at = 0; at < n && found < 0;) {
+	while (dir >= 0 && (n = getdents64(dir, buf, sizeof(buf))) > 0) {
+		for (ssize_t at = 0; at < n;) {
 			struct dirent64 *e = (struct dirent64 *)(buf + at);
 			at += e->d_reclen;
 			char *end;
 			long fd = strtol(e->d_name, &end, 10);
+			unsigned long ino = 0;
 			if (*end || end == e->d_name || fd == dir ||
 			    fd > INT_MAX)
 				continue;
-			if (unseen_ring(dir, e->d_name, (int)fd))
-				found = (int)fd;
+			if (unseen_ring(dir, e->d_name, (int)fd, &ino))
+				unseen_say((int)fd, ino);
 		}
 	}
 	/* By close(3), as it was opened by open(3): a sanitizer's runtime
@@ -469,13 +529,6 @@ void ag_uring_note_unseen_rings(void)
 	 * reuse by another thread for a race). */
 	if (dir >= 0)
 		close(dir);
-	if (found >= 0 && unseen_claim())
-		ag_report_once("unseen ring", "io_uring ring fd %d was set up "
-			       "without the liburing functions the guard "
-			       "interposes (a liburing linked statically, or "
-			       "raw io_uring_setup): the SQEs submitted on it "
-			       "are not checked here; only a driver's sealed "
-			       "submissions refuse the uncertified ones", found);
 	preload_leave();
 }
 

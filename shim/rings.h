@@ -34,8 +34,9 @@ struct ring_state *ag_ring_enter(struct io_uring *ring);
 struct ring_state *ag_ring_entered(int ring_fd, int registered,
 				   struct io_uring **ring);
 
-/* Reports (once) an io_uring fd of this process that no liburing
- * function the guard interposes set up: its SQEs are never checked.
+/* Reports every io_uring fd of this process that no liburing function
+ * the guard interposes set up (its SQEs are never checked), each ring
+ * once per process tree (by its inode number, a bounded set: rings.c).
  * Looked for when a device file is first seen (devices.c), and at exit
  * (interpose.c). */
 void ag_uring_note_unseen_rings(void);

@@ -26,6 +26,10 @@
  *               submits never take each other's tail for their own
  *   rawforks    a ring set up without liburing, then 20 children forked
  *               that exit (their exit handlers run), the parent last
+ *   rawchild    a raw ring said by the parent (the device opened), then
+ *               a forked child that sets up a raw ring of its own
+ *   rawtwo      two raw rings in one process
+ *   rawmany     70 raw rings in one process (more than the guard's set)
  *   msgring     a device slot sent to another ring (IORING_MSG_SEND_FD)
  *   noprobe     /dev/null and /dev/zero registered, updated into a slot,
  *               sent a URING_CMD and an arena ioctl: none is probed
@@ -559,15 +563,22 @@ static void cmd_msgring(void)
 
 /* ---- rawring ---- */
 
-/* A ring set up by a raw io_uring_setup (as a statically linked
- * liburing, or fio, does), then the device opened and used: the guard
- * cannot check that ring's SQEs, and must say so. */
-static void cmd_rawring(void)
+/* A ring set up by a raw io_uring_setup (8 entries): its fd. */
+static int raw_ring(void)
 {
 	struct io_uring_params p;
 	memset(&p, 0, sizeof(p));
 	int fd = (int)syscall(__NR_io_uring_setup, 8, &p);
 	check(fd >= 0, "raw io_uring_setup: %d", fd);
+	return fd;
+}
+
+/* A ring set up by a raw io_uring_setup (as a statically linked
+ * liburing, or fio, does), then the device opened and used: the guard
+ * cannot check that ring's SQEs, and must say so. */
+static void cmd_rawring(void)
+{
+	int fd = raw_ring();
 	struct cdev d;
 	open_dev(&d, CP_IOCTL);
 	uint32_t s = bad_schedule(&d);
@@ -583,10 +594,7 @@ static void cmd_rawring(void)
  * said by every child and the parent, 21 times). */
 static void cmd_rawforks(void)
 {
-	struct io_uring_params p;
-	memset(&p, 0, sizeof(p));
-	int fd = (int)syscall(__NR_io_uring_setup, 8, &p);
-	check(fd >= 0, "raw io_uring_setup: %d", fd);
+	raw_ring();
 	for (int i = 0; i < 20; i++) {
 		pid_t pid = fork();
 		check(pid >= 0, "fork: %d", errno);
@@ -596,6 +604,41 @@ static void cmd_rawforks(void)
 		check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 		      WEXITSTATUS(status) == 0, "child %d", i);
 	}
+}
+
+/* A raw ring of the parent's, said when the device is opened, then a
+ * forked child that sets up a raw ring of its own and exits: the
+ * child's ring is a new one and is said too (2 notices in all). */
+static void cmd_rawchild(void)
+{
+	raw_ring();
+	struct cdev d;
+	open_dev(&d, CP_IOCTL);
+	cdev_close(&d);
+	pid_t pid = fork();
+	check(pid >= 0, "fork: %d", errno);
+	if (pid == 0) {
+		raw_ring();
+		exit(0);
+	}
+	int status;
+	check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "child");
+}
+
+/* Two raw rings in one process: each is said (2 notices). */
+static void cmd_rawtwo(void)
+{
+	for (int i = 0; i < 2; i++) {
+		raw_ring();
+	}
+}
+
+/* 70 raw rings in one process: 63 said, then "and more" once. */
+static void cmd_rawmany(void)
+{
+	for (int i = 0; i < 70; i++)
+		raw_ring();
 }
 
 /* Ring a set up, a child made by the raw fork system call (no fork
@@ -786,6 +829,12 @@ int main(int argc, char **argv)
 		cmd_rawring();
 	else if (!strcmp(cmd, "rawforks"))
 		cmd_rawforks();
+	else if (!strcmp(cmd, "rawchild"))
+		cmd_rawchild();
+	else if (!strcmp(cmd, "rawtwo"))
+		cmd_rawtwo();
+	else if (!strcmp(cmd, "rawmany"))
+		cmd_rawmany();
 	else if (!strcmp(cmd, "rawforkpage"))
 		cmd_rawforkpage();
 	else if (!strcmp(cmd, "msgring"))

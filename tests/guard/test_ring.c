@@ -255,17 +255,42 @@ END_TEST
 
 /* A raw ring inherited by 20 forked children: said once by the process
  * tree (whichever process looks first), not by each child (issue 32). */
-START_TEST(test_unseen_ring_once_per_tree)
+/* guard-ring-client cmd says "unseen ring" `times` times, "and more"
+ * `more` times. */
+static void unseen_said_times(const char *cmd, int times, int more)
 {
 	struct run r;
 	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
-	char *log = ring_client(&r, env, "rawforks", NULL);
+	char *log = ring_client(&r, env, cmd, NULL);
 	int said = count(log, "was set up without the liburing functions") +
 		   count(r.err, "was set up without the liburing functions");
-	ck_assert_msg(said == 1, "said %d times; log:\n%s\nstderr:\n%s",
-		      said, log, r.err);
+	int and_more = count(log, "(and more: ") + count(r.err, "(and more: ");
+	ck_assert_msg(said == times && and_more == more, "%s: said %d times "
+		      "(%d and more), not %d (%d); log:\n%s\nstderr:\n%s", cmd,
+		      said, and_more, times, more, log, r.err);
 	free(log);
 	run_free(&r);
+}
+
+START_TEST(test_unseen_ring_once_per_tree)
+{
+	unseen_said_times("rawforks", 1, 0);
+}
+END_TEST
+
+/* Every unseen ring said, each once per tree (ea8c6bb said 1 in each):
+ * 0, a child's own raw ring set up after its parent said the parent's
+ * (the child inherited "said" and looked no more); 1, two raw rings in
+ * one process (the look stopped at one); 2, 70 raw rings, the bounded
+ * set's 63 said, then "and more" once, and no further one. */
+START_TEST(test_unseen_ring_each_said)
+{
+	static const struct {
+		const char *cmd;
+		int times, more;
+	} cases[] = { { "rawchild", 2, 0 }, { "rawtwo", 2, 0 },
+		      { "rawmany", 64, 1 } };
+	unseen_said_times(cases[_i].cmd, cases[_i].times, cases[_i].more);
 }
 END_TEST
 
@@ -297,6 +322,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
+	tcase_add_loop_test(t, test_unseen_ring_each_said, 0, 3);
 	tcase_add_test(t, test_msg_ring_send_fd);
 	suite_add_tcase(s, t);
 	return s;
