@@ -361,7 +361,7 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
  * device (whose requests must not be judged by the closed one's
  * mirror).  The close completes after the submit, at a time the guard
  * does not see, so the slot is forgotten now: the next request on the
- * number probes and attaches again (docs/guard.md, "The fd table").
+ * number probes and attaches again (docs/guard.md, "Recognising the device").
  */
 static void fd_closed_by_sqe(const struct io_uring_sqe *sqe)
 {
