@@ -44,12 +44,12 @@
  * (direct opens, IORING_OP_FILES_UPDATE, direct close) have results the
  * guard does not see: a slot they may have made the device is
  * "uncertain", and device commands on it are blocked (fail closed:
- * slot_change.c); an IORING_OP_CLOSE of a plain fd makes the fd table
- * forget the fd (fd_closed_by_sqe).  So
+ * slot_change.c).  So
  * is a slot registered from an fd the guard last knew as another file
  * (not rechecked, to keep registration free of system calls: the fd may
- * have been closed and reused unseen).  The slot table is read without
- * a lock: a reader announces itself (readers) around the few loads and
+ * have been closed and reused unseen).  An IORING_OP_CLOSE of a plain fd
+ * makes the fd table forget the fd (fd_closed_by_sqe).  The slot table
+ * is read without a lock: a reader announces itself (readers) around the few loads and
  * the reference it takes, and a writer, after swapping a slot or the
  * table, waits for the readers of the moment to leave before it drops
  * what it replaced.
