@@ -47,8 +47,9 @@
  * slot_change.c).  So
  * is a slot registered from an fd the guard last knew as another file
  * (not rechecked, to keep registration free of system calls: the fd may
- * have been closed and reused unseen).  The slot table is read without
- * a lock: a reader announces itself (readers) around the few loads and
+ * have been closed and reused unseen).  An IORING_OP_CLOSE of a plain fd
+ * makes the fd table forget the fd (fd_closed_by_sqe).  The slot table
+ * is read without a lock: a reader announces itself (readers) around the few loads and
  * the reference it takes, and a writer, after swapping a slot or the
  * table, waits for the readers of the moment to leave before it drops
  * what it replaced.
@@ -354,14 +355,33 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 	return mirrored;
 }
 
+/*
+ * An IORING_OP_CLOSE of a plain fd (file_index 0; a direct close is
+ * slot_change.c's): the fd table no longer trusts what it held for the
+ * number, which a later open may give to another open file of the
+ * device (whose requests must not be judged by the closed one's
+ * mirror).  The close completes after the submit, at a time the guard
+ * does not see, so the slot is forgotten now: the next request on the
+ * number probes and attaches again (docs/guard.md, "Recognising the device").
+ */
+static void fd_closed_by_sqe(const struct io_uring_sqe *sqe)
+{
+	if (sqe->file_index == 0 && sqe->fd >= 0)
+		ag_fd_forget(sqe->fd);
+}
+
 static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 {
 	int linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
 	int mirrored = 0;
-	if (sqe->opcode == IORING_OP_URING_CMD)
+	if (sqe->opcode == IORING_OP_URING_CMD) {
 		mirrored = check_cmd(w, sqe);
-	else if (w->r)
-		ag_note_slot_change(w->r, sqe, &w->held);
+	} else {
+		if (sqe->opcode == IORING_OP_CLOSE)
+			fd_closed_by_sqe(sqe);
+		if (w->r)
+			ag_note_slot_change(w->r, sqe, &w->held);
+	}
 	if ((sqe->flags & IOSQE_IO_LINK) && !mirrored)
 		w->chain_may_fail = 1;
 	if (!linked)

@@ -32,6 +32,11 @@
  *                io_uring: the submit is decided on the file the fd
  *                becomes (preloaded libguard-duphook.so makes the
  *                request inside the guard's dup2, after the kernel's)
+ *   uclose       a device fd whose schedule is certified closed by an
+ *                IORING_OP_CLOSE SQE, its number given to another open
+ *                file of the device (an fcntl F_DUPFD the guard does not
+ *                see), whose schedule of the same handle fails: a submit
+ *                on the number is decided on the file it is now
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -757,6 +762,21 @@ static void cmd_heldrace(void)
 
 /* ---- dup2race ---- */
 
+/* x opened (by path) with a certified schedule, y (by ioctl) with a
+ * failing one of the same handle, which is returned: another open file
+ * of the device the fd x will become (what names the attack). */
+static uint32_t two_contexts(struct cdev *x, struct cdev *y, enum cpath path,
+			     const char *what)
+{
+	open_or_exit(x, path);
+	open_or_exit(y, CP_IOCTL);
+	uint32_t good = schedule(x, program(x, PROG_GOOD), prog_good_refs, 2);
+	uint32_t bad = schedule(y, program(y, PROG_GOOD), prog_bad_d_refs, 4);
+	check(good == bad, "%s: the same handle in both contexts (%u, %u)",
+	      what, good, bad);
+	return good;
+}
+
 struct dup2race {
 	struct cdev *d;         /* its fd the one replaced */
 	uint32_t s;
@@ -798,12 +818,7 @@ static void dup2race_round(enum cpath path, int three)
 	if (!arm)
 		return;
 	struct cdev x, y;
-	open_or_exit(&x, path);
-	open_or_exit(&y, CP_IOCTL);
-	uint32_t good = schedule(&x, program(&x, PROG_GOOD), prog_good_refs, 2);
-	uint32_t bad = schedule(&y, program(&y, PROG_GOOD), prog_bad_d_refs, 4);
-	check(good == bad, "dup2race: the same handle in both contexts "
-	      "(%u, %u)", good, bad);
+	uint32_t good = two_contexts(&x, &y, path, "dup2race");
 	struct dup2race r = { .d = &x, .s = good };
 	pthread_t t;
 	pthread_create(&t, NULL, dup2race_submitter, &r);
@@ -830,6 +845,51 @@ static void cmd_dup2race(void)
 	dup2race_round(CP_URING, 0);
 	dup2race_round(CP_IOCTL, 1);
 	dup2race_round(CP_URING, 1);
+}
+
+/* ---- uclose ---- */
+
+/* x's fd (schedule good certified) closed by io_uring, then made y's
+ * open file (schedule bad, the same handle, fails (D)) by F_DUPFD: a
+ * submit of the handle on the number reaches y's schedule, so it must
+ * be refused, and y's memory stays untouched. */
+static void uclose_round(enum cpath path)
+{
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, path, "uclose");
+	expect_run(&x, good, 1, "uclose: before the close");
+	struct io_uring ring;
+	if (io_uring_queue_init(4, &ring, 0) != 0) {
+		check(0, "uclose: a ring");
+		return;
+	}
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_close(sqe, x.fd);
+	sqe->user_data = 1;
+	struct io_uring_cqe *cqe = NULL;
+	int rc = io_uring_submit_and_wait(&ring, 1);
+	if (rc == 1)
+		rc = io_uring_wait_cqe(&ring, &cqe);
+	check(rc == 0 && cqe && cqe->res == 0, "uclose: IORING_OP_CLOSE "
+	      "closed fd %d (%d, %d)", x.fd, rc, cqe ? cqe->res : 0);
+	io_uring_queue_exit(&ring);
+	rc = fcntl(y.fd, F_DUPFD, x.fd);
+	check(rc == x.fd, "uclose: y's file under x's number (%d)", rc);
+	cdev_zero(&y);
+	const char *how = path == CP_IOCTL ? "ioctl" : "io_uring";
+	rc = cdev_run(&x, good);
+	check(rc == -EPERM, "uclose (%s): the submit on the reused number is "
+	      "decided on its new file: refused (%d)", how, rc);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "uclose (%s): the new file's failing schedule never ran", how);
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
+static void cmd_uclose(void)
+{
+	uclose_round(CP_IOCTL);
+	uclose_round(CP_URING);
 }
 
 int main(int argc, char **argv)
@@ -860,6 +920,8 @@ int main(int argc, char **argv)
 		cmd_heldrace();
 	else if (!strcmp(cmd, "dup2race"))
 		cmd_dup2race();
+	else if (!strcmp(cmd, "uclose"))
+		cmd_uclose();
 	else if (!strcmp(cmd, "storm"))
 		cmd_storm(argc > 2 ? (unsigned int)atoi(argv[2]) : 1);
 	else if (!strcmp(cmd, "procfd"))

@@ -125,7 +125,12 @@ END_TEST
  * decided it on the replaced file's certified one: without seals the
  * failing schedule ran, with them the driver refused the seal
  * (EKEYREJECTED), in each of the four rounds. */
-START_TEST(test_dup2race)
+/* guard-attack cmd with libguard-duphook.so preloaded between the guard
+ * and the simulator; seals 0: a driver without them (the hook answers
+ * SEAL with EINVAL), 1: with them.  Every check passes, at least one
+ * submission is blocked, none is refused by the seal (EKEYREJECTED:
+ * the guard decided on a file the fd no longer is). */
+static void hooked_attack(const char *cmd, int seals)
 {
 	char log_env[1100];
 	snprintf(log_env, sizeof(log_env), "ARENAGUARD_LOG=%s",
@@ -133,20 +138,36 @@ START_TEST(test_dup2race)
 	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB " "
 			      AG_DUPHOOK " " AG_ARENASIM, log_env,
 			      "ARENASIM_REQUIRE_SEAL=0",
-			      _i ? "DUPHOOK_NO_SEALS=0" : "DUPHOOK_NO_SEALS=1",
+			      seals ? "DUPHOOK_NO_SEALS=0" : "DUPHOOK_NO_SEALS=1",
 			      NULL };
-	const char *argv[] = { AG_GUARD_ATTACK, "dup2race", NULL };
+	const char *argv[] = { AG_GUARD_ATTACK, cmd, NULL };
 	struct run r;
 	spawn(&r, env, argv);
 	char *log = slurp(scratch_path("guard.log"));
 	ck_assert_msg(r.status == 0 && !strstr(r.out, "FAIL") &&
 		      count(log, "arenaguard: blocked submission of") >= 1 &&
 		      !strstr(log, "EKEYREJECTED") &&
-		      (strstr(log, "does not seal") != NULL) == !_i,
-		      "no seals %d: exited %d\nstdout:\n%s\nstderr:\n%s\n"
-		      "log:\n%s", !_i, r.status, r.out, r.err, log);
+		      (strstr(log, "does not seal") != NULL) == !seals,
+		      "%s, no seals %d: exited %d\nstdout:\n%s\nstderr:\n%s\n"
+		      "log:\n%s", cmd, !seals, r.status, r.out, r.err, log);
 	free(log);
 	run_free(&r);
+}
+
+START_TEST(test_dup2race)
+{
+	hooked_attack("dup2race", _i);
+}
+END_TEST
+
+/* uclose: a device fd closed by IORING_OP_CLOSE and its number given to
+ * another open file of the device whose schedule of the certified
+ * handle fails; _i as in dup2race.  At ea8c6bb the guard decided the
+ * submit on the closed file's certified schedule: without seals the
+ * failing one ran, with them the driver refused the seal. */
+START_TEST(test_uclose)
+{
+	hooked_attack("uclose", _i);
 }
 END_TEST
 
@@ -188,6 +209,11 @@ Suite *suite_attack(void)
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_set_timeout(t, 60);
 	tcase_add_loop_test(t, test_dup2race, 0, 2);
+	suite_add_tcase(s, t);
+	t = tcase_create("attack-uclose");
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, test_uclose, 0, 2);
 	suite_add_tcase(s, t);
 	return s;
 }
