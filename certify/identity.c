@@ -101,9 +101,36 @@ static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 	return 0;
 }
 
+/*
+ * The common shape of an identity, a kernel's name then its phase: one
+ * field of wire type 2 whose tag is one byte (fields 1 to 15) and whose
+ * length is one byte, then field 51's two-byte tag, a one-byte length and
+ * the payload, ending exactly at len.  1 with out filled when id has that
+ * shape, else 0.  The walk below gives the same answer for these bytes
+ * (both fields parse, field 51 occurs once, as wire type 2), in about 15
+ * instructions instead of 135 for the walk's two fields.
+ */
+static int parse_name_then_field51(const uint8_t *id, uint64_t len,
+				   struct identity_field51 *out)
+{
+	if (len < 5 || id[0] >= 0x80 || (id[0] & 7) != 2 || id[0] < 8 ||
+	    id[1] >= 0x80)
+		return 0;
+	uint64_t at = 2 + (uint64_t)id[1];     /* field 51's tag */
+	if (at > len - 3 || id[at] != FIELD51_TAG[0] ||
+	    id[at + 1] != FIELD51_TAG[1] || id[at + 2] >= 0x80 ||
+	    len - (at + 3) != id[at + 2])
+		return 0;
+	*out = (struct identity_field51){ .problem = AC_ID_OK,
+		.payload = id + at + 3, .len = id[at + 2] };
+	return 1;
+}
+
 void aci_identity_parse(const uint8_t *id, uint64_t len,
 			struct identity_field51 *out)
 {
+	if (parse_name_then_field51(id, len, out))
+		return;
 	int seen = 0, wrong_type = 0;
 	uint64_t pos = 0;
 	*out = (struct identity_field51){ .problem = AC_ID_OK };

@@ -166,6 +166,53 @@ START_TEST(identity_truncation)
 }
 END_TEST
 
+/*
+ * aci_identity_parse's answer for id (a kernel's name then field 51, the
+ * shape it takes without walking) is the walk's: the same identity after
+ * a field 1 varint of 0 (08 00, a shape it walks) gives the same problem
+ * and payload, two bytes on.  Every one-byte change and every cut of a
+ * name-then-phase identity, and its lengths off by one.
+ */
+static void parse_as_walked(const uint8_t *id, size_t len)
+{
+	uint8_t walked[64] = { 0x08, 0x00 };
+	ck_assert_uint_le(len + 2, sizeof(walked));
+	memcpy(walked + 2, id, len);
+	struct identity_field51 a, b;
+	aci_identity_parse(id, len, &a);
+	aci_identity_parse(walked, len + 2, &b);
+	ck_assert_int_eq(a.problem, b.problem);
+	if (a.problem == AC_ID_OK) {
+		ck_assert_uint_eq(a.len, b.len);
+		ck_assert_uint_eq((uint64_t)(a.payload - id) + 2,
+				  (uint64_t)(b.payload - walked));
+	} else if (a.problem != AC_ID_NO_FIELD51) {
+		ck_assert_uint_eq(a.offset + 2, b.offset);  /* where it failed */
+	}
+}
+
+START_TEST(identity_name_then_phase_as_walked)
+{
+	/* field 1 "add", field 51 "fwd.0" */
+	const uint8_t base[] = { 0x0a, 0x03, 'a', 'd', 'd', 0x9a, 0x03, 0x05,
+				 'f', 'w', 'd', '.', '0' };
+	uint8_t id[sizeof(base)];
+	for (size_t cut = 0; cut <= sizeof(base); cut++)
+		parse_as_walked(base, cut);
+	for (size_t i = 0; i < sizeof(base); i++)
+		for (unsigned v = 0; v < 256; v++) {
+			memcpy(id, base, sizeof(base));
+			id[i] = (uint8_t)v;
+			parse_as_walked(id, sizeof(base));
+		}
+	/* an empty payload, and field 51 twice (the last one counts) */
+	const uint8_t empty[] = { 0x12, 0x00, 0x9a, 0x03, 0x00 };
+	parse_as_walked(empty, sizeof(empty));
+	const uint8_t twice[] = { 0x9a, 0x03, 0x01, 'P', 0x9a, 0x03, 0x01, 'Q' };
+	parse_as_walked(twice, sizeof(twice));
+}
+END_TEST
+
 /* An identity naming phase P, Q or R after an unknown field 1 of two
  * bytes c (different bytes, same phase), as hex into hex[17]. */
 static void variant_hex(char *hex, unsigned c, char phase)
@@ -566,6 +613,7 @@ Suite *suite_rules(void)
 	tcase_add_test(tc, identity_wire_types);
 	tcase_add_test(tc, identity_varint_limits);
 	tcase_add_test(tc, identity_truncation);
+	tcase_add_test(tc, identity_name_then_phase_as_walked);
 	tcase_add_test(tc, identity_cycles_and_collisions);
 	tcase_add_test(tc, identity_period_from_cache);
 	suite_add_tcase(s, tc);
