@@ -318,15 +318,61 @@ START_TEST(identity_period_from_cache)
 	struct hash_index h;
 	uint32_t first, dup, phase_of[K * T];
 	ck_assert_int_eq(aci_phase_table_build(m, &h, &first, &dup), 0);
-	uint64_t looked_up = 0;
-	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &looked_up), 0);
+	struct aci_phase_counts counts;
+	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &counts), 0);
 	aci_hash_index_free(&h);
-	ck_assert_uint_eq(looked_up, K + 1);
+	ck_assert_uint_eq(counts.looked_up, K + 1);
 	ac_program *p = ac_program_new(m, &err);
 	ck_assert_ptr_nonnull(p);
 	for (unsigned l = 0; l < K * T; l++) {
 		ck_assert_uint_eq(phase_of[l], l % K % 3);
 		ck_assert_uint_eq(ac_program_launch_phase(p, l), l % K % 3);
+	}
+	ac_program_free(p);
+	ac_model_free(m);
+	free(text);
+}
+END_TEST
+
+/*
+ * A layer's kernels: K distinct identities in runs of R of one phase
+ * (P, Q, R in turn), T times.  Each is parsed at its first sight, but its
+ * payload is looked up in the phase table only when it is not the one
+ * parsed just before: K / R probes (2fc1b58 probed every parsed identity:
+ * K), and the phases are those of ac_program_new.
+ */
+START_TEST(identity_same_payload_not_probed)
+{
+	enum { K = 12, R = 4, T = 5 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "{" PLAN_PQR ", \"launches\": [");
+	for (unsigned t = 0; t < T; t++)
+		for (unsigned k = 0; k < K; k++) {
+			char hex[17];
+			variant_hex(hex, 200 + k, (char)('P' + k / R));
+			fprintf(f, "%s{\"identity_hex\": \"%s\"}",
+				t || k ? "," : "", hex);
+		}
+	fprintf(f, "]}");
+	fclose(f);
+	struct ac_model *m = NULL;
+	struct ac_error err;
+	ck_assert_int_eq(ac_model_read_json(text, len, &m, &err), 0);
+	struct hash_index h;
+	uint32_t first, dup, phase_of[K * T];
+	ck_assert_int_eq(aci_phase_table_build(m, &h, &first, &dup), 0);
+	struct aci_phase_counts counts;
+	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &counts), 0);
+	aci_hash_index_free(&h);
+	ck_assert_uint_eq(counts.looked_up, K + 1);
+	ck_assert_uint_eq(counts.probed, K / R);
+	ac_program *p = ac_program_new(m, &err);
+	ck_assert_ptr_nonnull(p);
+	for (unsigned l = 0; l < K * T; l++) {
+		ck_assert_uint_eq(phase_of[l], l % K / R);
+		ck_assert_uint_eq(ac_program_launch_phase(p, l), l % K / R);
 	}
 	ac_program_free(p);
 	ac_model_free(m);
@@ -616,6 +662,7 @@ Suite *suite_rules(void)
 	tcase_add_test(tc, identity_name_then_phase_as_walked);
 	tcase_add_test(tc, identity_cycles_and_collisions);
 	tcase_add_test(tc, identity_period_from_cache);
+	tcase_add_test(tc, identity_same_payload_not_probed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("intervals");
