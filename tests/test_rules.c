@@ -629,6 +629,20 @@ START_TEST(layout_boundaries)
 					 PL("a", "0x1000", 64, false)), 1);
 	ck_assert_uint_eq(layout_verdict(T("g", "0x1000", 128),
 					 PL("a", "0x1040", 64, false)), 1);
+	/* the globals' hull [0x1000, 0x1080], its ends aligned: a plane
+	 * just outside either end meets none, one on either end meets one */
+#define TWO_GLOBALS T("g", "0x1000", 64) "," T("h", "0x1080", 1)
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0xfc0", 64, false)), 2);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0xfc0", 65, false)), 1);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0x10c0", 64, false)), 2);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0x1080", 64, false)), 1);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0x1040", 64, false)), 2);
+#undef TWO_GLOBALS
 }
 END_TEST
 
