@@ -288,62 +288,35 @@ START_TEST(identity_cycles_and_collisions)
 END_TEST
 
 /*
- * A decode step's launches: K identities of three phases in turn, T
- * times.  Each is looked up in the cache of parsed identities at its
- * first sight (K), and the first launch of the second round once more:
- * it finds its bytes K launches back, and every later launch finds its
- * own there, without a hash (97c4a30, which also compared the last four
- * launches parsed, looked every launch up: K * T).  The phases
- * are those of ac_program_new, which reads the same table.
+ * Rounds of K distinct identities, T rounds; identity k names phase
+ * k % 3 (run 1: P, Q, R in turn, a decode step's) or k / run (runs of
+ * one phase, a layer's kernels).  Each is looked up in the cache of
+ * parsed identities at its first sight (K), and the first launch of
+ * the second round once more: it finds its bytes K launches back, and
+ * every later launch finds its own there, without a hash (97c4a30,
+ * which also compared the last four launches parsed, looked every
+ * launch up: K * T).  A parsed payload is looked up in the phase table
+ * only when it is not the one parsed just before (2fc1b58 probed every
+ * parsed identity: K).  The phases are those of ac_program_new, which
+ * reads the same table.
  */
-START_TEST(identity_period_from_cache)
-{
-	enum { K = 12, T = 10 };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	fprintf(f, "{" PLAN_PQR ", \"launches\": [");
-	for (unsigned t = 0; t < T; t++)
-		for (unsigned k = 0; k < K; k++) {
-			char hex[17];
-			variant_hex(hex, 100 + k, (char)('P' + k % 3));
-			fprintf(f, "%s{\"identity_hex\": \"%s\"}",
-				t || k ? "," : "", hex);
-		}
-	fprintf(f, "]}");
-	fclose(f);
-	struct ac_model *m = NULL;
-	struct ac_error err;
-	ck_assert_int_eq(ac_model_read_json(text, len, &m, &err), 0);
-	struct hash_index h;
-	uint32_t first, dup, phase_of[K * T];
-	ck_assert_int_eq(aci_phase_table_build(m, &h, &first, &dup), 0);
-	struct aci_phase_counts counts;
-	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &counts), 0);
-	aci_hash_index_free(&h);
-	ck_assert_uint_eq(counts.looked_up, K + 1);
-	ac_program *p = ac_program_new(m, &err);
-	ck_assert_ptr_nonnull(p);
-	for (unsigned l = 0; l < K * T; l++) {
-		ck_assert_uint_eq(phase_of[l], l % K % 3);
-		ck_assert_uint_eq(ac_program_launch_phase(p, l), l % K % 3);
-	}
-	ac_program_free(p);
-	ac_model_free(m);
-	free(text);
-}
-END_TEST
+static const struct {
+	unsigned k, t, run;
+	uint64_t probed;
+} identity_rounds[] = {
+	{ 12, 10, 1, 12 },     /* phases in turn: each payload differs */
+	{ 12, 5, 4, 3 },       /* runs of 4: one probe a run */
+};
 
-/*
- * A layer's kernels: K distinct identities in runs of R of one phase
- * (P, Q, R in turn), T times.  Each is parsed at its first sight, but its
- * payload is looked up in the phase table only when it is not the one
- * parsed just before: K / R probes (2fc1b58 probed every parsed identity:
- * K), and the phases are those of ac_program_new.
- */
-START_TEST(identity_same_payload_not_probed)
+static unsigned round_phase(unsigned k, unsigned run)
 {
-	enum { K = 12, R = 4, T = 5 };
+	return run == 1 ? k % 3 : k / run;
+}
+
+START_TEST(identity_rounds_looked_up)
+{
+	const unsigned K = identity_rounds[_i].k, T = identity_rounds[_i].t;
+	const unsigned run = identity_rounds[_i].run;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -351,7 +324,8 @@ START_TEST(identity_same_payload_not_probed)
 	for (unsigned t = 0; t < T; t++)
 		for (unsigned k = 0; k < K; k++) {
 			char hex[17];
-			variant_hex(hex, 200 + k, (char)('P' + k / R));
+			variant_hex(hex, 100 + k,
+				    (char)('P' + round_phase(k, run)));
 			fprintf(f, "%s{\"identity_hex\": \"%s\"}",
 				t || k ? "," : "", hex);
 		}
@@ -361,21 +335,24 @@ START_TEST(identity_same_payload_not_probed)
 	struct ac_error err;
 	ck_assert_int_eq(ac_model_read_json(text, len, &m, &err), 0);
 	struct hash_index h;
-	uint32_t first, dup, phase_of[K * T];
+	uint32_t first, dup, *phase_of = calloc((size_t)K * T, sizeof(*phase_of));
+	ck_assert_ptr_nonnull(phase_of);
 	ck_assert_int_eq(aci_phase_table_build(m, &h, &first, &dup), 0);
 	struct aci_phase_counts counts;
 	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &counts), 0);
 	aci_hash_index_free(&h);
 	ck_assert_uint_eq(counts.looked_up, K + 1);
-	ck_assert_uint_eq(counts.probed, K / R);
+	ck_assert_uint_eq(counts.probed, identity_rounds[_i].probed);
 	ac_program *p = ac_program_new(m, &err);
 	ck_assert_ptr_nonnull(p);
 	for (unsigned l = 0; l < K * T; l++) {
-		ck_assert_uint_eq(phase_of[l], l % K / R);
-		ck_assert_uint_eq(ac_program_launch_phase(p, l), l % K / R);
+		ck_assert_uint_eq(phase_of[l], round_phase(l % K, run));
+		ck_assert_uint_eq(ac_program_launch_phase(p, l),
+				  round_phase(l % K, run));
 	}
 	ac_program_free(p);
 	ac_model_free(m);
+	free(phase_of);
 	free(text);
 }
 END_TEST
@@ -675,8 +652,8 @@ Suite *suite_rules(void)
 	tcase_add_test(tc, identity_truncation);
 	tcase_add_test(tc, identity_name_then_phase_as_walked);
 	tcase_add_test(tc, identity_cycles_and_collisions);
-	tcase_add_test(tc, identity_period_from_cache);
-	tcase_add_test(tc, identity_same_payload_not_probed);
+	tcase_add_loop_test(tc, identity_rounds_looked_up, 0,
+			    sizeof(identity_rounds) / sizeof(identity_rounds[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("intervals");
