@@ -101,9 +101,36 @@ static int skip_value(const uint8_t *p, uint64_t len, uint64_t *pos,
 	return 0;
 }
 
+/*
+ * The common shape of an identity, a kernel's name then its phase: one
+ * field of wire type 2 whose tag is one byte (fields 1 to 15) and whose
+ * length is one byte, then field 51's two-byte tag, a one-byte length and
+ * the payload, ending exactly at len.  1 with out filled when id has that
+ * shape, else 0.  The walk below gives the same answer for these bytes
+ * (both fields parse, field 51 occurs once, as wire type 2), in about 15
+ * instructions instead of 135 for the walk's two fields.
+ */
+static int parse_name_then_field51(const uint8_t *id, uint64_t len,
+				   struct identity_field51 *out)
+{
+	if (len < 5 || id[0] >= 0x80 || (id[0] & 7) != 2 || id[0] < 8 ||
+	    id[1] >= 0x80)
+		return 0;
+	uint64_t at = 2 + (uint64_t)id[1];     /* field 51's tag */
+	if (at > len - 3 || id[at] != FIELD51_TAG[0] ||
+	    id[at + 1] != FIELD51_TAG[1] || id[at + 2] >= 0x80 ||
+	    len - (at + 3) != id[at + 2])
+		return 0;
+	*out = (struct identity_field51){ .problem = AC_ID_OK,
+		.payload = id + at + 3, .len = id[at + 2] };
+	return 1;
+}
+
 void aci_identity_parse(const uint8_t *id, uint64_t len,
 			struct identity_field51 *out)
 {
+	if (parse_name_then_field51(id, len, out))
+		return;
 	int seen = 0, wrong_type = 0;
 	uint64_t pos = 0;
 	*out = (struct identity_field51){ .problem = AC_ID_OK };
@@ -248,6 +275,35 @@ uint32_t aci_phase_table_find(const struct hash_index *h, const struct ac_model 
  */
 #define SEEN_LAUNCHES 4096
 
+/*
+ * The field 51 payload parsed last and its phase: consecutive distinct
+ * identities (a layer's or a node's kernels) mostly name one phase, and
+ * comparing the payload with the last one's costs less than its XXH3 and
+ * the phase table's probe.  Exact: equal payloads are one phase.
+ */
+struct last_payload {
+	const uint8_t *bytes;        /* NULL: none yet */
+	uint64_t len;
+	uint32_t phase;
+};
+
+/* The phase whose identity is the payload [bytes, bytes + len), from
+ * *last when it is the same bytes, else from the phase table; it
+ * becomes *last.  *probed counts the table's probes (the tests pin it). */
+static uint32_t phase_of_payload(const struct hash_index *h,
+				 const struct ac_model *m,
+				 struct last_payload *last,
+				 const uint8_t *bytes, uint64_t len,
+				 uint64_t *probed)
+{
+	if (last->bytes && bytes_equal(bytes, len, last->bytes, last->len))
+		return last->phase;
+	(*probed)++;
+	uint32_t phase = aci_phase_table_find(h, m, bytes, len);
+	*last = (struct last_payload){ bytes, len, phase };
+	return phase;
+}
+
 /* Launch l's phase, from the last launch before it with the same bytes
  * (*same: that launch, or l when there is none) or by parsing them; l
  * becomes the launch its slot of seen remembers. */
@@ -255,6 +311,7 @@ static uint32_t phase_of_new_bytes(const struct ac_model *m,
 				   const struct hash_index *h,
 				   const struct hash_index *seen,
 				   const uint32_t *phase_of, uint32_t l,
+				   struct last_payload *last, uint64_t *probed,
 				   uint32_t *same)
 {
 	const struct ac_bytes *b = &m->launches[l].identity;
@@ -273,11 +330,11 @@ static uint32_t phase_of_new_bytes(const struct ac_model *m,
 	aci_identity_parse(b->data, b->len, &id);
 	if (id.problem != AC_ID_OK)
 		return NO_PHASE;
-	return aci_phase_table_find(h, m, id.payload, id.len);
+	return phase_of_payload(h, m, last, id.payload, id.len, probed);
 }
 
 int aci_phases_of_launches(const struct ac_model *m, const struct hash_index *h,
-			   uint32_t *phase_of, uint64_t *looked_up)
+			   uint32_t *phase_of, struct aci_phase_counts *counts)
 {
 	struct hash_index seen;
 	if (aci_hash_index_init(&seen, m->n_launches < SEEN_LAUNCHES ?
@@ -287,7 +344,8 @@ int aci_phases_of_launches(const struct ac_model *m, const struct hash_index *h,
 	 * bytes (a run of one kernel: 1; a layer's kernels in turn: their
 	 * number; a decode step's: the step's), then the cache. */
 	uint32_t period = 1;
-	uint64_t cached = 0;
+	uint64_t cached = 0, probed = 0;
+	struct last_payload last = { NULL, 0, 0 };
 	const struct ac_launch *launches = m->launches;
 	for (uint32_t l = 0; l < m->n_launches; l++) {
 		const struct ac_bytes *b = &launches[l].identity;
@@ -300,12 +358,13 @@ int aci_phases_of_launches(const struct ac_model *m, const struct hash_index *h,
 		}
 		uint32_t same;
 		cached++;
-		phase_of[l] = phase_of_new_bytes(m, h, &seen, phase_of, l, &same);
+		phase_of[l] = phase_of_new_bytes(m, h, &seen, phase_of, l,
+						 &last, &probed, &same);
 		if (same != l)
 			period = l - same;
 	}
 	aci_hash_index_free(&seen);
-	if (looked_up)
-		*looked_up = cached;
+	if (counts)
+		*counts = (struct aci_phase_counts){ cached, probed };
 	return 0;
 }

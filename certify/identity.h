@@ -94,16 +94,22 @@ static inline uint64_t aci_identity_seen_hash(const uint8_t *p, uint64_t n)
 	return h ^ (h >> 29);
 }
 
+/* What aci_phases_of_launches did, for the tests to pin. */
+struct aci_phase_counts {
+	uint64_t looked_up;   /* launches looked up in the cache of parsed
+			       * identities, not found the period back */
+	uint64_t probed;      /* payloads looked up in the phase table, not
+			       * the same bytes as the payload parsed last */
+};
+
 /*
  * Every launch's phase (NO_PHASE when it has no declared phase) for a
  * model whose phase identities are distinct; h: its phase table
  * (aci_phase_table_build, built once by the validation and shared, read
- * only, by every chunk of launches).  *looked_up (when not NULL): how
- * many launches were looked up in the cache of parsed identities, not
- * found the period back or among the last few (the tests pin it).  0,
- * or -1 on out-of-memory.
+ * only, by every chunk of launches).  *counts (when not NULL): what it
+ * looked up.  0, or -1 on out-of-memory.
  */
 int aci_phases_of_launches(const struct ac_model *m, const struct hash_index *h,
-			   uint32_t *phase_of, uint64_t *looked_up);
+			   uint32_t *phase_of, struct aci_phase_counts *counts);
 
 #endif

@@ -148,11 +148,22 @@ static int64_t tensor_floor(const struct ac_tensor *t, const uint32_t *order,
 static int check_planes_vs_globals(const struct ac_model *m,
 				   const uint32_t *globals, struct ac_diag *d)
 {
+	if (m->n_globals == 0)
+		return 0;
+	/* the globals' hull, [first's offset, hull_last]: sorted and disjoint,
+	 * so the last one ends last.  A plane outside it meets none and
+	 * needs no search (a model's planes and globals mostly live in
+	 * different windows) */
+	const struct ac_tensor *top = &m->globals[globals[m->n_globals - 1]];
+	uint64_t hull_lo = m->globals[globals[0]].offset;
+	uint64_t hull_last = top->offset + (top->size - 1);
 	for (uint32_t p = 0; p < m->n_phases; p++) {
 		const struct ac_phase *ph = &m->phases[p];
 		for (uint32_t j = 0; j < ph->plane_count; j++) {
 			const struct ac_tensor *pl = &m->planes[ph->plane_first + j];
 			uint64_t last = pl->offset + (pl->size - 1);
+			if (last < hull_lo || pl->offset > hull_last)
+				continue;
 			int64_t g = tensor_floor(m->globals, globals, m->n_globals,
 						 last);
 			if (g < 0)

@@ -78,11 +78,14 @@ static int same_key(const void *ctx, uint32_t key, const void *probe)
 		memcmp(a->name.data, b->name.data, a->name.len) == 0);
 }
 
+/* One XXH3 of the name, seeded by the offset and the size: a slot only,
+ * since same_key compares every candidate. */
 static uint64_t key_hash(const struct ac_tensor *t)
 {
-	uint64_t h = XXH3_64bits(t->name.data, t->name.len);
-	return XXH3_64bits_withSeed(&t->offset, sizeof(t->offset),
-				    h ^ (t->size * 0x9E3779B97F4A7C15ull));
+	uint64_t seed = (t->offset * 0xC2B2AE3D27D4EB4Full) ^
+			(t->size * 0x9E3779B97F4A7C15ull);
+	return XXH3_64bits_withSeed(t->name.data, t->name.len,
+				    seed ^ (seed >> 31));
 }
 
 /* Numbers the keys in order of first appearance; *first_plane (in

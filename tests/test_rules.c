@@ -166,6 +166,53 @@ START_TEST(identity_truncation)
 }
 END_TEST
 
+/*
+ * aci_identity_parse's answer for id (a kernel's name then field 51, the
+ * shape it takes without walking) is the walk's: the same identity after
+ * a field 1 varint of 0 (08 00, a shape it walks) gives the same problem
+ * and payload, two bytes on.  Every one-byte change and every cut of a
+ * name-then-phase identity, and its lengths off by one.
+ */
+static void parse_as_walked(const uint8_t *id, size_t len)
+{
+	uint8_t walked[64] = { 0x08, 0x00 };
+	ck_assert_uint_le(len + 2, sizeof(walked));
+	memcpy(walked + 2, id, len);
+	struct identity_field51 a, b;
+	aci_identity_parse(id, len, &a);
+	aci_identity_parse(walked, len + 2, &b);
+	ck_assert_int_eq(a.problem, b.problem);
+	if (a.problem == AC_ID_OK) {
+		ck_assert_uint_eq(a.len, b.len);
+		ck_assert_uint_eq((uint64_t)(a.payload - id) + 2,
+				  (uint64_t)(b.payload - walked));
+	} else if (a.problem != AC_ID_NO_FIELD51) {
+		ck_assert_uint_eq(a.offset + 2, b.offset);  /* where it failed */
+	}
+}
+
+START_TEST(identity_name_then_phase_as_walked)
+{
+	/* field 1 "add", field 51 "fwd.0" */
+	const uint8_t base[] = { 0x0a, 0x03, 'a', 'd', 'd', 0x9a, 0x03, 0x05,
+				 'f', 'w', 'd', '.', '0' };
+	uint8_t id[sizeof(base)];
+	for (size_t cut = 0; cut <= sizeof(base); cut++)
+		parse_as_walked(base, cut);
+	for (size_t i = 0; i < sizeof(base); i++)
+		for (unsigned v = 0; v < 256; v++) {
+			memcpy(id, base, sizeof(base));
+			id[i] = (uint8_t)v;
+			parse_as_walked(id, sizeof(base));
+		}
+	/* an empty payload, and field 51 twice (the last one counts) */
+	const uint8_t empty[] = { 0x12, 0x00, 0x9a, 0x03, 0x00 };
+	parse_as_walked(empty, sizeof(empty));
+	const uint8_t twice[] = { 0x9a, 0x03, 0x01, 'P', 0x9a, 0x03, 0x01, 'Q' };
+	parse_as_walked(twice, sizeof(twice));
+}
+END_TEST
+
 /* An identity naming phase P, Q or R after an unknown field 1 of two
  * bytes c (different bytes, same phase), as hex into hex[17]. */
 static void variant_hex(char *hex, unsigned c, char phase)
@@ -241,17 +288,35 @@ START_TEST(identity_cycles_and_collisions)
 END_TEST
 
 /*
- * A decode step's launches: K identities of three phases in turn, T
- * times.  Each is looked up in the cache of parsed identities at its
- * first sight (K), and the first launch of the second round once more:
- * it finds its bytes K launches back, and every later launch finds its
- * own there, without a hash (97c4a30, which also compared the last four
- * launches parsed, looked every launch up: K * T).  The phases
- * are those of ac_program_new, which reads the same table.
+ * Rounds of K distinct identities, T rounds; identity k names phase
+ * k % 3 (run 1: P, Q, R in turn, a decode step's) or k / run (runs of
+ * one phase, a layer's kernels).  Each is looked up in the cache of
+ * parsed identities at its first sight (K), and the first launch of
+ * the second round once more: it finds its bytes K launches back, and
+ * every later launch finds its own there, without a hash (97c4a30,
+ * which also compared the last four launches parsed, looked every
+ * launch up: K * T).  A parsed payload is looked up in the phase table
+ * only when it is not the one parsed just before (2fc1b58 probed every
+ * parsed identity: K).  The phases are those of ac_program_new, which
+ * reads the same table.
  */
-START_TEST(identity_period_from_cache)
+static const struct {
+	unsigned k, t, run;
+	uint64_t probed;
+} identity_rounds[] = {
+	{ 12, 10, 1, 12 },     /* phases in turn: each payload differs */
+	{ 12, 5, 4, 3 },       /* runs of 4: one probe a run */
+};
+
+static unsigned round_phase(unsigned k, unsigned run)
 {
-	enum { K = 12, T = 10 };
+	return run == 1 ? k % 3 : k / run;
+}
+
+START_TEST(identity_rounds_looked_up)
+{
+	const unsigned K = identity_rounds[_i].k, T = identity_rounds[_i].t;
+	const unsigned run = identity_rounds[_i].run;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -259,7 +324,8 @@ START_TEST(identity_period_from_cache)
 	for (unsigned t = 0; t < T; t++)
 		for (unsigned k = 0; k < K; k++) {
 			char hex[17];
-			variant_hex(hex, 100 + k, (char)('P' + k % 3));
+			variant_hex(hex, 100 + k,
+				    (char)('P' + round_phase(k, run)));
 			fprintf(f, "%s{\"identity_hex\": \"%s\"}",
 				t || k ? "," : "", hex);
 		}
@@ -269,20 +335,24 @@ START_TEST(identity_period_from_cache)
 	struct ac_error err;
 	ck_assert_int_eq(ac_model_read_json(text, len, &m, &err), 0);
 	struct hash_index h;
-	uint32_t first, dup, phase_of[K * T];
+	uint32_t first, dup, *phase_of = calloc((size_t)K * T, sizeof(*phase_of));
+	ck_assert_ptr_nonnull(phase_of);
 	ck_assert_int_eq(aci_phase_table_build(m, &h, &first, &dup), 0);
-	uint64_t looked_up = 0;
-	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &looked_up), 0);
+	struct aci_phase_counts counts;
+	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, &counts), 0);
 	aci_hash_index_free(&h);
-	ck_assert_uint_eq(looked_up, K + 1);
+	ck_assert_uint_eq(counts.looked_up, K + 1);
+	ck_assert_uint_eq(counts.probed, identity_rounds[_i].probed);
 	ac_program *p = ac_program_new(m, &err);
 	ck_assert_ptr_nonnull(p);
 	for (unsigned l = 0; l < K * T; l++) {
-		ck_assert_uint_eq(phase_of[l], l % K % 3);
-		ck_assert_uint_eq(ac_program_launch_phase(p, l), l % K % 3);
+		ck_assert_uint_eq(phase_of[l], round_phase(l % K, run));
+		ck_assert_uint_eq(ac_program_launch_phase(p, l),
+				  round_phase(l % K, run));
 	}
 	ac_program_free(p);
 	ac_model_free(m);
+	free(phase_of);
 	free(text);
 }
 END_TEST
@@ -536,6 +606,20 @@ START_TEST(layout_boundaries)
 					 PL("a", "0x1000", 64, false)), 1);
 	ck_assert_uint_eq(layout_verdict(T("g", "0x1000", 128),
 					 PL("a", "0x1040", 64, false)), 1);
+	/* the globals' hull [0x1000, 0x1080], its ends aligned: a plane
+	 * just outside either end meets none, one on either end meets one */
+#define TWO_GLOBALS T("g", "0x1000", 64) "," T("h", "0x1080", 1)
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0xfc0", 64, false)), 2);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0xfc0", 65, false)), 1);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0x10c0", 64, false)), 2);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0x1080", 64, false)), 1);
+	ck_assert_uint_eq(layout_verdict(TWO_GLOBALS,
+					 PL("a", "0x1040", 64, false)), 2);
+#undef TWO_GLOBALS
 }
 END_TEST
 
@@ -566,8 +650,10 @@ Suite *suite_rules(void)
 	tcase_add_test(tc, identity_wire_types);
 	tcase_add_test(tc, identity_varint_limits);
 	tcase_add_test(tc, identity_truncation);
+	tcase_add_test(tc, identity_name_then_phase_as_walked);
 	tcase_add_test(tc, identity_cycles_and_collisions);
-	tcase_add_test(tc, identity_period_from_cache);
+	tcase_add_loop_test(tc, identity_rounds_looked_up, 0,
+			    sizeof(identity_rounds) / sizeof(identity_rounds[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("intervals");
