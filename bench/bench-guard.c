@@ -95,10 +95,15 @@ extern char **environ;
 
 /* ---- children: one measurement each, printed on standard output ---- */
 
+/* The clock time_op reads: wall time, or the calling thread's CPU time
+ * for a child that asks for it (the create row: a figure that other
+ * processes on a loaded machine do not inflate). */
+static clockid_t op_clock = CLOCK_MONOTONIC;
+
 static double now_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(op_clock, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -499,13 +504,20 @@ static void create_new(void *ctx)
 	create_destroy(ctx);
 }
 
+/* A program created from image[0, len) on d and destroyed. */
+static void create_then_destroy(struct cdev *d, const uint8_t *image,
+				size_t len)
+{
+	uint32_t prog;
+	if (cdev_program(d, image, len, &prog) != 0 ||
+	    cdev_destroy_program(d, prog) != 0)
+		die("create", EIO);
+}
+
 static void create_destroy(void *ctx)
 {
 	struct bytes *b = ctx;
-	uint32_t prog;
-	if (cdev_program(&b->d, b->image, b->len, &prog) != 0 ||
-	    cdev_destroy_program(&b->d, prog) != 0)
-		die("create", EIO);
+	create_then_destroy(&b->d, b->image, b->len);
 }
 
 static void append_batch(void *ctx)
@@ -561,6 +573,94 @@ static uint8_t *workload_image(enum workload_kind kind, uint64_t words,
 	if (!image)
 		die("writing the workload's image", ENOMEM);
 	return image;
+}
+
+/* ---- a new workload image (issue 32): PROGRAM_CREATE's passes ---- */
+
+#define FRESH_TAG "bench-guard-create-0000000000000000"
+
+struct fresh {
+	struct cdev d;
+	uint8_t *image;
+	size_t len;
+	char *tag;                  /* the counter's 16 hex digits, in image */
+	uint64_t count;
+};
+
+/* A new image each time: the counter in window 0's name (for
+ * diagnostics only: the verdict is the same) is advanced, so the guard
+ * copies, digests, certifies and seals every create. */
+static void create_fresh(void *ctx)
+{
+	struct fresh *f = ctx;
+	char digits[17];
+	snprintf(digits, sizeof(digits), "%016llx",
+		 (unsigned long long)++f->count);
+	memcpy(f->tag, digits, 16);
+	create_then_destroy(&f->d, f->image, f->len);
+}
+
+/* XXH3-128 over the same image (ac_image_digest is exactly that). */
+static void xxh3_image(void *ctx)
+{
+	struct fresh *f = ctx;
+	struct ac_digest d;
+	ac_image_digest(f->image, f->len, &d);
+	__asm__ volatile("" : : "r"(d.low), "r"(d.high));
+}
+
+/* The image: a vit workload of about 10^5 parameter words (1.5 MB). */
+#define CREATE_WORDS 100000
+
+/*
+ * `--child create-image N`: nanoseconds per PROGRAM_CREATE +
+ * PROGRAM_DESTROY (about N of them) of a vit workload image that is new
+ * to the guard every time, then nanoseconds per XXH3 over that image in
+ * this process, then the image's size: "create xxh3 bytes".  Both in
+ * the thread's CPU time: the guard and the simulator work in the
+ * calling thread (the guard's threads=1, its default), and a loaded
+ * machine's other processes then add only their cache misses.
+ */
+static void child_create_image(long n)
+{
+	static struct fresh f;
+	struct workload_spec spec = { WORKLOAD_VIT, WORKLOAD_SOUND,
+				      CREATE_WORDS, 0 };
+	const char *why;
+	struct workload *w = workload_new(&spec, &why);
+	if (!w) {
+		fprintf(stderr, "bench-guard: workload: %s\n", why);
+		exit(1);
+	}
+	struct ac_model m = w->model;
+	m.n_refs = 0;
+	m.refs = NULL;
+	if (m.n_windows == 0)
+		die("the workload's windows", ENOENT);
+	struct ac_window *windows = malloc(m.n_windows * sizeof(*windows));
+	if (!windows)
+		die("windows", ENOMEM);
+	memcpy(windows, m.windows, m.n_windows * sizeof(*windows));
+	windows[0].name = (struct ac_bytes){ (const uint8_t *)FRESH_TAG,
+					     (uint32_t)strlen(FRESH_TAG) };
+	m.windows = windows;
+	struct ac_error err;
+	f.image = ac_model_write_image(&m, &f.len, &err);
+	if (!f.image)
+		die("writing the workload's image", ENOMEM);
+	f.tag = memmem(f.image, f.len, FRESH_TAG, strlen(FRESH_TAG));
+	if (!f.tag || memmem(f.tag + 1, f.len - (size_t)((uint8_t *)f.tag -
+			     f.image) - 1, FRESH_TAG, strlen(FRESH_TAG)))
+		die("the image's one tag", ENOENT);
+	f.tag += strlen(FRESH_TAG) - 16;
+	if (cdev_open(&f.d, CP_IOCTL) != 0)
+		die("opening the device", ENODEV);
+	op_clock = CLOCK_THREAD_CPUTIME_ID;   /* the guard works in it */
+	double create = time_op(create_fresh, &f, n);
+	double xxh3 = time_op(xxh3_image, &f, n * 20);
+	printf("%.1f %.1f %zu\n", create, xxh3, f.len);
+	free(windows);
+	workload_free(w);
 }
 
 /* Anonymous memory resident in this process (rss.h). */
@@ -713,6 +813,10 @@ static int child(const char *what, long n)
 			printf("%.1f\n", timed[i].fn(n));
 			return 0;
 		}
+	if (!strcmp(what, "create-image")) {
+		child_create_image(n);
+		return 0;
+	}
 	if (!strcmp(what, "churn-programs")) {
 		child_churn_programs(n);
 		return 0;
@@ -995,6 +1099,47 @@ static void bench(const struct measure *m, int rounds, int quick)
 	fflush(stdout);
 }
 
+/*
+ * PROGRAM_CREATE of a new workload image, unguarded (the simulator
+ * alone) against guarded, ABBA over rounds: the median of each side's
+ * CPU time per create, of the per-round extra, and of the per-round
+ * extra over XXH3 of the same image timed in the same children (the
+ * floor a pass over the bytes costs: the figure issue 32 asks for).
+ */
+static void bench_create_image(int rounds, int quick)
+{
+	const struct config *side[2] = { on_device(&sim),
+					 on_device(&guard_sim) };
+	double t[2][MAX_ROUNDS], extra[MAX_ROUNDS], ratio[MAX_ROUNDS];
+	double xxh3[2 * MAX_ROUNDS], len = 0;
+	char count[32], out[256];
+	snprintf(count, sizeof(count), "%d", quick ? 2 * BATCHES : 5 * BATCHES);
+	char *argv[] = { self, "--child", "create-image", count,
+			 fastest ? "fastest" : NULL, NULL };
+	for (int r = 0; r < rounds; r++) {
+		double x[2];
+		for (int k = 0; k < 2; k++) {
+			int s = (r % 2) ^ k;            /* ABBA */
+			run(side[s], argv, out, sizeof(out));
+			if (sscanf(out, "%lf %lf %lf", &t[s][r], &x[s], &len)
+			    != 3)
+				die("the create child's output", EPROTO);
+			xxh3[2 * r + s] = x[s];
+		}
+		extra[r] = t[1][r] - t[0][r];
+		ratio[r] = extra[r] / ((x[0] + x[1]) / 2);
+	}
+	double e = median(extra, rounds), q = median(ratio, rounds);
+	printf("| %-41s | %3d | %-7s %9.3f | %-7s %9.3f | %-8s %6.2f | "
+	       "%6.2f to %6.2f | extra %.3f ms, XXH3 %.1f us, %.0f bytes |\n",
+	       "program create, new image (vit 10^5 words)", rounds,
+	       side[0]->name, median(t[0], rounds) / 1e3, side[1]->name,
+	       median(t[1], rounds) / 1e3, "x XXH3", q, ratio[0],
+	       ratio[rounds - 1], e / 1e6, median(xxh3, 2 * rounds) / 1e3,
+	       len);
+	fflush(stdout);
+}
+
 /* Heap the guard keeps for a large program and its schedule: enforce
  * minus off, each from one child (malloc's accounting is exact). */
 static void bench_memory(const char *kind, long words)
@@ -1154,6 +1299,8 @@ int main(int argc, char **argv)
 		if ((!only || strstr(measures[i].label, only)) &&
 		    (!device_rows || measures[i].device))
 			bench(&measures[i], rounds, quick);
+	if (!only || strstr("program create, new image", only))
+		bench_create_image(rounds, quick);
 	if (!device_rows && (!only || strstr("memory", only)))
 		bench_memories(quick);
 	if (!device_rows && (!only || strstr("churn", only)))

@@ -5,8 +5,12 @@
  * references, two little-endian u64 each.  The one place that lays the
  * bytes out: ac_schedule (schedule.c) hashes its references with
  * aci_digest_refs, and a caller keeping its own references (the guard) uses
- * an ac_digester, which is the same state behind the public API.
+ * an ac_digester, which is the same state behind the public API.  P is
+ * hashed here too, in one pass or in chunks (aci_image_digest_*: the
+ * program's own image as it is emitted, an ac_image_digester's chunks as
+ * a guard copies them): XXH3's streamed value is its one-shot value.
  */
+#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
 #include <assert.h>
 #include <stdlib.h>
 
@@ -45,12 +49,72 @@ void ac_digest_combine(const struct ac_digest *program,
 	out->low = h.low64;
 }
 
-void ac_image_digest(const void *image, size_t len, struct ac_digest *out)
+/* ---- P: an image's bytes ---- */
+
+void aci_image_digest_begin(XXH3_state_t *state)
 {
-	XXH128_hash_t h = XXH3_128bits(image, len);
+	assert(state);
+	XXH3_128bits_reset(state);
+}
+
+void aci_image_digest_add(XXH3_state_t *state, const void *chunk, size_t len)
+{
+	assert(state && (chunk || len == 0));
+	if (len)
+		XXH3_128bits_update(state, chunk, len);
+}
+
+void aci_image_digest_value(const XXH3_state_t *state, struct ac_digest *out)
+{
+	XXH128_hash_t h = XXH3_128bits_digest(state);
 	out->high = h.high64;
 	out->low = h.low64;
 }
+
+void ac_image_digest(const void *image, size_t len, struct ac_digest *out)
+{
+	assert((image || len == 0) && out);
+	XXH3_state_t state;
+	aci_image_digest_begin(&state);
+	aci_image_digest_add(&state, image, len);
+	aci_image_digest_value(&state, out);
+}
+
+/* XXH3_state_t wants 64-byte alignment: the struct has it, and is
+ * allocated with it. */
+struct ac_image_digester {
+	XXH3_state_t state;
+};
+
+ac_image_digester *ac_image_digester_new(void)
+{
+	ac_image_digester *d = aligned_alloc(_Alignof(ac_image_digester),
+					     sizeof(*d));
+	if (d)
+		aci_image_digest_begin(&d->state);
+	return d;
+}
+
+void ac_image_digester_free(ac_image_digester *d)
+{
+	free(d);
+}
+
+void ac_image_digester_add(ac_image_digester *d, const void *chunk,
+			   size_t len)
+{
+	assert(d);
+	aci_image_digest_add(&d->state, chunk, len);
+}
+
+void ac_image_digester_value(const ac_image_digester *d,
+			     struct ac_digest *out)
+{
+	assert(d && out);
+	aci_image_digest_value(&d->state, out);
+}
+
+/* ---- R and the whole ---- */
 
 struct ac_digester {
 	XXH3_state_t *now;           /* R of every reference added */

@@ -668,7 +668,7 @@ out:
 
 static void digest_sink(void *ctx, const void *data, size_t len)
 {
-	XXH3_128bits_update(ctx, data, len);
+	aci_image_digest_add(ctx, data, len);
 }
 
 /*
@@ -684,11 +684,14 @@ XXH128_hash_t aci_program_digest(const struct ac_program *cp)
 		if (!atomic_load_explicit(&p->digest_done,
 					  memory_order_relaxed)) {
 			XXH3_state_t state;
-			XXH3_128bits_reset(&state);
+			struct ac_digest d;
+			aci_image_digest_begin(&state);
 			int rc = aci_image_emit(p->m, 0, digest_sink, &state, NULL);
 			assert(rc == 0);
 			(void)rc;
-			p->digest = XXH3_128bits_digest(&state);
+			aci_image_digest_value(&state, &d);
+			p->digest = (XXH128_hash_t){ .high64 = d.high,
+						     .low64 = d.low };
 			atomic_store_explicit(&p->digest_done, 1,
 					      memory_order_release);
 		}

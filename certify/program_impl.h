@@ -146,6 +146,14 @@ uint64_t aci_schedule_replayed(const ac_schedule *s);
 /* digest.c: the references as the digest hashes them (R's bytes). */
 void aci_digest_refs(XXH3_state_t *state, const struct ac_ref *refs, size_t n);
 
+/* digest.c: P of an image's bytes streamed, the one definition that
+ * ac_image_digest (one chunk), ac_image_digester and the program's own
+ * digest (its emitted image) use: begin, add each chunk in order, read
+ * the value (state unchanged, so more may be added). */
+void aci_image_digest_begin(XXH3_state_t *state);
+void aci_image_digest_add(XXH3_state_t *state, const void *chunk, size_t len);
+void aci_image_digest_value(const XXH3_state_t *state, struct ac_digest *out);
+
 /* program.c: the program's digest (computed once, thread-safe). */
 XXH128_hash_t aci_program_digest(const struct ac_program *p);
 

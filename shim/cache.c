@@ -408,6 +408,14 @@ struct ag_program *ag_program_get(uint8_t *image, size_t len)
 	assert(image);
 	struct ac_digest digest;
 	ac_image_digest(image, len, &digest);
+	return ag_program_get_digested(image, len, &digest);
+}
+
+struct ag_program *ag_program_get_digested(uint8_t *image, size_t len,
+					   const struct ac_digest *d)
+{
+	assert(image && d);
+	const struct ac_digest digest = *d;
 
 	pthread_mutex_lock(&program_lock);
 	struct ag_program *p = program_find(&digest, image, len);

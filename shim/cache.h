@@ -68,9 +68,13 @@ struct ag_verdict {
  * Copies image[0, len) into a program (the caller gives up `image`, a
  * malloc'ed buffer) and certifies it and computes its seal state, or
  * finds an equal image certified before.  NULL only when memory runs
- * out.
+ * out.  ag_program_get_digested is the same for a caller that has
+ * digested the image already (*digest: its ac_image_digest, computed
+ * from these very bytes as they were copied), ag_program_get digests it.
  */
 struct ag_program *ag_program_get(uint8_t *image, size_t len);
+struct ag_program *ag_program_get_digested(uint8_t *image, size_t len,
+					   const struct ac_digest *digest);
 /* A program the guard could not read at all (not cached). */
 struct ag_program *ag_program_unreadable(const char *why);
 void ag_program_unref(struct ag_program *p);

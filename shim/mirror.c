@@ -324,6 +324,44 @@ static int create_unread(struct ag_file *f, ag_driver_fn *driver, int fd,
 	return rc;
 }
 
+/* Bytes copied from the application and digested at a time: a chunk
+ * is hashed while it is still in the CPU's L2 cache, and each costs the
+ * copy a system call (process_vm_readv) where the memory is not on the
+ * stack. */
+#define CREATE_CHUNK ((size_t)256 << 10)
+
+/*
+ * The one read of the application's image [src, src + len) into image,
+ * and its program-cache key (ac_image_digest) in the same pass: each
+ * chunk is digested from the guard's copy just after it is copied, not
+ * from the application's memory (which other threads may be writing)
+ * and not in a second pass over the whole copy.  0; -EFAULT when a byte
+ * cannot be read (the driver's answer, copy_from_user); -ENOMEM.
+ */
+static int copy_image(uint8_t *image, uint64_t src, size_t len,
+		      struct ac_digest *digest)
+{
+	/* A range that wraps is refused whole, before any chunk is read,
+	 * as the driver's access_ok refuses it. */
+	if (len > UINT64_MAX - src)
+		return -EFAULT;
+	ac_image_digester *d = ac_image_digester_new();
+	if (!d)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t at = 0; rc == 0 && at < len; at += CREATE_CHUNK) {
+		size_t n = len - at < CREATE_CHUNK ? len - at : CREATE_CHUNK;
+		rc = copy_from_user(image + at, src + at, n);
+		if (rc == 0)
+			ac_image_digester_add(d, image + at, n);
+	}
+	if (rc == 0)
+		ac_image_digester_value(d, digest);
+	ac_image_digester_free(d);
+	assert(rc == 0 || rc == -EFAULT);
+	return rc;
+}
+
 int ag_mirror_program_create(struct ag_file *f, ag_driver_fn *driver,
 			     int fd, struct drm_arena_program_create *arg,
 			     struct ag_create_outcome *o)
@@ -340,11 +378,17 @@ int ag_mirror_program_create(struct ag_file *f, ag_driver_fn *driver,
 	}
 	/* The one read of the application's image: what is certified is
 	 * what the driver gets, whatever other threads write meanwhile. */
-	if (copy_from_user(image, arg->image, len) != 0) {
+	struct ac_digest digest;
+	int copied = copy_image(image, arg->image, len, &digest);
+	if (copied != 0) {
 		free(image);
+		if (copied == -ENOMEM) {
+			o->no_memory = 1;
+			return -ENOMEM;
+		}
 		return create_unread(f, driver, fd, arg, o);
 	}
-	struct ag_program *p = ag_program_get(image, len);
+	struct ag_program *p = ag_program_get_digested(image, len, &digest);
 	if (!p) {
 		o->no_memory = 1;
 		return -ENOMEM;

@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -406,6 +407,77 @@ START_TEST(digester_is_the_schedules_digest)
 }
 END_TEST
 
+/* A small fixed-seed generator (xorshift64*), so that a failing
+ * chunking can be reproduced from the printed seed. */
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * UINT64_C(2685821657736338717);
+}
+
+/* An image digested in chunks, however it is cut (empty chunks, single
+ * bytes, cuts at and around XXH3's 240-byte, stripe and block sizes,
+ * random cuts), gives the one-shot ac_image_digest, which is XXH3-128 of
+ * the bytes; and reading the value midway changes nothing. */
+START_TEST(image_digester_equals_one_shot)
+{
+	enum { MAX = 200000 };
+	static const size_t sizes[] = { 0, 1, 16, 17, 128, 129, 239, 240,
+					241, 1023, 1024, 1025, 65536, MAX };
+	const uint64_t seed = UINT64_C(0x5eed00c0ffee0032);
+	uint64_t x = seed;
+	printf("image_digester_equals_one_shot: seed 0x%016llx\n",
+	       (unsigned long long)seed);
+	uint8_t *bytes = malloc(MAX);
+	ck_assert_ptr_nonnull(bytes);
+	for (size_t i = 0; i < MAX; i++)
+		bytes[i] = (uint8_t)next_random(&x);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t len = sizes[k];
+		struct ac_digest want, got, mid;
+		ac_image_digest(bytes, len, &want);
+		XXH128_hash_t h = XXH3_128bits(bytes, len);
+		ck_assert(want.high == h.high64 && want.low == h.low64);
+		for (int round = 0; round < 40; round++) {
+			ac_image_digester *d = ac_image_digester_new();
+			ck_assert_ptr_nonnull(d);
+			/* round 0: one chunk; 1: bytes one at a time (small
+			 * images); else random cuts of up to 2^(round % 18)
+			 * bytes, some of them empty. */
+			size_t at = 0;
+			while (at < len) {
+				size_t n;
+				if (round == 0)
+					n = len;
+				else if (round == 1)
+					n = len <= 4096 ? 1 : 4096;
+				else
+					n = (size_t)(next_random(&x) %
+						     ((UINT64_C(1) <<
+						       (round % 18)) + 1));
+				if (n > len - at)
+					n = len - at;
+				ac_image_digester_add(d, bytes + at, n);
+				at += n;
+				if (next_random(&x) % 8 == 0)
+					ac_image_digester_value(d, &mid);
+			}
+			ac_image_digester_add(d, bytes + len, 0);
+			ac_image_digester_value(d, &got);
+			ck_assert_msg(got.high == want.high &&
+				      got.low == want.low,
+				      "%zu bytes, round %d: streamed digest "
+				      "differs (seed 0x%016llx)", len, round,
+				      (unsigned long long)seed);
+			ac_image_digester_free(d);
+		}
+	}
+	free(bytes);
+}
+END_TEST
+
 START_TEST(digest_follows_its_definition)
 {
 	struct ac_ref refs[] = { { 0, 2 }, { 2, 1 }, { 1, 1 } };
@@ -493,6 +565,7 @@ Suite *suite_schedule(void)
 	tcase_add_test(tc, digest_tracks_program_and_schedule);
 	tcase_add_test(tc, digest_follows_its_definition);
 	tcase_add_test(tc, digester_is_the_schedules_digest);
+	tcase_add_test(tc, image_digester_equals_one_shot);
 	tcase_add_test(tc, digest_is_computed_once_for_all_threads);
 	suite_add_tcase(s, tc);
 	return s;

@@ -363,6 +363,23 @@ void ac_digest_combine(const struct ac_digest *program,
 void ac_image_digest(const void *image, size_t len, struct ac_digest *out);
 
 /*
+ * P of an image's bytes given in chunks, for a caller that hashes an
+ * image as it copies it (a guard copying from an application, chunk by
+ * chunk while each is in the CPU's cache): chunks added in order give
+ * ac_image_digest's value for their concatenation, however the bytes
+ * are cut (a chunk may be empty).  ac_image_digester_value reads the
+ * value so far and leaves the state as it was.  NULL when memory runs
+ * out.
+ */
+typedef struct ac_image_digester ac_image_digester;
+ac_image_digester *ac_image_digester_new(void);
+void ac_image_digester_free(ac_image_digester *digester);
+void ac_image_digester_add(ac_image_digester *digester, const void *chunk,
+			   size_t len);
+void ac_image_digester_value(const ac_image_digester *digester,
+			     struct ac_digest *out);
+
+/*
  * The digest incrementally, for a caller that keeps the references itself
  * (a guard mirroring a driver's schedules): an ac_digester started from a
  * program's P, to which references are added batch by batch, gives

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fake.h"
@@ -553,6 +554,82 @@ START_TEST(test_unreadable_program)
 }
 END_TEST
 
+/* The chunk mirror.c copies and digests at a time (CREATE_CHUNK). */
+#define CHUNK ((size_t)256 << 10)
+
+/* An image of several chunks, the last one partial, is copied and
+ * digested chunk by chunk (mirror.c copy_image): the program the guard
+ * keeps is the image byte for byte, under ac_image_digest's key (the
+ * same image digested in one pass finds it in the cache), with the
+ * image's seal, and it runs.  The same image running into a page
+ * without access after its first two chunks is unreadable to the guard:
+ * the driver's answer (the fake takes it) and a program the guard
+ * blocks. */
+START_TEST(test_create_in_chunks)
+{
+	fake_setup();
+	struct ag_file *f = ag_file_new();
+	size_t len;
+	uint8_t *image = prog_image_wide(17500, 0x3f800000u, &len);
+	ck_assert_uint_gt(len, 4 * CHUNK);
+	ck_assert_uint_ne(len % CHUNK, 0);
+	struct drm_arena_program_create c = { .image = (uintptr_t)image,
+					       .size = len };
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c), 0);
+	const struct ac_ref run = { 0, 1 };
+	uint32_t s = fake_schedule(f, c.handle, &run, 1, 1);
+	struct ag_sched *sched = ag_sched_lock(f, s);
+	ck_assert_ptr_nonnull(sched);
+	const struct ag_program *p = ag_sched_program(sched);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_null(p->error);
+	ck_assert_uint_eq(p->len, len);
+	ck_assert(memcmp(p->image, image, len) == 0);
+	struct ac_digest want;
+	ac_image_digest(image, len, &want);
+	ck_assert(p->digest.high == want.high && p->digest.low == want.low);
+	struct arena_seal seal;
+	struct arena_seal_value got_seal, want_seal;
+	arena_seal_program(&seal, image, len);
+	arena_seal_value(&seal, &want_seal);
+	arena_seal_value(&p->seal, &got_seal);
+	ck_assert(arena_seal_equal(&got_seal, want_seal.bytes));
+	uint8_t *again = malloc(len);
+	ck_assert_ptr_nonnull(again);
+	memcpy(again, image, len);
+	struct ag_program *found = ag_program_get(again, len);
+	ck_assert_ptr_eq(found, p);
+	ag_program_unref(found);
+	ag_sched_unlock(sched);
+	ck_assert_int_eq(fake_submit(f, s), 0);
+
+	/* Two chunks and 100 bytes readable, the rest on a page without
+	 * access. */
+	long page = sysconf(_SC_PAGESIZE);
+	size_t readable = 2 * CHUNK + 100;
+	size_t span = (readable + (size_t)page - 1) / (size_t)page *
+		      (size_t)page;
+	uint8_t *map = mmap(NULL, span + (size_t)page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(map != MAP_FAILED);
+	ck_assert_int_eq(mprotect(map + span, (size_t)page, PROT_NONE), 0);
+	uint8_t *tail = map + span - readable;
+	memcpy(tail, image, readable);
+	c = (struct drm_arena_program_create){ .image = (uintptr_t)tail,
+					       .size = len };
+	ck_assert_int_eq(fake_call(f, DRM_IOCTL_ARENA_PROGRAM_CREATE, &c), 0);
+	s = fake_schedule(f, c.handle, &run, 1, 1);
+	ck_assert_int_eq(fake_submit(f, s), -EPERM);
+	char *log = slurp(scratch_path("log"));
+	ck_assert_msg(strstr(log, "the guard could not read the image the "
+			     "driver took"), "%s", log);
+	free(log);
+	munmap(map, span + (size_t)page);
+	free(image);
+	ag_file_unref(f);
+}
+END_TEST
+
 #ifndef NDEBUG
 /* "s locked" is asserted (debug builds): a schedule's state read by a
  * thread that does not hold its lock aborts. */
@@ -598,6 +675,7 @@ Suite *suite_unit(void)
 	tcase_add_test(t, test_warn_mode);
 	tcase_add_test(t, test_dump_reproduces);
 	tcase_add_test(t, test_unreadable_program);
+	tcase_add_test(t, test_create_in_chunks);
 #ifndef NDEBUG
 	tcase_add_test_raise_signal(t, test_unlocked_schedule_asserted,
 				    SIGABRT);
