@@ -4,7 +4,7 @@
  * hooks the process around the guard (test_hostile.c).  Each check
  * prints "ok: ..." or "FAIL: ..."; the exit status is 1 if any failed.
  *
- *   seccomp readv|both|enosys|kill|trap|kill-late|kill-pipe2
+ *   seccomp readv|both|enosys|kill|trap|kill-late|kill-pipe2|noclone
  *                a container's seccomp profile first (raw BPF): it
  *                denies process_vm_readv with EPERM (readv), and
  *                process_vm_writev too (both), or both with ENOSYS
@@ -17,6 +17,8 @@
  *                again); or kills the process that makes pipe2 and
  *                allows process_vm_* (kill-pipe2: the guard's pipe for
  *                a bad pointer's EFAULT must not end the process);
+ *                or denies process_vm_* and clone with EPERM (noclone:
+ *                the guard's pipe in the process's own table);
  *                then a certified program from an image on the
  *                stack runs (its argument and output on the heap too), a
  *                failing program and a failing schedule are blocked, bad
@@ -237,6 +239,11 @@ static void cmd_seccomp(const char *variant)
 	if (!strcmp(variant, "kill-pipe2"))
 		deny_calls((const unsigned[]){ __NR_pipe2 }, 1, 0,
 			   SECCOMP_RET_KILL_PROCESS);
+	else if (!strcmp(variant, "noclone"))
+		deny_calls((const unsigned[]){ __NR_process_vm_readv,
+					       __NR_process_vm_writev,
+					       __NR_clone }, 3, EPERM,
+			   SECCOMP_RET_ERRNO);
 	else
 		deny_vm_calls(both, err, action);
 
@@ -379,12 +386,14 @@ static void cmd_fdrace(int ignore_sigpipe)
 	uint32_t good = program(&d, PROG_GOOD);
 	uint32_t s = schedule(&d, good, prog_good_refs, 2);
 	check(cdev_run(&d, s) == 0, "certified schedule runs");
-	float *out = malloc(PROG_FLOATS * sizeof(float));
+	/* 8 KiB: more than a hardware transaction copies, so every read
+	 * goes through the pipe on any CPU. */
+	unsigned char *out = malloc(8192);
 	pthread_t t;
 	pthread_create(&t, NULL, fdrace_placer, &base);
 	long bad = 0;
 	for (int i = 0; i < 200000; i++)
-		if (cdev_read(&d, PROG_OUT, out, PROG_FLOATS * sizeof(float)))
+		if (cdev_read(&d, PROG_BASE, out, 8192))
 			bad++;
 	atomic_store(&fdrace_stop, 1);
 	pthread_join(t, NULL);
@@ -734,7 +743,7 @@ int main(int argc, char **argv)
 		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys|kill|trap|kill-late|kill-pipe2 | nocalls tx|notx | atfork | atfork-storm | forkleak | fdrace [nosigpipe] | fdhook\n");
+			"readv|both|enosys|kill|trap|kill-late|kill-pipe2|noclone | nocalls tx|notx | atfork | atfork-storm | forkleak | fdrace [nosigpipe] | fdhook\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;

@@ -87,12 +87,14 @@ static void assert_two_records(const char *log)
  * stack went through the guard (a guard that remembered "no filter"
  * from them would die); 6 pipe2 kills the process and process_vm_* are
  * allowed: a bad pointer's EFAULT, checked through a pipe, must not end
- * it (the pipe is made by a task of the guard's own, which dies). */
+ * it (the pipe is made by a task of the guard's own, which dies); 7
+ * process_vm_* and clone denied (EPERM): no task can be made, the pipe
+ * is made in the process's own table. */
 START_TEST(test_seccomp)
 {
 	static const char *const variant[] = { "readv", "both", "enosys",
 					       "kill", "trap", "kill-late",
-					       "kill-pipe2" };
+					       "kill-pipe2", "noclone" };
 	struct run r;
 	hostile(&r, (const char *[]){ "seccomp", variant[_i], NULL });
 	char *log = slurp(scratch_path("guard.log"));
@@ -164,7 +166,7 @@ Suite *suite_hostile(void)
 	TCase *t = tcase_create("hostile");
 	tcase_set_timeout(t, 60);
 	tcase_add_checked_fixture(t, NULL, teardown);
-	tcase_add_loop_test(t, test_seccomp, 0, 7);
+	tcase_add_loop_test(t, test_seccomp, 0, 8);
 	tcase_add_test(t, test_nocalls);
 	tcase_add_test(t, test_atfork);
 	tcase_add_test(t, test_forkleak);
