@@ -88,8 +88,8 @@ static void assert_two_records(const char *log)
  * from them would die); 6 pipe2 kills the process and process_vm_* are
  * allowed: a bad pointer's EFAULT, checked through a pipe, must not end
  * it (the pipe is made by a task of the guard's own, which dies); 7
- * process_vm_* and clone denied (EPERM): no task can be made, the pipe
- * is made in the process's own table. */
+ * process_vm_* and clone with CLONE_VFORK denied (EPERM): no task can
+ * be made, the pipe is made in the process's own table. */
 START_TEST(test_seccomp)
 {
 	static const char *const variant[] = { "readv", "both", "enosys",
