@@ -89,18 +89,32 @@
 
 /* ---- seccomp ---- */
 
+/* A filter's start: other architectures' calls are allowed; then the
+ * call's number is loaded. */
+#define FILTER_PROLOGUE \
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, \
+		 offsetof(struct seccomp_data, arch)), \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_HERE, 1, 0), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), \
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+
+/* The filter code[0..len) on every later call of this process. */
+static void install_filter(struct sock_filter *code, unsigned short len)
+{
+	struct sock_fprog prog = { len, code };
+	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
+	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+}
+
 /* The calls nr[0..n) (at most 3) answer -err, or with action
  * (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP) when it is not
  * SECCOMP_RET_ERRNO; every other call is allowed. */
 static void deny_calls(const unsigned nr[], int n, int err, unsigned action)
 {
 	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_HERE, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
+		FILTER_PROLOGUE,
 		/* nr[0], nr[1], nr[2] (the last one again for fewer) */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[0], 3, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[n > 1 ? 1 : 0], 2, 0),
@@ -111,11 +125,7 @@ static void deny_calls(const unsigned nr[], int n, int err, unsigned action)
 			 ? action
 			 : SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
 	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
-	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
-	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+	install_filter(code, sizeof(code) / sizeof(code[0]));
 }
 
 /* process_vm_readv (and process_vm_writev when both) answer -err, or
@@ -146,12 +156,7 @@ static void deny_vm_calls(int both, int err, unsigned action)
 static void deny_vm_and_vfork(void)
 {
 	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_HERE, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
+		FILTER_PROLOGUE,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 5, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 4,
 			 0),
@@ -163,11 +168,7 @@ static void deny_vm_and_vfork(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
-	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
-	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+	install_filter(code, sizeof(code) / sizeof(code[0]));
 	/* Its own memory (no CLONE_VM), so a child made anyway just exits. */
 	errno = 0;
 	long pid = syscall(SYS_clone, (long)(CLONE_VFORK | SIGCHLD), 0L, 0L,
