@@ -41,6 +41,16 @@
  *    learnt once per process, per direction (see vm_denied); a filter
  *    that would kill the caller instead is tried in a child process
  *    first (see vm_tried).
+ *
+ *  - The pipe is made and used by a task of our own that shares our
+ *    memory but not our descriptor table (clone(CLONE_VM | CLONE_VFORK)
+ *    without CLONE_FILES, see copy_in_task): its descriptors are never
+ *    the application's numbers, which another thread may dup2() onto,
+ *    close or fork with meanwhile, and a filter that kills pipe2 kills
+ *    only that task (the copy gets EFAULT).  Where no such task can be
+ *    made (clone refused, RLIMIT_NPROC; other architectures than
+ *    x86-64), the pipe is made in our own table as a last resort
+ *    (copy_by_own_pipe), where that race remains.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -372,6 +382,34 @@ static void transaction_missed(size_t len, int rc)
 		atomic_store_explicit(&tx_state, 2, memory_order_relaxed);
 }
 
+/* ---- system calls that touch no errno ---- */
+
+/* The call's value, or -errno; errno (in TLS) untouched on x86-64, so
+ * that the pipe's task (pipe_task), which shares the calling thread's
+ * TLS, may make them. */
+__attribute__((always_inline, no_sanitize("address", "thread", "undefined")))
+static inline long sys4(long n, long a, long b, long c, long d)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	long ret;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	long ret = syscall(n, a, b, c, d);
+	return ret < 0 ? -errno : ret;
+#endif
+}
+
+__attribute__((always_inline, no_sanitize("address", "thread", "undefined")))
+static inline long sys3(long n, long a, long b, long c)
+{
+	return sys4(n, a, b, c, 0);
+}
+
 /* ---- where process_vm_readv/writev are denied: a pipe ---- */
 
 /*
@@ -539,13 +577,50 @@ static int open_pipe(int p[2], struct inflight *in)
 	return rc;
 }
 
-/* [remote, remote + len) through a fresh pipe: write() of the source,
- * read() into the destination, a pipe's capacity at a time.  0,
- * -EFAULT at the first page that cannot be read (or written), or the
- * errno of a pipe that cannot be made (denied too: the caller says so).
- * Async-signal-safe, no state shared with other threads or processes.
- */
-static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
+/* `len` bytes from `from` to `to` through the pipe p (empty, non-
+ * blocking): write() of the source into it, as much as it holds (a bad
+ * page stops it there), read() of exactly those into the destination.
+ * 0, -EFAULT at the first page that cannot be read (or written), or
+ * another -errno of the pipe.  Raw system calls only, not instrumented:
+ * the pipe's task (pipe_task) runs it. */
+__attribute__((no_sanitize("address", "thread", "undefined")))
+static int pipe_transfer(const int p[2], char *from, char *to, size_t len)
+{
+	/* A pipe holds a page at least; more is asked only when needed. */
+	long cap = len > 4096 ? sys3(SYS_fcntl, p[0], F_GETPIPE_SZ, 0) : 4096;
+	size_t chunk = cap > 0 ? (size_t)cap : 4096;
+	while (len > 0) {
+		size_t want = len < chunk ? len : chunk;
+		long in;
+		do
+			in = sys3(SYS_write, p[1], (long)from, (long)want);
+		while (in == -EINTR);
+		if (in <= 0)
+			return in == 0 ? -EFAULT : (int)in;
+		for (size_t out = 0; out < (size_t)in;) {
+			long got;
+			do
+				got = sys3(SYS_read, p[0], (long)(to + out),
+					   (long)((size_t)in - out));
+			while (got == -EINTR);
+			if (got <= 0)
+				return got == 0 ? -EFAULT : (int)got;
+			out += (size_t)got;
+		}
+		from += in;
+		to += in;
+		len -= (size_t)in;
+	}
+	return 0;
+}
+
+/* [remote, remote + len) through a pipe of ours in the application's
+ * descriptor table, where no task of our own can be made (see
+ * copy_by_pipe): 0, -EFAULT at the first bad page, or the errno of a
+ * pipe that cannot be made.  Its numbers are the application's too:
+ * another thread's dup2() onto them meanwhile makes this write the
+ * copied bytes into, and close, the application's file. */
+static int copy_by_own_pipe(char *from, char *to, size_t len)
 {
 	int saved = errno;
 	int p[2];
@@ -570,41 +645,7 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 	sigemptyset(&pending);
 	syscall(SYS_rt_sigpending, &pending, _NSIG / 8);
 	int was_pending = sigismember(&pending, SIGPIPE);
-	int cap = (int)syscall(SYS_fcntl, p[0], F_GETPIPE_SZ);
-	size_t chunk = cap > 0 ? (size_t)cap : 4096;
-	char *here = local;
-	char *there = (char *)(uintptr_t)remote;
-	while (rc == 0 && len > 0) {
-		size_t want = len < chunk ? len : chunk;
-		/* In: the source's bytes, as many as fit (a bad page stops
-		 * it there); out: exactly those, to the destination. */
-		ssize_t in = write ? TEMP_FAILURE_RETRY(
-					     (ssize_t)syscall(SYS_write, p[1],
-							      here, want))
-				   : TEMP_FAILURE_RETRY(
-					     (ssize_t)syscall(SYS_write, p[1],
-							      there, want));
-		if (in <= 0) {
-			rc = in == 0 || errno == EFAULT ? -EFAULT : -errno;
-			break;
-		}
-		size_t out = 0;
-		while (out < (size_t)in) {
-			char *to = write ? there + out : here + out;
-			ssize_t got = TEMP_FAILURE_RETRY(
-				(ssize_t)syscall(SYS_read, p[0], to,
-						 (size_t)in - out));
-			if (got <= 0) {
-				rc = got == 0 || errno == EFAULT ? -EFAULT
-								 : -errno;
-				break;
-			}
-			out += (size_t)got;
-		}
-		here += in;
-		there += in;
-		len -= (size_t)in;
-	}
+	rc = pipe_transfer(p, from, to, len);
 	if (rc == -EPIPE && !was_pending) {
 		struct timespec zero = { 0, 0 };
 		syscall(SYS_rt_sigtimedwait, &pipe_sig, NULL, &zero,
@@ -619,6 +660,185 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 		atomic_store(&slot->used, 0);
 	errno = saved;
 	return rc;
+}
+
+/* ---- the pipe in a task of our own ---- */
+
+/*
+ * The pipe is made, used and closed by a task of its own: a raw
+ * clone(CLONE_VM | CLONE_VFORK), without CLONE_FILES, so it shares our
+ * memory (its write() and read() are the driver's copy_from_user and
+ * copy_to_user on the application's pages, with their protections) but
+ * has its own copy of the descriptor table.  The pipe never appears in
+ * the application's table: no thread of the application can close it,
+ * dup2() onto its numbers or see it in a fork, and nothing of the
+ * application's is ever closed or written here.  The calling thread
+ * waits (CLONE_VFORK) until the task has exited, and reaps it (no exit
+ * signal: __WALL; the application's SIGCHLD handler and wait calls
+ * never see it).
+ *
+ * The task runs on a stack in the caller's frame (CHILD_STACK bytes,
+ * the calling thread is stopped meanwhile), with every signal blocked
+ * (it inherits the mask the caller set around clone; SIGSYS from a
+ * filter's SECCOMP_RET_TRAP then ends it), and its own copy of the
+ * signal handlers.  It shares the calling thread's TLS, so it makes raw
+ * system calls only (sys3, no errno) and is not instrumented by the
+ * sanitizers (whose per-thread state it would otherwise use as the
+ * stopped thread's).  It first sets its own RLIMIT_CORE to 0 (rlimits
+ * are per process): a filter that kills its pipe2 must not dump our
+ * memory into a core file.  Its answer is a struct pipe_job in our
+ * memory, `done` last: a task that died before (a filter's
+ * SECCOMP_RET_KILL_PROCESS kills only it, not the application) is an
+ * EFAULT for that copy, and a death by SIGSYS (a filter) is remembered
+ * (child_way): later copies that need the pipe get EFAULT at once.
+ *
+ * x86-64 only (its clone and system calls are written here); elsewhere,
+ * where clone is refused (a filter's errno: remembered) and where it
+ * fails for want of processes (RLIMIT_NPROC, EAGAIN) or memory, the
+ * copy takes the pipe in our own table as before (copy_by_own_pipe).
+ * A copy costs a task's creation and exit (measured in
+ * docs/performance.md), and the descriptor table's copy grows with the
+ * number of descriptors the application holds.
+ */
+#define CHILD_STACK 2048
+#define CHILD_KILLED (-1)
+
+/* 0 while tasks are made; an errno of clone's refusal (the own pipe
+ * since); CHILD_KILLED once a task died of a filter's SIGSYS (EFAULT
+ * since).  Set once, from 0. */
+static _Atomic int child_way;
+
+struct pipe_job {
+	char *from, *to;
+	size_t len;
+	volatile int rc;
+	volatile int done;
+};
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_PIPE_TASK 1
+/*
+ * long usercopy_clone_vm(unsigned long flags, void *stack_top,
+ *                        int (*fn)(void *), void *arg):
+ * clone(flags, stack) with no tids and no TLS; the child calls fn(arg)
+ * on the new stack and exits with its value, never returning here.
+ * The child's pid, or -errno.  (libc's clone is interposed by TSan.)
+ */
+__asm__(".pushsection .text\n"
+	".p2align 4\n"
+	".hidden usercopy_clone_vm\n"
+	".type usercopy_clone_vm, @function\n"
+	"usercopy_clone_vm:\n"
+	"	andq $-16, %rsi\n"
+	"	subq $16, %rsi\n"
+	"	movq %rdx, 0(%rsi)\n"
+	"	movq %rcx, 8(%rsi)\n"
+	"	movl $56, %eax\n"          /* SYS_clone */
+	"	xorl %edx, %edx\n"
+	"	xorl %r10d, %r10d\n"
+	"	xorl %r8d, %r8d\n"
+	"	syscall\n"
+	"	testq %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xorl %ebp, %ebp\n"
+	"	popq %rax\n"
+	"	popq %rdi\n"
+	"	call *%rax\n"
+	"	movl %eax, %edi\n"
+	"	movl $60, %eax\n"          /* SYS_exit */
+	"	syscall\n"
+	"	hlt\n"
+	"1:	ret\n"
+	".size usercopy_clone_vm, .-usercopy_clone_vm\n"
+	".popsection\n");
+long usercopy_clone_vm(unsigned long flags, void *stack_top,
+		       int (*fn)(void *), void *arg);
+
+/* Runs in the task: see above.  Returns 0 (its exit status). */
+__attribute__((noinline, no_sanitize("address", "thread", "undefined")))
+static int pipe_task(void *arg)
+{
+	struct pipe_job *job = arg;
+	struct rlimit none = { 0, 0 };
+	sys4(SYS_prlimit64, 0, RLIMIT_CORE, (long)&none, 0);
+	int p[2];
+	int rc = (int)sys3(SYS_pipe2, (long)p, O_CLOEXEC | O_NONBLOCK, 0);
+	if (rc == 0)
+		rc = pipe_transfer(p, job->from, job->to, job->len);
+	job->rc = rc;
+	job->done = 1;
+	return 0;
+}
+
+/* 1 when a task ran the copy (*rc its answer: 0, -EFAULT, or the errno
+ * of its pipe2), 0 when none could be made (*rc the errno of clone). */
+static int copy_in_task(struct pipe_job *job, int *rc)
+{
+	_Alignas(16) unsigned char stack[CHILD_STACK];
+	int saved = errno;
+	sigset_t all, old;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
+	long pid = usercopy_clone_vm(CLONE_VM | CLONE_VFORK,
+				     stack + sizeof(stack), pipe_task, job);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	if (pid < 0) {
+		*rc = (int)pid;
+		errno = saved;
+		return 0;
+	}
+	int st = 0;
+	long w;
+	do
+		w = syscall(SYS_wait4, pid, &st, __WALL, NULL);
+	while (w < 0 && errno == EINTR);
+	errno = saved;
+	if (job->done) {
+		*rc = job->rc;
+		return 1;
+	}
+	/* Died before its answer: a filter (SIGSYS) for good; anything
+	 * else (a SIGKILL, or reaped by the application's __WALL wait, so
+	 * unknown) for this copy. */
+	int none = 0;
+	if (w == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+		atomic_compare_exchange_strong(&child_way, &none,
+					       CHILD_KILLED);
+	*rc = -EFAULT;
+	return 1;
+}
+#else
+#define HAVE_PIPE_TASK 0
+static int copy_in_task(struct pipe_job *job, int *rc)
+{
+	(void)job;
+	*rc = -ENOSYS;
+	return 0;
+}
+#endif
+
+/* [remote, remote + len) through a pipe made for this copy: write() of
+ * the source into it, read() into the destination.  0, -EFAULT at the
+ * first page that cannot be read (or written), or the errno of a pipe
+ * that cannot be made (denied too: the caller says so).
+ * Async-signal-safe. */
+static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
+{
+	char *there = (char *)(uintptr_t)remote;
+	struct pipe_job job = { write ? local : there, write ? there : local,
+				len, 0, 0 };
+	int way = atomic_load_explicit(&child_way, memory_order_relaxed);
+	if (way == CHILD_KILLED)
+		return -EFAULT;
+	int rc;
+	if (way == 0 && HAVE_PIPE_TASK) {
+		if (copy_in_task(&job, &rc))
+			return rc;
+		int none = 0;
+		if (rc != -EAGAIN && rc != -ENOMEM)
+			atomic_compare_exchange_strong(&child_way, &none, -rc);
+	}
+	return copy_by_own_pipe(job.from, job.to, len);
 }
 
 /* ---- a filter that kills: tried in a child first ---- */

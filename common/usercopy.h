@@ -5,7 +5,9 @@
  * process (the simulated device, the guard).  A bad pointer gives -EFAULT,
  * as copy_from_user() does in a driver, instead of a SIGSEGV in the host.
  * Both work where a seccomp profile denies process_vm_readv/writev (a
- * pipe instead; -EFAULT also when pipe2 is denied as well).  Up to a
+ * pipe instead, made by a task of their own that shares the memory but
+ * not the descriptor table; -EFAULT also when pipe2 is denied or kills
+ * as well).  Up to a
  * page off the calling thread's stack, a CPU with hardware transactions
  * (x86 RTM) copies with no system call.
  * Async-signal-safe after a thread's first call.
@@ -34,7 +36,8 @@ void usercopy_set_transactions(int on);
  * module's locks) waits for the pipes of copies in flight to be
  * recorded; parent reopens; the child's closes the pipes of copies
  * other threads had in flight, which it inherited and nothing else
- * would close. */
+ * would close.  Only pipes in the process's own descriptor table need
+ * them: those of copies where no task of their own could be made. */
 void usercopy_fork_prepare(void);
 void usercopy_fork_parent(void);
 void usercopy_forked(void);

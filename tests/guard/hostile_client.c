@@ -4,7 +4,7 @@
  * hooks the process around the guard (test_hostile.c).  Each check
  * prints "ok: ..." or "FAIL: ..."; the exit status is 1 if any failed.
  *
- *   seccomp readv|both|enosys|kill|trap|kill-late
+ *   seccomp readv|both|enosys|kill|trap|kill-late|kill-pipe2|noclone
  *                a container's seccomp profile first (raw BPF): it
  *                denies process_vm_readv with EPERM (readv), and
  *                process_vm_writev too (both), or both with ENOSYS
@@ -14,7 +14,13 @@
  *                or kills, installed only after copies off the stack
  *                went through the guard (kill-late: a filter that
  *                comes after the guard first asked finds it asking
- *                again); then a certified program from an image on the
+ *                again); or kills the process that makes pipe2 and
+ *                allows process_vm_* (kill-pipe2: the guard's pipe for
+ *                a bad pointer's EFAULT must not end the process);
+ *                or denies process_vm_* and clone with CLONE_VFORK
+ *                with EPERM (noclone: the guard's pipe in the process's
+ *                own table);
+ *                then a certified program from an image on the
  *                stack runs (its argument and output on the heap too), a
  *                failing program and a failing schedule are blocked, bad
  *                pointers get EFAULT
@@ -32,13 +38,20 @@
  *                destroy; two threads fork at once (not in the suite)
  *   fdrace [nosigpipe]
  *                process_vm_* denied, a thread dup2()s its file onto the
- *                pipe's numbers (repro/pipe_fd_race.sh; fails)
+ *                pipe's numbers (repro/pipe_fd_race.sh)
+ *   fdhook       the same, deterministic: every descriptor the guard
+ *                makes by syscall() (this program's, below) while the
+ *                reads run gets the application's file dup2()ed onto
+ *                its number before the guard uses it, as another thread
+ *                may: the guard must neither write into that file nor
+ *                close it, and every read is served
  *   atfork       libguard-atfork.so (linked: its constructor runs before
  *                the guard's) submits in its fork handlers; the process
  *                forks: fork returns, the handlers' certified submits
  *                run, the failing one is blocked, the child works
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -49,7 +62,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -74,18 +89,32 @@
 
 /* ---- seccomp ---- */
 
+/* A filter's start: other architectures' calls are allowed; then the
+ * call's number is loaded. */
+#define FILTER_PROLOGUE \
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, \
+		 offsetof(struct seccomp_data, arch)), \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_HERE, 1, 0), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), \
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+
+/* The filter code[0..len) on every later call of this process. */
+static void install_filter(struct sock_filter *code, unsigned short len)
+{
+	struct sock_fprog prog = { len, code };
+	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
+	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+}
+
 /* The calls nr[0..n) (at most 3) answer -err, or with action
  * (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP) when it is not
  * SECCOMP_RET_ERRNO; every other call is allowed. */
 static void deny_calls(const unsigned nr[], int n, int err, unsigned action)
 {
 	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_HERE, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
+		FILTER_PROLOGUE,
 		/* nr[0], nr[1], nr[2] (the last one again for fewer) */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[0], 3, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr[n > 1 ? 1 : 0], 2, 0),
@@ -96,11 +125,7 @@ static void deny_calls(const unsigned nr[], int n, int err, unsigned action)
 			 ? action
 			 : SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
 	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
-	int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	check(rc == 0, "no_new_privs: %s", rc ? strerror(errno) : "set");
-	rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-	check(rc == 0, "seccomp filter: %s", rc ? strerror(errno) : "set");
+	install_filter(code, sizeof(code) / sizeof(code[0]));
 }
 
 /* process_vm_readv (and process_vm_writev when both) answer -err, or
@@ -123,6 +148,37 @@ static void deny_vm_calls(int both, int err, unsigned action)
 	check(both ? w < 0 && errno == err : w == 1,
 	      "process_vm_writev %s: %s", both ? "denied" : "allowed",
 	      strerror(errno));
+}
+
+/* process_vm_readv/writev, and a clone with CLONE_VFORK (the guard's
+ * pipe task, as vfork and posix_spawn), answer EPERM; other clones (a
+ * thread, a fork, the sanitizers' own) are allowed. */
+static void deny_vm_and_vfork(void)
+{
+	struct sock_filter code[] = {
+		FILTER_PROLOGUE,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 4,
+			 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 2),
+		/* clone's flags: the low word of args[0] (little-endian) */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_VFORK, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	install_filter(code, sizeof(code) / sizeof(code[0]));
+	/* Its own memory (no CLONE_VM), so a child made anyway just exits. */
+	errno = 0;
+	long pid = syscall(SYS_clone, (long)(CLONE_VFORK | SIGCHLD), 0L, 0L,
+			   0L, 0L);
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid((pid_t)pid, NULL, 0);
+	check(pid < 0 && errno == EPERM, "clone(CLONE_VFORK) denied: %s",
+	      pid < 0 ? strerror(errno) : "made");
 }
 
 /* A create from each bad place: nothing mapped, a page without access,
@@ -223,7 +279,13 @@ static void cmd_seccomp(const char *variant)
 						     : SECCOMP_RET_ERRNO;
 	if (late)
 		copies_before_filter();
-	deny_vm_calls(both, err, action);
+	if (!strcmp(variant, "kill-pipe2"))
+		deny_calls((const unsigned[]){ __NR_pipe2 }, 1, 0,
+			   SECCOMP_RET_KILL_PROCESS);
+	else if (!strcmp(variant, "noclone"))
+		deny_vm_and_vfork();
+	else
+		deny_vm_calls(both, err, action);
 
 	struct cdev d;
 	open_or_exit(&d, CP_IOCTL);
@@ -364,12 +426,14 @@ static void cmd_fdrace(int ignore_sigpipe)
 	uint32_t good = program(&d, PROG_GOOD);
 	uint32_t s = schedule(&d, good, prog_good_refs, 2);
 	check(cdev_run(&d, s) == 0, "certified schedule runs");
-	float *out = malloc(PROG_FLOATS * sizeof(float));
+	/* 8 KiB: more than a hardware transaction copies, so every read
+	 * goes through the pipe on any CPU. */
+	unsigned char *out = malloc(8192);
 	pthread_t t;
 	pthread_create(&t, NULL, fdrace_placer, &base);
 	long bad = 0;
 	for (int i = 0; i < 200000; i++)
-		if (cdev_read(&d, PROG_OUT, out, PROG_FLOATS * sizeof(float)))
+		if (cdev_read(&d, PROG_BASE, out, 8192))
 			bad++;
 	atomic_store(&fdrace_stop, 1);
 	pthread_join(t, NULL);
@@ -379,6 +443,105 @@ static void cmd_fdrace(int ignore_sigpipe)
 	check(st.st_size == 0, "bytes the guard wrote into our file: %lld",
 	      (long long)st.st_size);
 	printf("info: %ld of 200000 reads failed\n", bad);
+	cdev_close(&d);
+}
+
+/* ---- fdhook ---- */
+
+/*
+ * libc's syscall(), interposed (an executable's definition comes first):
+ * the guard and the simulator make their pipe and move it with it.
+ * While armed (fdhook_file >= 0), a descriptor that pipe2 or an
+ * F_DUPFD/F_DUPFD_CLOEXEC returns has the application's file dup2()ed
+ * onto its number right after the call, as another thread of the
+ * application may do at that moment (it owns the numbering); each such
+ * number is recorded, to be checked afterwards.
+ */
+static atomic_int fdhook_file = -1;
+static atomic_int fdhook_placed[64];
+static atomic_int fdhook_count;
+
+static void fdhook_place(int fd)
+{
+	int file = atomic_load(&fdhook_file);
+	if (file < 0 || fd < 0 || fd == file || dup2(file, fd) != fd)
+		return;
+	int i = atomic_fetch_add(&fdhook_count, 1);
+	if (i < 64)
+		atomic_store(&fdhook_placed[i], fd);
+}
+
+long syscall(long number, ...)
+{
+	static long (*real)(long, ...);
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	va_list ap;
+	va_start(ap, number);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	long rc = real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (rc >= 0 && atomic_load(&fdhook_file) >= 0) {
+		int saved = errno;
+		if (number == SYS_pipe2) {
+			int *p = (int *)(uintptr_t)a[0];
+			fdhook_place(p[0]);
+			fdhook_place(p[1]);
+		} else if (number == SYS_fcntl &&
+			   (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC)) {
+			fdhook_place((int)rc);
+		}
+		errno = saved;
+	}
+	return rc;
+}
+
+/* process_vm_* denied (the copies need a pipe), 8 KiB of the device's
+ * memory read into the heap 200 times (more than a page: never by a
+ * hardware transaction). */
+static void cmd_fdhook(void)
+{
+	deny_vm_calls(1, EPERM, SECCOMP_RET_ERRNO);
+	char path[] = "/tmp/guard-fdhook-XXXXXX";
+	int file = mkstemp(path);
+	check(file >= 0, "scratch file");
+	unlink(path);
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	cdev_zero(&d);
+	size_t len = 8192;
+	unsigned char *buf = malloc(len);
+	atomic_store(&fdhook_file, file);
+	int bad = 0;
+	for (int i = 0; i < 200; i++) {
+		memset(buf, 0xee, len);
+		int rc = cdev_read(&d, PROG_BASE, buf, len);
+		int zero = rc == 0;
+		for (size_t k = 0; zero && k < len; k++)
+			zero = buf[k] == 0;
+		if (!zero)
+			bad++;
+	}
+	atomic_store(&fdhook_file, -1);
+	check(bad == 0, "reads of 8 KiB into the heap that failed or read "
+	      "wrong bytes: %d of 200", bad);
+	int placed = atomic_load(&fdhook_count);
+	struct stat mine, there;
+	fstat(file, &mine);
+	int lost = 0;
+	for (int i = 0; i < placed && i < 64; i++) {
+		int fd = atomic_load(&fdhook_placed[i]);
+		if (fstat(fd, &there) != 0 || there.st_ino != mine.st_ino ||
+		    there.st_dev != mine.st_dev)
+			lost++;
+	}
+	check(lost == 0, "our file placed at the guard's descriptor numbers "
+	      "%d times, closed or replaced under us %d times", placed, lost);
+	check(mine.st_size == 0, "bytes the guard wrote into our file: %lld",
+	      (long long)mine.st_size);
+	free(buf);
 	cdev_close(&d);
 }
 
@@ -614,11 +777,13 @@ int main(int argc, char **argv)
 		cmd_forkleak();
 	else if (argc == 2 && !strcmp(argv[1], "atfork-storm"))
 		cmd_atfork_storm();
+	else if (argc == 2 && !strcmp(argv[1], "fdhook"))
+		cmd_fdhook();
 	else if (argc >= 2 && !strcmp(argv[1], "fdrace"))
 		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys|kill|trap|kill-late | nocalls tx|notx | atfork | atfork-storm | forkleak | fdrace [nosigpipe]\n");
+			"readv|both|enosys|kill|trap|kill-late|kill-pipe2|noclone | nocalls tx|notx | atfork | atfork-storm | forkleak | fdrace [nosigpipe] | fdhook\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;

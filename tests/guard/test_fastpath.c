@@ -331,7 +331,7 @@ START_TEST(test_copy_racing_unmap)
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, flip_page, &f), 0);
 	long ok = 0, fault = 0;
-	for (int i = 0; i < 20000; i++) {
+	for (int i = 0; i < 4000; i++) {
 		unsigned char buf[56];
 		memset(buf, 0, sizeof(buf));
 		int rc = copy_from_user(buf, (uintptr_t)(f.at + 8), sizeof(buf));

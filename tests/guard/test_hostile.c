@@ -15,6 +15,10 @@
  *             fork returns, their requests are decided as usual
  *   forkleak  a fork while another thread copies through the pipe: the
  *             child does not inherit the pipe
+ *   fdhook    process_vm_* denied, the application's file dup2()ed onto
+ *             every descriptor the guard makes, right after it is made:
+ *             the guard's pipe is never in the application's table, so
+ *             nothing of the application's is written or closed
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -81,11 +85,16 @@ static void assert_two_records(const char *log)
  * the guard must not die of them either (usercopy.c tries them in a
  * child first); 5 both kill, the filter installed after copies off the
  * stack went through the guard (a guard that remembered "no filter"
- * from them would die). */
+ * from them would die); 6 pipe2 kills the process and process_vm_* are
+ * allowed: a bad pointer's EFAULT, checked through a pipe, must not end
+ * it (the pipe is made by a task of the guard's own, which dies); 7
+ * process_vm_* and clone with CLONE_VFORK denied (EPERM): no task can
+ * be made, the pipe is made in the process's own table. */
 START_TEST(test_seccomp)
 {
 	static const char *const variant[] = { "readv", "both", "enosys",
-					       "kill", "trap", "kill-late" };
+					       "kill", "trap", "kill-late",
+					       "kill-pipe2", "noclone" };
 	struct run r;
 	hostile(&r, (const char *[]){ "seccomp", variant[_i], NULL });
 	char *log = slurp(scratch_path("guard.log"));
@@ -119,6 +128,19 @@ START_TEST(test_forkleak)
 }
 END_TEST
 
+/* process_vm_* denied, 200 reads of 8 KiB into the heap, each through
+ * a pipe; the application's file dup2()ed onto every descriptor number
+ * the guard (or the simulator) makes, right after it was made (the
+ * deterministic form of tests/guard/repro/pipe_fd_race.sh): every read
+ * is served, the file is never written, and stays at those numbers. */
+START_TEST(test_fdhook)
+{
+	struct run r;
+	hostile(&r, (const char *[]){ "fdhook", NULL });
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(test_atfork)
 {
 	struct run r;
@@ -144,10 +166,11 @@ Suite *suite_hostile(void)
 	TCase *t = tcase_create("hostile");
 	tcase_set_timeout(t, 60);
 	tcase_add_checked_fixture(t, NULL, teardown);
-	tcase_add_loop_test(t, test_seccomp, 0, 6);
+	tcase_add_loop_test(t, test_seccomp, 0, 8);
 	tcase_add_test(t, test_nocalls);
 	tcase_add_test(t, test_atfork);
 	tcase_add_test(t, test_forkleak);
+	tcase_add_test(t, test_fdhook);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -9,8 +9,9 @@
 #   tests/guard/repro/pipe_fd_race.sh BUILD_DIR
 #
 # guard-hostile-client fdrace denies process_vm_readv/writev (EPERM, as
-# test_seccomp), then one thread reads the device's output into the heap
-# 200,000 times (each read a copy through a fresh pipe) while another
+# test_seccomp), then one thread reads 8 KiB of the device's memory into
+# the heap 200,000 times (each read a copy through a fresh pipe; more
+# than a hardware transaction copies) while another
 # thread dup2()s its own scratch file onto the numbers where the pipe's
 # ends land (half the descriptor limit, or 1000, and the next), checks
 # that the descriptor is still its file, and closes it.  Seen:
@@ -30,6 +31,14 @@
 # The same holds in the short window where pipe2's ends still have the
 # lowest free numbers (before F_DUPFD_CLOEXEC moves them): a daemon that
 # closed 0-2 and dup2()s /dev/null onto them from another thread.
+#
+# Fixed (common/usercopy.c): the pipe is made by a task of the guard's
+# own, which shares the memory but not the descriptor table, so it is
+# never at the application's numbers; test_hostile.c test_fdhook is the
+# deterministic form (the application's file dup2()ed onto every
+# descriptor the guard makes), and fails at 2fc1b58.  Where no such task
+# can be made (clone refused), the pipe is in the application's table
+# again and so is this race.
 #
 # Exit status 1 (and "FAIL") while either happens; 0 when both variants
 # end with every check ok.
