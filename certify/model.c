@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Ownership of reader-built models, format dispatch and error text. */
+/* Ownership of reader-built models and error text (the format dispatch
+ * is format.c's). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,18 +142,3 @@ int aci_model_is_image(const void *data, size_t len)
 	       memcmp(data, AC_IMAGE_MAGIC, AC_IMAGE_MAGIC_LEN) == 0;
 }
 
-int ac_model_read(const void *data, size_t len, struct ac_model **out,
-		  struct ac_error *err)
-{
-	if (aci_model_is_image(data, len))
-		return ac_model_read_image(data, len, out, err);
-	return ac_model_read_json(data, len, out, err);
-}
-
-int ac_model_view(const void *data, size_t len, struct ac_model **out,
-		  struct ac_error *err)
-{
-	if (aci_model_is_image(data, len))
-		return ac_model_view_image(data, len, out, err);
-	return ac_model_read_json(data, len, out, err);
-}

@@ -953,20 +953,6 @@ ac_program *ac_program_view_image(const void *image, size_t len,
 	return program_new(*model, opt, &sums, err);
 }
 
-ac_program *ac_program_view(const void *data, size_t len,
-			    const struct ac_options *opt,
-			    struct ac_model **model, struct ac_error *err)
-{
-	assert(model);
-	if (aci_model_is_image(data, len))
-		return ac_program_view_image(data, len, opt, model, err);
-	if (ac_model_read_json(data, len, model, err) != 0) {
-		*model = NULL;
-		return NULL;
-	}
-	return program_new(*model, opt, NULL, err);
-}
-
 void ac_program_free(ac_program *p)
 {
 	if (!p)

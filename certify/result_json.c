@@ -2,9 +2,10 @@
 /*
  * result_json.c - a certification's result as JSON: the object
  * `arena-certify --json` prints for a file (shared/spec/program-json.md,
- * docs/arena-certify.1), and ac_certify_json and ac_certify_model_json,
- * the one-shot entry points that bindings (python/arenacert) call with the
- * input's bytes or a model they built (arenaguard/builder.h).  Written
+ * docs/arena-certify.1), and ac_certify_model_json, the one-shot entry
+ * point that bindings (python/arenacert) call with a model they built
+ * (arenaguard/builder.h); ac_certify_json, which takes the input's bytes,
+ * is format.c's.  Written
  * with json_out.h, libarenacert's own writer, never jansson: the guard
  * writes its records with these, in processes whose jansson may have an
  * allocator of the application's.
@@ -278,17 +279,5 @@ done:
 	free(adv);
 	ac_schedule_free(schedule);
 	ac_program_free(program);
-	return line;
-}
-
-char *ac_certify_json(const void *data, size_t len, size_t *out_len,
-		      struct ac_error *err)
-{
-	struct ac_model *model = NULL;
-	/* the model may point into data, which outlives it here */
-	if (ac_model_view(data, len, &model, err) != 0)
-		return NULL;
-	char *line = ac_certify_model_json(model, out_len, err);
-	ac_model_free(model);
 	return line;
 }

@@ -187,7 +187,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-	ag_process_mark();
+	ag_process_forked();
 	if (fork_unlocked) {
 		/* No lock to release, no other thread's work to clear: the
 		 * child is marked, and opens its own outputs. */

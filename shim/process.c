@@ -110,6 +110,32 @@ void ag_process_mark(void)
 	atomic_store(&own_pid, (pid_t)syscall(SYS_getpid));
 }
 
+void ag_process_forked(void)
+{
+	int saved = errno;
+	pid_t own = atomic_load(&own_pid);
+	/* getppid(2) is 0 where the parent is outside this process's pid
+	 * namespace: always so in a namespace other than the forker's
+	 * (the forker's pid_for_children after unshare(CLONE_NEWPID) or
+	 * setns(2), which can only be one below its own, where it is not
+	 * seen), or once the parent is gone to a reaper above.  Nonzero
+	 * and the marked pid: the forker, seen in this namespace under the
+	 * number marked in its own, is the marked process in that same
+	 * namespace, whose own_pidns this copy holds.  (The one other way,
+	 * a process sharing the guard's memory that forks, in another pid
+	 * namespace under the marked number: vfork and posix_spawn children
+	 * exec or exit, and a clone(CLONE_VM) child beside its parent is not
+	 * supported, Threads and fork.)  Otherwise the namespace is asked. */
+	if (own != 0 && (pid_t)syscall(SYS_getppid) == own) {
+		witness_set();
+		errno = saved;
+		atomic_store(&own_pid, (pid_t)syscall(SYS_getpid));
+		return;
+	}
+	errno = saved;
+	ag_process_mark();
+}
+
 int ag_process_shares_fds(void)
 {
 	pid_t self = (pid_t)syscall(SYS_getpid);

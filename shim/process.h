@@ -9,6 +9,14 @@
  * a fork()'s child from its atfork handler). */
 void ag_process_mark(void);
 /*
+ * The same in a fork()'s child, from its atfork handler: the pid
+ * namespace is not asked again (a stat of /proc/self/ns/pid, which makes
+ * the new pid's proc inodes) when the child's parent is the marked
+ * process in the child's own namespace (one getppid(2)); otherwise as
+ * ag_process_mark.
+ */
+void ag_process_forked(void);
+/*
  * Whether a close or dup made now acts on the fd table the guard keeps
  * state for: 1 in the guard's process (any thread), and in a child that
  * shares its memory and its fd table (clone(CLONE_VM|CLONE_FILES)); 0

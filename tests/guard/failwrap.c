@@ -3,7 +3,8 @@
  * Linked into libarenaguard-failalloc.so only, with ld's --wrap for each
  * function below: every call the guard's objects (and the libarenacert
  * linked into them) make to an allocating function comes here first,
- * and fails with ENOMEM when failalloc_fails() says so.  The shipped
+ * and fails with ENOMEM when failalloc_fails() says so (xxhash's state,
+ * compiled inline, comes from the wrapped malloc).  The shipped
  * libarenaguard.so has none of this.
  */
 #define _GNU_SOURCE
@@ -13,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
-
 #include "failalloc.h"
 
 void *__real_malloc(size_t size);
@@ -23,14 +21,12 @@ void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 char *__real_strdup(const char *s);
 int __real_vasprintf(char **out, const char *fmt, va_list ap);
-XXH3_state_t *__real_XXH3_createState(void);
 
 void *__wrap_malloc(size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 char *__wrap_strdup(const char *s);
 int __wrap_vasprintf(char **out, const char *fmt, va_list ap);
-XXH3_state_t *__wrap_XXH3_createState(void);
 
 static int fails(void)
 {
@@ -63,9 +59,4 @@ char *__wrap_strdup(const char *s)
 int __wrap_vasprintf(char **out, const char *fmt, va_list ap)
 {
 	return fails() ? -1 : __real_vasprintf(out, fmt, ap);
-}
-
-XXH3_state_t *__wrap_XXH3_createState(void)
-{
-	return fails() ? NULL : __real_XXH3_createState();
 }

@@ -4,11 +4,12 @@
  * request filter, handle maps, the environment, the digest (it must be
  * libarenacert's), the verdict cache's byte comparison, the fd table,
  * records and dumps, and the mirror against a fake driver (laziness: a
- * rebuilt schedule costs a lookup).
+ * rebuilt schedule costs a lookup), and the mark of a fork's child.
  */
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "fake.h"
 #include "attach.h"
@@ -29,6 +32,7 @@
 #include "load.h"
 #include "mirror.h"
 #include "options.h"
+#include "process.h"
 #include "stats.h"
 #include "util.h"
 #include "progs.h"
@@ -650,6 +654,66 @@ START_TEST(test_unlocked_schedule_asserted)
 END_TEST
 #endif
 
+/* The stats of /proc/self/ns/pid this process made (process.c's one way
+ * to ask its pid namespace): guard-tests is linked with --wrap=stat64,
+ * the symbol stat is with the build's 64-bit file offsets. */
+static unsigned int pidns_stats;
+
+int __real_stat64(const char *path, struct stat *st);
+int __wrap_stat64(const char *path, struct stat *st);
+int __wrap_stat64(const char *path, struct stat *st)
+{
+	if (strcmp(path, "/proc/self/ns/pid") == 0)
+		pidns_stats++;
+	return __real_stat64(path, st);
+}
+
+/* In the child of a fork (a new pid namespace's first when `newpid`),
+ * marked by the atfork handler's call: 0 if it asked its namespace
+ * exactly when it had to (not when its parent is the marked process in
+ * its own namespace; when it is in another) and is then its own guard's
+ * process, 1 if not, 2 if the namespace could not be made. */
+static int forked_child(int newpid)
+{
+	ag_process_mark();
+	if (newpid && unshare(CLONE_NEWPID) != 0)
+		return 2;
+	pid_t c = fork();
+	if (c == 0) {
+		unsigned int before = pidns_stats;
+		ag_process_forked();
+		int asked = pidns_stats != before;
+		_exit(asked == newpid && ag_process_shares_fds() == 1 ? 0 : 1);
+	}
+	int status = 0;
+	if (c < 0 || waitpid(c, &status, 0) != c || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
+/* A fork's child asks the kernel for its pid namespace only when it may
+ * be another than its marked parent's (issue 32: the stat of
+ * /proc/self/ns/pid made the new pid's proc inodes at every fork, about
+ * 2 % of a guarded fork + exit); after unshare(CLONE_NEWPID) it does,
+ * and is its own process (a namespace taken for the parent's would make
+ * it a stranger to its own guard state).  The namespace is made in a
+ * child of the test, whose later forks it would change. */
+START_TEST(test_fork_child_pidns)
+{
+	ck_assert_int_eq(forked_child(0), 0);
+	pid_t c = fork();
+	ck_assert_int_ge(c, 0);
+	if (c == 0)
+		_exit(forked_child(1));
+	int status = 0;
+	ck_assert_int_eq(waitpid(c, &status, 0), c);
+	ck_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 2 && geteuid() != 0)
+		return;   /* no CAP_SYS_ADMIN: no namespace to make */
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -676,6 +740,7 @@ Suite *suite_unit(void)
 	tcase_add_test(t, test_dump_reproduces);
 	tcase_add_test(t, test_unreadable_program);
 	tcase_add_test(t, test_create_in_chunks);
+	tcase_add_test(t, test_fork_child_pidns);
 #ifndef NDEBUG
 	tcase_add_test_raise_signal(t, test_unlocked_schedule_asserted,
 				    SIGABRT);
