@@ -217,9 +217,12 @@ int aci_image_check(const struct ac_model *m, const struct launch_sums *s,
 /*
  * image_read.c: ac_model_view_image, and the launch table's sums the
  * reader found as it checked the table (what aci_model_check_structure would
- * find for the model returned), into *sums.
+ * find for the model returned), into *sums.  opt (NULL: serial): the
+ * launch table is read on aci_threads_for(opt, ...) threads, with the
+ * serial result and error.
  */
-int aci_image_view(const void *image, size_t len, struct ac_model **out,
+int aci_image_view(const void *image, size_t len,
+		   const struct ac_options *opt, struct ac_model **out,
 		   struct launch_sums *sums, struct ac_error *err);
 
 #endif

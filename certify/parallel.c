@@ -14,6 +14,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include <arenaguard/certify.h>
+
 #include "parallel.h"
 
 struct chunk_run {
@@ -66,4 +68,17 @@ int aci_run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx)
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	return atomic_load(&run.failed) ? -1 : 0;
+}
+
+#define MAX_THREADS 64
+
+unsigned aci_threads_for(const struct ac_options *opt, uint64_t words,
+			 uint64_t launches)
+{
+	unsigned threads = opt ? opt->threads : 0;
+	uint64_t from = opt && opt->parallel_words ? opt->parallel_words
+						   : AC_PARALLEL_WORDS;
+	if (threads < 2 || words < from || launches < 2)
+		return 1;
+	return threads < MAX_THREADS ? threads : MAX_THREADS;
 }

@@ -638,8 +638,9 @@ static size_t scratch_hint(const struct ac_model *m)
 	return hint < ARENA_HINT_MAX ? hint : ARENA_HINT_MAX;
 }
 
-/* Everything (D) needs; only built for programs that pass (A)-(C). */
-static int index_for_schedules(struct ac_program *p)
+/* Everything (D) needs; only built for programs that pass (A)-(C); the
+ * run index on `threads` threads (1: serially). */
+static int index_for_schedules(struct ac_program *p, unsigned threads)
 {
 	struct aci_arena scratch;
 	aci_arena_init(&scratch, scratch_hint(p->m));
@@ -651,8 +652,8 @@ static int index_for_schedules(struct ac_program *p)
 				    sizeof(*p->spans));
 	if (!p->spans)
 		goto out;
-	if (aci_index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
-			   &p->n_runs) ||
+	if (aci_index_runs(p->m, p->phase_of, p->bodies, threads, &p->runs,
+			   &p->run_of, &p->n_runs) ||
 	    intern_keys(p, &scratch, &first_plane) ||
 	    index_positions(p, &scratch, first_plane) ||
 	    index_followed(p, &scratch))
@@ -807,17 +808,12 @@ static void chunk_bounds(const struct ac_model *m, const struct launch_sums *s,
 		bound[++c] = n;
 }
 
-#define CHUNKS_PER_THREAD 8
-#define MAX_THREADS 64
-
 static int check_parallel(struct ac_program *p, unsigned threads,
 			  const struct launch_sums *sums,
 			  const struct hash_index *phases)
 {
 	const struct ac_model *m = p->m;
-	uint32_t n_chunks = threads * CHUNKS_PER_THREAD;
-	if (n_chunks > m->n_launches)
-		n_chunks = m->n_launches;
+	uint32_t n_chunks = aci_chunk_count(threads, m->n_launches);
 	struct chunked k = { .m = m, .phases = phases,
 			     .phase_of = p->phase_of };
 	atomic_init(&k.first_failed, n_chunks);
@@ -851,10 +847,10 @@ out:
 }
 
 /* (A), (B), then (C): the first that fails sets the verdict; on threads
- * when the options ask for them and the program is big enough (sums: the
- * launch table's, for the chunks' bounds; phases: the validation's table
- * of the phases by identity). */
-static int check_program(struct ac_program *p, const struct ac_options *opt,
+ * threads > 1 (aci_threads_for) (sums: the launch table's, for the
+ * chunks' bounds; phases: the validation's table of the phases by
+ * identity). */
+static int check_program(struct ac_program *p, unsigned threads,
 			 const struct launch_sums *sums,
 			 const struct hash_index *phases)
 {
@@ -862,12 +858,7 @@ static int check_program(struct ac_program *p, const struct ac_options *opt,
 				     sizeof(*p->phase_of));
 	if (!p->phase_of)
 		return -1;
-	unsigned threads = opt ? opt->threads : 0;
-	if (threads > MAX_THREADS)
-		threads = MAX_THREADS;
-	uint64_t from = opt && opt->parallel_words ? opt->parallel_words
-						   : AC_PARALLEL_WORDS;
-	if (threads > 1 && p->m->n_words >= from && p->m->n_launches > 1)
+	if (threads > 1)
 		return check_parallel(p, threads, sums, phases);
 	return check_serial(p, phases);
 }
@@ -904,11 +895,13 @@ static ac_program *program_new(const struct ac_model *m,
 	 * writer writes (image_read.c), so it is not planned again. */
 	int r = read ? 0 : aci_image_check(p->m, &sums, err);
 	if (r == 0) {
+		unsigned threads = aci_threads_for(opt, m->n_words,
+						   m->n_launches);
 		r = index_bodies(p);
 		if (r == 0)
-			r = check_program(p, opt, &sums, &phases);
+			r = check_program(p, threads, &sums, &phases);
 		if (r == 0)
-			r = index_for_schedules(p);
+			r = index_for_schedules(p, threads);
 		if (r < 0)
 			aci_fail(err, "", "out of memory");
 		else
@@ -940,7 +933,7 @@ ac_program *ac_program_view_image(const void *image, size_t len,
 {
 	assert(model);
 	struct launch_sums sums;
-	if (aci_image_view(image, len, model, &sums, err) != 0) {
+	if (aci_image_view(image, len, opt, model, &sums, err) != 0) {
 		*model = NULL;
 		return NULL;
 	}
