@@ -593,10 +593,10 @@ static int read_launches_split(struct reader *r, unsigned threads,
 			const uint8_t *next = entry(r, IMG_LAUNCHES,
 				aci_chunk_start((uint32_t)k.n, k.n_chunks,
 						c + 1));
-			broken |= (image_get32(next + IMAGE_STR_OFFSET) !=
-				   e->pool) |
-				  (image_get64(next + IMAGE_LAUNCH_WORD_FIRST) !=
-				   e->words);
+			broken |= image_get32(next + IMAGE_STR_OFFSET) !=
+				  e->pool ||
+				  image_get64(next + IMAGE_LAUNCH_WORD_FIRST) !=
+				  e->words;
 		}
 	}
 	*pool = k.end[k.n_chunks - 1].pool;
