@@ -4,7 +4,8 @@
  * a slow chunk (a descheduled thread, a costly part of the launch table)
  * does not hold the others up.  What a chunk computes must not depend on
  * which thread runs it or when: callers merge per-chunk results in chunk
- * order (program.c), which keeps verdicts and diagnostics deterministic.
+ * order (program.c's checks, image_read.c's launch table, sequence.c's
+ * run index), which keeps verdicts and diagnostics deterministic.
  * The workers block every signal: the host's signals are the host's
  * threads' to take (a guard certifies inside someone else's process).
  */
@@ -70,7 +71,8 @@ int aci_run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx)
 	return atomic_load(&run.failed) ? -1 : 0;
 }
 
-#define MAX_THREADS 64
+/* the caller's and the workers aci_run_chunks can start */
+#define MAX_THREADS (MAX_WORKERS + 1)
 
 unsigned aci_threads_for(const struct ac_options *opt, uint64_t words,
 			 uint64_t launches)
