@@ -39,7 +39,7 @@ struct reader {
 	uint64_t pool;          /* running string offset */
 	unsigned borrow;        /* enum model_borrow: arrays left in the input */
 	struct launch_sums sums;   /* the launch table's, once it is read */
-	const struct ac_options *opt;   /* aci_image_view's: the threads */
+	struct aci_team *team;   /* NULL, or aci_image_view's: the threads */
 };
 
 /* ---- errors: "byte N (name): message" ---- */
@@ -568,23 +568,23 @@ static int read_launch_chunk(void *ctx, uint32_t c)
 	return 0;
 }
 
-/* read_launches' loop on `threads` threads: 0 with the sums in *pool and
+/* read_launches' loop on the team's threads: 0 with the sums in *pool and
  * *words, 1 when some launch broke a rule (for launch_error), -1 when
  * memory runs out (reported). */
-static int read_launches_split(struct reader *r, unsigned threads,
-			       uint64_t *pool, uint64_t *words)
+static int read_launches_split(struct reader *r, uint64_t *pool,
+			       uint64_t *words)
 {
 	struct launch_chunks k = {
 		.r = r, .n = r->count[IMG_LAUNCHES], .pool_first = *pool,
-		.n_chunks = aci_chunk_count(threads,
+		.n_chunks = aci_chunk_count(r->team->threads,
 					    (uint32_t)r->count[IMG_LAUNCHES]),
 	};
-	assert(threads > 1 && k.n > 1 && k.n_chunks > 1);
+	assert(r->team->threads > 1 && k.n > 1 && k.n_chunks > 1);
 	k.end = malloc((size_t)k.n_chunks * sizeof(*k.end));
 	if (!k.end)
 		return aci_fail(r->err, "", "out of memory");
 	/* read_launch_chunk never fails */
-	(void)aci_run_chunks(threads, k.n_chunks, read_launch_chunk, &k);
+	(void)aci_team_run(r->team, k.n_chunks, read_launch_chunk, &k);
 	int broken = 0;
 	for (uint32_t c = 0; c < k.n_chunks && !broken; c++) {
 		const struct launch_chunk_end *e = &k.end[c];
@@ -614,10 +614,10 @@ static int read_launches_split(struct reader *r, unsigned threads,
  * only grow (the pool's can wrap at most once, ending below where it
  * started), so the last ends inside exactly when every one does.  When a
  * test fails, launch_error walks the launches again to say which rule of
- * which launch broke first.  threads > 1: the loop in chunks on threads
- * (read_launches_split), with the same result.
+ * which launch broke first.  A team of threads: the loop in chunks on
+ * them (read_launches_split), with the same result.
  */
-static int read_launches(struct reader *r, unsigned threads)
+static int read_launches(struct reader *r)
 {
 	const uint64_t n = r->count[IMG_LAUNCHES];
 	const uint8_t *p = entry(r, IMG_LAUNCHES, 0);
@@ -625,8 +625,8 @@ static int read_launches(struct reader *r, unsigned threads)
 	uint64_t words = 0, words_end = r->count[IMG_WORDS];
 	const uint64_t pool_first = pool;
 	int broken;
-	if (threads > 1 && n > 1) {
-		broken = read_launches_split(r, threads, &pool, &words);
+	if (r->team && r->team->threads > 1 && n > 1) {
+		broken = read_launches_split(r, &pool, &words);
 		if (broken < 0)
 			return -1;
 	} else {
@@ -779,8 +779,7 @@ static int read_entries(struct reader *r)
 		       (size_t)r->count[IMG_POOL]);
 	if (read_windows_and_globals(r) || read_phases(r) ||
 	    read_planes(r) ||
-	    read_launches(r, aci_threads_for(r->opt, r->count[IMG_WORDS],
-					     r->count[IMG_LAUNCHES])) ||
+	    read_launches(r) ||
 	    read_repeats(r))
 		return -1;
 	read_values(r);
@@ -818,11 +817,17 @@ static struct model_owned *alloc_model(struct reader *r)
 	return o;
 }
 
-static int read_image(struct reader *r, struct ac_model **out)
+/* opt: NULL, or the options that size r->team (not started yet) by the
+ * section table's counts (aci_threads_for). */
+static int read_image(struct reader *r, const struct ac_options *opt,
+		      struct ac_model **out)
 {
 	*out = NULL;
 	if (read_header(r) || read_table(r) || check_padding(r))
 		return -1;
+	if (opt)
+		aci_team_init(r->team, aci_threads_for(opt, r->count[IMG_WORDS],
+						       r->count[IMG_LAUNCHES]));
 	r->o = alloc_model(r);
 	if (!r->o)
 		return -1;
@@ -838,7 +843,7 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
 			struct ac_error *err)
 {
 	struct reader r = { .p = image, .len = len, .err = err };
-	return read_image(&r, out);
+	return read_image(&r, NULL, out);
 }
 
 /*
@@ -848,15 +853,16 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
  * this is ac_model_read_image.
  */
 int aci_image_view(const void *image, size_t len,
-		   const struct ac_options *opt, struct ac_model **out,
-		   struct launch_sums *sums, struct ac_error *err)
+		   const struct ac_options *opt, struct aci_team *team,
+		   struct ac_model **out, struct launch_sums *sums,
+		   struct ac_error *err)
 {
-	assert(out && sums);
-	struct reader r = { .p = image, .len = len, .err = err, .opt = opt };
+	assert(out && sums && (!opt || team));
+	struct reader r = { .p = image, .len = len, .err = err, .team = team };
 	if (IMAGE_HOST_LE && (uintptr_t)image % 8 == 0)
 		r.borrow = BORROW_WORDS | BORROW_FRAME_VALUES | BORROW_REFS |
 			   BORROW_BYTES;
-	if (read_image(&r, out))
+	if (read_image(&r, opt, out))
 		return -1;
 	*sums = r.sums;
 	return 0;
@@ -866,5 +872,5 @@ int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
 			struct ac_error *err)
 {
 	struct launch_sums unused;
-	return aci_image_view(image, len, NULL, out, &unused, err);
+	return aci_image_view(image, len, NULL, NULL, out, &unused, err);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Work split into numbered chunks, run on the calling thread and up to
- * threads - 1 workers (parallel.c).  Not installed.
+ * threads - 1 workers of a team (parallel.c).  Not installed.
  */
 #ifndef ARENACERT_PARALLEL_H
 #define ARENACERT_PARALLEL_H
@@ -12,15 +12,54 @@
  * chunk, from any of the threads, chunks in no particular order. */
 typedef int (*chunk_fn)(void *ctx, uint32_t c);
 
+#include <pthread.h>
+
+#define ACI_MAX_WORKERS 63
+
+/*
+ * The threads of one call that certifies (ac_program_view_image,
+ * ac_program_new_opts): the caller's and up to threads - 1 workers,
+ * started at the first aci_team_run and kept, between stages, waiting
+ * for the next, until aci_team_stop joins them.  One team serves every
+ * stage of the call (the image's launch table, the checks, the run
+ * index), so a machine that is slow to schedule a worker delays the
+ * call at the end once, not at every stage.  The caller's thread only
+ * drives it.
+ */
+struct aci_team {
+	unsigned threads;           /* wanted: 1 runs every stage serially */
+	unsigned started;           /* workers running */
+	int ready;                  /* lock and conditions initialised */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;        /* a stage posted, or quit */
+	pthread_cond_t idle;        /* a stage's last chunk done */
+	/* the stage, under lock */
+	chunk_fn fn;
+	void *ctx;
+	uint32_t n_chunks, next, done;
+	int failed, quit;
+	pthread_t tid[ACI_MAX_WORKERS];
+};
+
+/* A team of `threads` (at most ACI_MAX_WORKERS + 1; 0 or 1: the caller's
+ * alone); nothing started yet.  Every team is stopped (aci_team_stop). */
+void aci_team_init(struct aci_team *t, unsigned threads);
+
 /*
  * Calls fn(ctx, c) for every c in [0, n_chunks), each exactly once, on
- * the calling thread and at most threads - 1 workers it starts and joins
- * before returning (fewer when they cannot be started: the work is the
- * same, only slower).  threads <= 1 runs every chunk in order on the
- * calling thread.  Returns 0, or -1 when some call returned -1 (every
- * chunk is still called).
+ * the calling thread and the team's workers (started here the first
+ * time; fewer when they cannot be started: the work is the same, only
+ * slower), and returns when every call has returned; a worker that
+ * claimed none is not waited for.  A team of 1 runs every chunk in
+ * order on the calling thread.  Returns 0, or -1 when some call
+ * returned -1 (every chunk is still called).
  */
-int aci_run_chunks(unsigned threads, uint32_t n_chunks, chunk_fn fn, void *ctx);
+int aci_team_run(struct aci_team *t, uint32_t n_chunks, chunk_fn fn,
+		 void *ctx);
+
+/* Joins the team's workers and frees what it holds; t may be
+ * initialised again. */
+void aci_team_stop(struct aci_team *t);
 
 struct ac_options;
 

@@ -639,8 +639,8 @@ static size_t scratch_hint(const struct ac_model *m)
 }
 
 /* Everything (D) needs; only built for programs that pass (A)-(C); the
- * run index on `threads` threads (1: serially). */
-static int index_for_schedules(struct ac_program *p, unsigned threads)
+ * run index on the team's threads. */
+static int index_for_schedules(struct ac_program *p, struct aci_team *team)
 {
 	struct aci_arena scratch;
 	aci_arena_init(&scratch, scratch_hint(p->m));
@@ -652,7 +652,7 @@ static int index_for_schedules(struct ac_program *p, unsigned threads)
 				    sizeof(*p->spans));
 	if (!p->spans)
 		goto out;
-	if (aci_index_runs(p->m, p->phase_of, p->bodies, threads, &p->runs,
+	if (aci_index_runs(p->m, p->phase_of, p->bodies, team, &p->runs,
 			   &p->run_of, &p->n_runs) ||
 	    intern_keys(p, &scratch, &first_plane) ||
 	    index_positions(p, &scratch, first_plane) ||
@@ -808,12 +808,12 @@ static void chunk_bounds(const struct ac_model *m, const struct launch_sums *s,
 		bound[++c] = n;
 }
 
-static int check_parallel(struct ac_program *p, unsigned threads,
+static int check_parallel(struct ac_program *p, struct aci_team *team,
 			  const struct launch_sums *sums,
 			  const struct hash_index *phases)
 {
 	const struct ac_model *m = p->m;
-	uint32_t n_chunks = aci_chunk_count(threads, m->n_launches);
+	uint32_t n_chunks = aci_chunk_count(team->threads, m->n_launches);
 	struct chunked k = { .m = m, .phases = phases,
 			     .phase_of = p->phase_of };
 	atomic_init(&k.first_failed, n_chunks);
@@ -832,7 +832,7 @@ static int check_parallel(struct ac_program *p, unsigned threads,
 	if (r == 0 && !(words = aci_word_check_new(m, globals, planes)))
 		r = -1;
 	k.words = words;
-	if (r >= 0 && aci_run_chunks(threads, n_chunks, check_chunk, &k) != 0)
+	if (r >= 0 && aci_team_run(team, n_chunks, check_chunk, &k) != 0)
 		r = -1;
 	aci_word_check_free(words);
 	if (r == 0 && k.first_failed < n_chunks) {
@@ -846,11 +846,11 @@ out:
 	return r;
 }
 
-/* (A), (B), then (C): the first that fails sets the verdict; on threads
- * threads > 1 (aci_threads_for) (sums: the launch table's, for the
- * chunks' bounds; phases: the validation's table of the phases by
- * identity). */
-static int check_program(struct ac_program *p, unsigned threads,
+/* (A), (B), then (C): the first that fails sets the verdict; on the
+ * team's threads when it has more than one (sums: the launch table's,
+ * for the chunks' bounds; phases: the validation's table of the phases
+ * by identity). */
+static int check_program(struct ac_program *p, struct aci_team *team,
 			 const struct launch_sums *sums,
 			 const struct hash_index *phases)
 {
@@ -858,8 +858,8 @@ static int check_program(struct ac_program *p, unsigned threads,
 				     sizeof(*p->phase_of));
 	if (!p->phase_of)
 		return -1;
-	if (threads > 1)
-		return check_parallel(p, threads, sums, phases);
+	if (team->threads > 1)
+		return check_parallel(p, team, sums, phases);
 	return check_serial(p, phases);
 }
 
@@ -868,12 +868,12 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 	return ac_program_new_opts(m, NULL, err);
 }
 
-/* ac_program_new_opts; read: NULL, or the sums aci_image_view found for m,
+/* ac_program_new_opts on team's threads (aci_threads_for's, for m; the
+ * caller stops it); read: NULL, or the sums aci_image_view found for m,
  * a model it has just built (aci_validate_model). */
-static ac_program *program_new(const struct ac_model *m,
-			       const struct ac_options *opt,
-			       const struct launch_sums *read,
-			       struct ac_error *err)
+static ac_program *program_on(const struct ac_model *m, struct aci_team *team,
+			      const struct launch_sums *read,
+			      struct ac_error *err)
 {
 	struct launch_sums sums;
 	struct hash_index phases;
@@ -895,13 +895,11 @@ static ac_program *program_new(const struct ac_model *m,
 	 * writer writes (image_read.c), so it is not planned again. */
 	int r = read ? 0 : aci_image_check(p->m, &sums, err);
 	if (r == 0) {
-		unsigned threads = aci_threads_for(opt, m->n_words,
-						   m->n_launches);
 		r = index_bodies(p);
 		if (r == 0)
-			r = check_program(p, threads, &sums, &phases);
+			r = check_program(p, team, &sums, &phases);
 		if (r == 0)
-			r = index_for_schedules(p, threads);
+			r = index_for_schedules(p, team);
 		if (r < 0)
 			aci_fail(err, "", "out of memory");
 		else
@@ -915,11 +913,23 @@ static ac_program *program_new(const struct ac_model *m,
 	return p;
 }
 
+/* program_on with a team of its own, sized by opt for m. */
+static ac_program *program_new(const struct ac_model *m,
+			       const struct ac_options *opt,
+			       struct ac_error *err)
+{
+	struct aci_team team;
+	aci_team_init(&team, aci_threads_for(opt, m->n_words, m->n_launches));
+	ac_program *p = program_on(m, &team, NULL, err);
+	aci_team_stop(&team);
+	return p;
+}
+
 ac_program *ac_program_new_opts(const struct ac_model *m,
 				const struct ac_options *opt,
 				struct ac_error *err)
 {
-	return program_new(m, opt, NULL, err);
+	return program_new(m, opt, err);
 }
 
 /*
@@ -933,11 +943,15 @@ ac_program *ac_program_view_image(const void *image, size_t len,
 {
 	assert(model);
 	struct launch_sums sums;
-	if (aci_image_view(image, len, opt, model, &sums, err) != 0) {
+	struct aci_team team;   /* sized by aci_image_view, for every stage */
+	aci_team_init(&team, 1);
+	ac_program *p = NULL;
+	if (aci_image_view(image, len, opt, &team, model, &sums, err) != 0)
 		*model = NULL;
-		return NULL;
-	}
-	return program_new(*model, opt, &sums, err);
+	else
+		p = program_on(*model, &team, &sums, err);
+	aci_team_stop(&team);
+	return p;
 }
 
 ac_program *ac_program_view(const void *data, size_t len,
@@ -951,7 +965,7 @@ ac_program *ac_program_view(const void *data, size_t len,
 		*model = NULL;
 		return NULL;
 	}
-	return program_new(*model, opt, NULL, err);
+	return program_new(*model, opt, err);
 }
 
 void ac_program_free(ac_program *p)

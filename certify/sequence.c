@@ -139,24 +139,24 @@ static int runs_chunk(void *ctx, uint32_t c)
 	return 0;
 }
 
-/* aci_index_runs' index on threads (> 1; at least 2 launches): *n_runs;
- * -1 when memory runs out. */
+/* aci_index_runs' index on the team's threads (> 1; at least 2
+ * launches): *n_runs; -1 when memory runs out. */
 static int index_runs_split(const struct ac_model *m, const uint32_t *phase_of,
-			    struct body *bodies, unsigned threads,
+			    struct body *bodies, struct aci_team *team,
 			    struct run *runs, uint32_t *run_of,
 			    uint32_t *n_runs)
 {
 	struct runs_split k = {
 		.m = m, .phase_of = phase_of, .bodies = bodies, .runs = runs,
 		.run_of = run_of,
-		.n_chunks = aci_chunk_count(threads, m->n_launches),
+		.n_chunks = aci_chunk_count(team->threads, m->n_launches),
 	};
-	assert(threads > 1 && k.n_chunks > 1);
+	assert(team->threads > 1 && k.n_chunks > 1);
 	k.count = malloc((size_t)k.n_chunks * sizeof(*k.count));
 	if (!k.count)
 		return -1;
 	/* runs_chunk never fails */
-	(void)aci_run_chunks(threads, k.n_chunks, runs_chunk, &k);
+	(void)aci_team_run(team, k.n_chunks, runs_chunk, &k);
 	uint32_t n = 0;
 	for (uint32_t c = 0; c < k.n_chunks; c++) {
 		uint32_t here = k.count[c];
@@ -164,7 +164,7 @@ static int index_runs_split(const struct ac_model *m, const uint32_t *phase_of,
 		n += here;
 	}
 	k.pass = 1;
-	(void)aci_run_chunks(threads, k.n_chunks, runs_chunk, &k);
+	(void)aci_team_run(team, k.n_chunks, runs_chunk, &k);
 	free(k.count);
 	*n_runs = n;
 	for (uint32_t b = 0; b < m->n_repeats; b++) {
@@ -177,7 +177,7 @@ static int index_runs_split(const struct ac_model *m, const uint32_t *phase_of,
 }
 
 int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
-		   struct body *bodies, unsigned threads,
+		   struct body *bodies, struct aci_team *team,
 		   struct run **runs_out, uint32_t **run_of_out,
 		   uint32_t *n_runs)
 {
@@ -188,8 +188,8 @@ int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
 	*run_of_out = run_of;
 	if (!runs || !run_of)
 		return -1;
-	if (threads > 1 && m->n_launches > 1) {
-		if (index_runs_split(m, phase_of, bodies, threads, runs,
+	if (team && team->threads > 1 && m->n_launches > 1) {
+		if (index_runs_split(m, phase_of, bodies, team, runs,
 				     run_of, n_runs) != 0)
 			return -1;
 		set_steady(bodies, m->n_repeats, runs);
@@ -260,7 +260,7 @@ ac_walk *ac_walk_new(const ac_program *p, uint64_t extra_repeat,
 	    aci_index_runs(p->m, p->phase_of,
 			   memcpy(w->own_bodies, p->bodies,
 				  n_bodies * sizeof(*w->own_bodies)),
-			   1, &w->own_runs, &w->own_run_of,
+			   NULL, &w->own_runs, &w->own_run_of,
 			   &w->n_runs) != 0) {
 		ac_walk_free(w);
 		return NULL;

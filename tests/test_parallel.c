@@ -157,19 +157,23 @@ START_TEST(run_index_split_agrees)
 		memcpy(serial_bodies, bodies, sizeof(bodies));
 		struct run *runs, *pruns;
 		uint32_t *run_of, *prun_of, n_runs, pn_runs;
-		ck_assert_int_eq(aci_index_runs(&m, phase_of, serial_bodies, 1,
-						&runs, &run_of, &n_runs), 0);
+		ck_assert_int_eq(aci_index_runs(&m, phase_of, serial_bodies,
+						NULL, &runs, &run_of, &n_runs),
+				 0);
 		static const unsigned threads[] = { 2, 3, 5 };
 		for (size_t k = 0; k < sizeof(threads) / sizeof(threads[0]);
 		     k++) {
 			struct body pbodies[81];
 			memcpy(pbodies, bodies, sizeof(bodies));
+			struct aci_team team;
+			aci_team_init(&team, threads[k]);
 			atomic_store(&started, 0);
 			atomic_store(&watching, 1);
 			ck_assert_int_eq(aci_index_runs(&m, phase_of, pbodies,
-							threads[k], &pruns,
+							&team, &pruns,
 							&prun_of, &pn_runs), 0);
 			atomic_store(&watching, 0);
+			aci_team_stop(&team);
 			ck_assert_msg(atomic_load(&started) > 0, "table %d: "
 				      "indexed on the calling thread alone "
 				      "(%u threads)", t, threads[k]);
@@ -499,6 +503,38 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	return real(t, attr, fn, arg);
 }
 
+/* One call's stages (the image's launch table, the checks, the run
+ * index) share its workers: threads - 1 started per call, not per stage
+ * (a loaded machine delays each start and join). */
+START_TEST(one_team_per_call)
+{
+	struct workload *w = sound_vit();
+	size_t len;
+	uint8_t *image = ac_model_write_image(&w->model, &len, NULL);
+	ck_assert_ptr_nonnull(image);
+	static const unsigned threads[] = { 2, 3, 5 };
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		struct ac_options opt = { .threads = threads[t],
+					  .parallel_words = 1 };
+		struct ac_model *read = NULL;
+		atomic_store(&started, 0);
+		atomic_store(&watching, 1);
+		ac_program *p = ac_program_view_image(image, len, &opt, &read,
+						      NULL);
+		atomic_store(&watching, 0);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq(ac_program_verdict(p), 0);
+		ck_assert_msg(atomic_load(&started) == (int)threads[t] - 1,
+			      "%d workers started on %u threads",
+			      atomic_load(&started), threads[t]);
+		ac_program_free(p);
+		ac_model_free(read);
+	}
+	free(image);
+	workload_free(w);
+}
+END_TEST
+
 /* A host's signals go to its own threads, never to the workers (an
  * alarm handler that longjmps, run on a worker, would wreck it); the
  * caller's mask is as it was after the call. */
@@ -537,6 +573,7 @@ Suite *suite_parallel(void)
 	tcase_add_test(tc, workers_take_no_signal);
 	tcase_add_test(tc, run_index_split_agrees);
 	tcase_add_test(tc, image_read_split_agrees);
+	tcase_add_test(tc, one_team_per_call);
 	suite_add_tcase(s, tc);
 	return s;
 }
