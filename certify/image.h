@@ -217,9 +217,16 @@ int aci_image_check(const struct ac_model *m, const struct launch_sums *s,
 /*
  * image_read.c: ac_model_view_image, and the launch table's sums the
  * reader found as it checked the table (what aci_model_check_structure would
- * find for the model returned), into *sums.
+ * find for the model returned), into *sums.  opt (NULL: serially): team,
+ * not started, is initialised to aci_threads_for(opt, ...) threads by the
+ * section table's counts, and the launch table is read on them, with the
+ * serial result and error; the caller stops it (aci_team_stop), after
+ * using it for the program's other stages.
  */
-int aci_image_view(const void *image, size_t len, struct ac_model **out,
-		   struct launch_sums *sums, struct ac_error *err);
+struct aci_team;
+int aci_image_view(const void *image, size_t len,
+		   const struct ac_options *opt, struct aci_team *team,
+		   struct ac_model **out, struct launch_sums *sums,
+		   struct ac_error *err);
 
 #endif

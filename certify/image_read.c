@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "parallel.h"
 
 struct reader {
 	const uint8_t *p;
@@ -38,6 +39,7 @@ struct reader {
 	uint64_t pool;          /* running string offset */
 	unsigned borrow;        /* enum model_borrow: arrays left in the input */
 	struct launch_sums sums;   /* the launch table's, once it is read */
+	struct aci_team *team;   /* NULL, or aci_image_view's: the threads */
 };
 
 /* ---- errors: "byte N (name): message" ---- */
@@ -493,33 +495,28 @@ static AC_COLD int launch_error(struct reader *r, uint64_t pool)
 }
 
 /*
- * Launches hold the last strings: the pool must be used up after them.
- * The launch table is most of an image's entries, so each entry's rules
- * are one test: its string at the running pool offset, its words at the
- * running sum, zero padding.  That every string and every run of words
- * ends inside its section is one test after the loop: the running sums
- * only grow (the pool's can wrap at most once, ending below where it
- * started), so the last ends inside exactly when every one does.  When a
- * test fails, launch_error walks the launches again to say which rule of
- * which launch broke first.
+ * Launches [from, to) of the table (p: launch from's entry) into l,
+ * checking each entry's rules against the running sums: its string at
+ * pool offset *pool, its words at *words, zero padding.  Advances the
+ * sums past the launches; 0, or -1 at the first launch that breaks a
+ * rule (reporting nothing: launch_error says which).  Inline: it is the
+ * loop over most of an image's entries.
  */
-static int read_launches(struct reader *r)
+static inline int read_launch_span(struct ac_launch *l, const uint8_t *p,
+				   const uint8_t *bytes, uint64_t from,
+				   uint64_t to, uint64_t *pool_io,
+				   uint64_t *words_io)
 {
-	struct ac_launch *l = MUT(r->o->m.launches);
-	const uint8_t *p = entry(r, IMG_LAUNCHES, 0);
-	const uint8_t *bytes = r->o->bytes;
-	uint64_t pool = r->pool, pool_end = r->count[IMG_POOL];
-	uint64_t words = 0, words_end = r->count[IMG_WORDS];
-	const uint64_t pool_first = pool;
 	const uint32_t size = aci_image_sections[IMG_LAUNCHES].entry_size;
-	for (uint64_t i = 0; i < r->count[IMG_LAUNCHES]; i++, p += size) {
+	uint64_t pool = *pool_io, words = *words_io;
+	for (uint64_t i = from; i < to; i++, p += size) {
 		uint32_t offset = image_get32(p + IMAGE_STR_OFFSET),
 			 len = image_get32(p + IMAGE_STR_LENGTH);
 		uint64_t first = image_get64(p + IMAGE_LAUNCH_WORD_FIRST);
 		uint32_t count = image_get32(p + IMAGE_LAUNCH_WORD_COUNT),
 			 pad = image_get32(p + IMAGE_LAUNCH_PAD);
 		if ((offset != pool) | (first != words) | (pad != 0))
-			return launch_error(r, pool_first);
+			return -1;
 		/* every field, the pad zero: the array is not zeroed (field
 		 * by field: a compound literal costs two more instructions a
 		 * launch here) */
@@ -531,14 +528,121 @@ static int read_launches(struct reader *r)
 		pool += len;
 		words += count;
 	}
+	*pool_io = pool;
+	*words_io = words;
+	return 0;
+}
+
+/*
+ * The launch table in chunks, on threads: chunk c reads launches [start
+ * c, start c + 1) from the sums its first entry claims (its own offset
+ * and word_first) into end[c]; the merge, in chunk order, then asks that
+ * each chunk starts where the one before it ended.  By induction every
+ * launch is then checked against the true running sums, so the table is
+ * accepted exactly when the serial loop accepts it; a rejected one is
+ * walked again serially (launch_error), so the diagnostic is the serial
+ * one whatever the threads and their timing.
+ */
+struct launch_chunks {
+	struct reader *r;
+	uint64_t n, pool_first;
+	uint32_t n_chunks;
+	struct launch_chunk_end {
+		uint64_t pool, words;
+		int broken;
+	} *end;
+};
+
+static int read_launch_chunk(void *ctx, uint32_t c)
+{
+	struct launch_chunks *k = ctx;
+	struct reader *r = k->r;
+	uint64_t from = aci_chunk_start((uint32_t)k->n, k->n_chunks, c),
+		 to = aci_chunk_start((uint32_t)k->n, k->n_chunks, c + 1);
+	const uint8_t *p = entry(r, IMG_LAUNCHES, from);
+	struct launch_chunk_end *e = &k->end[c];
+	e->pool = c ? image_get32(p + IMAGE_STR_OFFSET) : k->pool_first;
+	e->words = c ? image_get64(p + IMAGE_LAUNCH_WORD_FIRST) : 0;
+	e->broken = read_launch_span(MUT(r->o->m.launches), p, r->o->bytes,
+				     from, to, &e->pool, &e->words) != 0;
+	return 0;
+}
+
+/* read_launches' loop on the team's threads: 0 with the sums in *pool and
+ * *words, 1 when some launch broke a rule (for launch_error), -1 when
+ * memory runs out (reported). */
+static int read_launches_split(struct reader *r, uint64_t *pool,
+			       uint64_t *words)
+{
+	struct launch_chunks k = {
+		.r = r, .n = r->count[IMG_LAUNCHES], .pool_first = *pool,
+		.n_chunks = aci_chunk_count(r->team->threads,
+					    (uint32_t)r->count[IMG_LAUNCHES]),
+	};
+	assert(r->team->threads > 1 && k.n > 1 && k.n_chunks > 1);
+	k.end = malloc((size_t)k.n_chunks * sizeof(*k.end));
+	if (!k.end)
+		return aci_fail(r->err, "", "out of memory");
+	/* read_launch_chunk never fails */
+	(void)aci_team_run(r->team, k.n_chunks, read_launch_chunk, &k);
+	int broken = 0;
+	for (uint32_t c = 0; c < k.n_chunks && !broken; c++) {
+		const struct launch_chunk_end *e = &k.end[c];
+		broken = e->broken;
+		if (c + 1 < k.n_chunks) {
+			const uint8_t *next = entry(r, IMG_LAUNCHES,
+				aci_chunk_start((uint32_t)k.n, k.n_chunks,
+						c + 1));
+			broken |= image_get32(next + IMAGE_STR_OFFSET) !=
+				  e->pool ||
+				  image_get64(next + IMAGE_LAUNCH_WORD_FIRST) !=
+				  e->words;
+		}
+	}
+	*pool = k.end[k.n_chunks - 1].pool;
+	*words = k.end[k.n_chunks - 1].words;
+	free(k.end);
+	return broken;
+}
+
+/*
+ * Launches hold the last strings: the pool must be used up after them.
+ * The launch table is most of an image's entries, so each entry's rules
+ * are one test: its string at the running pool offset, its words at the
+ * running sum, zero padding.  That every string and every run of words
+ * ends inside its section is one test after the loop: the running sums
+ * only grow (the pool's can wrap at most once, ending below where it
+ * started), so the last ends inside exactly when every one does.  When a
+ * test fails, launch_error walks the launches again to say which rule of
+ * which launch broke first.  A team of threads: the loop in chunks on
+ * them (read_launches_split), with the same result.
+ */
+static int read_launches(struct reader *r)
+{
+	const uint64_t n = r->count[IMG_LAUNCHES];
+	const uint8_t *p = entry(r, IMG_LAUNCHES, 0);
+	uint64_t pool = r->pool, pool_end = r->count[IMG_POOL];
+	uint64_t words = 0, words_end = r->count[IMG_WORDS];
+	const uint64_t pool_first = pool;
+	int broken;
+	if (r->team && r->team->threads > 1 && n > 1) {
+		broken = read_launches_split(r, &pool, &words);
+		if (broken < 0)
+			return -1;
+	} else {
+		broken = read_launch_span(MUT(r->o->m.launches), p,
+					  r->o->bytes, 0, n, &pool,
+					  &words) != 0;
+	}
 	/* fewer than 2^32 launches of fewer than 2^32 words: words cannot
 	 * wrap */
-	if ((pool < pool_first) | (pool > pool_end) | (words > words_end))
+	if (broken || (pool < pool_first) | (pool > pool_end) |
+	    (words > words_end))
 		return launch_error(r, pool_first);
 	r->sums = (struct launch_sums){
 		.words = words, .bytes = pool - pool_first,
-		.last = r->count[IMG_LAUNCHES] ? image_get32(p - size +
-						  IMAGE_STR_LENGTH) : 0,
+		.last = n ? image_get32(entry(r, IMG_LAUNCHES, n - 1) +
+					IMAGE_STR_LENGTH) : 0,
 		.running = 1,   /* word_first is checked to be the sum */
 	};
 	r->pool = pool;
@@ -674,7 +778,9 @@ static int read_entries(struct reader *r)
 		memcpy(r->o->bytes, entry(r, IMG_POOL, 0),
 		       (size_t)r->count[IMG_POOL]);
 	if (read_windows_and_globals(r) || read_phases(r) ||
-	    read_planes(r) || read_launches(r) || read_repeats(r))
+	    read_planes(r) ||
+	    read_launches(r) ||
+	    read_repeats(r))
 		return -1;
 	read_values(r);
 	return 0;
@@ -711,11 +817,17 @@ static struct model_owned *alloc_model(struct reader *r)
 	return o;
 }
 
-static int read_image(struct reader *r, struct ac_model **out)
+/* opt: NULL, or the options that size r->team (not started yet) by the
+ * section table's counts (aci_threads_for). */
+static int read_image(struct reader *r, const struct ac_options *opt,
+		      struct ac_model **out)
 {
 	*out = NULL;
 	if (read_header(r) || read_table(r) || check_padding(r))
 		return -1;
+	if (opt)
+		aci_team_init(r->team, aci_threads_for(opt, r->count[IMG_WORDS],
+						       r->count[IMG_LAUNCHES]));
 	r->o = alloc_model(r);
 	if (!r->o)
 		return -1;
@@ -731,7 +843,7 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
 			struct ac_error *err)
 {
 	struct reader r = { .p = image, .len = len, .err = err };
-	return read_image(&r, out);
+	return read_image(&r, NULL, out);
 }
 
 /*
@@ -740,15 +852,17 @@ int ac_model_read_image(const void *image, size_t len, struct ac_model **out,
  * 8-byte aligned (every section starts at a multiple of 8).  Elsewhere
  * this is ac_model_read_image.
  */
-int aci_image_view(const void *image, size_t len, struct ac_model **out,
-		   struct launch_sums *sums, struct ac_error *err)
+int aci_image_view(const void *image, size_t len,
+		   const struct ac_options *opt, struct aci_team *team,
+		   struct ac_model **out, struct launch_sums *sums,
+		   struct ac_error *err)
 {
-	assert(out && sums);
-	struct reader r = { .p = image, .len = len, .err = err };
+	assert(out && sums && (!opt || team));
+	struct reader r = { .p = image, .len = len, .err = err, .team = team };
 	if (IMAGE_HOST_LE && (uintptr_t)image % 8 == 0)
 		r.borrow = BORROW_WORDS | BORROW_FRAME_VALUES | BORROW_REFS |
 			   BORROW_BYTES;
-	if (read_image(&r, out))
+	if (read_image(&r, opt, out))
 		return -1;
 	*sums = r.sums;
 	return 0;
@@ -758,5 +872,5 @@ int ac_model_view_image(const void *image, size_t len, struct ac_model **out,
 			struct ac_error *err)
 {
 	struct launch_sums unused;
-	return aci_image_view(image, len, out, &unused, err);
+	return aci_image_view(image, len, NULL, NULL, out, &unused, err);
 }

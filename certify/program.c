@@ -641,8 +641,9 @@ static size_t scratch_hint(const struct ac_model *m)
 	return hint < ARENA_HINT_MAX ? hint : ARENA_HINT_MAX;
 }
 
-/* Everything (D) needs; only built for programs that pass (A)-(C). */
-static int index_for_schedules(struct ac_program *p)
+/* Everything (D) needs; only built for programs that pass (A)-(C); the
+ * run index on the team's threads. */
+static int index_for_schedules(struct ac_program *p, struct aci_team *team)
 {
 	struct aci_arena scratch;
 	aci_arena_init(&scratch, scratch_hint(p->m));
@@ -654,8 +655,8 @@ static int index_for_schedules(struct ac_program *p)
 				    sizeof(*p->spans));
 	if (!p->spans)
 		goto out;
-	if (aci_index_runs(p->m, p->phase_of, p->bodies, &p->runs, &p->run_of,
-			   &p->n_runs) ||
+	if (aci_index_runs(p->m, p->phase_of, p->bodies, team, &p->runs,
+			   &p->run_of, &p->n_runs) ||
 	    intern_keys(p, &scratch, &first_plane) ||
 	    index_positions(p, &scratch, first_plane) ||
 	    index_followed(p, &scratch))
@@ -813,17 +814,12 @@ static void chunk_bounds(const struct ac_model *m, const struct launch_sums *s,
 		bound[++c] = n;
 }
 
-#define CHUNKS_PER_THREAD 8
-#define MAX_THREADS 64
-
-static int check_parallel(struct ac_program *p, unsigned threads,
+static int check_parallel(struct ac_program *p, struct aci_team *team,
 			  const struct launch_sums *sums,
 			  const struct hash_index *phases)
 {
 	const struct ac_model *m = p->m;
-	uint32_t n_chunks = threads * CHUNKS_PER_THREAD;
-	if (n_chunks > m->n_launches)
-		n_chunks = m->n_launches;
+	uint32_t n_chunks = aci_chunk_count(team->threads, m->n_launches);
 	struct chunked k = { .m = m, .phases = phases,
 			     .phase_of = p->phase_of };
 	atomic_init(&k.first_failed, n_chunks);
@@ -842,7 +838,7 @@ static int check_parallel(struct ac_program *p, unsigned threads,
 	if (r == 0 && !(words = aci_word_check_new(m, globals, planes)))
 		r = -1;
 	k.words = words;
-	if (r >= 0 && aci_run_chunks(threads, n_chunks, check_chunk, &k) != 0)
+	if (r >= 0 && aci_team_run(team, n_chunks, check_chunk, &k) != 0)
 		r = -1;
 	aci_word_check_free(words);
 	if (r == 0 && k.first_failed < n_chunks) {
@@ -856,11 +852,11 @@ out:
 	return r;
 }
 
-/* (A), (B), then (C): the first that fails sets the verdict; on threads
- * when the options ask for them and the program is big enough (sums: the
- * launch table's, for the chunks' bounds; phases: the validation's table
- * of the phases by identity). */
-static int check_program(struct ac_program *p, const struct ac_options *opt,
+/* (A), (B), then (C): the first that fails sets the verdict; on the
+ * team's threads when it has more than one (sums: the launch table's,
+ * for the chunks' bounds; phases: the validation's table of the phases
+ * by identity). */
+static int check_program(struct ac_program *p, struct aci_team *team,
 			 const struct launch_sums *sums,
 			 const struct hash_index *phases)
 {
@@ -868,13 +864,8 @@ static int check_program(struct ac_program *p, const struct ac_options *opt,
 				     sizeof(*p->phase_of));
 	if (!p->phase_of)
 		return -1;
-	unsigned threads = opt ? opt->threads : 0;
-	if (threads > MAX_THREADS)
-		threads = MAX_THREADS;
-	uint64_t from = opt && opt->parallel_words ? opt->parallel_words
-						   : AC_PARALLEL_WORDS;
-	if (threads > 1 && p->m->n_words >= from && p->m->n_launches > 1)
-		return check_parallel(p, threads, sums, phases);
+	if (team->threads > 1)
+		return check_parallel(p, team, sums, phases);
 	return check_serial(p, phases);
 }
 
@@ -883,12 +874,12 @@ ac_program *ac_program_new(const struct ac_model *m, struct ac_error *err)
 	return ac_program_new_opts(m, NULL, err);
 }
 
-/* ac_program_new_opts; read: NULL, or the sums aci_image_view found for m,
+/* ac_program_new_opts on team's threads (aci_threads_for's, for m; the
+ * caller stops it); read: NULL, or the sums aci_image_view found for m,
  * a model it has just built (aci_validate_model). */
-static ac_program *program_new(const struct ac_model *m,
-			       const struct ac_options *opt,
-			       const struct launch_sums *read,
-			       struct ac_error *err)
+static ac_program *program_on(const struct ac_model *m, struct aci_team *team,
+			      const struct launch_sums *read,
+			      struct ac_error *err)
 {
 	struct launch_sums sums;
 	struct hash_index phases;
@@ -912,9 +903,9 @@ static ac_program *program_new(const struct ac_model *m,
 	if (r == 0) {
 		r = index_bodies(p);
 		if (r == 0)
-			r = check_program(p, opt, &sums, &phases);
+			r = check_program(p, team, &sums, &phases);
 		if (r == 0)
-			r = index_for_schedules(p);
+			r = index_for_schedules(p, team);
 		if (r < 0)
 			aci_fail(err, "", "out of memory");
 		else
@@ -928,11 +919,23 @@ static ac_program *program_new(const struct ac_model *m,
 	return p;
 }
 
+/* program_on with a team of its own, sized by opt for m. */
+static ac_program *program_new(const struct ac_model *m,
+			       const struct ac_options *opt,
+			       struct ac_error *err)
+{
+	struct aci_team team;
+	aci_team_init(&team, aci_threads_for(opt, m->n_words, m->n_launches));
+	ac_program *p = program_on(m, &team, NULL, err);
+	aci_team_stop(&team);
+	return p;
+}
+
 ac_program *ac_program_new_opts(const struct ac_model *m,
 				const struct ac_options *opt,
 				struct ac_error *err)
 {
-	return program_new(m, opt, NULL, err);
+	return program_new(m, opt, err);
 }
 
 /*
@@ -946,11 +949,15 @@ ac_program *ac_program_view_image(const void *image, size_t len,
 {
 	assert(model);
 	struct launch_sums sums;
-	if (aci_image_view(image, len, model, &sums, err) != 0) {
+	struct aci_team team;   /* sized by aci_image_view, for every stage */
+	aci_team_init(&team, 1);
+	ac_program *p = NULL;
+	if (aci_image_view(image, len, opt, &team, model, &sums, err) != 0)
 		*model = NULL;
-		return NULL;
-	}
-	return program_new(*model, opt, &sums, err);
+	else
+		p = program_on(*model, &team, &sums, err);
+	aci_team_stop(&team);
+	return p;
 }
 
 void ac_program_free(ac_program *p)

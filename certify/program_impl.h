@@ -123,15 +123,18 @@ struct ac_program {
 	XXH128_hash_t digest;
 };
 
+struct aci_team;
+
 /* sequence.c: the runs of m's launches (runs[0 .. *n_runs), run_of[l] the
  * run holding launch l), given every launch's phase and the bodies sorted
  * by first launch, whose run_first, run_count and steady it fills.
- * O(launches + repeats).  0, or -1 when memory runs out; either way the
- * arrays it allocated (aci_big_calloc) are in *runs and *run_of, for the
- * caller to aci_big_free. */
+ * O(launches + repeats), on team's threads (NULL: the caller's alone),
+ * the same index whatever the threads.  0, or -1 when memory
+ * runs out; either way the arrays it allocated (aci_big_calloc) are in
+ * *runs and *run_of, for the caller to aci_big_free. */
 int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
-		   struct body *bodies, struct run **runs, uint32_t **run_of,
-		   uint32_t *n_runs);
+		   struct body *bodies, struct aci_team *team,
+		   struct run **runs, uint32_t **run_of, uint32_t *n_runs);
 
 /* schedule.c: the bytes a schedule holds beyond its program (its (D)
  * state), for the tests and benchmarks of the live-schedule cost. */

@@ -16,23 +16,23 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "parallel.h"
 #include "program_impl.h"
 
 /*
  * Appends to runs[0, *n) the runs of launches [from, to), all in body
- * `body` (UINT32_MAX: in none), and sets their run_of.  A body's first
- * launch starts a run; so does a launch outside every body that follows
- * a body's or another phase's run; inside the stretch, a change of phase.
+ * `body` (UINT32_MAX: in none), and sets their run_of.  starts: whether
+ * launch `from` starts a run; otherwise it continues runs[*n - 1].
+ * Inside the stretch, a change of phase starts one.
  */
-static void runs_of_stretch(const uint32_t *phase_of, uint32_t from,
-			    uint32_t to, uint32_t body, struct run *runs,
-			    uint32_t *run_of, uint32_t *n_io)
+static void runs_of_span(const uint32_t *phase_of, uint32_t from,
+			 uint32_t to, uint32_t body, int starts,
+			 struct run *runs, uint32_t *run_of, uint32_t *n_io)
 {
 	if (from >= to)
 		return;
 	uint32_t n = *n_io, cur = phase_of[from];
-	if (n == 0 || body != UINT32_MAX || runs[n - 1].body != body ||
-	    runs[n - 1].phase != cur)
+	if (starts)
 		runs[n++] = (struct run){ from, cur, body };
 	run_of[from] = n - 1;
 	for (uint32_t l = from + 1; l < to; l++) {
@@ -45,9 +45,141 @@ static void runs_of_stretch(const uint32_t *phase_of, uint32_t from,
 	*n_io = n;
 }
 
+/*
+ * runs_of_span over a stretch [from, to): a body's first launch starts a
+ * run; so does a launch outside every body that follows a body's or
+ * another phase's run.  Since bodies are not empty, every stretch's first
+ * launch starts a run: the first outside stretch starts the table, every
+ * later one follows a body (the run index in chunks relies on this).
+ */
+static void runs_of_stretch(const uint32_t *phase_of, uint32_t from,
+			    uint32_t to, uint32_t body, struct run *runs,
+			    uint32_t *run_of, uint32_t *n_io)
+{
+	uint32_t n = *n_io;
+	runs_of_span(phase_of, from, to, body,
+		     n == 0 || body != UINT32_MAX || runs[n - 1].body != body ||
+		     runs[n - 1].phase != phase_of[from],
+		     runs, run_of, n_io);
+}
+
+/* After the first iteration, a body whose last run has its first run's
+ * phase continues that instance instead of starting one. */
+static void set_steady(struct body *bodies, uint32_t n_bodies,
+		       const struct run *runs)
+{
+	for (uint32_t k = 0; k < n_bodies; k++) {
+		struct body *bd = &bodies[k];
+		assert(bd->count > 0 && bd->run_count > 0);
+		uint32_t first = runs[bd->run_first].phase;
+		uint32_t last = runs[bd->run_first + bd->run_count - 1].phase;
+		bd->steady = bd->run_count - (first == last);
+	}
+}
+
+/*
+ * The run index in chunks of the launch table, on threads.  A launch
+ * starts a run iff it starts a stretch (launch 0, a body's first, the
+ * launch after a body) or its phase differs from the launch before it
+ * (runs_of_stretch): a test of the launch and the one before, so chunk
+ * c's runs are counted on its own (pass 0), their numbers are the counts
+ * of the chunks before it (a sum in chunk order), and each chunk writes
+ * its runs and run_of from there (pass 1).  The result is the serial
+ * one, entry for entry, whatever the threads and their timing.
+ */
+struct runs_split {
+	const struct ac_model *m;
+	const uint32_t *phase_of;
+	const struct body *bodies;
+	struct run *runs;
+	uint32_t *run_of;
+	uint32_t n_chunks;
+	uint32_t *count;        /* per chunk: pass 0's runs, then the first's
+				 * number */
+	int pass;
+};
+
+static int runs_chunk(void *ctx, uint32_t c)
+{
+	struct runs_split *k = ctx;
+	const struct body *bodies = k->bodies;
+	const uint32_t *phase_of = k->phase_of;
+	const uint32_t nb = k->m->n_repeats, nl = k->m->n_launches;
+	uint32_t from = aci_chunk_start(nl, k->n_chunks, c),
+		 to = aci_chunk_start(nl, k->n_chunks, c + 1);
+	/* b: the first body that ends after `from` */
+	uint32_t b;
+	AC_PARTITION(uint32_t, b, nb, i,
+		     bodies[i].first + bodies[i].count <= from);
+	uint32_t n = k->pass ? k->count[c] : 0;
+	for (uint32_t l = from; l < to;) {
+		int in = b < nb && bodies[b].first <= l;
+		uint32_t end = in ? bodies[b].first + bodies[b].count
+				  : b < nb ? bodies[b].first : nl;
+		if (end > to)
+			end = to;
+		int stretch = in ? l == bodies[b].first
+				 : l == 0 || (b > 0 && l == bodies[b - 1].first +
+						       bodies[b - 1].count);
+		int starts = stretch || phase_of[l] != phase_of[l - 1];
+		if (k->pass) {
+			runs_of_span(phase_of, l, end, in ? b : UINT32_MAX,
+				     starts, k->runs, k->run_of, &n);
+		} else {
+			n += starts;
+			for (uint32_t i = l + 1; i < end; i++)
+				n += phase_of[i] != phase_of[i - 1];
+		}
+		if (in && end == bodies[b].first + bodies[b].count)
+			b++;
+		l = end;
+	}
+	if (!k->pass)
+		k->count[c] = n;
+	return 0;
+}
+
+/* aci_index_runs' index on the team's threads (> 1; at least 2
+ * launches): *n_runs; -1 when memory runs out. */
+static int index_runs_split(const struct ac_model *m, const uint32_t *phase_of,
+			    struct body *bodies, struct aci_team *team,
+			    struct run *runs, uint32_t *run_of,
+			    uint32_t *n_runs)
+{
+	struct runs_split k = {
+		.m = m, .phase_of = phase_of, .bodies = bodies, .runs = runs,
+		.run_of = run_of,
+		.n_chunks = aci_chunk_count(team->threads, m->n_launches),
+	};
+	assert(team->threads > 1 && k.n_chunks > 1);
+	k.count = malloc((size_t)k.n_chunks * sizeof(*k.count));
+	if (!k.count)
+		return -1;
+	/* runs_chunk never fails */
+	(void)aci_team_run(team, k.n_chunks, runs_chunk, &k);
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < k.n_chunks; c++) {
+		uint32_t here = k.count[c];
+		k.count[c] = n;
+		n += here;
+	}
+	k.pass = 1;
+	(void)aci_team_run(team, k.n_chunks, runs_chunk, &k);
+	free(k.count);
+	*n_runs = n;
+	for (uint32_t b = 0; b < m->n_repeats; b++) {
+		bodies[b].run_first = run_of[bodies[b].first];
+		bodies[b].run_count = run_of[bodies[b].first +
+					     bodies[b].count - 1] + 1 -
+				      bodies[b].run_first;
+	}
+	return 0;
+}
+
 int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
-		   struct body *bodies, struct run **runs_out,
-		   uint32_t **run_of_out, uint32_t *n_runs)
+		   struct body *bodies, struct aci_team *team,
+		   struct run **runs_out, uint32_t **run_of_out,
+		   uint32_t *n_runs)
 {
 	struct run *runs = aci_big_calloc((size_t)m->n_launches + 1, sizeof(*runs));
 	uint32_t *run_of = aci_big_calloc((size_t)m->n_launches + 1,
@@ -56,6 +188,13 @@ int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
 	*run_of_out = run_of;
 	if (!runs || !run_of)
 		return -1;
+	if (team && team->threads > 1 && m->n_launches > 1) {
+		if (index_runs_split(m, phase_of, bodies, team, runs,
+				     run_of, n_runs) != 0)
+			return -1;
+		set_steady(bodies, m->n_repeats, runs);
+		return 0;
+	}
 	/* The bodies are sorted and disjoint (aci_validate_model): the table
 	 * is walked a stretch at a time, outside a body or inside one. */
 	uint32_t l = 0, n = 0;
@@ -72,15 +211,7 @@ int aci_index_runs(const struct ac_model *m, const uint32_t *phase_of,
 	runs_of_stretch(phase_of, l, m->n_launches, UINT32_MAX, runs, run_of,
 			&n);
 	*n_runs = n;
-	/* After the first iteration, a body whose last run has its first
-	 * run's phase continues that instance instead of starting one. */
-	for (uint32_t k = 0; k < m->n_repeats; k++) {
-		struct body *bd = &bodies[k];
-		assert(bd->count > 0 && bd->run_count > 0);
-		uint32_t first = runs[bd->run_first].phase;
-		uint32_t last = runs[bd->run_first + bd->run_count - 1].phase;
-		bd->steady = bd->run_count - (first == last);
-	}
+	set_steady(bodies, m->n_repeats, runs);
 	return 0;
 }
 
@@ -129,7 +260,8 @@ ac_walk *ac_walk_new(const ac_program *p, uint64_t extra_repeat,
 	    aci_index_runs(p->m, p->phase_of,
 			   memcpy(w->own_bodies, p->bodies,
 				  n_bodies * sizeof(*w->own_bodies)),
-		       &w->own_runs, &w->own_run_of, &w->n_runs) != 0) {
+			   NULL, &w->own_runs, &w->own_run_of,
+			   &w->n_runs) != 0) {
 		ac_walk_free(w);
 		return NULL;
 	}

@@ -129,9 +129,11 @@ void ac_program_free(ac_program *program);
  * launch parameter words or more: the caller's and threads - 1 workers,
  * started and joined inside the call (0 or 1: the caller's alone), with
  * every signal blocked (the host's signals go to its own threads).  The
- * launch table is cut into chunks; each finds its launches' phases and
- * checks their words ((C)), and the chunk holding the smallest failing
- * launch gives the diagnostic, so the verdict and the diagnostic are the
+ * launch table is cut into chunks; each is read from the image
+ * (ac_program_view_image), finds its launches' phases, checks their words
+ * ((C)) and indexes its runs for (D); the chunk holding the smallest
+ * failing launch gives the diagnostic, and a broken image's error is the
+ * serial reader's, so the verdict, the diagnostic and the error are the
  * serial ones whatever the threads and their timing.  A library user
  * whose host owns its threads (a guard in someone else's process) leaves
  * this at 0.
