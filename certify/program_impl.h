@@ -224,6 +224,15 @@ int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
 		    const uint32_t *globals, const uint32_t *planes,
 		    struct ac_diag *diag);
 
+/* words.c, for the tests: aci_check_words with its comparison of a launch's
+ * words with an earlier launch's (scan_plain) on (compare 1, as
+ * aci_check_words) or off (every word tested); *compared (when not NULL):
+ * the words found equal, which took no test.  The same result either way. */
+int aci_check_words_compared(const struct ac_model *m, const uint32_t *phase_of,
+			     const uint32_t *globals, const uint32_t *planes,
+			     int compare, struct ac_diag *diag,
+			     uint64_t *compared);
+
 /* words.c: (C) in parts, for threads.  aci_word_check_new builds what every
  * part reads (the named ranges, each repeat's sorted deltas and slots):
  * NULL on out-of-memory.  aci_word_check_range checks launches [from, to) as

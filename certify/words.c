@@ -331,10 +331,19 @@ struct hint_slot {
 #define HINTS_MAX 4096
 
 /* What (C) remembers on one thread: hints and memo, never answers that
- * were not checked. */
+ * were not checked.  last[p] is the last launch of phase p that the scan
+ * passed in scan_plain, every word of it found fine as a point (no repeat
+ * moves a word of it), or UINT32_MAX: a word of a later launch of phase p
+ * equal to the same word of that one is fine (same_words_since). */
 struct point_hints {
 	struct hint_slot *at;
 	uint32_t mask;               /* slots - 1, slots a power of two */
+	uint32_t *last;              /* per phase, in at's block */
+	uint32_t from;               /* the scan's first launch */
+	uint32_t period;             /* scan_plain's distance to compare at */
+	uint32_t misses;             /* scan_plain's comparisons that lost */
+	int compare;                 /* 0: scan_plain compares no launch */
+	uint64_t compared;           /* words found equal: no test */
 	struct moved_word moved[MOVED_MEMO];
 };
 
@@ -342,17 +351,22 @@ struct point_hints {
  * the tags are cleared: a way's range is read only when its tag matches
  * (hinted), so the rest of an empty slot is never looked at (calloc's
  * 6 kB at 128 slots were 3 % of reading and certifying vit's 884 words). */
-static int hints_init(struct point_hints *h, uint32_t launches)
+static int hints_init(struct point_hints *h, uint32_t launches,
+		      uint32_t phases)
 {
 	uint32_t slots = HINTS_MIN;
 	while (slots < HINTS_MAX && slots < launches)
 		slots *= 2;
-	h->at = malloc(slots * sizeof(*h->at));
+	/* one block: the slots, then last[] (a slot's alignment serves it) */
+	h->at = malloc(slots * sizeof(*h->at) + (size_t)phases * sizeof(*h->last));
 	if (!h->at)
 		return -1;
 	h->mask = slots - 1;
+	h->last = (uint32_t *)(h->at + slots);
 	for (uint32_t i = 0; i < slots; i++)
 		h->at[i].way[0].tag = h->at[i].way[1].tag = 0;
+	for (uint32_t p = 0; p < phases; p++)
+		h->last[p] = UINT32_MAX;
 	for (uint32_t i = 0; i < MOVED_MEMO; i++)
 		h->moved[i].n = 0;
 	return 0;
@@ -690,6 +704,48 @@ static inline uint32_t first_unhinted(const uint64_t *x, uint32_t w, uint32_t n,
 	return w;
 }
 
+/*
+ * first_unhinted for a launch l given y, the words of an earlier launch of
+ * l's phase with as many words, which the scan passed as plain (every
+ * word found fine as a point): a word of l equal to the same word of y is
+ * fine without a test, since a word no repeat moves is decided by its
+ * phase and its value alone.  *unequal: how many of the words looked at
+ * differed from y's.  A decoder's step repeats the previous step's
+ * launches with most words unchanged (its cache row and length move):
+ * decode's 10^6 words differ in 100,320 of the 1 M.
+ */
+static inline uint32_t first_unhinted_since(const uint64_t *x,
+					    const uint64_t *y, uint32_t w,
+					    uint32_t n, uint64_t lo,
+					    uint64_t span,
+					    const struct hint_slot *at,
+					    uint32_t base, uint32_t mask,
+					    uint32_t tag, uint32_t *unequal)
+{
+	uint32_t differ = 0;
+	for (; w < n; w++) {
+		uint64_t v = x[w];
+		if (v == y[w])
+			continue;
+		differ++;
+		if (v - lo <= span && !hinted(&at[(base + w) & mask], tag, v))
+			break;
+	}
+	*unequal = differ;
+	return w;
+}
+
+/*
+ * Whether the scan compares launches with earlier ones (first_unhinted_
+ * since): `misses` counts the compared launches in a row in which more
+ * than a quarter of the words looked at differed (an unequal word costs
+ * its comparison on top of its test); from TRUST_MISSES of them on, only
+ * every TRUST_PROBE-th launch is compared, until one gains.  Speed only: a
+ * comparison decides no word that its test would decide otherwise.
+ */
+#define TRUST_MISSES 4
+#define TRUST_PROBE 64
+
 /* (C) as the threads of program.c share it: read-only once built. */
 struct word_check {
 	struct word_sets sets;
@@ -712,8 +768,10 @@ struct scan_at {
  * phase, or with a word some repeat moves.  *at is left there (at->l ==
  * to when there is none).  Every word passed over is fine.
  */
-static void scan_plain(const struct word_check *c, const struct point_hints *h,
-		       const uint32_t *phase_of, uint32_t to, struct scan_at *at)
+static inline void scan_hinted(const struct word_check *c,
+			       struct point_hints *h,
+			       const uint32_t *phase_of, uint32_t to,
+			       struct scan_at *at)
 {
 	const struct ac_launch *la = c->sets.m->launches;
 	const uint64_t *words = c->sets.m->words;
@@ -730,7 +788,82 @@ static void scan_plain(const struct word_check *c, const struct point_hints *h,
 				   hint_base(phase, x[0]), h->mask, phase + 1);
 		if (w < n)
 			break;
+		h->last[phase] = l;
 	}
+	*at = (struct scan_at){ l, w };
+}
+
+/*
+ * scan_hinted's answer, comparing launches with earlier ones while that
+ * gains (first_unhinted_since, TRUST_MISSES): a launch is compared with
+ * the launch a period back when that one has its phase (the period: where
+ * the last compared launch found its phase), else with the last compared
+ * launch of its phase, which sets the period.  Every launch of [h->from,
+ * l) was passed, and a plain one (not moved, with a phase) as points.
+ * While comparisons lose, runs of TRUST_PROBE launches go to scan_hinted
+ * as they are, between probes.
+ */
+static void scan_plain(const struct word_check *c, struct point_hints *h,
+		       const uint32_t *phase_of, uint32_t to, struct scan_at *at)
+{
+	const struct ac_launch *la = c->sets.m->launches;
+	const uint64_t *words = c->sets.m->words;
+	const uint64_t lo = c->sets.window_lo, span = c->sets.window_span;
+	if (!h->compare) {
+		scan_hinted(c, h, phase_of, to, at);
+		return;
+	}
+	uint32_t l = at->l, w = at->w, from = h->from, period = h->period;
+	uint32_t misses = h->misses;
+	while (l < to) {
+		if (misses >= TRUST_MISSES && l % TRUST_PROBE != 0) {
+			uint64_t probe = ((uint64_t)l / TRUST_PROBE + 1) *
+					 TRUST_PROBE;
+			uint32_t until = probe < to ? (uint32_t)probe : to;
+			struct scan_at a = { l, w };
+			scan_hinted(c, h, phase_of, until, &a);
+			l = a.l;
+			w = a.w;
+			if (l < until)
+				break;
+			continue;
+		}
+		uint32_t phase = phase_of[l], n = la[l].word_count;
+		if (phase == NO_PHASE || c->moved_by[l] != UINT32_MAX)
+			break;
+		const uint64_t *x = words + la[l].word_first;
+		uint32_t prev;
+		if (misses < TRUST_MISSES && l - from >= period &&
+		    phase_of[l - period] == phase &&
+		    c->moved_by[l - period] == UINT32_MAX) {
+			prev = l - period;
+		} else if ((prev = h->last[phase]) != UINT32_MAX) {
+			period = l - prev;
+		}
+		assert(prev == UINT32_MAX || (prev >= from && prev < l));
+		if (n == 0) {
+			/* a hand-built model's words may be NULL */
+		} else if (prev != UINT32_MAX && la[prev].word_count == n) {
+			uint32_t unequal, w0 = w;
+			w = first_unhinted_since(x, words + la[prev].word_first,
+						 w, n, lo, span, h->at,
+						 hint_base(phase, x[0]), h->mask,
+						 phase + 1, &unequal);
+			misses = 4 * unequal > w - w0 ? misses + 1 : 0;
+			h->compared += w - w0 - unequal;
+		} else {
+			w = first_unhinted(x, w, n, lo, span, h->at,
+					   hint_base(phase, x[0]), h->mask,
+					   phase + 1);
+		}
+		if (w < n)
+			break;
+		h->last[phase] = l;
+		l++;
+		w = 0;
+	}
+	h->period = period;
+	h->misses = misses;
 	*at = (struct scan_at){ l, w };
 }
 
@@ -846,16 +979,25 @@ void aci_word_check_free(struct word_check *c)
 	free(c);
 }
 
-int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
-			 uint32_t from, uint32_t to, struct ac_diag *diag)
+/* aci_word_check_range, comparing launches with earlier ones or not;
+ * *compared (when not NULL): the words found equal to an earlier
+ * launch's. */
+static int check_range(const struct word_check *c, const uint32_t *phase_of,
+		       uint32_t from, uint32_t to, int compare,
+		       struct ac_diag *diag, uint64_t *compared)
 {
 	assert(from <= to && to <= c->sets.m->n_launches);
 	struct word_sets sets = c->sets;   /* its diag: this caller's */
 	sets.diag = diag;
 	struct body_walk bw = { 0 };
 	struct point_hints hints;
-	if (hints_init(&hints, to - from) != 0)
+	if (hints_init(&hints, to - from, c->sets.m->n_phases) != 0)
 		return -1;
+	hints.from = from;
+	hints.period = 1;
+	hints.misses = 0;
+	hints.compare = compare;
+	hints.compared = 0;
 	int rc = 0;
 	for (struct scan_at at = { from, 0 }; !rc;) {
 		scan_plain(c, &hints, phase_of, to, &at);
@@ -867,6 +1009,28 @@ int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
 		}
 	}
 	free(hints.at);
+	if (compared)
+		*compared = hints.compared;
+	return rc;
+}
+
+int aci_word_check_range(const struct word_check *c, const uint32_t *phase_of,
+			 uint32_t from, uint32_t to, struct ac_diag *diag)
+{
+	return check_range(c, phase_of, from, to, 1, diag, NULL);
+}
+
+int aci_check_words_compared(const struct ac_model *m, const uint32_t *phase_of,
+			     const uint32_t *globals, const uint32_t *planes,
+			     int compare, struct ac_diag *diag,
+			     uint64_t *compared)
+{
+	struct word_check *c = aci_word_check_new(m, globals, planes);
+	if (!c)
+		return -1;
+	int rc = check_range(c, phase_of, 0, m->n_launches, compare, diag,
+			     compared);
+	aci_word_check_free(c);
 	return rc;
 }
 
@@ -874,10 +1038,6 @@ int aci_check_words(const struct ac_model *m, const uint32_t *phase_of,
 		    const uint32_t *globals, const uint32_t *planes,
 		    struct ac_diag *diag)
 {
-	struct word_check *c = aci_word_check_new(m, globals, planes);
-	if (!c)
-		return -1;
-	int rc = aci_word_check_range(c, phase_of, 0, m->n_launches, diag);
-	aci_word_check_free(c);
-	return rc;
+	return aci_check_words_compared(m, phase_of, globals, planes, 1, diag,
+					NULL);
 }

@@ -30,6 +30,7 @@
 #include "gen.h"
 #include "naive.h"
 #include "suites.h"
+#include "util.h"
 #include "workload.h"
 
 /* ---- one schedule, walked or replayed ------------------------------------ */
@@ -64,30 +65,6 @@ static struct outcome run(const ac_program *p, const struct ac_ref *refs,
 	return o;
 }
 
-static int same_ref(struct ac_tensor_ref a, struct ac_tensor_ref b)
-{
-	return a.phase == b.phase && a.index == b.index;
-}
-
-/* Every field of two diagnostics. */
-static int same_diag(const struct ac_diag *a, const struct ac_diag *b)
-{
-	return a->verdict == b->verdict && a->condition == b->condition &&
-	       a->reason == b->reason && same_ref(a->tensor[0], b->tensor[0]) &&
-	       same_ref(a->tensor[1], b->tensor[1]) && a->launch == b->launch &&
-	       a->word == b->word && a->identity_problem == b->identity_problem &&
-	       a->identity_offset == b->identity_offset &&
-	       a->lo.high == b->lo.high && a->lo.low == b->lo.low &&
-	       a->hi.high == b->hi.high && a->hi.low == b->hi.low &&
-	       a->ordinal == b->ordinal && a->window == b->window &&
-	       same_ref(a->near[0], b->near[0]) &&
-	       same_ref(a->near[1], b->near[1]) && a->instance == b->instance &&
-	       a->phase == b->phase && a->start_launch == b->start_launch &&
-	       a->start_ordinal == b->start_ordinal &&
-	       a->earlier == b->earlier && a->earlier_phase == b->earlier_phase &&
-	       a->intervening == b->intervening;
-}
-
 static void print_diag(const char *what, const struct ac_diag *d)
 {
 	fprintf(stderr, "  %s: verdict %" PRIu64 " reason %d instance %" PRIu64
@@ -110,7 +87,7 @@ static int compare(const ac_program *p, const struct ac_ref *refs, size_t n,
 	struct outcome all = run(p, refs, n, 1, 1);
 	ck_assert_uint_eq(full.replayed, 0);
 	*replayed = one;
-	if (same_diag(&full.diag, &one.diag) && same_diag(&full.diag, &all.diag) &&
+	if (util_same_diag(&full.diag, &one.diag) && util_same_diag(&full.diag, &all.diag) &&
 	    full.verdict == one.verdict && full.verdict == all.verdict)
 		return 0;
 	print_diag("full walk", &full.diag);

@@ -7,6 +7,7 @@
  * oracle for thousands of probes: every range's edges and middle, random
  * values, and hull intervals of long repeats.  Fixed seed, printed.
  */
+#define _GNU_SOURCE
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,9 +16,12 @@
 
 #include <arenaguard/certify.h>
 
+#include "certify/program_impl.h"
 #include "gen.h"
 #include "naive.h"
 #include "suites.h"
+#include "util.h"
+#include "workload.h"
 
 #define SEARCH_SEED 0x5ea4c4ull
 #define N_GLOBALS 300
@@ -400,6 +404,208 @@ START_TEST(remembered_answers_hold_for_one_phase)
 }
 END_TEST
 
+/* ---- launches compared with earlier ones (scan_plain) --------------- */
+
+/* (C) of m, a model whose (A) and (B) hold, with the comparison of
+ * launches on or off: its return value, *d and *compared. */
+static int words_checked(const struct ac_model *m, int compare,
+			 struct ac_diag *d, uint64_t *compared)
+{
+	struct hash_index h;
+	uint32_t first, dup;
+	ck_assert_int_eq(aci_phase_table_build(m, &h, &first, &dup), 0);
+	uint32_t *phase_of = malloc(((size_t)m->n_launches + 1) *
+				    sizeof(*phase_of));
+	ck_assert_ptr_nonnull(phase_of);
+	ck_assert_int_eq(aci_phases_of_launches(m, &h, phase_of, NULL), 0);
+	aci_hash_index_free(&h);
+	uint32_t *globals = aci_sort_tensors(m->globals, m->n_globals,
+					     aci_planes_listed(m));
+	ck_assert_ptr_nonnull(globals);
+	memset(d, 0, sizeof(*d));
+	ck_assert_int_eq(aci_check_layout(m, globals, globals + m->n_globals, d),
+			 0);
+	int rc = aci_check_words_compared(m, phase_of, globals,
+					  globals + m->n_globals, compare, d,
+					  compared);
+	free(globals);
+	free(phase_of);
+	return rc;
+}
+
+/* The same return value and diagnostic with the comparison on and off;
+ * the words compared (found equal to an earlier launch's). */
+static uint64_t compared_agree(const struct ac_model *m, const char *what)
+{
+	struct ac_diag on, off;
+	uint64_t compared = 0, none = 0;
+	int rc_on = words_checked(m, 1, &on, &compared);
+	int rc_off = words_checked(m, 0, &off, &none);
+	ck_assert_msg(rc_on == rc_off && util_same_diag(&on, &off),
+		      "%s: compared %d (launch %" PRIu64 " word %" PRIu64
+		      "), tested %d (launch %" PRIu64 " word %" PRIu64 ")",
+		      what, rc_on, (uint64_t)on.launch, (uint64_t)on.word,
+		      rc_off, (uint64_t)off.launch, (uint64_t)off.word);
+	ck_assert_uint_eq(none, 0);
+	return compared;
+}
+
+/* decode's tokens repeat the previous token's launches with most words
+ * unchanged: from the second token on, most words are found equal to the
+ * previous token's and take no test; vit's and adjoint's launches move
+ * their pointers, and are tested.  Every fault gets the same diagnostic
+ * as without the comparison. */
+START_TEST(equal_words_need_no_test)
+{
+	const enum workload_kind kinds[] = { WORKLOAD_DECODE, WORKLOAD_VIT,
+					     WORKLOAD_ADJOINT };
+	const enum workload_fault faults[] = { WORKLOAD_SOUND, WORKLOAD_REUSE,
+					       WORKLOAD_STRIDE };
+	for (int k = 0; k < 3; k++)
+	for (int f = 0; f < 3; f++) {
+		struct workload_spec spec = { kinds[k], faults[f], 10000, 0 };
+		const char *why;
+		struct workload *w = workload_new(&spec, &why);
+		ck_assert_ptr_nonnull(w);
+		char what[64];
+		snprintf(what, sizeof(what), "%s %s",
+			 workload_kind_name(kinds[k]),
+			 workload_fault_name(faults[f]));
+		uint64_t compared = compared_agree(&w->model, what);
+		if (kinds[k] == WORKLOAD_DECODE && faults[f] == WORKLOAD_SOUND)
+			ck_assert_msg(2 * compared > w->model.n_words,
+				      "%s: %" PRIu64 " of %" PRIu64
+				      " words compared", what, compared,
+				      (uint64_t)w->model.n_words);
+		workload_free(w);
+	}
+}
+END_TEST
+
+#define COMPARED_SEED 0xc0a9a7edull
+#define COMPARED_PROGRAMS 3000
+
+/* Values for the random launches below: fine for every phase (the global,
+ * outside the window, a count), fine for some phases only, and in the
+ * window but in no named range. */
+static const char *const compared_values[] = {
+	"0x1000", "0x10ff", "0x2000", "5", "0x1400", "0x1410",
+	"0x14ff", "0x1440", "0x1500", "0x15ff", "0x1100", "0x1fff",
+};
+#define FINE_EVERYWHERE 6        /* the first six are fine in every phase */
+
+/*
+ * Random launch tables over PLAN_PQR-like phases, most launches a copy of
+ * one a few back with a word or none changed, and repeats of one launch,
+ * by a delta or by a table whose word is bad as written but fine in every
+ * frame, copied by plain launches after it:
+ * the comparison must give the diagnostic of testing every word, and never
+ * take a launch a repeat moves as proof.  Fixed seed, printed.
+ */
+START_TEST(compared_words_decide_as_tested)
+{
+	static const char plan[] =
+		"\"alignment\": 1,"
+		"\"windows\": [{\"base\": \"0x1000\", \"size\": \"0x1000\"}],"
+		"\"globals\": [{\"name\": \"w\", \"offset\": \"0x1000\", \"size\": 256}],"
+		"\"phases\": ["
+		" {\"identity\": \"P\", \"planes\": [{\"name\": \"a\", \"offset\": \"0x1400\", \"size\": 256, \"carried\": false}]},"
+		" {\"identity\": \"Q\", \"planes\": [{\"name\": \"a\", \"offset\": \"0x1400\", \"size\": 256, \"carried\": false},"
+		"  {\"name\": \"b\", \"offset\": \"0x1500\", \"size\": 256, \"carried\": false}]},"
+		" {\"identity\": \"R\", \"planes\": [{\"name\": \"z\", \"offset\": \"0x1400\", \"size\": 64, \"carried\": false}]}]";
+	struct gen_rng r;
+	gen_rng_seed(&r, COMPARED_SEED);
+	printf("search: compared_words_decide_as_tested seed 0x%llx\n",
+	       (unsigned long long)COMPARED_SEED);
+	uint64_t compared = 0, failed = 0;
+	for (int prog = 0; prog < COMPARED_PROGRAMS; prog++) {
+		enum { MAX_LAUNCHES = 48, MAX_WORDS = 4 };
+		uint32_t n = 4 + (uint32_t)gen_rng_below(&r, MAX_LAUNCHES - 4);
+		uint32_t phase[MAX_LAUNCHES], count[MAX_LAUNCHES];
+		uint32_t value[MAX_LAUNCHES][MAX_WORDS];
+		/* a repeat over launch `moved` (none: n), its word 0 bad as
+		 * written; then copies of it */
+		uint32_t moved = gen_rng_below(&r, 2) ? (uint32_t)gen_rng_below(&r, n - 2) : n;
+		int by_table = gen_rng_below(&r, 2);
+		for (uint32_t l = 0; l < n; l++) {
+			uint32_t back = 1 + (uint32_t)gen_rng_below(&r, 4);
+			int bad = gen_rng_below(&r, 40) == 0;
+			if (l >= back && gen_rng_below(&r, 4) != 0) {
+				phase[l] = phase[l - back];
+				count[l] = count[l - back];
+				memcpy(value[l], value[l - back], sizeof(value[l]));
+				if (gen_rng_below(&r, 3) == 0)
+					value[l][gen_rng_below(&r, count[l])] =
+						(uint32_t)gen_rng_below(&r, bad ? 12 : FINE_EVERYWHERE);
+			} else {
+				phase[l] = (uint32_t)gen_rng_below(&r, 3);
+				count[l] = 1 + (uint32_t)gen_rng_below(&r, MAX_WORDS);
+				for (uint32_t w = 0; w < MAX_WORDS; w++)
+					value[l][w] = (uint32_t)gen_rng_below(&r,
+						bad ? 12 : FINE_EVERYWHERE);
+			}
+			if (l == moved) {
+				/* by a table: word 0 as written is never a
+				 * value (0x1100: bad), its frames are; by a
+				 * delta: written, it is the value at t = 0 */
+				phase[l] = 0;
+				if (by_table)
+					value[l][0] = 10;
+			}
+		}
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		fprintf(f, "{%s, \"launches\": [", plan);
+		for (uint32_t l = 0; l < n; l++) {
+			fprintf(f, "%s{\"phase\": \"%c\", \"words\": [", l ? ", " : "",
+				"PQR"[phase[l]]);
+			for (uint32_t w = 0; w < count[l]; w++)
+				fprintf(f, "%s\"%s\"", w ? ", " : "",
+					compared_values[value[l][w]]);
+			fprintf(f, "]}");
+		}
+		fprintf(f, "]");
+		if (moved < n)
+			fprintf(f, ", \"repeats\": [{\"first\": %u, \"count\": 1, "
+				"\"iterations\": 2, %s}]", moved, by_table ?
+				"\"table\": {\"slots\": [{\"launch\": 0, \"word\": 0}],"
+				" \"frames\": [[\"0x1400\"], [\"0x1410\"]]}" :
+				"\"deltas\": [{\"launch\": 0, \"word\": 0, \"delta\": 0}]");
+		fprintf(f, "}");
+		fclose(f);
+		if (moved < n) {
+			/* the slot and the delta name the body's own launch */
+			char at[32];
+			snprintf(at, sizeof(at), "\"launch\": %u", moved);
+			char *p = strstr(text, "\"launch\": 0");
+			ck_assert_ptr_nonnull(p);
+			size_t old = strlen("\"launch\": 0"), add = strlen(at);
+			char *t = malloc(len + add + 1);
+			ck_assert_ptr_nonnull(t);
+			memcpy(t, text, (size_t)(p - text));
+			memcpy(t + (p - text), at, add);
+			strcpy(t + (p - text) + add, p + old);
+			free(text);
+			text = t;
+		}
+		struct ac_model *m = util_model_json(text);
+		char what[48];
+		snprintf(what, sizeof(what), "program %d", prog);
+		struct ac_diag d;
+		uint64_t c = compared_agree(m, what);
+		compared += c;
+		failed += words_checked(m, 1, &d, &c) == 1;
+		ac_model_free(m);
+		free(text);
+	}
+	/* both ways were taken: words compared, programs failing */
+	ck_assert_uint_gt(compared, 0);
+	ck_assert_uint_gt(failed, COMPARED_PROGRAMS / 10);
+	ck_assert_uint_lt(failed, COMPARED_PROGRAMS * 9 / 10);
+}
+END_TEST
+
 Suite *suite_search(void)
 {
 	Suite *s = suite_create("search");
@@ -408,6 +614,8 @@ Suite *suite_search(void)
 	tcase_add_test(tc, hull_intervals_match_a_linear_scan);
 	tcase_add_test(tc, progression_points_name_the_first_bad_iteration);
 	tcase_add_test(tc, remembered_answers_hold_for_one_phase);
+	tcase_add_test(tc, equal_words_need_no_test);
+	tcase_add_test(tc, compared_words_decide_as_tested);
 	suite_add_tcase(s, tc);
 	return s;
 }

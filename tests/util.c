@@ -180,3 +180,27 @@ void util_put_le64(uint8_t *p, uint64_t v)
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
+
+static int same_ref(struct ac_tensor_ref a, struct ac_tensor_ref b)
+{
+	return a.phase == b.phase && a.index == b.index;
+}
+
+/* Every field of two diagnostics. */
+int util_same_diag(const struct ac_diag *a, const struct ac_diag *b)
+{
+	return a->verdict == b->verdict && a->condition == b->condition &&
+	       a->reason == b->reason && same_ref(a->tensor[0], b->tensor[0]) &&
+	       same_ref(a->tensor[1], b->tensor[1]) && a->launch == b->launch &&
+	       a->word == b->word && a->identity_problem == b->identity_problem &&
+	       a->identity_offset == b->identity_offset &&
+	       a->lo.high == b->lo.high && a->lo.low == b->lo.low &&
+	       a->hi.high == b->hi.high && a->hi.low == b->hi.low &&
+	       a->ordinal == b->ordinal && a->window == b->window &&
+	       same_ref(a->near[0], b->near[0]) &&
+	       same_ref(a->near[1], b->near[1]) && a->instance == b->instance &&
+	       a->phase == b->phase && a->start_launch == b->start_launch &&
+	       a->start_ordinal == b->start_ordinal &&
+	       a->earlier == b->earlier && a->earlier_phase == b->earlier_phase &&
+	       a->intervening == b->intervening;
+}

@@ -35,4 +35,7 @@ void util_put_le64(uint8_t *p, uint64_t v);
 
 void util_expect_same_model(const struct ac_model *a, const struct ac_model *b);
 
+/* Whether two diagnostics are equal in every field. */
+int util_same_diag(const struct ac_diag *a, const struct ac_diag *b);
+
 #endif
