@@ -599,6 +599,58 @@ static int enter_reentered(unsigned int fd)
 	return ag_report_reentered("an io_uring_enter that submits", (int)fd);
 }
 
+/* One raw io_uring_enter: enter or enter2 (sz) with the application's
+ * arguments but for to_submit, min_complete and flags. */
+struct enter_call {
+	unsigned int fd;
+	sigset_t *sig;
+	size_t sz;
+	int two;                /* io_uring_enter2 */
+};
+
+static int enter_next(const struct enter_call *c, unsigned int to_submit,
+		      unsigned int min_complete, unsigned int flags)
+{
+	if (c->two)
+		return next_io_uring_enter2(c->fd, to_submit, min_complete,
+					    flags, c->sig, c->sz);
+	return next_io_uring_enter(c->fd, to_submit, min_complete, flags,
+				   c->sig);
+}
+
+/*
+ * A raw io_uring_enter that submits, its SQEs checked (held: what the
+ * walk keeps until the kernel has them).  One that also waits for
+ * completions (IORING_ENTER_GETEVENTS, min_complete > 0) while the walk
+ * holds something is made as two calls, a submit and then a wait, the
+ * walk's holds let go in between: otherwise its count among the readers
+ * of the ring's slots would last for the whole wait, and a registration
+ * of the ring's files would wait for it (ring_reg.c).  The result is the
+ * kernel's for the one call: the submit's error or short count as it is
+ * (the kernel does not wait then), else the count submitted (the wait's
+ * result is dropped, as the kernel drops it when it submitted any).
+ * The submit keeps every other flag (SQPOLL's SQ_WAKEUP and SQ_WAIT, a
+ * registered ring index, EXT_ARG, whose argument the kernel reads only
+ * to wait); the wait keeps all but SQ_WAKEUP and SQ_WAIT, done already.
+ */
+static int enter_checked(const struct enter_call *c, struct ag_held *held,
+			 unsigned int to_submit, unsigned int min_complete,
+			 unsigned int flags)
+{
+	if (!held || !min_complete || !(flags & IORING_ENTER_GETEVENTS)) {
+		int rc = enter_next(c, to_submit, min_complete, flags);
+		ag_uring_release(NULL, held);
+		return rc;
+	}
+	int rc = enter_next(c, to_submit, 0, flags & ~IORING_ENTER_GETEVENTS);
+	ag_uring_release(NULL, held);
+	if (rc < 0 || (unsigned int)rc != to_submit)
+		return rc;
+	(void)enter_next(c, 0, min_complete,
+			 flags & ~(IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT));
+	return rc;
+}
+
 int io_uring_enter(unsigned int fd, unsigned int to_submit,
 		   unsigned int min_complete, unsigned int flags, sigset_t *sig)
 {
@@ -613,8 +665,8 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
-	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
-	ag_uring_release(NULL, held);
+	struct enter_call c = { fd, sig, 0, 0 };
+	int rc = enter_checked(&c, held, to_submit, min_complete, flags);
 	preload_leave();
 	return rc;
 }
@@ -634,9 +686,8 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
-	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
-				      sz);
-	ag_uring_release(NULL, held);
+	struct enter_call c = { fd, sig, sz, 1 };
+	int rc = enter_checked(&c, held, to_submit, min_complete, flags);
 	preload_leave();
 	return rc;
 }
@@ -692,7 +743,7 @@ static int preload_uring_client_files(const struct preload_files *f,
 		ag_ring_reg_begin(&g, f->ring, 0, AG_REG_ALL);
 	else
 		ag_ring_reg_begin(&g, f->ring, f->off, f->nr);
-	int rc = call(f);
+	int rc = g.refused ? g.refused : call(f);
 	PRELOAD_FILES_FOLLOW(f, rc, ag_ring_files_set, ag_ring_files_update,
 			     files_gone);
 	ag_ring_reg_end(&g);
@@ -711,7 +762,8 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 		return locked_out("an io_uring registration", (int)fd);
 	struct ag_reg g;
 	arg = ag_ring_register_begin(&g, fd, opcode, arg, nr_args);
-	int rc = next_io_uring_register(fd, opcode, arg, nr_args);
+	int rc = g.refused ? g.refused
+			   : next_io_uring_register(fd, opcode, arg, nr_args);
 	ag_ring_register(fd, opcode, arg, nr_args, rc);
 	ag_ring_reg_end(&g);
 	return rc;

@@ -37,6 +37,12 @@
  *                file of the device (an fcntl F_DUPFD the guard does not
  *                see), whose schedule of the same handle fails: a submit
  *                on the number is decided on the file it is now
+ *   regstall     a submit on a registered slot held between the guard's
+ *                check and the driver for 1.5 s (libguard-duphook.so)
+ *                while another thread registers another open file of
+ *                the device, whose schedule of the same handle fails,
+ *                into that slot: the registration is refused (EAGAIN),
+ *                the submit runs on the file it was checked against
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -892,6 +898,74 @@ static void cmd_uclose(void)
 	uclose_round(CP_URING);
 }
 
+/* ---- regstall ---- */
+
+struct regstall {
+	struct cdev *d;
+	uint32_t s;
+	atomic_int go;
+	int rc;
+};
+
+/* Inside the hook's io_uring_submit, after the guard's check: the
+ * registration is let go, and the submit held 1.5 s. */
+static void regstall_before(void *arg)
+{
+	struct regstall *r = arg;
+	atomic_store(&r->go, 1);
+	usleep(1500 * 1000);
+}
+
+static void *regstall_submitter(void *arg)
+{
+	struct regstall *r = arg;
+	r->rc = cdev_run(r->d, r->s);
+	return NULL;
+}
+
+/* x's schedule good certified on x's ring's slot 0, submitted and held
+ * between the guard's check and the driver while the main thread
+ * registers y (whose schedule of the same handle fails) into slot 0: a
+ * registration that went ahead would send the command checked against
+ * x to y's failing schedule (at 2fc1b58 it waited a second and went
+ * ahead, and y's schedule ran without seals).  It must be refused, and
+ * the submit run on x. */
+static void cmd_regstall(void)
+{
+	void (*arm)(void (*)(void *), void *) =
+		(void (*)(void (*)(void *), void *))dlsym(RTLD_DEFAULT,
+							   "duphook_arm_submit");
+	check(arm != NULL, "regstall: libguard-duphook.so preloaded");
+	if (!arm)
+		return;
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, CP_FIXED, "regstall");
+	cdev_zero(&x);
+	cdev_zero(&y);
+	struct regstall r = { .d = &x, .s = good };
+	arm(regstall_before, &r);
+	pthread_t t;
+	pthread_create(&t, NULL, regstall_submitter, &r);
+	while (!atomic_load(&r.go))
+		sched_yield();
+	int rc = io_uring_register_files_update(&x.ring, 0, &y.fd, 1);
+	pthread_join(t, NULL);
+	check(rc == -EAGAIN, "regstall: the registration over a held "
+	      "submit's slot is refused (%d)", rc);
+	check(r.rc == 0 && cdev_all(&x, PROG_OUT, PROG_FLOATS, 1.0f),
+	      "regstall: the held submit ran on the file it was checked "
+	      "against (%d)", r.rc);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "regstall: the new file's failing schedule never ran");
+	/* Nothing held now: the same registration goes through. */
+	rc = io_uring_register_files_update(&x.ring, 0, &y.fd, 1);
+	check(rc == 1, "regstall: the registration, nothing held (%d)", rc);
+	check(cdev_run(&x, good) == -EPERM, "regstall: slot 0 is y's now: "
+	      "its failing schedule refused");
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -922,6 +996,8 @@ int main(int argc, char **argv)
 		cmd_dup2race();
 	else if (!strcmp(cmd, "uclose"))
 		cmd_uclose();
+	else if (!strcmp(cmd, "regstall"))
+		cmd_regstall();
 	else if (!strcmp(cmd, "storm"))
 		cmd_storm(argc > 2 ? (unsigned int)atoi(argv[2]) : 1);
 	else if (!strcmp(cmd, "procfd"))

@@ -171,6 +171,17 @@ START_TEST(test_uclose)
 }
 END_TEST
 
+/* regstall: a registration of another open file of the device into a
+ * slot while a submit on it is held between the guard's check and the
+ * driver for 1.5 s; _i as in dup2race.  At 2fc1b58 the registration
+ * waited a second and went ahead: without seals the new file's failing
+ * schedule ran, with them the driver refused the seal. */
+START_TEST(test_regstall)
+{
+	hooked_attack("regstall", _i);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -214,6 +225,11 @@ Suite *suite_attack(void)
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_set_timeout(t, 60);
 	tcase_add_loop_test(t, test_uclose, 0, 2);
+	suite_add_tcase(s, t);
+	t = tcase_create("attack-regstall");
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, test_regstall, 0, 2);
 	suite_add_tcase(s, t);
 	return s;
 }
