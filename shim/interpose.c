@@ -9,7 +9,8 @@
  *
  *   ioctl      the arena program and schedule requests; everything else
  *              is forwarded after one compare (the request's DRM type)
- *   close, close_range, dup, dup2, dup3
+ *   close, close_range, dup, dup2, dup3, and syscall() with those
+ *   numbers (SYS_close, SYS_close_range, SYS_dup2, SYS_dup3)
  *              keep the fd table in step (fcntl F_DUPFD, SCM_RIGHTS and
  *              the like are caught lazily, by kcmp, when first used;
  *              closes the guard does not see, by fstat when a guarded
@@ -99,6 +100,8 @@
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
+typedef long (*syscall_fn)(long, ...);
+static _Atomic(syscall_fn) next_syscall;     /* syscall(), below */
 
 AG_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
 AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
@@ -219,6 +222,9 @@ static void resolve(void)
 	ag_driver_ioctl = forward_ioctl;
 	ag_process_mark();
 	atfork_first();
+	if (!atomic_load(&next_syscall))     /* before any signal handler's */
+		atomic_store(&next_syscall,
+			     (syscall_fn)preload_next("syscall"));
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)preload_next("ioctl"),
@@ -474,6 +480,61 @@ int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, (errno = ENOSYS, -1));
 	return dup_onto(oldfd, newfd, flags, 1);
+}
+
+/*
+ * glibc's syscall() function: SYS_close, SYS_close_range, SYS_dup2 and
+ * SYS_dup3 made through it are followed as close, close_range, dup2 and
+ * dup3 are (the fd table forgets or aliases the number: a device fd
+ * closed this way and its number given to another open file is probed
+ * again, not judged by the closed file's mirror); every other number,
+ * and those from inside the guard (its own raw closes, a re-entry) or
+ * before it has loaded, go straight to the next syscall() with the six
+ * argument words as given.  The simulator's calls of syscall() come here
+ * too (the guard is first): its closes are followed like the
+ * application's.  A system call made by inline assembly is not seen
+ * (docs/guard.md, "Recognising the device").
+ */
+long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	syscall_fn next = atomic_load_explicit(&next_syscall,
+					       memory_order_acquire);
+	if (__builtin_expect(!next, 0)) {
+		next = (syscall_fn)preload_next("syscall");
+		if (!next) {
+			errno = ENOSYS;
+			return -1;
+		}
+		atomic_store_explicit(&next_syscall, next,
+				      memory_order_release);
+	}
+	int followed = nr == SYS_close || nr == SYS_close_range ||
+#ifdef SYS_dup2
+		       nr == SYS_dup2 ||
+#endif
+		       nr == SYS_dup3;
+	if (__builtin_expect(!followed, 1) || preload_inside() || !loaded() ||
+	    ag_cfg.mode == AG_OFF)
+		return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	switch (nr) {
+	case SYS_close:
+		return close((int)a[0]);
+	case SYS_close_range:
+		return close_range((unsigned int)a[0], (unsigned int)a[1],
+				   (int)a[2]);
+#ifdef SYS_dup2
+	case SYS_dup2:
+		return dup2((int)a[0], (int)a[1]);
+#endif
+	default:                         /* SYS_dup3 */
+		return dup3((int)a[0], (int)a[1], (int)a[2]);
+	}
 }
 
 /* ---- io_uring submission ---- */

@@ -31,6 +31,7 @@
 #include "stats.h"
 #include "line.h"
 #include "outputs.h"
+#include "reentry.h"
 #include "quiet_write.h"
 
 
@@ -108,10 +109,14 @@ void ag_output_unlock(struct ag_out_state st)
 	pthread_sigmask(SIG_SETMASK, &st.mask, NULL);
 }
 
-/* close(2) itself: the interposed close would come back here. */
+/* close(2) itself: the interposed close (and syscall(), whose close
+ * the guard follows from outside itself: interpose.c) would come back
+ * here.  errno is the caller's. */
 void ag_output_close(int fd)
 {
+	int saved = preload_enter_quiet();
 	syscall(SYS_close, fd);
+	preload_leave_quiet(saved);
 }
 
 /* The lowest number the guard's descriptors take: high, away from the

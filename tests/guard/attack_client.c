@@ -37,6 +37,9 @@
  *                file of the device (an fcntl F_DUPFD the guard does not
  *                see), whose schedule of the same handle fails: a submit
  *                on the number is decided on the file it is now
+ *   rawclose     as uclose, the fd closed (or replaced) by glibc's
+ *                syscall() function: SYS_close, SYS_close_range,
+ *                SYS_dup2, SYS_dup3
  *   regstall     a submit on a registered slot held between the guard's
  *                check and the driver for 1.5 s (libguard-duphook.so)
  *                while another thread registers another open file of
@@ -898,6 +901,69 @@ static void cmd_uclose(void)
 	uclose_round(CP_URING);
 }
 
+/* ---- rawclose ---- */
+
+enum rawclose_how { RC_CLOSE, RC_CLOSE_RANGE, RC_DUP2, RC_DUP3, RC_N };
+
+static const char *const rawclose_name[RC_N] = {
+	"SYS_close", "SYS_close_range", "SYS_dup2", "SYS_dup3" };
+
+/* x's fd (schedule good certified) closed by syscall(), then made y's
+ * open file (schedule bad, the same handle, fails (D)): by F_DUPFD
+ * after a close, by the call itself for dup2/dup3.  A submit of the
+ * handle on the number reaches y's schedule: refused, y untouched. */
+static void rawclose_round(enum cpath path, enum rawclose_how how)
+{
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, path, "rawclose");
+	expect_run(&x, good, 1, "rawclose: before the close");
+	long rc = 0;
+	switch (how) {
+	case RC_CLOSE:
+		rc = syscall(SYS_close, x.fd);
+		break;
+	case RC_CLOSE_RANGE:
+		rc = syscall(SYS_close_range, x.fd, x.fd, 0);
+		break;
+	case RC_DUP2:
+		rc = syscall(SYS_dup2, y.fd, x.fd) == x.fd ? 0 : -1;
+		break;
+	default:
+		rc = syscall(SYS_dup3, y.fd, x.fd, 0) == x.fd ? 0 : -1;
+		break;
+	}
+	check(rc == 0, "rawclose: %s (%d)", rawclose_name[how], errno);
+	if (how == RC_CLOSE || how == RC_CLOSE_RANGE) {
+		int fd = fcntl(y.fd, F_DUPFD, x.fd);
+		check(fd == x.fd, "rawclose: y's file under x's number (%d)",
+		      fd);
+	}
+	cdev_zero(&y);
+	const char *p = path == CP_IOCTL ? "ioctl" : "io_uring";
+	int r = cdev_run(&x, good);
+	check(r == -EPERM, "rawclose (%s, %s): the submit on the reused "
+	      "number is decided on its new file: refused (%d)",
+	      rawclose_name[how], p, r);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "rawclose (%s, %s): the new file's failing schedule never ran",
+	      rawclose_name[how], p);
+	/* Other numbers pass as they are, errno and all. */
+	errno = 0;
+	check(syscall(SYS_close, -1) == -1 && errno == EBADF,
+	      "rawclose: a bad close's errno (%d)", errno);
+	check(syscall(SYS_getpid) == getpid(), "rawclose: getpid");
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
+static void cmd_rawclose(void)
+{
+	for (int how = 0; how < RC_N; how++) {
+		rawclose_round(CP_IOCTL, (enum rawclose_how)how);
+		rawclose_round(CP_URING, (enum rawclose_how)how);
+	}
+}
+
 /* ---- regstall ---- */
 
 struct regstall {
@@ -996,6 +1062,8 @@ int main(int argc, char **argv)
 		cmd_dup2race();
 	else if (!strcmp(cmd, "uclose"))
 		cmd_uclose();
+	else if (!strcmp(cmd, "rawclose"))
+		cmd_rawclose();
 	else if (!strcmp(cmd, "regstall"))
 		cmd_regstall();
 	else if (!strcmp(cmd, "storm"))

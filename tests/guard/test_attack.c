@@ -171,6 +171,18 @@ START_TEST(test_uclose)
 }
 END_TEST
 
+/* rawclose: as uclose, the device fd closed (or replaced by another
+ * open file) by glibc's syscall() function: SYS_close, SYS_close_range,
+ * SYS_dup2, SYS_dup3, by ioctl and by io_uring; _i as in dup2race.  At
+ * 2fc1b58 the guard did not see those calls and decided the submit on
+ * the closed file's certified schedule: without seals the failing one
+ * ran, with them the driver refused the seal. */
+START_TEST(test_rawclose)
+{
+	hooked_attack("rawclose", _i);
+}
+END_TEST
+
 /* regstall: a registration of another open file of the device into a
  * slot while a submit on it is held between the guard's check and the
  * driver for 1.5 s; _i as in dup2race.  At 2fc1b58 the registration
@@ -225,6 +237,11 @@ Suite *suite_attack(void)
 	tcase_add_checked_fixture(t, NULL, teardown);
 	tcase_set_timeout(t, 60);
 	tcase_add_loop_test(t, test_uclose, 0, 2);
+	suite_add_tcase(s, t);
+	t = tcase_create("attack-rawclose");
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, test_rawclose, 0, 2);
 	suite_add_tcase(s, t);
 	t = tcase_create("attack-regstall");
 	tcase_add_checked_fixture(t, NULL, teardown);
