@@ -37,6 +37,11 @@
  *                file of the device (an fcntl F_DUPFD the guard does not
  *                see), whose schedule of the same handle fails: a submit
  *                on the number is decided on the file it is now
+ *   uclosewin    as uclose, with a request on the fd made between the
+ *                close SQE's submission and its completion (the close
+ *                hard-linked after a 500 ms timeout), the file also
+ *                reachable by a dup: the request in the window runs,
+ *                the one after the reuse is decided on the new file
  *   rawclose     as uclose, the fd closed (or replaced) by glibc's
  *                syscall() function: SYS_close, SYS_close_range,
  *                SYS_dup2, SYS_dup3
@@ -901,6 +906,78 @@ static void cmd_uclose(void)
 	uclose_round(CP_URING);
 }
 
+/* ---- uclosewin ---- */
+
+/* x's fd (schedule good certified; a dup of it open too) named by an
+ * IORING_OP_CLOSE hard-linked after a 500 ms timeout; in that window a
+ * submit of good on the fd runs (it is still x's file); after the
+ * close, the number given to y (schedule bad under the same handle)
+ * by F_DUPFD: a submit there reaches y's schedule and must be refused.
+ * At 2fc1b58 the request in the window attached the number to x's file
+ * again (found through the dup), kept after the close: the submit
+ * after the reuse was decided on x's mirror and y's failing schedule
+ * ran without seals. */
+static void uclosewin_round(enum cpath path)
+{
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, path, "uclosewin");
+	int alias = dup(x.fd);
+	check(alias >= 0, "uclosewin: a dup of x (%d)", errno);
+	expect_run(&x, good, 1, "uclosewin: before the close");
+	struct io_uring ring;
+	if (io_uring_queue_init(4, &ring, 0) != 0) {
+		check(0, "uclosewin: a ring");
+		return;
+	}
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 500000000 };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_timeout(sqe, &ts, 0, 0);
+	sqe->flags |= IOSQE_IO_HARDLINK;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_close(sqe, x.fd);
+	sqe->user_data = 2;
+	int rc = io_uring_submit(&ring);
+	check(rc == 2, "uclosewin: the timeout and the close submitted (%d)",
+	      rc);
+	const char *how = path == CP_IOCTL ? "ioctl" : "io_uring";
+	char what[64];
+	snprintf(what, sizeof(what), "uclosewin (%s): in the window", how);
+	expect_run(&x, good, 1, what);
+	struct io_uring_cqe *cqe = NULL;
+	check(io_uring_peek_cqe(&ring, &cqe) == -EAGAIN, "uclosewin (%s): "
+	      "the request came before the close completed", how);
+	int closed = -1;
+	for (int i = 0; i < 2; i++) {
+		if (io_uring_wait_cqe(&ring, &cqe) != 0)
+			break;
+		if (cqe->user_data == 2)
+			closed = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	check(closed == 0, "uclosewin: IORING_OP_CLOSE closed fd %d (%d)",
+	      x.fd, closed);
+	io_uring_queue_exit(&ring);
+	rc = fcntl(y.fd, F_DUPFD, x.fd);
+	check(rc == x.fd, "uclosewin: y's file under x's number (%d)", rc);
+	cdev_zero(&y);
+	rc = cdev_run(&x, good);
+	check(rc == -EPERM, "uclosewin (%s): the submit on the reused number "
+	      "is decided on its new file: refused (%d)", how, rc);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "uclosewin (%s): the new file's failing schedule never ran",
+	      how);
+	close(alias);
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
+static void cmd_uclosewin(void)
+{
+	uclosewin_round(CP_IOCTL);
+	uclosewin_round(CP_URING);
+}
+
 /* ---- rawclose ---- */
 
 enum rawclose_how { RC_CLOSE, RC_CLOSE_RANGE, RC_DUP2, RC_DUP3, RC_N };
@@ -1062,6 +1139,8 @@ int main(int argc, char **argv)
 		cmd_dup2race();
 	else if (!strcmp(cmd, "uclose"))
 		cmd_uclose();
+	else if (!strcmp(cmd, "uclosewin"))
+		cmd_uclosewin();
 	else if (!strcmp(cmd, "rawclose"))
 		cmd_rawclose();
 	else if (!strcmp(cmd, "regstall"))
