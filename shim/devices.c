@@ -440,6 +440,50 @@ static int volatile_file(int fd, slot_t *s, struct ag_file **f, int *rc)
 	return 0;
 }
 
+/*
+ * ag_fd_file for a slot value v that is no file: 1 to look at the slot
+ * again, else 0 with *rc and *f as ag_fd_file answers.
+ */
+__attribute__((noinline, cold))
+static int not_a_file(int fd, slot_t *s, uintptr_t v, struct ag_file **f,
+		      int *rc)
+{
+	*rc = 0;
+	if (is_notdev(v)) {
+		if (still_notdev(fd, v))
+			return 0;
+		/* Closed and reused unseen: look again. */
+		atomic_compare_exchange_strong(s, &v, (uintptr_t)AG_FD_UNKNOWN);
+		return 1;
+	}
+	if (v == (uintptr_t)AG_FD_CLOSING) {
+		sched_yield();         /* a close(2) under way */
+		return 1;
+	}
+	if (v == (uintptr_t)AG_FD_VOLATILE)
+		return volatile_file(fd, s, f, rc);
+	assert(v == (uintptr_t)AG_FD_UNKNOWN);
+	uintptr_t p = probe(fd, rc);
+	if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
+		return 0;              /* refuse, or pass (0) */
+	if (!ag_process_shares_fds()) {
+		*f = unkept(p);
+		return 0;
+	}
+	if (is_file(p))
+		ag_file_ref((struct ag_file *)p); /* ours */
+	uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
+	if (!atomic_compare_exchange_strong(s, &expect, p) && is_file(p)) {
+		/* Another thread probed first: use its. */
+		ag_file_unref((struct ag_file *)p);
+		ag_file_unref((struct ag_file *)p);
+		*rc = 0;
+		return 1;
+	}
+	*f = unkept(p);
+	return 0;
+}
+
 int ag_fd_file(int fd, struct ag_file **f)
 {
 	assert(f);
@@ -450,43 +494,9 @@ int ag_fd_file(int fd, struct ag_file **f)
 	for (;;) {
 		uintptr_t v = atomic_load_explicit(s, memory_order_acquire);
 		int err;
-		if (is_notdev(v)) {
-			if (still_notdev(fd, v))
-				return 0;
-			/* Closed and reused unseen: look again. */
-			atomic_compare_exchange_strong(s, &v,
-						       (uintptr_t)AG_FD_UNKNOWN);
-			continue;
-		}
-		if (v == (uintptr_t)AG_FD_CLOSING) {
-			sched_yield();         /* a close(2) under way */
-			continue;
-		}
-		if (v == (uintptr_t)AG_FD_VOLATILE) {
-			int rc;
-			if (volatile_file(fd, s, f, &rc))
+		if (__builtin_expect(!is_file(v), 0)) {
+			if (not_a_file(fd, s, v, f, &err))
 				continue;
-			return rc;
-		}
-		if (v == (uintptr_t)AG_FD_UNKNOWN) {
-			uintptr_t p = probe(fd, &err);
-			if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
-				return err;      /* refuse, or pass (0) */
-			if (!ag_process_shares_fds()) {
-				*f = unkept(p);
-				return err;
-			}
-			if (is_file(p))
-				ag_file_ref((struct ag_file *)p); /* ours */
-			uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
-			if (!atomic_compare_exchange_strong(s, &expect, p) &&
-			    is_file(p)) {
-				/* Another thread probed first: use its. */
-				ag_file_unref((struct ag_file *)p);
-				ag_file_unref((struct ag_file *)p);
-				continue;
-			}
-			*f = unkept(p);
 			return err;
 		}
 		struct ag_file *file = (struct ag_file *)v;
