@@ -39,6 +39,16 @@
  * may be the arena's, so the request is refused with the probe's error
  * and a record.
  *
+ * An fd named by an IORING_OP_CLOSE SQE (ag_fd_volatile) is closed by
+ * the kernel at a time the guard does not see: a device fd the table
+ * holds reads VOLATILE from then on, the guard keeping a copy of its
+ * open file (vol_held, a descriptor at a high number) and the mirror
+ * (vol_file); each request proves with kcmp(KCMP_FILE) whether the fd is
+ * still that open file (decided on its mirror) or not (the close
+ * completed: the slot settles to UNKNOWN and the fd is probed again), so
+ * that a number reused unseen (fcntl F_DUPFD) is never judged by the
+ * closed file's mirror.  A close or dup the guard sees settles it too.
+ *
  * Files are never freed, only emptied and reused (mirror.c): a reader
  * that loaded a pointer just before the fd was closed may still touch
  * the struct, and takes its reference only if the count is not zero
@@ -55,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
 #include <sys/ioctl.h>
@@ -68,6 +79,8 @@
 #include "mirror.h"
 #include "notice.h"
 #include "process.h"
+#include "reentry.h"
+#include "util.h"
 
 /* The table: preload/fd_table.h's (fds below 2^22). */
 typedef preload_fd_word slot_t;
@@ -95,6 +108,34 @@ static uintptr_t notdev_of(const struct stat *st)
 static slot_t *slot(int fd, int create)
 {
 	return preload_fd_at(&table, fd, create);
+}
+
+/* A VOLATILE fd's side: the guard's copy of its open file, as that
+ * descriptor + 1, and the file (its mirror) with one reference; both 0
+ * when none.  Written before the slot reads VOLATILE, dropped once it no
+ * longer does (volatile_drop). */
+static struct preload_fd_table vol_held, vol_file;
+
+/* close(2) of the guard's own copy: not through the interposed close. */
+static void close_held(int held)
+{
+	int saved = preload_enter_quiet();
+	syscall(SYS_close, held);
+	preload_leave_quiet(saved);
+}
+
+/* fd's slot no longer reads VOLATILE: its copy closed, its reference
+ * dropped. */
+static void volatile_drop(int fd)
+{
+	slot_t *h = preload_fd_at(&vol_held, fd, 0);
+	slot_t *vf = preload_fd_at(&vol_file, fd, 0);
+	uintptr_t held = h ? atomic_exchange(h, 0) : 0;
+	uintptr_t file = vf ? atomic_exchange(vf, 0) : 0;
+	if (held)
+		close_held((int)(held - 1));
+	if (ag_is_file((struct ag_file *)file))
+		ag_file_unref((struct ag_file *)file);
 }
 
 /* ---- probing ---- */
@@ -131,6 +172,19 @@ static int same_file(int a, int b)
 {
 	pid_t pid = getpid();
 	return syscall(SYS_kcmp, pid, pid, KCMP_FILE, a, b) == 0;
+}
+
+/* kcmp(KCMP_FILE) of two fds of this process: 0 the same open file, 1
+ * not, -errno when it cannot tell (EBADF: one is closed; EPERM, ENOSYS:
+ * denied); errno kept. */
+static int kcmp_file(int a, int b)
+{
+	int saved = errno;
+	pid_t pid = getpid();
+	long r = syscall(SYS_kcmp, pid, pid, KCMP_FILE, a, b);
+	int rc = r < 0 ? -errno : r != 0;
+	errno = saved;
+	return rc;
 }
 
 /* A device fd already in the table that shares fd's open file. */
@@ -329,6 +383,107 @@ static int file_without_slot(int fd, struct ag_file **f)
 	return 0;
 }
 
+/*
+ * ag_fd_file on a VOLATILE fd: 1 to look at the slot again (it settled,
+ * or its side is being written or dropped), else 0 with *rc and *f as
+ * ag_fd_file answers: the marked file while kcmp says fd is still it; a
+ * probe's, for this request alone, where kcmp cannot tell (or in a child
+ * with an fd table of its own, whose numbers are not the table's).
+ */
+static int volatile_file(int fd, slot_t *s, struct ag_file **f, int *rc)
+{
+	*rc = 0;
+	int tell = !ag_process_fds_diverged();
+	slot_t *h = preload_fd_at(&vol_held, fd, 0);
+	slot_t *vf = preload_fd_at(&vol_file, fd, 0);
+	uintptr_t held = h ? atomic_load(h) : 0;
+	uintptr_t file = vf ? atomic_load(vf) : 0;
+	if (tell && (!held || !ag_is_file((struct ag_file *)file))) {
+		sched_yield();
+		return 1;
+	}
+	int same = tell ? kcmp_file(fd, (int)held - 1) : -EPERM;
+	if (tell && atomic_load(h) != held)
+		return 1;                 /* dropped meanwhile */
+	if (same == 0) {
+		struct ag_file *m = (struct ag_file *)file;
+		if (!ag_file_try_ref(m))
+			return 1;
+		if (atomic_load(vf) == file &&
+		    atomic_load(s) == (uintptr_t)AG_FD_VOLATILE) {
+			*f = m;
+			return 0;
+		}
+		ag_file_unref(m);
+		return 1;
+	}
+	if (same == 1 || same == -EBADF) {
+		/* fd is no longer the file the close SQE named: closed (and
+		 * maybe reused): settled, probed again. */
+		uintptr_t expect = (uintptr_t)AG_FD_VOLATILE;
+		if (atomic_compare_exchange_strong(s, &expect,
+						   (uintptr_t)AG_FD_UNKNOWN))
+			volatile_drop(fd);
+		return 1;
+	}
+	if (tell)
+		ag_report_once("volatile kcmp", "fd %d was named by an "
+			       "IORING_OP_CLOSE SQE and kcmp(2) cannot tell "
+			       "whether it is still the file it was (%s): each "
+			       "request on it is decided on a file probed for "
+			       "it alone (its schedules unknown, and blocked, "
+			       "unless the driver's seal matches its context)",
+			       fd, strerror(-same));
+	uintptr_t p = probe(fd, rc);
+	if (p != (uintptr_t)AG_FD_UNKNOWN && p != PROBE_FAILED)
+		*f = unkept(p);
+	return 0;
+}
+
+/*
+ * ag_fd_file for a slot value v that is no file: 1 to look at the slot
+ * again, else 0 with *rc and *f as ag_fd_file answers.
+ */
+__attribute__((noinline, cold))
+static int not_a_file(int fd, slot_t *s, uintptr_t v, struct ag_file **f,
+		      int *rc)
+{
+	*rc = 0;
+	if (is_notdev(v)) {
+		if (still_notdev(fd, v))
+			return 0;
+		/* Closed and reused unseen: look again. */
+		atomic_compare_exchange_strong(s, &v, (uintptr_t)AG_FD_UNKNOWN);
+		return 1;
+	}
+	if (v == (uintptr_t)AG_FD_CLOSING) {
+		sched_yield();         /* a close(2) under way */
+		return 1;
+	}
+	if (v == (uintptr_t)AG_FD_VOLATILE)
+		return volatile_file(fd, s, f, rc);
+	assert(v == (uintptr_t)AG_FD_UNKNOWN);
+	uintptr_t p = probe(fd, rc);
+	if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
+		return 0;              /* refuse, or pass (0) */
+	if (!ag_process_shares_fds()) {
+		*f = unkept(p);
+		return 0;
+	}
+	if (is_file(p))
+		ag_file_ref((struct ag_file *)p); /* ours */
+	uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
+	if (!atomic_compare_exchange_strong(s, &expect, p) && is_file(p)) {
+		/* Another thread probed first: use its. */
+		ag_file_unref((struct ag_file *)p);
+		ag_file_unref((struct ag_file *)p);
+		*rc = 0;
+		return 1;
+	}
+	*f = unkept(p);
+	return 0;
+}
+
 int ag_fd_file(int fd, struct ag_file **f)
 {
 	assert(f);
@@ -339,37 +494,9 @@ int ag_fd_file(int fd, struct ag_file **f)
 	for (;;) {
 		uintptr_t v = atomic_load_explicit(s, memory_order_acquire);
 		int err;
-		if (is_notdev(v)) {
-			if (still_notdev(fd, v))
-				return 0;
-			/* Closed and reused unseen: look again. */
-			atomic_compare_exchange_strong(s, &v,
-						       (uintptr_t)AG_FD_UNKNOWN);
-			continue;
-		}
-		if (v == (uintptr_t)AG_FD_CLOSING) {
-			sched_yield();         /* a close(2) under way */
-			continue;
-		}
-		if (v == (uintptr_t)AG_FD_UNKNOWN) {
-			uintptr_t p = probe(fd, &err);
-			if (p == (uintptr_t)AG_FD_UNKNOWN || p == PROBE_FAILED)
-				return err;      /* refuse, or pass (0) */
-			if (!ag_process_shares_fds()) {
-				*f = unkept(p);
-				return err;
-			}
-			if (is_file(p))
-				ag_file_ref((struct ag_file *)p); /* ours */
-			uintptr_t expect = (uintptr_t)AG_FD_UNKNOWN;
-			if (!atomic_compare_exchange_strong(s, &expect, p) &&
-			    is_file(p)) {
-				/* Another thread probed first: use its. */
-				ag_file_unref((struct ag_file *)p);
-				ag_file_unref((struct ag_file *)p);
+		if (__builtin_expect(!is_file(v), 0)) {
+			if (not_a_file(fd, s, v, f, &err))
 				continue;
-			}
-			*f = unkept(p);
 			return err;
 		}
 		struct ag_file *file = (struct ag_file *)v;
@@ -391,12 +518,15 @@ int ag_fd_file(int fd, struct ag_file **f)
 	}
 }
 
-/* Puts v in the slot, dropping the reference of the file it held. */
-static void replace(slot_t *s, uintptr_t v)
+/* Puts v in fd's slot s, dropping the reference of the file it held
+ * (or a VOLATILE fd's side). */
+static void replace(int fd, slot_t *s, uintptr_t v)
 {
 	uintptr_t old = atomic_exchange(s, v);
 	if (is_file(old))
 		ag_file_unref((struct ag_file *)old);
+	else if (old == (uintptr_t)AG_FD_VOLATILE)
+		volatile_drop(fd);
 }
 
 void ag_fd_set(int fd, struct ag_file *f)
@@ -407,7 +537,7 @@ void ag_fd_set(int fd, struct ag_file *f)
 		return;
 	if (is_file((uintptr_t)f))
 		ag_file_ref(f);
-	replace(s, (uintptr_t)f);
+	replace(fd, s, (uintptr_t)f);
 }
 
 /*
@@ -418,16 +548,17 @@ void ag_fd_set(int fd, struct ag_file *f)
  * *asked is that answer once asked (-1 before): a descriptor the guard
  * does not track costs no system call.  0 when the slot was left.
  */
-static int change(slot_t *s, uintptr_t v, int *asked)
+static int change(int fd, slot_t *s, uintptr_t v, int *asked)
 {
 	uintptr_t old = atomic_load_explicit(s, memory_order_relaxed);
-	if (is_file(old) || old == (uintptr_t)AG_FD_CLOSING) {
+	if (is_file(old) || old == (uintptr_t)AG_FD_CLOSING ||
+	    old == (uintptr_t)AG_FD_VOLATILE) {
 		if (*asked < 0)
 			*asked = ag_process_shares_fds();
 		if (!*asked)
 			return 0;
 	}
-	replace(s, v);
+	replace(fd, s, v);
 	return 1;
 }
 
@@ -436,7 +567,7 @@ static void forget(int fd, int *asked)
 {
 	slot_t *s = slot(fd, 0);
 	if (s && atomic_load_explicit(s, memory_order_relaxed) != 0)
-		change(s, (uintptr_t)AG_FD_UNKNOWN, asked);
+		change(fd, s, (uintptr_t)AG_FD_UNKNOWN, asked);
 }
 
 void ag_fd_forget(int fd)
@@ -445,12 +576,61 @@ void ag_fd_forget(int fd)
 	forget(fd, &asked);
 }
 
+void ag_fd_volatile(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	uintptr_t v = s ? atomic_load(s) : 0;
+	if (v == (uintptr_t)AG_FD_VOLATILE)
+		return;              /* an earlier close SQE's copy stands */
+	if (!is_file(v)) {
+		ag_fd_forget(fd);
+		return;
+	}
+	if (!ag_process_shares_fds())
+		return;              /* a vfork child's: not the table's fd */
+	struct ag_file *f = (struct ag_file *)v;
+	slot_t *h = preload_fd_at(&vol_held, fd, 1);
+	slot_t *vf = preload_fd_at(&vol_file, fd, 1);
+	int held = -1;
+	if (h && vf && ag_file_try_ref(f)) {
+		int saved = errno;
+		held = fcntl(fd, F_DUPFD_CLOEXEC, ag_high_fd_base());
+		errno = saved;
+		if (held < 0)
+			ag_file_unref(f);
+	}
+	if (held < 0) {
+		/* No copy (no memory, no descriptor left): forgotten, as
+		 * before; said. */
+		ag_report_once("volatile no copy", "fd %d was named by an "
+			       "IORING_OP_CLOSE SQE and the guard could not "
+			       "keep a copy of its open file: it is forgotten, "
+			       "and a request on it before the close completes "
+			       "attaches the file still behind it", fd);
+		ag_fd_forget(fd);
+		return;
+	}
+	uintptr_t none = 0;
+	if (!atomic_compare_exchange_strong(h, &none, (uintptr_t)held + 1)) {
+		close_held(held);    /* another thread's mark is under way */
+		ag_file_unref(f);
+		return;
+	}
+	atomic_store(vf, v);         /* the reference taken above */
+	if (atomic_compare_exchange_strong(s, &v, (uintptr_t)AG_FD_VOLATILE)) {
+		ag_file_unref(f);    /* the slot's */
+		return;
+	}
+	volatile_drop(fd);           /* the slot changed: a close or dup of
+				      * fd in another thread, which says */
+}
+
 void ag_fd_closing(int fd)
 {
 	slot_t *s = slot(fd, 0);
 	int asked = -1;
 	if (s)
-		change(s, (uintptr_t)AG_FD_CLOSING, &asked);
+		change(fd, s, (uintptr_t)AG_FD_CLOSING, &asked);
 }
 
 struct ag_file *ag_fd_replacing(int fd)
@@ -460,10 +640,12 @@ struct ag_file *ag_fd_replacing(int fd)
 		return NULL;
 	/* As change(): a vfork child leaves the parent's files alone. */
 	uintptr_t old = atomic_load_explicit(s, memory_order_relaxed);
-	if ((is_file(old) || old == (uintptr_t)AG_FD_CLOSING) &&
-	    !ag_process_shares_fds())
+	if ((is_file(old) || old == (uintptr_t)AG_FD_CLOSING ||
+	     old == (uintptr_t)AG_FD_VOLATILE) && !ag_process_shares_fds())
 		return NULL;
 	old = atomic_exchange(s, (uintptr_t)AG_FD_CLOSING);
+	if (old == (uintptr_t)AG_FD_VOLATILE)
+		volatile_drop(fd);
 	return is_file(old) ? (struct ag_file *)old : NULL;
 }
 

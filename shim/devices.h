@@ -21,12 +21,16 @@ struct ag_file;
  * there meaning not the device: it may be the device, and the guard
  * cannot tell (the opposite of AG_FD_NOTDEV, hence its own value). */
 #define AG_SLOT_UNCERTAIN ((struct ag_file *)3)
+/* An fd named by an IORING_OP_CLOSE SQE (ag_fd_volatile): its close
+ * completes when the guard does not see, so every request on it proves
+ * its open file again (devices.c). */
+#define AG_FD_VOLATILE ((struct ag_file *)4)
 
 /* Whether f, a value of the fd table or of a registered slot, is a
  * file, none of the values above. */
 static inline int ag_is_file(const struct ag_file *f)
 {
-	return (uintptr_t)f > (uintptr_t)AG_SLOT_UNCERTAIN;
+	return (uintptr_t)f > (uintptr_t)AG_FD_VOLATILE;
 }
 
 /* The file behind fd: 0 with *f the file, referenced, or NULL when fd is
@@ -69,6 +73,17 @@ struct ag_file *ag_fd_replacing(int fd);
  * CLOSING (the call failed on another value) reads UNKNOWN again. */
 void ag_fd_replaced(int fd, struct ag_file *was, int failed);
 void ag_fd_forget_range(unsigned int first, unsigned int last);
+/* fd is named by an IORING_OP_CLOSE SQE handed to the kernel, which
+ * closes it at a time the guard does not see.  A device fd the table
+ * holds becomes volatile: the guard keeps a copy of its open file (a
+ * descriptor at a high number, close-on-exec) and each request on fd
+ * proves with kcmp(KCMP_FILE) that fd is still that file (then decided
+ * on its mirror) or not (the close completed: fd is probed again and
+ * kept); where kcmp cannot tell, the file is probed for that request
+ * alone (a new mirror, unless the seal's context matches one: fail
+ * closed).  A close, dup2, dup3 or close_range the guard sees on fd
+ * settles it.  Any other fd is forgotten. */
+void ag_fd_volatile(int fd);
 /* newfd is now a dup of oldfd. */
 void ag_fd_dup(int oldfd, int newfd);
 /* Whether fd may be the device, without a lock, an allocation or a

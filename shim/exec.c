@@ -36,6 +36,7 @@
 #include "elf_kind.h"
 #include "exec.h"
 #include "options.h"
+#include "outputs.h"
 #include "report.h"
 #include "summary.h"
 
@@ -152,7 +153,7 @@ static const char *file_reason(int dirfd, const char *path, int flags)
 		struct stat st;
 		const char *why = NULL;
 		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-			syscall(SYS_close, fd);
+			ag_output_close(fd);
 			return NULL;     /* the exec fails (EACCES) */
 		}
 		switch (elf_kind(fd)) {
@@ -167,7 +168,7 @@ static const char *file_reason(int dirfd, const char *path, int flags)
 			break;
 		case ELF_NOT:
 			if (script_interpreter(fd, interp, sizeof(interp)) == 0) {
-				syscall(SYS_close, fd);
+				ag_output_close(fd);
 				path = interp;
 				dirfd = AT_FDCWD;
 				flags = 0;
@@ -177,7 +178,7 @@ static const char *file_reason(int dirfd, const char *path, int flags)
 			 * by execvp's fallback, /bin/sh: dynamic. */
 			break;
 		}
-		syscall(SYS_close, fd);
+		ag_output_close(fd);
 		return why;
 	}
 	return NULL;                 /* the kernel refuses deeper (ELOOP) */

@@ -9,7 +9,8 @@
  *
  *   ioctl      the arena program and schedule requests; everything else
  *              is forwarded after one compare (the request's DRM type)
- *   close, close_range, dup, dup2, dup3
+ *   close, close_range, dup, dup2, dup3, and syscall() with those
+ *   numbers (SYS_close, SYS_close_range, SYS_dup2, SYS_dup3)
  *              keep the fd table in step (fcntl F_DUPFD, SCM_RIGHTS and
  *              the like are caught lazily, by kcmp, when first used;
  *              closes the guard does not see, by fstat when a guarded
@@ -99,6 +100,8 @@
 
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 static _Atomic(ioctl_fn) next_ioctl;
+typedef long (*syscall_fn)(long, ...);
+static _Atomic(syscall_fn) next_syscall;     /* syscall(), below */
 
 AG_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
 AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
@@ -219,6 +222,9 @@ static void resolve(void)
 	ag_driver_ioctl = forward_ioctl;
 	ag_process_mark();
 	atfork_first();
+	if (!atomic_load(&next_syscall))     /* before any signal handler's */
+		atomic_store(&next_syscall,
+			     (syscall_fn)preload_next("syscall"));
 	/* Last: its being set is what the fast path tests. */
 	atomic_store_explicit(&next_ioctl,
 			      (ioctl_fn)preload_next("ioctl"),
@@ -476,6 +482,66 @@ int dup3(int oldfd, int newfd, int flags)
 	return dup_onto(oldfd, newfd, flags, 1);
 }
 
+/*
+ * glibc's syscall() function: SYS_close, SYS_close_range, SYS_dup2 and
+ * SYS_dup3 made through it are followed as close, close_range, dup2 and
+ * dup3 are (the fd table forgets or aliases the number: a device fd
+ * closed this way and its number given to another open file is probed
+ * again, not judged by the closed file's mirror); every other number,
+ * and those from inside the guard (its own raw closes, a re-entry) or
+ * before it has loaded, go straight to the next syscall() with the six
+ * argument words as given.  The simulator's calls of syscall() come here
+ * too (the guard is first): its closes are followed like the
+ * application's.  A system call made by inline assembly is not seen
+ * (docs/guard.md, "Recognising the device").
+ */
+/* Six argument words are read whatever the number takes, as glibc's
+ * syscall() reads them: those the caller did not pass are the caller's
+ * stack or registers, passed on unused (hence no address sanitizer on
+ * these loads: the caller's frame's redzones). */
+__attribute__((no_sanitize_address))
+long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	syscall_fn next = atomic_load_explicit(&next_syscall,
+					       memory_order_acquire);
+	if (__builtin_expect(!next, 0)) {
+		next = (syscall_fn)preload_next("syscall");
+		if (!next) {
+			errno = ENOSYS;
+			return -1;
+		}
+		atomic_store_explicit(&next_syscall, next,
+				      memory_order_release);
+	}
+	int followed = nr == SYS_close || nr == SYS_close_range ||
+#ifdef SYS_dup2
+		       nr == SYS_dup2 ||
+#endif
+		       nr == SYS_dup3;
+	if (__builtin_expect(!followed, 1) || preload_inside() || !loaded() ||
+	    ag_cfg.mode == AG_OFF)
+		return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	switch (nr) {
+	case SYS_close:
+		return close((int)a[0]);
+	case SYS_close_range:
+		return close_range((unsigned int)a[0], (unsigned int)a[1],
+				   (int)a[2]);
+#ifdef SYS_dup2
+	case SYS_dup2:
+		return dup2((int)a[0], (int)a[1]);
+#endif
+	default:                         /* SYS_dup3 */
+		return dup3((int)a[0], (int)a[1], (int)a[2]);
+	}
+}
+
 /* ---- io_uring submission ---- */
 
 /*
@@ -599,6 +665,58 @@ static int enter_reentered(unsigned int fd)
 	return ag_report_reentered("an io_uring_enter that submits", (int)fd);
 }
 
+/* One raw io_uring_enter: enter or enter2 (sz) with the application's
+ * arguments but for to_submit, min_complete and flags. */
+struct enter_call {
+	unsigned int fd;
+	sigset_t *sig;
+	size_t sz;
+	int two;                /* io_uring_enter2 */
+};
+
+static int enter_next(const struct enter_call *c, unsigned int to_submit,
+		      unsigned int min_complete, unsigned int flags)
+{
+	if (c->two)
+		return next_io_uring_enter2(c->fd, to_submit, min_complete,
+					    flags, c->sig, c->sz);
+	return next_io_uring_enter(c->fd, to_submit, min_complete, flags,
+				   c->sig);
+}
+
+/*
+ * A raw io_uring_enter that submits, its SQEs checked (held: what the
+ * walk keeps until the kernel has them).  One that also waits for
+ * completions (IORING_ENTER_GETEVENTS, min_complete > 0) while the walk
+ * holds something is made as two calls, a submit and then a wait, the
+ * walk's holds let go in between: otherwise its count among the readers
+ * of the ring's slots would last for the whole wait, and a registration
+ * of the ring's files would wait for it (ring_reg.c).  The result is the
+ * kernel's for the one call: the submit's error or short count as it is
+ * (the kernel does not wait then), else the count submitted (the wait's
+ * result is dropped, as the kernel drops it when it submitted any).
+ * The submit keeps every other flag (SQPOLL's SQ_WAKEUP and SQ_WAIT, a
+ * registered ring index, EXT_ARG, whose argument the kernel reads only
+ * to wait); the wait keeps all but SQ_WAKEUP and SQ_WAIT, done already.
+ */
+static int enter_checked(const struct enter_call *c, struct ag_held *held,
+			 unsigned int to_submit, unsigned int min_complete,
+			 unsigned int flags)
+{
+	if (!held || !min_complete || !(flags & IORING_ENTER_GETEVENTS)) {
+		int rc = enter_next(c, to_submit, min_complete, flags);
+		ag_uring_release(NULL, held);
+		return rc;
+	}
+	int rc = enter_next(c, to_submit, 0, flags & ~IORING_ENTER_GETEVENTS);
+	ag_uring_release(NULL, held);
+	if (rc < 0 || (unsigned int)rc != to_submit)
+		return rc;
+	(void)enter_next(c, 0, min_complete,
+			 flags & ~(IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT));
+	return rc;
+}
+
 int io_uring_enter(unsigned int fd, unsigned int to_submit,
 		   unsigned int min_complete, unsigned int flags, sigset_t *sig)
 {
@@ -613,8 +731,8 @@ int io_uring_enter(unsigned int fd, unsigned int to_submit,
 	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
-	int rc = next_io_uring_enter(fd, to_submit, min_complete, flags, sig);
-	ag_uring_release(NULL, held);
+	struct enter_call c = { fd, sig, 0, 0 };
+	int rc = enter_checked(&c, held, to_submit, min_complete, flags);
 	preload_leave();
 	return rc;
 }
@@ -634,9 +752,8 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 	preload_enter();
 	struct ag_held *held = ag_uring_enter_check(
 		(int)fd, to_submit, flags & IORING_ENTER_REGISTERED_RING);
-	int rc = next_io_uring_enter2(fd, to_submit, min_complete, flags, sig,
-				      sz);
-	ag_uring_release(NULL, held);
+	struct enter_call c = { fd, sig, sz, 1 };
+	int rc = enter_checked(&c, held, to_submit, min_complete, flags);
 	preload_leave();
 	return rc;
 }
@@ -692,7 +809,7 @@ static int preload_uring_client_files(const struct preload_files *f,
 		ag_ring_reg_begin(&g, f->ring, 0, AG_REG_ALL);
 	else
 		ag_ring_reg_begin(&g, f->ring, f->off, f->nr);
-	int rc = call(f);
+	int rc = g.refused ? g.refused : call(f);
 	PRELOAD_FILES_FOLLOW(f, rc, ag_ring_files_set, ag_ring_files_update,
 			     files_gone);
 	ag_ring_reg_end(&g);
@@ -711,7 +828,8 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 		return locked_out("an io_uring registration", (int)fd);
 	struct ag_reg g;
 	arg = ag_ring_register_begin(&g, fd, opcode, arg, nr_args);
-	int rc = next_io_uring_register(fd, opcode, arg, nr_args);
+	int rc = g.refused ? g.refused
+			   : next_io_uring_register(fd, opcode, arg, nr_args);
 	ag_ring_register(fd, opcode, arg, nr_args, rc);
 	ag_ring_reg_end(&g);
 	return rc;

@@ -29,8 +29,10 @@
 #include "quiet_write.h"
 #include "report.h"
 #include "stats.h"
+#include "util.h"
 #include "line.h"
 #include "outputs.h"
+#include "reentry.h"
 #include "quiet_write.h"
 
 
@@ -108,27 +110,21 @@ void ag_output_unlock(struct ag_out_state st)
 	pthread_sigmask(SIG_SETMASK, &st.mask, NULL);
 }
 
-/* close(2) itself: the interposed close would come back here. */
+/* close(2) itself: the interposed close (and syscall(), whose close
+ * the guard follows from outside itself: interpose.c) would come back
+ * here.  errno is the caller's. */
 void ag_output_close(int fd)
 {
+	int saved = preload_enter_quiet();
 	syscall(SYS_close, fd);
-}
-
-/* The lowest number the guard's descriptors take: high, away from the
- * numbers applications use and reuse, within the descriptor limit. */
-static int high_fd_base(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8)
-		return 3;
-	return rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
+	preload_leave_quiet(saved);
 }
 
 /* Moves fd (which the guard opened, or duplicated) to a high number,
  * close-on-exec, and keeps it in o: 0 or -errno (fd is closed). */
 static int keep(struct own_fd *o, int fd, int dup_only)
 {
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_base());
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, ag_high_fd_base());
 	int err = high < 0 ? -errno : 0;
 	if (!dup_only)
 		ag_output_close(fd);

@@ -29,7 +29,8 @@ struct ag_out_state ag_output_lock(void);
 void ag_output_unlock(struct ag_out_state st);
 
 /* close(2) itself, for a descriptor the guard opened: the interposed
- * close would come back into the guard. */
+ * close, and syscall(SYS_close) from outside the guard, would come back
+ * into the guard.  Keeps errno. */
 void ag_output_close(int fd);
 
 /* The dump directory's descriptor (O_PATH) if it is still what the guard

@@ -4,13 +4,15 @@
  * ag_ring_register_begin, ag_ring_register, ag_ring_register_follows):
  * the slots a registration may change read as pending (uncertain) from
  * before its call until its slots are settled, and it first waits for
- * the walks that read the ring's slots before.  Moved from uring.c,
+ * the walks that read the ring's slots before (refused, fail closed,
+ * when one is still counted after a second).  Moved from uring.c,
  * which owns the rings and the slot table (ring.h).
  *
  * Layering: devices.h, report.h and ring.h (the rings and slot table, uring.c) <-
  * this; interpose.c's registration wrappers call it.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -37,35 +39,43 @@
  * Waits for the walks that began before this call and read r's slots
  * (ag_slots_enter): they may have checked a slot this registration
  * changes, and not have handed their SQEs to the kernel yet.  New walks
- * see the slots pending (marked before this).  At most a second: a walk
- * inside a raw io_uring_enter that waits for completions may hold its
- * count that long; the registration then goes ahead, and says so.
+ * see the slots pending (marked before this).  A walk is counted only
+ * from its check to its submit's return (a raw io_uring_enter that also
+ * waits for completions is split by interpose.c, so that its count goes
+ * before the wait), so this is short.  Returns 0, or -EAGAIN when a walk
+ * is still counted after a second (a thread stopped between its check
+ * and the kernel: a signal handler, a submit the kernel holds): going
+ * ahead could let a command checked against a slot's old file reach the
+ * new one, so the registration is refused instead (fail closed), and
+ * said.
  */
-static void reg_wait_walks(struct ring_state *r)
+static int reg_wait_walks(struct ring_state *r)
 {
 	pthread_mutex_lock(&r->epoch_lock);
 	unsigned int e = atomic_fetch_add(&r->epoch, 1);
 	atomic_uint *users = &r->slot_users[e & 1];
 	uint64_t until = 0;
+	int rc = 0;
 	while (atomic_load(users) != 0) {
 		uint64_t now = ag_now_ns();
 		if (!until) {
 			until = now + 1000000000u;
 		} else if (now >= until) {
-			ag_report_once("registration waited", "a registration "
+			ag_report_once("registration refused", "a registration "
 				       "of ring fd %d's files waited a second for "
 				       "another thread's submit, checked against "
-				       "the slots before it, to reach the kernel "
-				       "(a raw io_uring_enter waiting for "
-				       "completions?), and went ahead: device "
-				       "commands of that submit on the slots it "
-				       "changes were checked against their old "
-				       "files", atomic_load(&r->ring_fd));
+				       "the slots before it, to reach the kernel, "
+				       "and was refused with EAGAIN (fail closed: "
+				       "going ahead could send a command checked "
+				       "against a slot's old file to its new one)",
+				       atomic_load(&r->ring_fd));
+			rc = -EAGAIN;
 			break;
 		}
 		sched_yield();
 	}
 	pthread_mutex_unlock(&r->epoch_lock);
+	return rc;
 }
 
 /* Slots off .. off + nr of r (nr AG_REG_ALL from 0: every slot, also
@@ -75,6 +85,7 @@ static void reg_mark(struct ag_reg *g, struct ring_state *r,
 		     unsigned int off, unsigned int nr)
 {
 	g->state = NULL;
+	g->refused = 0;
 	if (!r || nr == 0)
 		return;           /* no memory: its slots are uncertain */
 	uint64_t hi = (uint64_t)off + nr;
@@ -96,7 +107,7 @@ static void reg_mark(struct ag_reg *g, struct ring_state *r,
 	g->range = v;
 	pthread_mutex_unlock(&r->slots_lock);
 	g->state = r;
-	reg_wait_walks(r);
+	g->refused = reg_wait_walks(r);
 }
 
 void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
@@ -185,6 +196,7 @@ const void *ag_ring_register_begin(struct ag_reg *g, unsigned int fd,
 	unsigned int op = opcode & ~IORING_REGISTER_USE_REGISTERED_RING;
 	preload_enter();                 /* until ag_ring_reg_end */
 	g->state = NULL;
+	g->refused = 0;
 	g->arg = arg;
 	if (!files_op(op))
 		return arg;

@@ -15,8 +15,11 @@
 
 /* ioctl: the fast path's own atomic pointer (interpose.c);
  * __register_atfork (which pthread_atfork calls): the guard's fork
- * handlers registered before any other library's (interpose.c). */
-#define AG_OWN_SYMBOLS(X) X(ioctl) X(__register_atfork)
+ * handlers registered before any other library's (interpose.c);
+ * syscall: glibc's syscall() function, its close, close_range, dup2 and
+ * dup3 numbers followed as those calls are, the others passed on (its
+ * own atomic pointer, found when first needed: interpose.c). */
+#define AG_OWN_SYMBOLS(X) X(ioctl) X(__register_atfork) X(syscall)
 
 /* liburing's functions every preload module interposes: defined by the
  * preload core's wrappers (preload/uring_wrappers.inc, included by

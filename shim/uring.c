@@ -48,7 +48,7 @@
  * is a slot registered from an fd the guard last knew as another file
  * (not rechecked, to keep registration free of system calls: the fd may
  * have been closed and reused unseen).  An IORING_OP_CLOSE of a plain fd
- * makes the fd table forget the fd (fd_closed_by_sqe).  The slot table
+ * makes the fd volatile in the fd table (fd_closed_by_sqe).  The slot table
  * is read without a lock: a reader announces itself (readers) around the few loads and
  * the reference it takes, and a writer, after swapping a slot or the
  * table, waits for the readers of the moment to leave before it drops
@@ -357,17 +357,18 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
 
 /*
  * An IORING_OP_CLOSE of a plain fd (file_index 0; a direct close is
- * slot_change.c's): the fd table no longer trusts what it held for the
- * number, which a later open may give to another open file of the
+ * slot_change.c's): the close completes after the submit, at a time the
+ * guard does not see, so the fd table no longer trusts what it held for
+ * the number, which a later open may give to another open file of the
  * device (whose requests must not be judged by the closed one's
- * mirror).  The close completes after the submit, at a time the guard
- * does not see, so the slot is forgotten now: the next request on the
- * number probes and attaches again (docs/guard.md, "Recognising the device").
+ * mirror): a device fd becomes volatile (each request proves its open
+ * file again, by kcmp against a copy the guard keeps), any other is
+ * forgotten (ag_fd_volatile; docs/guard.md, "Recognising the device").
  */
 static void fd_closed_by_sqe(const struct io_uring_sqe *sqe)
 {
 	if (sqe->file_index == 0 && sqe->fd >= 0)
-		ag_fd_forget(sqe->fd);
+		ag_fd_volatile(sqe->fd);
 }
 
 static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)

@@ -46,9 +46,15 @@ struct ag_reg {
 	uint64_t range;         /* lo << 32 | hi, 0: every slot */
 	const void *arg;        /* io_uring_register: what the kernel reads */
 	uint64_t copy[4];
+	int refused;            /* -errno: the registration must not go to
+				 * the kernel (the caller returns it) */
 };
 /* ag_ring_reg_begin (and ag_ring_register_begin) to ag_ring_reg_end
- * count as inside the guard (preload/reentry.h). */
+ * count as inside the guard (preload/reentry.h).  When begin leaves
+ * g->refused nonzero (another thread's submit has been between its
+ * check of the ring's slots and the kernel for a second), the caller
+ * does not make the registration and returns g->refused; it still
+ * calls ag_ring_reg_end. */
 void ag_ring_reg_begin(struct ag_reg *g, struct io_uring *ring,
 		       unsigned int off, unsigned int nr);
 void ag_ring_reg_end(struct ag_reg *g);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,4 +44,12 @@ uint64_t ag_now_ns(void)
 void ag_digest_text(const struct ac_digest *d, char out[33])
 {
 	snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, d->high, d->low);
+}
+
+int ag_high_fd_base(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 8)
+		return 3;
+	return rl.rlim_cur / 2 < 1000 ? (int)(rl.rlim_cur / 2) : 1000;
 }

@@ -28,6 +28,10 @@
 char *ag_strdup(const char *s);
 /* A malloc'ed printf-formatted string, or NULL when memory runs out. */
 char *ag_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The lowest number the guard's own descriptors take (its outputs, the
+ * fd table's held copies): high, away from the numbers applications
+ * use and reuse, within the descriptor limit. */
+int ag_high_fd_base(void);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t ag_now_ns(void);
 /* A program digest as the 32 lower-case hex digits records show. */

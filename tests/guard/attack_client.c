@@ -37,6 +37,20 @@
  *                file of the device (an fcntl F_DUPFD the guard does not
  *                see), whose schedule of the same handle fails: a submit
  *                on the number is decided on the file it is now
+ *   uclosewin    as uclose, with a request on the fd made between the
+ *                close SQE's submission and its completion (the close
+ *                hard-linked after a 500 ms timeout), the file also
+ *                reachable by a dup: the request in the window runs,
+ *                the one after the reuse is decided on the new file
+ *   rawclose     as uclose, the fd closed (or replaced) by glibc's
+ *                syscall() function: SYS_close, SYS_close_range,
+ *                SYS_dup2, SYS_dup3
+ *   regstall     a submit on a registered slot held between the guard's
+ *                check and the driver for 1.5 s (libguard-duphook.so)
+ *                while another thread registers another open file of
+ *                the device, whose schedule of the same handle fails,
+ *                into that slot: the registration is refused (EAGAIN),
+ *                the submit runs on the file it was checked against
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -892,6 +906,209 @@ static void cmd_uclose(void)
 	uclose_round(CP_URING);
 }
 
+/* ---- uclosewin ---- */
+
+/* x's fd (schedule good certified; a dup of it open too) named by an
+ * IORING_OP_CLOSE hard-linked after a 500 ms timeout; in that window a
+ * submit of good on the fd runs (it is still x's file); after the
+ * close, the number given to y (schedule bad under the same handle)
+ * by F_DUPFD: a submit there reaches y's schedule and must be refused.
+ * At 2fc1b58 the request in the window attached the number to x's file
+ * again (found through the dup), kept after the close: the submit
+ * after the reuse was decided on x's mirror and y's failing schedule
+ * ran without seals. */
+static void uclosewin_round(enum cpath path)
+{
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, path, "uclosewin");
+	int alias = dup(x.fd);
+	check(alias >= 0, "uclosewin: a dup of x (%d)", errno);
+	expect_run(&x, good, 1, "uclosewin: before the close");
+	struct io_uring ring;
+	if (io_uring_queue_init(4, &ring, 0) != 0) {
+		check(0, "uclosewin: a ring");
+		return;
+	}
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 500000000 };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_timeout(sqe, &ts, 0, 0);
+	sqe->flags |= IOSQE_IO_HARDLINK;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_close(sqe, x.fd);
+	sqe->user_data = 2;
+	int rc = io_uring_submit(&ring);
+	check(rc == 2, "uclosewin: the timeout and the close submitted (%d)",
+	      rc);
+	const char *how = path == CP_IOCTL ? "ioctl" : "io_uring";
+	char what[64];
+	snprintf(what, sizeof(what), "uclosewin (%s): in the window", how);
+	expect_run(&x, good, 1, what);
+	struct io_uring_cqe *cqe = NULL;
+	check(io_uring_peek_cqe(&ring, &cqe) == -EAGAIN, "uclosewin (%s): "
+	      "the request came before the close completed", how);
+	int closed = -1;
+	for (int i = 0; i < 2; i++) {
+		if (io_uring_wait_cqe(&ring, &cqe) != 0)
+			break;
+		if (cqe->user_data == 2)
+			closed = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	check(closed == 0, "uclosewin: IORING_OP_CLOSE closed fd %d (%d)",
+	      x.fd, closed);
+	io_uring_queue_exit(&ring);
+	rc = fcntl(y.fd, F_DUPFD, x.fd);
+	check(rc == x.fd, "uclosewin: y's file under x's number (%d)", rc);
+	cdev_zero(&y);
+	rc = cdev_run(&x, good);
+	check(rc == -EPERM, "uclosewin (%s): the submit on the reused number "
+	      "is decided on its new file: refused (%d)", how, rc);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "uclosewin (%s): the new file's failing schedule never ran",
+	      how);
+	close(alias);
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
+static void cmd_uclosewin(void)
+{
+	uclosewin_round(CP_IOCTL);
+	uclosewin_round(CP_URING);
+}
+
+/* ---- rawclose ---- */
+
+enum rawclose_how { RC_CLOSE, RC_CLOSE_RANGE, RC_DUP2, RC_DUP3, RC_N };
+
+static const char *const rawclose_name[RC_N] = {
+	"SYS_close", "SYS_close_range", "SYS_dup2", "SYS_dup3" };
+
+/* x's fd (schedule good certified) closed by syscall(), then made y's
+ * open file (schedule bad, the same handle, fails (D)): by F_DUPFD
+ * after a close, by the call itself for dup2/dup3.  A submit of the
+ * handle on the number reaches y's schedule: refused, y untouched. */
+static void rawclose_round(enum cpath path, enum rawclose_how how)
+{
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, path, "rawclose");
+	expect_run(&x, good, 1, "rawclose: before the close");
+	long rc = 0;
+	switch (how) {
+	case RC_CLOSE:
+		rc = syscall(SYS_close, x.fd);
+		break;
+	case RC_CLOSE_RANGE:
+		rc = syscall(SYS_close_range, x.fd, x.fd, 0);
+		break;
+	case RC_DUP2:
+		rc = syscall(SYS_dup2, y.fd, x.fd) == x.fd ? 0 : -1;
+		break;
+	default:
+		rc = syscall(SYS_dup3, y.fd, x.fd, 0) == x.fd ? 0 : -1;
+		break;
+	}
+	check(rc == 0, "rawclose: %s (%d)", rawclose_name[how], errno);
+	if (how == RC_CLOSE || how == RC_CLOSE_RANGE) {
+		int fd = fcntl(y.fd, F_DUPFD, x.fd);
+		check(fd == x.fd, "rawclose: y's file under x's number (%d)",
+		      fd);
+	}
+	cdev_zero(&y);
+	const char *p = path == CP_IOCTL ? "ioctl" : "io_uring";
+	int r = cdev_run(&x, good);
+	check(r == -EPERM, "rawclose (%s, %s): the submit on the reused "
+	      "number is decided on its new file: refused (%d)",
+	      rawclose_name[how], p, r);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "rawclose (%s, %s): the new file's failing schedule never ran",
+	      rawclose_name[how], p);
+	/* Other numbers pass as they are, errno and all. */
+	errno = 0;
+	check(syscall(SYS_close, -1) == -1 && errno == EBADF,
+	      "rawclose: a bad close's errno (%d)", errno);
+	check(syscall(SYS_getpid) == getpid(), "rawclose: getpid");
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
+static void cmd_rawclose(void)
+{
+	for (int how = 0; how < RC_N; how++) {
+		rawclose_round(CP_IOCTL, (enum rawclose_how)how);
+		rawclose_round(CP_URING, (enum rawclose_how)how);
+	}
+}
+
+/* ---- regstall ---- */
+
+struct regstall {
+	struct cdev *d;
+	uint32_t s;
+	atomic_int go;
+	int rc;
+};
+
+/* Inside the hook's io_uring_submit, after the guard's check: the
+ * registration is let go, and the submit held 1.5 s. */
+static void regstall_before(void *arg)
+{
+	struct regstall *r = arg;
+	atomic_store(&r->go, 1);
+	usleep(1500 * 1000);
+}
+
+static void *regstall_submitter(void *arg)
+{
+	struct regstall *r = arg;
+	r->rc = cdev_run(r->d, r->s);
+	return NULL;
+}
+
+/* x's schedule good certified on x's ring's slot 0, submitted and held
+ * between the guard's check and the driver while the main thread
+ * registers y (whose schedule of the same handle fails) into slot 0: a
+ * registration that went ahead would send the command checked against
+ * x to y's failing schedule (at 2fc1b58 it waited a second and went
+ * ahead, and y's schedule ran without seals).  It must be refused, and
+ * the submit run on x. */
+static void cmd_regstall(void)
+{
+	void (*arm)(void (*)(void *), void *) =
+		(void (*)(void (*)(void *), void *))dlsym(RTLD_DEFAULT,
+							   "duphook_arm_submit");
+	check(arm != NULL, "regstall: libguard-duphook.so preloaded");
+	if (!arm)
+		return;
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, CP_FIXED, "regstall");
+	cdev_zero(&x);
+	cdev_zero(&y);
+	struct regstall r = { .d = &x, .s = good };
+	arm(regstall_before, &r);
+	pthread_t t;
+	pthread_create(&t, NULL, regstall_submitter, &r);
+	while (!atomic_load(&r.go))
+		sched_yield();
+	int rc = io_uring_register_files_update(&x.ring, 0, &y.fd, 1);
+	pthread_join(t, NULL);
+	check(rc == -EAGAIN, "regstall: the registration over a held "
+	      "submit's slot is refused (%d)", rc);
+	check(r.rc == 0 && cdev_all(&x, PROG_OUT, PROG_FLOATS, 1.0f),
+	      "regstall: the held submit ran on the file it was checked "
+	      "against (%d)", r.rc);
+	check(cdev_all(&y, PROG_OUT, PROG_FLOATS, 0.0f),
+	      "regstall: the new file's failing schedule never ran");
+	/* Nothing held now: the same registration goes through. */
+	rc = io_uring_register_files_update(&x.ring, 0, &y.fd, 1);
+	check(rc == 1, "regstall: the registration, nothing held (%d)", rc);
+	check(cdev_run(&x, good) == -EPERM, "regstall: slot 0 is y's now: "
+	      "its failing schedule refused");
+	cdev_close(&x);
+	cdev_close(&y);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -922,6 +1139,12 @@ int main(int argc, char **argv)
 		cmd_dup2race();
 	else if (!strcmp(cmd, "uclose"))
 		cmd_uclose();
+	else if (!strcmp(cmd, "uclosewin"))
+		cmd_uclosewin();
+	else if (!strcmp(cmd, "rawclose"))
+		cmd_rawclose();
+	else if (!strcmp(cmd, "regstall"))
+		cmd_regstall();
 	else if (!strcmp(cmd, "storm"))
 		cmd_storm(argc > 2 ? (unsigned int)atoi(argv[2]) : 1);
 	else if (!strcmp(cmd, "procfd"))

@@ -7,7 +7,10 @@
  * it returns to the guard, calls during(arg).  So another thread's
  * request on newfd is made, deterministically, after the kernel
  * replaced the fd and before the guard's dup2 returns.  One call per
- * arming.  With DUPHOOK_NO_SEALS=1 in the environment, it answers
+ * arming.  Once armed by duphook_arm_submit(before, arg), the next
+ * io_uring_submit (the guard's, after its check of the SQEs) calls
+ * before(arg) first, then the simulator's: a submit held between the
+ * guard's check and the driver for as long as before() takes.  With DUPHOOK_NO_SEALS=1 in the environment, it answers
  * DRM_IOCTL_ARENA_SEAL with EINVAL, as a driver without seals does:
  * then nothing but the guard's decision stands between a request and
  * the device.
@@ -22,6 +25,7 @@
 #include <sys/ioctl.h>
 
 #include <arenaguard/uapi.h>
+#include <liburing.h>
 
 #include "hook.h"
 
@@ -44,6 +48,28 @@ static void after(int rc)
 	duphook_fn fn = rc >= 0 ? atomic_exchange(&armed, NULL) : NULL;
 	if (fn)
 		fn(armed_arg);
+}
+
+static _Atomic(duphook_fn) submit_armed;
+static void *submit_arg;
+
+void duphook_arm_submit(duphook_fn before, void *arg);
+void duphook_arm_submit(duphook_fn before, void *arg)
+{
+	submit_arg = arg;
+	atomic_store(&submit_armed, before);
+}
+
+int io_uring_submit(struct io_uring *ring)
+{
+	static int (*next)(struct io_uring *);
+	if (!next)
+		next = (int (*)(struct io_uring *))dlsym(RTLD_NEXT,
+							 "io_uring_submit");
+	duphook_fn fn = atomic_exchange(&submit_armed, NULL);
+	if (fn)
+		fn(submit_arg);
+	return next(ring);
 }
 
 int dup2(int oldfd, int newfd)

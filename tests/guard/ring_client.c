@@ -37,6 +37,10 @@
  *   slowprobe   a registration whose probe takes 1.5 s
  *               (PROBEFAIL_SLEEP_MS) does not stall another thread's
  *               slot-changing SQE on the same ring
+ *   rawwait     a raw io_uring_enter that submits a command on a
+ *               registered slot and waits 1.5 s for completions does
+ *               not hold another thread's registration of the ring's
+ *               files for its wait
  *
  * A submission the guard must block is a schedule (D) fails; "blocked"
  * is a CQE (or ioctl) of -EPERM.  On the simulator a command the guard
@@ -794,6 +798,57 @@ static void cmd_slowprobe(void)
 	close(dev);
 }
 
+/* ---- rawwait ---- */
+
+struct rawwait {
+	struct io_uring *ring;
+	atomic_int inside;
+	int rc;
+};
+
+/* A command on slot 0 and a 1.5 s timeout, published by hand and
+ * entered raw with a wait for both. */
+static void *raw_enter_wait(void *arg)
+{
+	struct rawwait *w = arg;
+	struct io_uring_sq *sq = &w->ring->sq;
+	put_submit(w->ring, 0, IOSQE_FIXED_FILE, 0x7777);
+	struct __kernel_timespec ts = { .tv_sec = 1, .tv_nsec = 500000000 };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(w->ring);
+	io_uring_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 0x7;
+	sq->sqe_head = sq->sqe_tail;
+	io_uring_smp_store_release(sq->ktail, sq->sqe_tail);
+	atomic_store(&w->inside, 1);
+	w->rc = io_uring_enter((unsigned int)w->ring->ring_fd, 2, 2,
+			       IORING_ENTER_GETEVENTS, NULL);
+	return NULL;
+}
+
+static void cmd_rawwait(void)
+{
+	struct cdev d;
+	open_dev(&d, CP_FIXED);
+	struct rawwait w = { &d.ring, 0, 0 };
+	pthread_t t;
+	pthread_create(&t, NULL, raw_enter_wait, &w);
+	while (!atomic_load(&w.inside))
+		sched_yield();
+	usleep(200 * 1000);             /* inside its wait (1.5 s) */
+	uint64_t t0 = now_ms();
+	int rc = io_uring_register_files_update(&d.ring, 0, &d.fd, 1);
+	uint64_t took = now_ms() - t0;
+	check(rc == 1, "the registration (%d)", rc);
+	check(took < 500, "a registration took %llu ms while another thread "
+	      "waited for completions in a raw io_uring_enter",
+	      (unsigned long long)took);
+	pthread_join(t, NULL);
+	check(w.rc == 2, "the raw enter's result: submitted 2 (%d)", w.rc);
+	check(reap(&d.ring, 0x5eed) == -EPERM, "the command on slot 0 "
+	      "(an unknown schedule): blocked");
+	cdev_close(&d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -841,6 +896,8 @@ int main(int argc, char **argv)
 		cmd_msgring();
 	else if (!strcmp(cmd, "noprobe"))
 		cmd_noprobe();
+	else if (!strcmp(cmd, "rawwait"))
+		cmd_rawwait();
 	else if (!strcmp(cmd, "slowprobe"))
 		cmd_slowprobe();
 	else {

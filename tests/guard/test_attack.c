@@ -171,9 +171,55 @@ START_TEST(test_uclose)
 }
 END_TEST
 
+/* uclosewin: as uclose, with a submit on the fd between the close SQE's
+ * submission and its completion (which runs: the fd is still its file),
+ * the file reachable by a dup too; _i as in dup2race.  At 2fc1b58 that
+ * submit attached the number to the closed file again, kept after the
+ * close: the submit after the reuse was decided on the closed file's
+ * certified schedule, and without seals the failing one ran. */
+START_TEST(test_uclosewin)
+{
+	hooked_attack("uclosewin", _i);
+}
+END_TEST
+
+/* rawclose: as uclose, the device fd closed (or replaced by another
+ * open file) by glibc's syscall() function: SYS_close, SYS_close_range,
+ * SYS_dup2, SYS_dup3, by ioctl and by io_uring; _i as in dup2race.  At
+ * 2fc1b58 the guard did not see those calls and decided the submit on
+ * the closed file's certified schedule: without seals the failing one
+ * ran, with them the driver refused the seal. */
+START_TEST(test_rawclose)
+{
+	hooked_attack("rawclose", _i);
+}
+END_TEST
+
+/* regstall: a registration of another open file of the device into a
+ * slot while a submit on it is held between the guard's check and the
+ * driver for 1.5 s; _i as in dup2race.  At 2fc1b58 the registration
+ * waited a second and went ahead: without seals the new file's failing
+ * schedule ran, with them the driver refused the seal. */
+START_TEST(test_regstall)
+{
+	hooked_attack("regstall", _i);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
+}
+
+/* A case of its own for a hooked_attack test, looped over _i 0 (no
+ * seals) and 1. */
+static void add_hooked(Suite *s, const char *name, const TTest *test)
+{
+	TCase *t = tcase_create(name);
+	tcase_add_checked_fixture(t, NULL, teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, test, 0, 2);
+	suite_add_tcase(s, t);
 }
 
 Suite *suite_attack(void)
@@ -205,15 +251,10 @@ Suite *suite_attack(void)
 	tcase_add_test(t, test_heldrace);
 	suite_add_tcase(s, t);
 	/* The simulator's only: the hook sits between the guard and it. */
-	t = tcase_create("attack-dup2race");
-	tcase_add_checked_fixture(t, NULL, teardown);
-	tcase_set_timeout(t, 60);
-	tcase_add_loop_test(t, test_dup2race, 0, 2);
-	suite_add_tcase(s, t);
-	t = tcase_create("attack-uclose");
-	tcase_add_checked_fixture(t, NULL, teardown);
-	tcase_set_timeout(t, 60);
-	tcase_add_loop_test(t, test_uclose, 0, 2);
-	suite_add_tcase(s, t);
+	add_hooked(s, "attack-dup2race", test_dup2race);
+	add_hooked(s, "attack-uclose", test_uclose);
+	add_hooked(s, "attack-uclosewin", test_uclosewin);
+	add_hooked(s, "attack-rawclose", test_rawclose);
+	add_hooked(s, "attack-regstall", test_regstall);
 	return s;
 }

@@ -151,6 +151,23 @@ START_TEST(test_slow_probe_stalls_nothing)
 }
 END_TEST
 
+/* rawwait: a registration made while another thread waits 1.5 s for
+ * completions in a raw io_uring_enter that submitted a command on a
+ * registered slot is not held for that wait (at 2fc1b58 the enter's
+ * walk was counted through its wait: the registration waited a second,
+ * then went ahead, said "waited a second"). */
+START_TEST(test_raw_enter_wait_split)
+{
+	struct run r;
+	const char *env[] = { PRELOAD_GUARD, log_env_of_scratch(), NULL };
+	char *log = ring_client(&r, env, "rawwait", NULL);
+	ck_assert_msg(strstr(log, "blocked submission of") &&
+		      !strstr(log, "waited a second"), "log:\n%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(test_generic_register)
 {
 	run_guarded("register", NULL, "blocked submission of");
@@ -316,6 +333,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_registration_race);
 	tcase_add_test(t, test_no_probe_of_other_devices);
 	tcase_add_test(t, test_slow_probe_stalls_nothing);
+	tcase_add_test(t, test_raw_enter_wait_split);
 	tcase_add_test(t, test_ring_fd_dup);
 	tcase_add_test(t, test_rings_without_fd);
 	tcase_add_test(t, test_ring_across_fork);
