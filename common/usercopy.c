@@ -424,10 +424,11 @@ static inline long sys3(long n, long a, long b, long c)
  * kernel says so through /proc/thread-self/ns/pid_for_children (the
  * calling thread's: namespaces are per thread), which names no
  * namespace (ENOENT) until one has its init.  1 when a child made now
- * may be that first process: the link names none while the thread's
- * own pid namespace answers, or /proc cannot say (not mounted, the
- * call denied).  Raw system calls, no errno; x86-64 only, where such
- * tasks are made.
+ * would be that first process: the link names none while the thread's
+ * own pid namespace's does.  Where /proc cannot say (not mounted, the
+ * call denied) the task is made, as before this check: without it a
+ * filter that kills pipe2 would kill the application.  Raw system
+ * calls, no errno; x86-64 only, where such tasks are made.
  */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 static int child_may_start_pidns(void)
@@ -435,7 +436,9 @@ static int child_may_start_pidns(void)
 	struct stat st;
 	return sys4(SYS_newfstatat, AT_FDCWD,
 		    (long)"/proc/thread-self/ns/pid_for_children", (long)&st,
-		    0) != 0;
+		    0) == -ENOENT &&
+	       sys4(SYS_newfstatat, AT_FDCWD,
+		    (long)"/proc/thread-self/ns/pid", (long)&st, 0) == 0;
 }
 #else
 static int child_may_start_pidns(void)
