@@ -49,8 +49,9 @@
  *    close or fork with meanwhile, and a filter that kills pipe2 kills
  *    only that task (the copy gets EFAULT).  Where no such task can be
  *    made (clone refused, RLIMIT_NPROC; other architectures than
- *    x86-64), the pipe is made in our own table as a last resort
- *    (copy_by_own_pipe), where that race remains.
+ *    x86-64), or where it would be a new pid namespace's init
+ *    (child_may_start_pidns), the pipe is made in our own table as
+ *    a last resort (copy_by_own_pipe), where that race remains.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +63,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -409,6 +411,41 @@ static inline long sys3(long n, long a, long b, long c)
 {
 	return sys4(n, a, b, c, 0);
 }
+
+/* ---- a task of our own, and the pid namespace it would start ---- */
+
+/*
+ * After unshare(CLONE_NEWPID) (or setns(2) into a namespace that never
+ * had a process), the calling thread's next child is the first process
+ * of the new pid namespace: its init.  When an init exits the namespace
+ * is over, and every later fork() of the application into it fails
+ * with ENOMEM: a task of ours made there (the pipe's, or the filter's
+ * try in a child) would take the application's init from it.  The
+ * kernel says so through /proc/thread-self/ns/pid_for_children (the
+ * calling thread's: namespaces are per thread), which names no
+ * namespace (ENOENT) until one has its init.  1 when a child made now
+ * would be that first process: the link names none while the thread's
+ * own pid namespace's does.  Where /proc cannot say (not mounted, the
+ * call denied) the task is made, as before this check: without it a
+ * filter that kills pipe2 would kill the application.  Raw system
+ * calls, no errno; x86-64 only, where such tasks are made.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+static int child_may_start_pidns(void)
+{
+	struct stat st;
+	return sys4(SYS_newfstatat, AT_FDCWD,
+		    (long)"/proc/thread-self/ns/pid_for_children", (long)&st,
+		    0) == -ENOENT &&
+	       sys4(SYS_newfstatat, AT_FDCWD,
+		    (long)"/proc/thread-self/ns/pid", (long)&st, 0) == 0;
+}
+#else
+static int child_may_start_pidns(void)
+{
+	return 0;
+}
+#endif
 
 /* ---- where process_vm_readv/writev are denied: a pipe ---- */
 
@@ -831,7 +868,7 @@ static int copy_by_pipe(void *local, uint64_t remote, size_t len, int write)
 	if (way == CHILD_KILLED)
 		return -EFAULT;
 	int rc;
-	if (way == 0 && HAVE_PIPE_TASK) {
+	if (way == 0 && HAVE_PIPE_TASK && !child_may_start_pidns()) {
 		if (copy_in_task(&job, &rc))
 			return rc;
 		int none = 0;
@@ -905,7 +942,10 @@ static int vm_callable(void)
 	int saved = errno;
 	long mode = syscall(SYS_prctl, PR_GET_SECCOMP, 0L, 0L, 0L, 0L);
 	int callable = mode == 0 || (mode < 0 && errno == EINVAL);
-	if (!callable && state == 0 &&
+	/* Not tried where the child would be a new pid namespace's init
+	 * (child_may_start_pidns): this copy takes the pipe, a later one
+	 * tries. */
+	if (!callable && state == 0 && !child_may_start_pidns() &&
 	    atomic_compare_exchange_strong(&vm_tried, &state, 1)) {
 		int denied = vm_try_in_child();
 		for (int i = 0; i < 2; i++) {

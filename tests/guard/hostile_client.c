@@ -45,6 +45,12 @@
  *                its number before the guard uses it, as another thread
  *                may: the guard must neither write into that file nor
  *                close it, and every read is served
+ *   pidns        unshare(CLONE_NEWPID) (in a new user namespace where
+ *                root's is refused), then a bad pointer's EFAULT, which
+ *                the guard and the device check through a pipe, then a
+ *                fork: the namespace's first child is its init, and a
+ *                task of the guard's that took that place and exited
+ *                would leave every later fork ENOMEM
  *   atfork       libguard-atfork.so (linked: its constructor runs before
  *                the guard's) submits in its fork handlers; the process
  *                forks: fork returns, the handlers' certified submits
@@ -764,6 +770,59 @@ static void cmd_atfork(void)
 	cdev_close(&d);
 }
 
+/* ---- pidns ---- */
+
+/* In a child of ours, which ends by _exit: the namespace it made is
+ * over once its init exits, and an exit handler that makes a task (the
+ * sanitizers' leak check) would fail there. */
+static void pidns_checks(void)
+{
+	int rc = unshare(CLONE_NEWPID);
+	if (rc != 0 && errno == EPERM)
+		rc = unshare(CLONE_NEWUSER | CLONE_NEWPID);
+	check(rc == 0, "unshare(CLONE_NEWPID): %s",
+	      rc ? strerror(errno) : "done");
+	if (rc != 0)
+		return;
+	struct cdev d;
+	open_or_exit(&d, CP_IOCTL);
+	size_t len;
+	uint8_t *image = prog_image(PROG_GOOD, &len);
+	bad_pointers(&d, image, len);
+	free(image);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(getpid() == 1 ? 0 : 3);
+	int st = 0;
+	check(pid > 0, "fork after the bad pointers: %s",
+	      pid < 0 ? strerror(errno) : "made");
+	if (pid > 0) {
+		waitpid(pid, &st, 0);
+		check(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the fork's child is the namespace's init: status %d",
+		      st);
+	}
+	uint32_t s = schedule(&d, program(&d, PROG_GOOD), prog_good_refs, 2);
+	cdev_zero(&d);
+	rc = cdev_run(&d, s);
+	check(rc == 0, "certified schedule runs: %d", rc);
+	cdev_close(&d);
+}
+
+static void cmd_pidns(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		pidns_checks();
+		_exit(atomic_load(&failures) ? 1 : 0);
+	}
+	int st = -1;
+	if (pid > 0 && waitpid(pid, &st, 0) != pid)
+		st = -1;
+	check(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the namespace's checks: status %d", st);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -779,11 +838,13 @@ int main(int argc, char **argv)
 		cmd_atfork_storm();
 	else if (argc == 2 && !strcmp(argv[1], "fdhook"))
 		cmd_fdhook();
+	else if (argc == 2 && !strcmp(argv[1], "pidns"))
+		cmd_pidns();
 	else if (argc >= 2 && !strcmp(argv[1], "fdrace"))
 		cmd_fdrace(argc == 3 && !strcmp(argv[2], "nosigpipe"));
 	else {
 		fprintf(stderr, "usage: guard-hostile-client seccomp "
-			"readv|both|enosys|kill|trap|kill-late|kill-pipe2|noclone | nocalls tx|notx | atfork | atfork-storm | forkleak | fdrace [nosigpipe] | fdhook\n");
+			"readv|both|enosys|kill|trap|kill-late|kill-pipe2|noclone | nocalls tx|notx | atfork | atfork-storm | forkleak | fdrace [nosigpipe] | fdhook | pidns\n");
 		return 2;
 	}
 	return atomic_load(&failures) ? 1 : 0;

@@ -19,6 +19,8 @@
  *             every descriptor the guard makes, right after it is made:
  *             the guard's pipe is never in the application's table, so
  *             nothing of the application's is written or closed
+ *   pidns     a new pid namespace, a bad pointer, then a fork: the
+ *             guard's pipe task never becomes the namespace's init
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -141,6 +143,18 @@ START_TEST(test_fdhook)
 }
 END_TEST
 
+/* unshare(CLONE_NEWPID), bad pointers (EFAULT, checked through the
+ * pipe), then fork: the fork's child is the namespace's init, and
+ * fork works (a task of the guard's made first would have been its
+ * init, and its exit would leave every later fork ENOMEM). */
+START_TEST(test_pidns)
+{
+	struct run r;
+	hostile(&r, (const char *[]){ "pidns", NULL });
+	run_free(&r);
+}
+END_TEST
+
 START_TEST(test_atfork)
 {
 	struct run r;
@@ -171,6 +185,7 @@ Suite *suite_hostile(void)
 	tcase_add_test(t, test_atfork);
 	tcase_add_test(t, test_forkleak);
 	tcase_add_test(t, test_fdhook);
+	tcase_add_test(t, test_pidns);
 	suite_add_tcase(s, t);
 	return s;
 }
