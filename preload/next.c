@@ -4,10 +4,14 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 
 #include "next.h"
 
 void *preload_next(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	int saved = errno;          /* a failed look-up may set it */
+	void *fn = dlsym(RTLD_NEXT, name);
+	errno = saved;
+	return fn;
 }
