@@ -316,6 +316,26 @@ START_TEST(test_uring_dlopened)
 }
 END_TEST
 
+/* A library preloaded ahead of the guard that defines some of its
+ * functions is said once, with exactly those functions, and the guard's
+ * own names are not taken for another object's (bypass.c tells them by
+ * the guard's segments). */
+START_TEST(test_bypass_said)
+{
+	struct run r;
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_DUPHOOK " "
+			      AG_GUARD_LIB, NULL };
+	const char *argv[] = { AG_DLOPEN_URING, NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 0, "exited %d\nstderr:\n%s", r.status,
+		      r.err);
+	ck_assert_msg(count(r.err, "before the guard") == 1 &&
+		      strstr(r.err, "libguard-duphook.so defines ioctl, dup2, "
+			     "dup3 before the guard"), "stderr:\n%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -344,6 +364,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
 	tcase_add_test(t, test_uring_dlopened);
+	tcase_add_test(t, test_bypass_said);
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
 	tcase_add_loop_test(t, test_unseen_ring_each_said, 0, 3);
 	tcase_add_test(t, test_msg_ring_send_fd);
