@@ -156,7 +156,7 @@ static int forward_ioctl(int fd, unsigned int cmd, void *arg)
  * same fork, in the forking thread (one fork at a time takes this path:
  * there is no other thread).
  */
-static int fork_unlocked;
+static int fork_unlocked AG_FORK_DATA;
 
 static void fork_prepare(void)
 {

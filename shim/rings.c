@@ -71,7 +71,7 @@ static atomic_int ring_setups;
 /* Forks made through fork(3) (counted by every prepare handler): a
  * ring's shared page mapped before the last of them may be a child's
  * too. */
-static atomic_uint forks;
+static atomic_uint forks AG_FORK_DATA;
 
 
 /* ---- ring states ---- */
