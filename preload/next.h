@@ -25,9 +25,10 @@
  *   PRELOAD_NEXT_FIND(fn)            next_fn, looked up now if NULL
  *
  * A NULL is looked up again at every call (never cached as absent), so
- * a library dlopen'ed with RTLD_GLOBAL after the module's start is found
- * at its first call; threads racing on a first call each store the same
- * definition.
+ * a library dlopen'ed after the module's start is found at its first
+ * call: with RTLD_GLOBAL by RTLD_NEXT, with RTLD_LOCAL (a plugin's own
+ * liburing) in the objects' own search lists (preload_next_anywhere);
+ * threads racing on a first call each store the same definition.
  */
 #ifndef PRELOAD_NEXT_H
 #define PRELOAD_NEXT_H
@@ -37,6 +38,13 @@
  * caller's object), or NULL; errno kept.  Takes dlsym's locks: not from a signal
  * handler, and not before the dynamic linker is done relocating. */
 void *preload_next(const char *name);
+
+/* preload_next, or else (NULL there) name's definition in an object
+ * loaded outside the global scope (dlopen RTLD_LOCAL: a plugin's own
+ * liburing), found through each loaded object's own search list, never
+ * this module's.  The lazily looked-up lists' (PRELOAD_NEXT_FIND); the
+ * same locks, and more look-ups when the first fails. */
+void *preload_next_anywhere(const char *name);
 
 #define PRELOAD_NEXT_DECLARE(fn) static __typeof__(fn) *next_##fn;
 #define PRELOAD_NEXT_RESOLVE(fn) \
@@ -48,6 +56,6 @@ void *preload_next(const char *name);
  * (preload_next takes dlsym's locks). */
 #define PRELOAD_NEXT_FIND(fn) \
 	(next_##fn ? next_##fn \
-		   : (next_##fn = (__typeof__(&fn))preload_next(#fn)))
+		   : (next_##fn = (__typeof__(&fn))preload_next_anywhere(#fn)))
 
 #endif

@@ -294,8 +294,9 @@ START_TEST(test_unseen_ring_each_said)
 }
 END_TEST
 
-/* liburing loaded by dlopen (RTLD_GLOBAL) after the guard's start, and
- * its functions called through the global scope (the guard's wrappers):
+/* liburing loaded by dlopen after the guard's start (0: RTLD_GLOBAL; 1:
+ * a plugin's, RTLD_LOCAL), and its functions called through the global
+ * scope (the guard's wrappers):
  * the guard finds liburing's at their first call, sets the ring up
  * and knows it (no "unseen" notice).  At fe3b725 the guard had looked
  * liburing up once, at start, and answered -ENOSYS ever after. */
@@ -304,7 +305,11 @@ START_TEST(test_uring_dlopened)
 	struct run r;
 	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB,
 			      log_env_of_scratch(), NULL };
-	const char *argv[] = { AG_DLOPEN_URING, NULL };
+	/* 0: liburing itself, RTLD_GLOBAL; 1: a plugin linked against it,
+	 * RTLD_LOCAL (as CPython loads an extension), whose liburing
+	 * RTLD_NEXT does not see. */
+	const char *argv[] = { AG_DLOPEN_URING, _i ? AG_URING_PLUGIN : NULL,
+			       NULL };
 	spawn(&r, env, argv);
 	ck_assert_msg(r.status == 0 && strstr(r.out, "ok"), "guard-dlopen-uring "
 		      "exited %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out,
@@ -363,7 +368,7 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_ring_across_fork);
 	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
-	tcase_add_test(t, test_uring_dlopened);
+	tcase_add_loop_test(t, test_uring_dlopened, 0, 2);
 	tcase_add_test(t, test_bypass_said);
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
 	tcase_add_loop_test(t, test_unseen_ring_each_said, 0, 3);
