@@ -21,24 +21,40 @@
 #include "sanitizer_runtime.h"
 #include "symbols.h"
 
-/* The guard's own ELF header, the linker's (the object's first byte). */
-extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+/* The guard's own first byte, its ELF header (the linker's symbol):
+ * bytes of unknown extent, since its program headers follow it, read
+ * with memcpy. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+
+/* Program header i of the guard's own mapping. */
+static ElfW(Phdr) own_phdr(const ElfW(Ehdr) *eh, unsigned int i)
+{
+	ElfW(Phdr) ph;
+	memcpy(&ph, __ehdr_start + eh->e_phoff + (size_t)i * sizeof(ph),
+	       sizeof(ph));
+	return ph;
+}
 
 /* Whether fn is in the guard's own loaded segments (its PT_LOAD
  * headers, read from its own mapping): no dladdr, which searches every
  * object's symbols (issue 32: about 2 k instructions a name at start). */
 static int own(const void *fn)
 {
-	const char *base = (const char *)&__ehdr_start;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + __ehdr_start.e_phoff);
-	uintptr_t bias = (uintptr_t)base, at = (uintptr_t)fn;
-	for (unsigned int i = 0; i < __ehdr_start.e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
-			bias = (uintptr_t)base - ph[i].p_vaddr;
-	for (unsigned int i = 0; i < __ehdr_start.e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && at >= bias + ph[i].p_vaddr &&
-		    at - (bias + ph[i].p_vaddr) < ph[i].p_memsz)
+	ElfW(Ehdr) eh;
+	memcpy(&eh, __ehdr_start, sizeof(eh));
+	uintptr_t base = (uintptr_t)__ehdr_start, bias = base;
+	uintptr_t at = (uintptr_t)fn;
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph = own_phdr(&eh, i);
+		if (ph.p_type == PT_LOAD && ph.p_offset == 0)
+			bias = base - ph.p_vaddr;
+	}
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph = own_phdr(&eh, i);
+		if (ph.p_type == PT_LOAD && at >= bias + ph.p_vaddr &&
+		    at - (bias + ph.p_vaddr) < ph.p_memsz)
 			return 1;
+	}
 	return 0;
 }
 

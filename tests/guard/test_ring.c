@@ -322,7 +322,7 @@ START_TEST(test_uring_dlopened)
 END_TEST
 
 /* A library preloaded ahead of the guard that defines some of its
- * functions is said once, with exactly those functions, and the guard's
+ * functions is said once, with those functions, and the guard's
  * own names are not taken for another object's (bypass.c tells them by
  * the guard's segments). */
 START_TEST(test_bypass_said)
@@ -334,9 +334,13 @@ START_TEST(test_bypass_said)
 	spawn(&r, env, argv);
 	ck_assert_msg(r.status == 0, "exited %d\nstderr:\n%s", r.status,
 		      r.err);
+	/* (ioctl too, but a sanitizer's runtime intercepts ioctl first
+	 * and is not a bypass: its interceptor calls the next, the
+	 * duphook's.) */
 	ck_assert_msg(count(r.err, "before the guard") == 1 &&
-		      strstr(r.err, "libguard-duphook.so defines ioctl, dup2, "
-			     "dup3 before the guard"), "stderr:\n%s", r.err);
+		      strstr(r.err, "libguard-duphook.so defines ") &&
+		      strstr(r.err, "dup2, dup3 before the guard"),
+		      "stderr:\n%s", r.err);
 	run_free(&r);
 }
 END_TEST
