@@ -22,7 +22,8 @@
  * it first finds none:
  *
  *   LIST(PRELOAD_NEXT_DECLARE_LAZY)  static _Atomic pointer, NULL
- *   PRELOAD_NEXT_FIND(fn)            next_fn, looked up now if NULL
+ *   PRELOAD_NEXT_FIND(fn)            whether next_fn is found, looked up
+ *                                    now if NULL
  *
  * A NULL is looked up again at every call (never cached as absent), so
  * a library dlopen'ed after the module's start is found at its first
@@ -51,11 +52,15 @@ void *preload_next_anywhere(const char *name);
 	next_##fn = (__typeof__(&fn))preload_next(#fn);
 
 #define PRELOAD_NEXT_DECLARE_LAZY(fn) static _Atomic(__typeof__(&fn)) next_##fn;
-/* next_fn, looked up (PRELOAD_NEXT_RESOLVE) when NULL: an expression, the
- * definition or NULL.  Not from a signal handler the first time
- * (preload_next takes dlsym's locks). */
-#define PRELOAD_NEXT_FIND(fn) \
-	(next_##fn ? next_##fn \
-		   : (next_##fn = (__typeof__(&fn))preload_next_anywhere(#fn)))
+/* Whether next_fn is found: looked up (preload_next_anywhere) when
+ * NULL.  Not from a signal handler the first time (dlsym's locks). */
+#define PRELOAD_NEXT_FIND(fn) __extension__ ({                              \
+	__typeof__(&fn) found_ = next_##fn;                                 \
+	if (!found_) {                                                      \
+		found_ = (__typeof__(&fn))preload_next_anywhere(#fn);       \
+		next_##fn = found_;                                         \
+	}                                                                   \
+	found_ != NULL;                                                     \
+})
 
 #endif
