@@ -11,7 +11,9 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bypass.h"
@@ -19,14 +21,51 @@
 #include "sanitizer_runtime.h"
 #include "symbols.h"
 
+/* The guard's own first byte, its ELF header (the linker's symbol):
+ * bytes of unknown extent, since its program headers follow it, read
+ * with memcpy. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+
+/* Program header i of the guard's own mapping. */
+static ElfW(Phdr) own_phdr(const ElfW(Ehdr) *eh, unsigned int i)
+{
+	ElfW(Phdr) ph;
+	memcpy(&ph, __ehdr_start + eh->e_phoff + (size_t)i * sizeof(ph),
+	       sizeof(ph));
+	return ph;
+}
+
+/* Whether fn is in the guard's own loaded segments (its PT_LOAD
+ * headers, read from its own mapping): no dladdr, which searches every
+ * object's symbols (issue 32: about 2 k instructions a name at start). */
+static int own(const void *fn)
+{
+	ElfW(Ehdr) eh;
+	memcpy(&eh, __ehdr_start, sizeof(eh));
+	uintptr_t base = (uintptr_t)__ehdr_start, bias = base;
+	uintptr_t at = (uintptr_t)fn;
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph = own_phdr(&eh, i);
+		if (ph.p_type == PT_LOAD && ph.p_offset == 0)
+			bias = base - ph.p_vaddr;
+	}
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph = own_phdr(&eh, i);
+		if (ph.p_type == PT_LOAD && at >= bias + ph.p_vaddr &&
+		    at - (bias + ph.p_vaddr) < ph.p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
 void ag_bypass_check(void)
 {
 	Dl_info self;
-	if (!dladdr((void *)ag_bypass_check, &self) || !self.dli_fname)
-		return;
+	int checked = 0;
 	static const char *const names[] = {
 #define NAME(fn) #fn,
 		AG_OWN_SYMBOLS(NAME) AG_NEXT_SYMBOLS(NAME)
+		AG_URING_NEXT_SYMBOLS(NAME)
 #undef NAME
 	};
 	/* One line per library that comes first, with its functions. */
@@ -35,7 +74,13 @@ void ag_bypass_check(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		Dl_info first;
 		void *fn = dlsym(RTLD_DEFAULT, names[i]);
-		if (!fn || !dladdr(fn, &first) || !first.dli_fname ||
+		if (!fn || own(fn))
+			continue;
+		/* Another object's: the guard's own name, once. */
+		if (!checked++ &&
+		    (!dladdr((void *)ag_bypass_check, &self) || !self.dli_fname))
+			return;
+		if (!dladdr(fn, &first) || !first.dli_fname ||
 		    first.dli_fbase == self.dli_fbase ||
 		    sanitizer_runtime(first.dli_fname))
 			continue;

@@ -104,6 +104,7 @@ typedef long (*syscall_fn)(long, ...);
 static _Atomic(syscall_fn) next_syscall;     /* syscall(), below */
 
 AG_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
+AG_URING_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE_LAZY)
 AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_DECLARE)
 
 /* liburing's functions every preload module interposes: the preload
@@ -158,7 +159,7 @@ static int forward_ioctl(int fd, unsigned int cmd, void *arg)
  * same fork, in the forking thread (one fork at a time takes this path:
  * there is no other thread).
  */
-static int fork_unlocked;
+static int fork_unlocked AG_FORK_DATA;
 
 static void fork_prepare(void)
 {
@@ -215,7 +216,11 @@ static void resolve(void)
 	preload_enter();
 	AG_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
 	AG_EXEC_NEXT_SYMBOLS(PRELOAD_NEXT_RESOLVE)
-	preload_uring_resolve();
+	/* liburing's are looked up at their first call
+	 * (PRELOAD_URING_NEED, NEED_URING), not here: most processes have
+	 * no liburing, and each failed look-up formatted an error message
+	 * (issue 32: about half of a start's dlsym work); one dlopen'ed
+	 * after start is found then. */
 	ag_config_load();
 	if (ag_cfg.mode != AG_OFF)
 		ag_bypass_check();
@@ -282,6 +287,17 @@ static int reentered(void)
 	do {                                                     \
 		init();                                          \
 		if (!next_##fn)                                  \
+			return __VA_ARGS__;                      \
+	} while (0)
+
+/* The same for the guard's own of liburing's functions
+ * (AG_URING_NEXT_SYMBOLS): its next definition looked up at the first
+ * call that finds none, with the preload core's (PRELOAD_URING_FIND). */
+#define NEED_URING(fn, ...)                                      \
+	do {                                                     \
+		init();                                          \
+		if (__builtin_expect(!next_##fn, 0) &&           \
+		    !PRELOAD_URING_FIND(fn))                     \
 			return __VA_ARGS__;                      \
 	} while (0)
 
@@ -720,7 +736,7 @@ static int enter_checked(const struct enter_call *c, struct ag_held *held,
 int io_uring_enter(unsigned int fd, unsigned int to_submit,
 		   unsigned int min_complete, unsigned int flags, sigset_t *sig)
 {
-	NEED(io_uring_enter, -ENOSYS);
+	NEED_URING(io_uring_enter, -ENOSYS);
 	if (off())
 		return next_io_uring_enter(fd, to_submit, min_complete, flags,
 					   sig);
@@ -741,7 +757,7 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
 		    unsigned int min_complete, unsigned int flags,
 		    sigset_t *sig, size_t sz)
 {
-	NEED(io_uring_enter2, -ENOSYS);
+	NEED_URING(io_uring_enter2, -ENOSYS);
 	if (off())
 		return next_io_uring_enter2(fd, to_submit, min_complete, flags,
 					    sig, sz);
@@ -765,7 +781,7 @@ int io_uring_enter2(unsigned int fd, unsigned int to_submit,
  * not to be checked. */
 int io_uring_register_ring_fd(struct io_uring *ring)
 {
-	NEED(io_uring_register_ring_fd, -ENOSYS);
+	NEED_URING(io_uring_register_ring_fd, -ENOSYS);
 	int rc = next_io_uring_register_ring_fd(ring);
 	if (rc == 1 && !off() && !reentered()) {
 		preload_enter();
@@ -819,7 +835,7 @@ static int preload_uring_client_files(const struct preload_files *f,
 int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 		      unsigned int nr_args)
 {
-	NEED(io_uring_register, -ENOSYS);
+	NEED_URING(io_uring_register, -ENOSYS);
 	if (off())
 		return next_io_uring_register(fd, opcode, arg, nr_args);
 	if (reentered() && !ag_ring_register_follows(opcode))
@@ -837,7 +853,7 @@ int io_uring_register(unsigned int fd, unsigned int opcode, const void *arg,
 
 int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p)
 {
-	NEED(io_uring_resize_rings, -ENOSYS);
+	NEED_URING(io_uring_resize_rings, -ENOSYS);
 	if (!off() && reentered())
 		return locked_out("an io_uring ring resize", ring->ring_fd);
 	const void *old = preload_ring_id(ring);
@@ -923,7 +939,7 @@ int io_uring_queue_init_mem(unsigned int entries, struct io_uring *ring,
 			    struct io_uring_params *p, void *buf,
 			    size_t buf_size)
 {
-	NEED(io_uring_queue_init_mem, -ENOSYS);
+	NEED_URING(io_uring_queue_init_mem, -ENOSYS);
 	struct init_mem m = { .r = { .ring = ring, .entries = entries,
 				     .p = p, .fn = PRELOAD_RING_INIT_PARAMS },
 			      .buf = buf, .buf_size = buf_size };

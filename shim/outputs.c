@@ -376,9 +376,17 @@ static void reacquire(struct own_fd *o)
 	}
 }
 
+/* Whether the last expansion of log_path's template named the pid (%p):
+ * a forked child then opens a log of its own (ag_output_log_forked).
+ * Kept so that the child asks no libc function (strstr was bound
+ * lazily, and its code and the linker's tables faulted in, in every
+ * forked child: issue 32). */
+static int log_names_pid;
+
 /* Expands log_path's template into ag_cfg.log_path: %p the pid, %e the
  * executable's name, %% a %; any other % is itself.  0, or the length
  * the expansion would have when it does not fit (log_path is then "").
+ * Sets log_names_pid.
  * No allocation and no stdio: a forked child calls it (ag_output_forked). */
 static size_t expand_log_path(void)
 {
@@ -387,6 +395,7 @@ static size_t expand_log_path(void)
 	size_t n = 0, cap = sizeof(ag_cfg.log_path);
 	char pid[24];
 	size_t pid_len = 0;
+	int names_pid = 0;
 	for (unsigned long v = (unsigned long)getpid(); v || !pid_len; v /= 10)
 		pid[sizeof(pid) - 1 - pid_len++] = (char)('0' + v % 10);
 	for (; *t; t++) {
@@ -394,6 +403,7 @@ static size_t expand_log_path(void)
 		size_t len = 1;
 		if (t[0] == '%' && t[1] == 'p') {
 			piece = pid + sizeof(pid) - pid_len, len = pid_len, t++;
+			names_pid = 1;
 		} else if (t[0] == '%' && t[1] == 'e') {
 			piece = program_invocation_short_name;
 			len = strlen(piece), t++;
@@ -404,6 +414,7 @@ static size_t expand_log_path(void)
 			memcpy(out + n, piece, len);
 		n += len;
 	}
+	log_names_pid = names_pid;
 	if (n >= cap) {
 		out[0] = 0;
 		return n;
@@ -540,7 +551,7 @@ void ag_output_summary_open(void)
 
 void ag_output_log_forked(void)
 {
-	if (ag_cfg.mode == AG_OFF || !strstr(ag_cfg.log_template, "%p"))
+	if (ag_cfg.mode == AG_OFF || !log_names_pid)
 		return;
 	struct ag_out_state state = ag_output_lock();
 	release(&out.log);
@@ -551,6 +562,7 @@ void ag_output_log_forked(void)
 
 void ag_output_open_fds(int *log_err, int *dump_err)
 {
+	log_names_pid = 0;
 	if (!ag_cfg.log_too_long)
 		ag_cfg.log_too_long = expand_log_path();
 	struct ag_out_state state = ag_output_lock();

@@ -32,7 +32,7 @@
 
 #include "process.h"
 
-static _Atomic pid_t own_pid;
+static _Atomic pid_t own_pid AG_FORK_DATA;
 /* The pid namespace of the marked process (/proc/self/ns/pid's inode;
  * 0: cannot tell).  A pid is a number in a namespace: the first child
  * after unshare(CLONE_NEWPID) is pid 1 of a new one, the number of a

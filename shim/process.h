@@ -41,4 +41,16 @@ int ag_process_shares_fds(void);
 extern __thread int ag_fds_diverged __attribute__((tls_model("initial-exec")));
 int ag_process_fds_diverged(void);
 
+/*
+ * The guard's variables a fork writes (the prepare handler in the
+ * parent, the child handler in the child), gathered in one section
+ * (ag_fork_data, placed whole by the linker): after a fork every page
+ * of the guard's data is copy-on-write in both processes, and each page
+ * first written is a fault, in the parent at its next fork and in the
+ * child at once (issue 32).  Only variables a fork writes belong here,
+ * and none that is written between forks otherwise (it would fault for
+ * them).
+ */
+#define AG_FORK_DATA __attribute__((section("ag_fork_data")))
+
 #endif

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -70,7 +71,7 @@ static atomic_int ring_setups;
 /* Forks made through fork(3) (counted by every prepare handler): a
  * ring's shared page mapped before the last of them may be a child's
  * too. */
-static atomic_uint forks;
+static atomic_uint forks AG_FORK_DATA;
 
 
 /* ---- ring states ---- */
@@ -367,7 +368,7 @@ static int is_ring_fd(int fd)
 static int surely_not_ring(int dir, const char *name, unsigned long *ino)
 {
 	struct stat st;
-	if (fstatat(dir, name, &st, 0) != 0)
+	if (syscall(SYS_newfstatat, dir, name, &st, 0) != 0)
 		return 1;
 	mode_t type = st.st_mode & S_IFMT;
 	if (type == S_IFIFO || type == S_IFSOCK || type == S_IFDIR ||
@@ -502,33 +503,60 @@ static void unseen_say(int fd, unsigned long ino)
 		       "no further one)");
 }
 
+/* The fd number a /proc/self/fd entry's name is (decimal digits), or
+ * -1 ("." and "..", or beyond INT_MAX). */
+static long fd_of_name(const char *name)
+{
+	long fd = 0;
+	if (!*name)
+		return -1;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9' ||
+		    fd > (INT_MAX - (*name - '0')) / 10)
+			return -1;
+		fd = fd * 10 + (*name - '0');
+	}
+	return fd;
+}
+
+/*
+ * The look runs at every exit, so in every forked child, where each
+ * libc function the guard has not called before in the parent is bound
+ * lazily (the dynamic linker's look-up, its tables' pages and the
+ * guard's GOT page faulted in: issue 32).  So its system calls are made
+ * through syscall(2), which the guard has called since its start
+ * (process.c), and the names are parsed here.  The directory's fd is
+ * opened and closed by system calls both: no sanitizer's runtime sees
+ * it, neither open nor close (a close it saw without the open, or the
+ * reverse, was taken by TSan for a race with another thread reusing
+ * the number).
+ */
 void ag_uring_note_unseen_rings(void)
 {
 	preload_enter();
-	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int saved = errno;
+	int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* getdents64 into the stack: no DIR allocated (in a forked child,
 	 * fresh heap pages are copy-on-write faults). */
 	char buf[2048] __attribute__((aligned(8)));
-	ssize_t n = 0;
-	while (dir >= 0 && (n = getdents64(dir, buf, sizeof(buf))) > 0) {
-		for (ssize_t at = 0; at < n;) {
+	long n = 0;
+	while (dir >= 0 &&
+	       (n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long at = 0; at < n;) {
 			struct dirent64 *e = (struct dirent64 *)(buf + at);
 			at += e->d_reclen;
-			char *end;
-			long fd = strtol(e->d_name, &end, 10);
+			long fd = fd_of_name(e->d_name);
 			unsigned long ino = 0;
-			if (*end || end == e->d_name || fd == dir ||
-			    fd > INT_MAX)
+			if (fd < 0 || fd == dir)
 				continue;
 			if (unseen_ring(dir, e->d_name, (int)fd, &ino))
 				unseen_say((int)fd, ino);
 		}
 	}
-	/* By close(3), as it was opened by open(3): a sanitizer's runtime
-	 * that follows descriptors sees it closed (TSan took its number's
-	 * reuse by another thread for a race). */
 	if (dir >= 0)
-		close(dir);
+		syscall(SYS_close, dir);
+	errno = saved;
 	preload_leave();
 }
 

@@ -22,6 +22,7 @@
 #include "stats.h"
 #include "suppress.h"
 #include "outputs.h"
+#include "process.h"
 #include "record.h"
 #include "summary.h"
 
@@ -32,7 +33,7 @@ static struct {
 	unsigned long long submissions, blocked, warned, suppressed, repeats;
 	/* A refusal was written to summary_file already (in this process). */
 	atomic_int refusal_said;
-} base;
+} base AG_FORK_DATA;
 
 void ag_summary_refusal(void)
 {

@@ -27,9 +27,11 @@
 #define AG_PRELOAD_URING_SYMBOLS(X) PRELOAD_URING_SYMBOLS(X)
 
 /* The others, each with a next_<name> pointer of its type: those every
- * preload module interposes (preload/interposed.h), and the guard's. */
-#define AG_NEXT_SYMBOLS(X) \
-	PRELOAD_FD_SYMBOLS(X) \
+ * preload module interposes (preload/interposed.h), looked up at start;
+ * and the guard's own of liburing's, looked up at their first call
+ * (PRELOAD_NEXT_DECLARE_LAZY: most processes have no liburing). */
+#define AG_NEXT_SYMBOLS(X) PRELOAD_FD_SYMBOLS(X)
+#define AG_URING_NEXT_SYMBOLS(X) \
 	X(io_uring_enter) X(io_uring_enter2) \
 	X(io_uring_resize_rings) X(io_uring_register) \
 	X(io_uring_queue_init_mem) X(io_uring_register_ring_fd)

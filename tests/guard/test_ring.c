@@ -311,6 +311,63 @@ START_TEST(test_unseen_ring_each_said)
 }
 END_TEST
 
+/* liburing loaded by dlopen after the guard's start (0: RTLD_GLOBAL; 1:
+ * a plugin's, RTLD_LOCAL), and its functions called through the global
+ * scope (the guard's wrappers):
+ * the guard finds liburing's at their first call, sets the ring up
+ * and knows it (no "unseen" notice).  At fe3b725 the guard had looked
+ * liburing up once, at start, and answered -ENOSYS ever after. */
+START_TEST(test_uring_dlopened)
+{
+	struct run r;
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_GUARD_LIB,
+			      log_env_of_scratch(), NULL };
+	/* 0: liburing itself, RTLD_GLOBAL; 1: a plugin linked against it,
+	 * RTLD_LOCAL (as CPython loads an extension), whose liburing
+	 * RTLD_NEXT does not see. */
+	const char *argv[] = { AG_DLOPEN_URING, _i ? AG_URING_PLUGIN : NULL,
+			       NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 0 && strstr(r.out, "ok"), "guard-dlopen-uring "
+		      "exited %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out,
+		      r.err);
+	char *log = slurp(scratch_path("guard.log"));
+	ck_assert_msg(!strstr(log, "was set up without"), "log:\n%s", log);
+	free(log);
+	run_free(&r);
+}
+END_TEST
+
+/* A library preloaded ahead of the guard that defines some of its
+ * functions is said once, with those functions, and the guard's
+ * own names are not taken for another object's (bypass.c tells them by
+ * the guard's segments). */
+START_TEST(test_bypass_said)
+{
+	struct run r;
+	const char *env[] = { "LD_PRELOAD=" AG_PRELOAD_FIRST AG_DUPHOOK " "
+			      AG_GUARD_LIB, NULL };
+	const char *argv[] = { AG_DLOPEN_URING, NULL };
+	spawn(&r, env, argv);
+	ck_assert_msg(r.status == 0, "exited %d\nstderr:\n%s", r.status,
+		      r.err);
+	/* A sanitizer's runtime, preloaded first (AG_PRELOAD_FIRST), may
+	 * intercept what the duphook defines (ASan ioctl, TSan ioctl, dup2
+	 * and dup3), and is not a bypass: its interceptors call the next,
+	 * the duphook's, so fewer names, or none, are said there. */
+	int sanitized = AG_PRELOAD_FIRST[0] != 0;
+	int said = count(r.err, "before the guard");
+	ck_assert_msg(said <= 1 && (said == 1 || sanitized), "said %d times; "
+		      "stderr:\n%s", said, r.err);
+	ck_assert_msg(!said || strstr(r.err, "libguard-duphook.so defines "),
+		      "stderr:\n%s", r.err);
+	ck_assert_msg(sanitized ||
+		      strstr(r.err, "defines ioctl, dup2, dup3 before the guard"),
+		      "stderr:\n%s", r.err);
+	run_free(&r);
+}
+END_TEST
+
 static void teardown(void)
 {
 	scratch_remove();
@@ -339,6 +396,8 @@ Suite *suite_ring(void)
 	tcase_add_test(t, test_ring_across_fork);
 	tcase_add_test(t, test_raw_fork_kept_page);
 	tcase_add_test(t, test_unseen_ring_said);
+	tcase_add_loop_test(t, test_uring_dlopened, 0, 2);
+	tcase_add_test(t, test_bypass_said);
 	tcase_add_test(t, test_unseen_ring_once_per_tree);
 	tcase_add_loop_test(t, test_unseen_ring_each_said, 0, 3);
 	tcase_add_test(t, test_msg_ring_send_fd);
