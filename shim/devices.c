@@ -383,6 +383,24 @@ static int file_without_slot(int fd, struct ag_file **f)
 	return 0;
 }
 
+/* kcmp's answer (kcmp_file) on a VOLATILE fd and its copy: fd is no
+ * longer the file the close SQE named (closed, and maybe reused). */
+static int volatile_gone(int same)
+{
+	return same == 1 || same == -EBADF;
+}
+
+/* A VOLATILE fd whose close completed: its slot reads UNKNOWN (probed
+ * again at its next request), its copy closed, unless another thread
+ * settled it first. */
+static void volatile_settle(int fd, slot_t *s)
+{
+	uintptr_t expect = (uintptr_t)AG_FD_VOLATILE;
+	if (atomic_compare_exchange_strong(s, &expect,
+					   (uintptr_t)AG_FD_UNKNOWN))
+		volatile_drop(fd);
+}
+
 /*
  * ag_fd_file on a VOLATILE fd: 1 to look at the slot again (it settled,
  * or its side is being written or dropped), else 0 with *rc and *f as
@@ -417,13 +435,8 @@ static int volatile_file(int fd, slot_t *s, struct ag_file **f, int *rc)
 		ag_file_unref(m);
 		return 1;
 	}
-	if (same == 1 || same == -EBADF) {
-		/* fd is no longer the file the close SQE named: closed (and
-		 * maybe reused): settled, probed again. */
-		uintptr_t expect = (uintptr_t)AG_FD_VOLATILE;
-		if (atomic_compare_exchange_strong(s, &expect,
-						   (uintptr_t)AG_FD_UNKNOWN))
-			volatile_drop(fd);
+	if (volatile_gone(same)) {
+		volatile_settle(fd, s);
 		return 1;
 	}
 	if (tell)
@@ -576,18 +589,18 @@ void ag_fd_forget(int fd)
 	forget(fd, &asked);
 }
 
-void ag_fd_volatile(int fd)
+int ag_fd_volatile(int fd)
 {
 	slot_t *s = slot(fd, 0);
 	uintptr_t v = s ? atomic_load(s) : 0;
 	if (v == (uintptr_t)AG_FD_VOLATILE)
-		return;              /* an earlier close SQE's copy stands */
+		return 1;            /* an earlier close SQE's copy stands */
 	if (!is_file(v)) {
 		ag_fd_forget(fd);
-		return;
+		return 0;
 	}
 	if (!ag_process_shares_fds())
-		return;              /* a vfork child's: not the table's fd */
+		return 0;            /* a vfork child's: not the table's fd */
 	struct ag_file *f = (struct ag_file *)v;
 	slot_t *h = preload_fd_at(&vol_held, fd, 1);
 	slot_t *vf = preload_fd_at(&vol_file, fd, 1);
@@ -608,21 +621,37 @@ void ag_fd_volatile(int fd)
 			       "and a request on it before the close completes "
 			       "attaches the file still behind it", fd);
 		ag_fd_forget(fd);
-		return;
+		return 0;
 	}
 	uintptr_t none = 0;
 	if (!atomic_compare_exchange_strong(h, &none, (uintptr_t)held + 1)) {
 		close_held(held);    /* another thread's mark is under way */
 		ag_file_unref(f);
-		return;
+		return 0;
 	}
 	atomic_store(vf, v);         /* the reference taken above */
 	if (atomic_compare_exchange_strong(s, &v, (uintptr_t)AG_FD_VOLATILE)) {
 		ag_file_unref(f);    /* the slot's */
-		return;
+		return 1;
 	}
 	volatile_drop(fd);           /* the slot changed: a close or dup of
 				      * fd in another thread, which says */
+	return 0;
+}
+
+void ag_fd_volatile_settle(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	if (!s || atomic_load(s) != (uintptr_t)AG_FD_VOLATILE ||
+	    ag_process_fds_diverged())
+		return;
+	slot_t *h = preload_fd_at(&vol_held, fd, 0);
+	uintptr_t held = h ? atomic_load(h) : 0;
+	if (!held)
+		return;              /* being written or dropped: its owner's */
+	int same = kcmp_file(fd, (int)held - 1);
+	if (atomic_load(h) == held && volatile_gone(same))
+		volatile_settle(fd, s);
 }
 
 void ag_fd_closing(int fd)

@@ -36,7 +36,9 @@
  *                IORING_OP_CLOSE SQE, its number given to another open
  *                file of the device (an fcntl F_DUPFD the guard does not
  *                see), whose schedule of the same handle fails: a submit
- *                on the number is decided on the file it is now
+ *                on the number is decided on the file it is now; once
+ *                the close completed, no descriptor (the guard's copy
+ *                included) keeps the closed file open
  *   uclosewin    as uclose, with a request on the fd made between the
  *                close SQE's submission and its completion (the close
  *                hard-linked after a 500 ms timeout), the file also
@@ -62,7 +64,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <sched.h>
+#include <dirent.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -863,6 +867,26 @@ static void cmd_dup2race(void)
 
 /* ---- uclose ---- */
 
+/* A descriptor of this process open on the file st describes (the guard's
+ * included), or -1. */
+static int still_open(const struct stat *st)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int found = -1;
+	struct dirent *e;
+	while (d && found < 0 && (e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		struct stat o;
+		if (e->d_name[0] != '.' && fd != dirfd(d) &&
+		    fstat(fd, &o) == 0 && o.st_dev == st->st_dev &&
+		    o.st_ino == st->st_ino)
+			found = fd;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* x's fd (schedule good certified) closed by io_uring, then made y's
  * open file (schedule bad, the same handle, fails (D)) by F_DUPFD: a
  * submit of the handle on the number reaches y's schedule, so it must
@@ -877,6 +901,8 @@ static void uclose_round(enum cpath path)
 		check(0, "uclose: a ring");
 		return;
 	}
+	struct stat xs;
+	check(fstat(x.fd, &xs) == 0, "uclose: fstat of x (%d)", errno);
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_close(sqe, x.fd);
 	sqe->user_data = 1;
@@ -887,6 +913,12 @@ static void uclose_round(enum cpath path)
 	check(rc == 0 && cqe && cqe->res == 0, "uclose: IORING_OP_CLOSE "
 	      "closed fd %d (%d, %d)", x.fd, rc, cqe ? cqe->res : 0);
 	io_uring_queue_exit(&ring);
+	/* x's last descriptor is closed: no copy of the guard's keeps its
+	 * open file (and the driver's context) alive. */
+	int held = still_open(&xs);
+	check(held < 0, "uclose: x's open file, closed by IORING_OP_CLOSE, "
+	      "still held open by fd %d (the driver's release never runs)",
+	      held);
 	rc = fcntl(y.fd, F_DUPFD, x.fd);
 	check(rc == x.fd, "uclose: y's file under x's number (%d)", rc);
 	cdev_zero(&y);
