@@ -93,6 +93,12 @@ int ag_fd_volatile(int fd);
  * behind it, open until a request on fd's number comes; a close still
  * under way (or kcmp that cannot tell) leaves fd volatile. */
 void ag_fd_volatile_settle(int fd);
+/* Before the application's close, close_range, dup2 or dup3 takes the
+ * numbers first..last: a copy of a volatile fd's file among them moves
+ * above the range, or (none free there) its fd is forgotten, so that
+ * the guard never closes or kcmp's a number that has become the
+ * application's.  Not in a child with an fd table of its own. */
+void ag_fd_volatile_copies_taken(unsigned int first, unsigned int last);
 /* newfd is now a dup of oldfd. */
 void ag_fd_dup(int oldfd, int newfd);
 /* Whether fd may be the device, without a lock, an allocation or a
