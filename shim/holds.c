@@ -128,12 +128,14 @@ void ag_uring_release(struct io_uring *ring, struct ag_held *h)
 	for (unsigned int i = 0; h && i < h->n; i++)
 		ag_sched_release(h->v[i]);
 	/* The kernel has the walk's SQEs: a close among them that
-	 * completed inline leaves no copy behind. */
-	for (unsigned int i = 0; h && i < h->nclosed; i++)
-		ag_fd_volatile_settle(h->closed[i]);
+	 * completed inline leaves no copy behind (none: one test). */
+	if (h && h->closed) {
+		for (unsigned int i = 0; i < h->nclosed; i++)
+			ag_fd_volatile_settle(h->closed[i]);
+		free(h->closed);
+	}
 	if (h) {
 		free(h->v);
-		free(h->closed);
 		free(h);
 	}
 	if (!ring)
