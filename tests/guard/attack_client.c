@@ -872,9 +872,11 @@ static void cmd_dup2race(void)
 
 /* ---- uclose ---- */
 
-/* A descriptor of this process open on the file st describes (the guard's
- * included), or -1. */
-static int still_open(const struct stat *st)
+/* A descriptor of this process but other open on the node st describes
+ * (the guard's included), or -1.  The simulator's open files are nodes
+ * of their own; the driver's share the device's, so other (another open
+ * file of it) is left out. */
+static int still_open(const struct stat *st, int other)
 {
 	DIR *d = opendir("/proc/self/fd");
 	int found = -1;
@@ -882,7 +884,7 @@ static int still_open(const struct stat *st)
 	while (d && found < 0 && (e = readdir(d))) {
 		int fd = atoi(e->d_name);
 		struct stat o;
-		if (e->d_name[0] != '.' && fd != dirfd(d) &&
+		if (e->d_name[0] != '.' && fd != dirfd(d) && fd != other &&
 		    fstat(fd, &o) == 0 && o.st_dev == st->st_dev &&
 		    o.st_ino == st->st_ino)
 			found = fd;
@@ -920,7 +922,7 @@ static void uclose_round(enum cpath path)
 	io_uring_queue_exit(&ring);
 	/* x's last descriptor is closed: no copy of the guard's keeps its
 	 * open file (and the driver's context) alive. */
-	int held = still_open(&xs);
+	int held = still_open(&xs, y.fd);
 	check(held < 0, "uclose: x's open file, closed by IORING_OP_CLOSE, "
 	      "still held open by fd %d (the driver's release never runs)",
 	      held);
@@ -1061,11 +1063,11 @@ static void cmd_uclosecopy(void)
 	check(closed == -ECANCELED, "uclosecopy: the close never ran (%d)",
 	      closed);
 	io_uring_queue_exit(&ring);
-	/* The guard's copy: x's file under another number. */
+	/* The guard's copy: x's node under another number (not y's). */
 	int copy = -1;
 	for (int fd = 3; fd < 4096 && copy < 0; fd++) {
 		struct stat o;
-		if (fd != x.fd && fstat(fd, &o) == 0 &&
+		if (fd != x.fd && fd != y.fd && fstat(fd, &o) == 0 &&
 		    o.st_dev == xs.st_dev && o.st_ino == xs.st_ino)
 			copy = fd;
 	}
