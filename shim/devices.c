@@ -58,6 +58,7 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -115,6 +116,9 @@ static slot_t *slot(int fd, int create)
  * when none.  Written before the slot reads VOLATILE, dropped once it no
  * longer does (volatile_drop). */
 static struct preload_fd_table vol_held, vol_file;
+/* How many vol_held entries are nonzero: while none, the application's
+ * closes and dups cost ag_fd_volatile_copies_taken one load. */
+static atomic_uint vol_copies;
 
 /* close(2) of the guard's own copy: not through the interposed close. */
 static void close_held(int held)
@@ -132,8 +136,10 @@ static void volatile_drop(int fd)
 	slot_t *vf = preload_fd_at(&vol_file, fd, 0);
 	uintptr_t held = h ? atomic_exchange(h, 0) : 0;
 	uintptr_t file = vf ? atomic_exchange(vf, 0) : 0;
-	if (held)
+	if (held) {
 		close_held((int)(held - 1));
+		atomic_fetch_sub(&vol_copies, 1);
+	}
 	if (ag_is_file((struct ag_file *)file))
 		ag_file_unref((struct ag_file *)file);
 }
@@ -383,6 +389,24 @@ static int file_without_slot(int fd, struct ag_file **f)
 	return 0;
 }
 
+/* kcmp's answer (kcmp_file) on a VOLATILE fd and its copy: fd is no
+ * longer the file the close SQE named (closed, and maybe reused). */
+static int volatile_gone(int same)
+{
+	return same == 1 || same == -EBADF;
+}
+
+/* A VOLATILE fd whose close completed: its slot reads UNKNOWN (probed
+ * again at its next request), its copy closed, unless another thread
+ * settled it first. */
+static void volatile_settle(int fd, slot_t *s)
+{
+	uintptr_t expect = (uintptr_t)AG_FD_VOLATILE;
+	if (atomic_compare_exchange_strong(s, &expect,
+					   (uintptr_t)AG_FD_UNKNOWN))
+		volatile_drop(fd);
+}
+
 /*
  * ag_fd_file on a VOLATILE fd: 1 to look at the slot again (it settled,
  * or its side is being written or dropped), else 0 with *rc and *f as
@@ -417,13 +441,8 @@ static int volatile_file(int fd, slot_t *s, struct ag_file **f, int *rc)
 		ag_file_unref(m);
 		return 1;
 	}
-	if (same == 1 || same == -EBADF) {
-		/* fd is no longer the file the close SQE named: closed (and
-		 * maybe reused): settled, probed again. */
-		uintptr_t expect = (uintptr_t)AG_FD_VOLATILE;
-		if (atomic_compare_exchange_strong(s, &expect,
-						   (uintptr_t)AG_FD_UNKNOWN))
-			volatile_drop(fd);
+	if (volatile_gone(same)) {
+		volatile_settle(fd, s);
 		return 1;
 	}
 	if (tell)
@@ -576,18 +595,18 @@ void ag_fd_forget(int fd)
 	forget(fd, &asked);
 }
 
-void ag_fd_volatile(int fd)
+int ag_fd_volatile(int fd)
 {
 	slot_t *s = slot(fd, 0);
 	uintptr_t v = s ? atomic_load(s) : 0;
 	if (v == (uintptr_t)AG_FD_VOLATILE)
-		return;              /* an earlier close SQE's copy stands */
+		return 1;            /* an earlier close SQE's copy stands */
 	if (!is_file(v)) {
 		ag_fd_forget(fd);
-		return;
+		return 0;
 	}
 	if (!ag_process_shares_fds())
-		return;              /* a vfork child's: not the table's fd */
+		return 0;            /* a vfork child's: not the table's fd */
 	struct ag_file *f = (struct ag_file *)v;
 	slot_t *h = preload_fd_at(&vol_held, fd, 1);
 	slot_t *vf = preload_fd_at(&vol_file, fd, 1);
@@ -608,21 +627,94 @@ void ag_fd_volatile(int fd)
 			       "and a request on it before the close completes "
 			       "attaches the file still behind it", fd);
 		ag_fd_forget(fd);
-		return;
+		return 0;
 	}
 	uintptr_t none = 0;
 	if (!atomic_compare_exchange_strong(h, &none, (uintptr_t)held + 1)) {
 		close_held(held);    /* another thread's mark is under way */
 		ag_file_unref(f);
-		return;
+		return 0;
 	}
+	atomic_fetch_add(&vol_copies, 1);
 	atomic_store(vf, v);         /* the reference taken above */
 	if (atomic_compare_exchange_strong(s, &v, (uintptr_t)AG_FD_VOLATILE)) {
 		ag_file_unref(f);    /* the slot's */
-		return;
+		return 1;
 	}
 	volatile_drop(fd);           /* the slot changed: a close or dup of
 				      * fd in another thread, which says */
+	return 0;
+}
+
+void ag_fd_volatile_settle(int fd)
+{
+	slot_t *s = slot(fd, 0);
+	if (!s || atomic_load(s) != (uintptr_t)AG_FD_VOLATILE ||
+	    ag_process_fds_diverged())
+		return;
+	slot_t *h = preload_fd_at(&vol_held, fd, 0);
+	uintptr_t held = h ? atomic_load(h) : 0;
+	if (!held)
+		return;              /* being written or dropped: its owner's */
+	int same = kcmp_file(fd, (int)held - 1);
+	if (atomic_load(h) == held && volatile_gone(same))
+		volatile_settle(fd, s);
+}
+
+/* The range of numbers an application's close, close_range, dup2 or
+ * dup3 is about to take. */
+struct taken {
+	unsigned int first, last;
+};
+
+/* preload_fd_each's callback over vol_held: fd's copy, when its number
+ * is in the range taken, moves to a number above it (as outputs.c's own
+ * descriptors step aside); with none there, fd can no longer be proved:
+ * it is forgotten (probed again at its next request: fail closed, said)
+ * and the copy's number left to the application's call. */
+static void copy_taken(void *ctx, int fd)
+{
+	const struct taken *t = ctx;
+	slot_t *h = preload_fd_at(&vol_held, fd, 0);
+	uintptr_t held = h ? atomic_load(h) : 0;
+	if (!held || held - 1 < t->first || held - 1 > t->last)
+		return;
+	int saved = errno;
+	int to = t->last < INT_MAX ? fcntl((int)held - 1, F_DUPFD_CLOEXEC,
+					   (int)t->last + 1) : -1;
+	errno = saved;
+	if (to >= 0) {
+		if (!atomic_compare_exchange_strong(h, &held, (uintptr_t)to + 1))
+			close_held(to);      /* dropped meanwhile */
+		return;
+	}
+	if (!atomic_compare_exchange_strong(h, &held, 0))
+		return;
+	atomic_fetch_sub(&vol_copies, 1);
+	ag_report_once("volatile copy taken", "fd %d was named by an "
+		       "IORING_OP_CLOSE SQE, and the application took every "
+		       "number the guard could move its copy of the open file "
+		       "to: the fd is probed again at its next request (a new "
+		       "mirror, whose schedules are blocked, unless the "
+		       "driver's seal names its context)", fd);
+	slot_t *s = slot(fd, 0);
+	uintptr_t expect = (uintptr_t)AG_FD_VOLATILE;
+	if (s)
+		atomic_compare_exchange_strong(s, &expect,
+					       (uintptr_t)AG_FD_UNKNOWN);
+	slot_t *vf = preload_fd_at(&vol_file, fd, 0);
+	uintptr_t file = vf ? atomic_exchange(vf, 0) : 0;
+	if (ag_is_file((struct ag_file *)file))
+		ag_file_unref((struct ag_file *)file);
+}
+
+void ag_fd_volatile_copies_taken(unsigned int first, unsigned int last)
+{
+	if (atomic_load_explicit(&vol_copies, memory_order_relaxed) == 0 ||
+	    !ag_process_shares_fds())
+		return;
+	struct taken t = { first, last };
+	preload_fd_each(&vol_held, 0, PRELOAD_FD_LIMIT - 1, copy_taken, &t);
 }
 
 void ag_fd_closing(int fd)

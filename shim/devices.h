@@ -82,8 +82,23 @@ void ag_fd_forget_range(unsigned int first, unsigned int last);
  * kept); where kcmp cannot tell, the file is probed for that request
  * alone (a new mirror, unless the seal's context matches one: fail
  * closed).  A close, dup2, dup3 or close_range the guard sees on fd
- * settles it.  Any other fd is forgotten. */
-void ag_fd_volatile(int fd);
+ * settles it, and so does ag_fd_volatile_settle once the kernel has the
+ * SQE.  Any other fd is forgotten.  Returns 1 when fd reads volatile
+ * (its copy kept), else 0. */
+int ag_fd_volatile(int fd);
+/* After the submit that handed the kernel a close SQE of fd (which
+ * ag_fd_volatile marked): when kcmp shows that the close completed, fd
+ * settles at once (its slot UNKNOWN, the guard's copy closed), so that
+ * the copy does not keep the closed file, and the driver's context
+ * behind it, open until a request on fd's number comes; a close still
+ * under way (or kcmp that cannot tell) leaves fd volatile. */
+void ag_fd_volatile_settle(int fd);
+/* Before the application's close, close_range, dup2 or dup3 takes the
+ * numbers first..last: a copy of a volatile fd's file among them moves
+ * above the range, or (none free there) its fd is forgotten, so that
+ * the guard never closes or kcmp's a number that has become the
+ * application's.  Not in a child with an fd table of its own. */
+void ag_fd_volatile_copies_taken(unsigned int first, unsigned int last);
 /* newfd is now a dup of oldfd. */
 void ag_fd_dup(int oldfd, int newfd);
 /* Whether fd may be the device, without a lock, an allocation or a

@@ -21,6 +21,11 @@ unsigned int ag_own_holds(const struct ag_held *h, const struct ag_sched *s);
 /* s held (ag_sched_hold) until *hp's release (*hp made if NULL); 0, or
  * -ENOMEM (s not held). */
 int ag_hold(struct ag_held **hp, struct ag_sched *s);
+/* fd, made volatile by a close SQE of the walk holding *hp (made if
+ * NULL), is settled at its release if the close completed by then
+ * (ag_fd_volatile_settle); 0, or -ENOMEM (fd stays volatile until its
+ * next request). */
+int ag_hold_closed(struct ag_held **hp, int fd);
 
 #pragma GCC visibility pop
 

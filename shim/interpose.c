@@ -390,6 +390,15 @@ static int loaded(void)
  * locks a signal handler's request must not wait for.
  */
 
+/* The application's call is about to close or replace fds first..last:
+ * the guard's own descriptors among them step aside (its outputs, the
+ * copies of volatile fds' files). */
+static void own_fds_taken(unsigned int first, unsigned int last)
+{
+	ag_report_fds_taken(first, last);
+	ag_fd_volatile_copies_taken(first, last);
+}
+
 /* close before the guard has loaded (another library's constructor,
  * which runs first: jansson seeding its hashes closes /dev/urandom) has
  * nothing of the guard's to keep track of, and does not load it from
@@ -402,7 +411,7 @@ int close(int fd)
 	if (ag_cfg.mode == AG_OFF)
 		return next_close(fd);
 	preload_enter();
-	ag_report_fds_taken((unsigned int)fd, (unsigned int)fd);
+	own_fds_taken((unsigned int)fd, (unsigned int)fd);
 	ag_fd_closing(fd);
 	ag_ring_fds_closed((unsigned int)fd, (unsigned int)fd);
 	int rc = next_close(fd);
@@ -431,7 +440,7 @@ int close_range(unsigned int first, unsigned int last, int flags)
 		    first <= last;
 	if (ag_cfg.mode != AG_OFF && valid && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		preload_enter();
-		ag_report_fds_taken(first, last);
+		own_fds_taken(first, last);
 		if (!(flags & CLOSE_RANGE_UNSHARE)) {
 			ag_fd_forget_range(first, last);
 			ag_ring_fds_closed(first, last);
@@ -471,7 +480,7 @@ static int dup_onto(int oldfd, int newfd, int flags, int three)
 		return three ? next_dup3(oldfd, newfd, flags)
 			     : next_dup2(oldfd, newfd);
 	preload_enter();
-	ag_report_fds_taken((unsigned int)newfd, (unsigned int)newfd);
+	own_fds_taken((unsigned int)newfd, (unsigned int)newfd);
 	struct ag_file *was = ag_fd_replacing(newfd);
 	int rc = three ? next_dup3(oldfd, newfd, flags)
 		       : next_dup2(oldfd, newfd);

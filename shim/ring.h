@@ -39,6 +39,9 @@ struct ag_held {
 	struct ring_state *slots;       /* counted in its slot_users, or
 					 * NULL */
 	unsigned int slots_parity;
+	unsigned int nclosed, capclosed;
+	int *closed;                    /* fds its close SQEs made
+					 * volatile (ag_hold_closed) */
 };
 
 /* Registered slots: NULL (not the device), AG_SLOT_UNCERTAIN, or a file

@@ -364,11 +364,14 @@ static int check_cmd(struct walk *w, struct io_uring_sqe *sqe)
  * mirror): a device fd becomes volatile (each request proves its open
  * file again, by kcmp against a copy the guard keeps), any other is
  * forgotten (ag_fd_volatile; docs/guard.md, "Recognising the device").
+ * A volatile fd is settled again when the walk is released, if the
+ * close completed during the submit (ag_hold_closed): the guard's copy
+ * then does not keep the closed file open.
  */
-static void fd_closed_by_sqe(const struct io_uring_sqe *sqe)
+static void fd_closed_by_sqe(struct walk *w, const struct io_uring_sqe *sqe)
 {
-	if (sqe->file_index == 0 && sqe->fd >= 0)
-		ag_fd_volatile(sqe->fd);
+	if (sqe->file_index == 0 && sqe->fd >= 0 && ag_fd_volatile(sqe->fd))
+		(void)ag_hold_closed(&w->held, sqe->fd);
 }
 
 static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
@@ -379,7 +382,7 @@ static void check_sqe(struct walk *w, struct io_uring_sqe *sqe)
 		mirrored = check_cmd(w, sqe);
 	} else {
 		if (sqe->opcode == IORING_OP_CLOSE)
-			fd_closed_by_sqe(sqe);
+			fd_closed_by_sqe(w, sqe);
 		if (w->r)
 			ag_note_slot_change(w->r, sqe, &w->held);
 	}

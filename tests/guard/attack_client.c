@@ -36,12 +36,19 @@
  *                IORING_OP_CLOSE SQE, its number given to another open
  *                file of the device (an fcntl F_DUPFD the guard does not
  *                see), whose schedule of the same handle fails: a submit
- *                on the number is decided on the file it is now
+ *                on the number is decided on the file it is now; once
+ *                the close completed, no descriptor (the guard's copy
+ *                included) keeps the closed file open
  *   uclosewin    as uclose, with a request on the fd made between the
  *                close SQE's submission and its completion (the close
  *                hard-linked after a 500 ms timeout), the file also
  *                reachable by a dup: the request in the window runs,
  *                the one after the reuse is decided on the new file
+ *   uclosecopy   a device fd named by an IORING_OP_CLOSE that is
+ *                cancelled, the number of the guard's copy of its file
+ *                then taken by the application (dup2 of a pipe): the
+ *                pipe stays the application's, and the fd's certified
+ *                schedule still runs
  *   rawclose     as uclose, the fd closed (or replaced) by glibc's
  *                syscall() function: SYS_close, SYS_close_range,
  *                SYS_dup2, SYS_dup3
@@ -62,7 +69,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <sched.h>
+#include <dirent.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -863,6 +872,28 @@ static void cmd_dup2race(void)
 
 /* ---- uclose ---- */
 
+/* A descriptor of this process but other open on the node st describes
+ * (the guard's included), or -1.  The simulator's open files are nodes
+ * of their own; the driver's share the device's, so other (another open
+ * file of it) is left out. */
+static int still_open(const struct stat *st, int other)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int found = -1;
+	struct dirent *e;
+	while (d && found < 0 && (e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		struct stat o;
+		if (e->d_name[0] != '.' && fd != dirfd(d) && fd != other &&
+		    fstat(fd, &o) == 0 && o.st_dev == st->st_dev &&
+		    o.st_ino == st->st_ino)
+			found = fd;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* x's fd (schedule good certified) closed by io_uring, then made y's
  * open file (schedule bad, the same handle, fails (D)) by F_DUPFD: a
  * submit of the handle on the number reaches y's schedule, so it must
@@ -877,6 +908,8 @@ static void uclose_round(enum cpath path)
 		check(0, "uclose: a ring");
 		return;
 	}
+	struct stat xs;
+	check(fstat(x.fd, &xs) == 0, "uclose: fstat of x (%d)", errno);
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_close(sqe, x.fd);
 	sqe->user_data = 1;
@@ -887,6 +920,12 @@ static void uclose_round(enum cpath path)
 	check(rc == 0 && cqe && cqe->res == 0, "uclose: IORING_OP_CLOSE "
 	      "closed fd %d (%d, %d)", x.fd, rc, cqe ? cqe->res : 0);
 	io_uring_queue_exit(&ring);
+	/* x's last descriptor is closed: no copy of the guard's keeps its
+	 * open file (and the driver's context) alive. */
+	int held = still_open(&xs, y.fd);
+	check(held < 0, "uclose: x's open file, closed by IORING_OP_CLOSE, "
+	      "still held open by fd %d (the driver's release never runs)",
+	      held);
 	rc = fcntl(y.fd, F_DUPFD, x.fd);
 	check(rc == x.fd, "uclose: y's file under x's number (%d)", rc);
 	cdev_zero(&y);
@@ -976,6 +1015,80 @@ static void cmd_uclosewin(void)
 {
 	uclosewin_round(CP_IOCTL);
 	uclosewin_round(CP_URING);
+}
+
+/* ---- uclosecopy ---- */
+
+/* x's fd (schedule good certified) named by an IORING_OP_CLOSE that
+ * never runs (linked after a read of fd -1, which fails): x stays open,
+ * volatile, and the guard keeps a copy of its open file at a high
+ * number.  The application then takes that number for a pipe of its own
+ * (dup2: the number is free as far as it knows, the guard's being
+ * none of its business): the pipe stays the application's, untouched by
+ * the guard, and a submit on x still runs (x is the certified file).  At
+ * ebdbf26 the submit's kcmp found the number another file, the guard
+ * closed it (the application's pipe) and probed x again: a new mirror,
+ * and the certified schedule refused. */
+static void cmd_uclosecopy(void)
+{
+	struct cdev x, y;
+	uint32_t good = two_contexts(&x, &y, CP_IOCTL, "uclosecopy");
+	struct stat xs;
+	check(fstat(x.fd, &xs) == 0, "uclosecopy: fstat of x (%d)", errno);
+	struct io_uring ring;
+	if (io_uring_queue_init(4, &ring, 0) != 0) {
+		check(0, "uclosecopy: a ring");
+		return;
+	}
+	static char buf[8];
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, -1, buf, sizeof(buf), 0);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_close(sqe, x.fd);
+	sqe->user_data = 2;
+	int rc = io_uring_submit_and_wait(&ring, 2);
+	check(rc == 2, "uclosecopy: the read and the close submitted (%d)",
+	      rc);
+	int closed = 0;
+	for (int i = 0; i < 2; i++) {
+		struct io_uring_cqe *cqe;
+		if (io_uring_wait_cqe(&ring, &cqe) != 0)
+			break;
+		if (cqe->user_data == 2)
+			closed = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	check(closed == -ECANCELED, "uclosecopy: the close never ran (%d)",
+	      closed);
+	io_uring_queue_exit(&ring);
+	/* The guard's copy: x's node under another number (not y's). */
+	int copy = -1;
+	for (int fd = 3; fd < 4096 && copy < 0; fd++) {
+		struct stat o;
+		if (fd != x.fd && fd != y.fd && fstat(fd, &o) == 0 &&
+		    o.st_dev == xs.st_dev && o.st_ino == xs.st_ino)
+			copy = fd;
+	}
+	check(copy >= 0, "uclosecopy: the guard keeps a copy of x");
+	int p[2];
+	check(pipe(p) == 0, "uclosecopy: a pipe (%d)", errno);
+	rc = copy >= 0 ? dup2(p[1], copy) : -1;
+	check(rc == copy, "uclosecopy: the pipe under the copy's number %d "
+	      "(%d)", copy, rc);
+	expect_run(&x, good, 1, "uclosecopy: x after the number was taken");
+	check(copy >= 0 && write(copy, "ok", 2) == 2, "uclosecopy: the "
+	      "application's fd %d is still its pipe (%d)", copy, errno);
+	rc = cdev_run(&y, good);
+	check(rc == -EPERM, "uclosecopy: y's failing schedule refused (%d)",
+	      rc);
+	if (copy >= 0)
+		close(copy);
+	close(p[0]);
+	close(p[1]);
+	cdev_close(&x);
+	cdev_close(&y);
 }
 
 /* ---- rawclose ---- */
@@ -1141,6 +1254,8 @@ int main(int argc, char **argv)
 		cmd_uclose();
 	else if (!strcmp(cmd, "uclosewin"))
 		cmd_uclosewin();
+	else if (!strcmp(cmd, "uclosecopy"))
+		cmd_uclosecopy();
 	else if (!strcmp(cmd, "rawclose"))
 		cmd_rawclose();
 	else if (!strcmp(cmd, "regstall"))

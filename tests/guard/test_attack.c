@@ -183,6 +183,17 @@ START_TEST(test_uclosewin)
 }
 END_TEST
 
+/* uclosecopy: the guard's copy of a volatile fd's file (its close SQE
+ * cancelled) has its number taken by the application (dup2 of a pipe):
+ * the guard neither closes the application's pipe nor refuses the fd's
+ * certified schedule; _i as in dup2race.  At ebdbf26 the submit's kcmp
+ * against the number closed the pipe and the schedule was refused. */
+START_TEST(test_uclosecopy)
+{
+	hooked_attack("uclosecopy", _i);
+}
+END_TEST
+
 /* rawclose: as uclose, the device fd closed (or replaced by another
  * open file) by glibc's syscall() function: SYS_close, SYS_close_range,
  * SYS_dup2, SYS_dup3, by ioctl and by io_uring; _i as in dup2race.  At
@@ -254,6 +265,7 @@ Suite *suite_attack(void)
 	add_hooked(s, "attack-dup2race", test_dup2race);
 	add_hooked(s, "attack-uclose", test_uclose);
 	add_hooked(s, "attack-uclosewin", test_uclosewin);
+	add_hooked(s, "attack-uclosecopy", test_uclosecopy);
 	add_hooked(s, "attack-rawclose", test_rawclose);
 	add_hooked(s, "attack-regstall", test_regstall);
 	return s;
