@@ -831,7 +831,8 @@ static void scan_plain(const struct word_check *c, struct point_hints *h,
 		uint32_t phase = phase_of[l], n = la[l].word_count;
 		if (phase == NO_PHASE || c->moved_by[l] != UINT32_MAX)
 			break;
-		const uint64_t *x = words + la[l].word_first;
+		/* a hand-built model's words may be NULL: no offset from it */
+		const uint64_t *x = n ? words + la[l].word_first : NULL;
 		uint32_t prev;
 		if (misses < TRUST_MISSES && l - from >= period &&
 		    phase_of[l - period] == phase &&
